@@ -1,0 +1,168 @@
+"""Engine throughput beside the execution shapes other tools use, measured in one run.
+
+Every method runs the same trivial program (``def f(x): return x * 2`` called once and
+its value sent back to the caller) with as many concurrent workers as cores:
+
+* in-process ``exec`` in a ``multiprocessing.Pool`` (no isolation: the ceiling);
+* ``subprocess`` per run (``python -`` with the program on stdin: the CodeI/O shape);
+* ``multiprocessing.Process`` + ``Manager`` per run (the human-eval / CRUXEval shape);
+* ``multiprocessing.Process`` + ``Pipe`` per run (that shape made lean);
+* the execlens engine, one job per forked child, full isolation;
+* the execlens engine, 16 inputs per forked child.
+
+Slow baselines are sampled on a few hundred runs.  Prints runs/s and the engine's
+ratios to each baseline; ``--json`` adds one JSON object on the last line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+from execlens.engine import Engine, Job
+
+PROGRAM = "def f(x):\n    return x * 2\n"
+WORKERS = os.cpu_count() or 2
+
+
+def _exec_many(count: int) -> int:
+    total = 0
+    for i in range(count):
+        namespace: dict[str, object] = {}
+        exec(PROGRAM, namespace)  # noqa: S102 - the no-isolation ceiling
+        total += namespace["f"](i)  # type: ignore[operator]
+    return total
+
+
+def in_process(runs: int) -> float:
+    per_worker = runs // WORKERS
+    with multiprocessing.Pool(WORKERS) as pool:
+        pool.map(_exec_many, [10] * WORKERS)  # warm up
+        start = time.perf_counter()
+        pool.map(_exec_many, [per_worker] * WORKERS)
+        elapsed = time.perf_counter() - start
+    return per_worker * WORKERS / elapsed
+
+
+def _threaded(runs: int, one: Callable[[int], object]) -> float:
+    with ThreadPoolExecutor(WORKERS) as pool:
+        list(pool.map(one, range(2)))  # warm up
+        start = time.perf_counter()
+        results = list(pool.map(one, range(runs)))
+        elapsed = time.perf_counter() - start
+    assert all(r is not None for r in results)
+    return runs / elapsed
+
+
+def _subprocess_one(i: int) -> object:
+    code = PROGRAM + f"print(repr(f({i})))\n"
+    done = subprocess.run([sys.executable, "-"], input=code, capture_output=True, text=True,
+                          timeout=10, check=True)
+    return done.stdout.strip()
+
+
+def _child_manager(i: int, result: list[object]) -> None:
+    namespace: dict[str, object] = {}
+    exec(PROGRAM, namespace)  # noqa: S102
+    result.append(namespace["f"](i))  # type: ignore[operator]
+
+
+def _manager_one(i: int) -> object:
+    with multiprocessing.Manager() as manager:
+        result = manager.list()
+        process = multiprocessing.Process(target=_child_manager, args=(i, result))
+        process.start()
+        process.join(timeout=10)
+        if process.is_alive():
+            process.kill()
+        return result[0] if result else None
+
+
+def _child_pipe(i: int, conn: object) -> None:
+    namespace: dict[str, object] = {}
+    exec(PROGRAM, namespace)  # noqa: S102
+    conn.send(namespace["f"](i))  # type: ignore[attr-defined,operator]
+    conn.close()  # type: ignore[attr-defined]
+
+
+def _pipe_one(i: int) -> object:
+    receiver, sender = multiprocessing.Pipe(duplex=False)
+    process = multiprocessing.Process(target=_child_pipe, args=(i, sender))
+    process.start()
+    sender.close()
+    value = receiver.recv() if receiver.poll(10) else None
+    process.join(timeout=10)
+    if process.is_alive():
+        process.kill()
+    receiver.close()
+    return value
+
+
+def engine_rate(engine: Engine, runs: int, batch_size: int) -> float:
+    jobs = [Job(PROGRAM, call=f"f({i})") for i in range(runs)]
+    list(engine.map(jobs[:50], batch_size=batch_size))  # warm up
+    start = time.perf_counter()
+    outcomes = list(engine.map(jobs, batch_size=batch_size))
+    elapsed = time.perf_counter() - start
+    bad = [o for o in outcomes if not o.ok]
+    assert not bad, bad[:3]
+    assert outcomes[-1].decoded() == (runs - 1) * 2
+    return runs / elapsed
+
+
+def main() -> None:
+    """Run every method and print the comparison."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print a JSON line at the end")
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply every run count")
+    args = parser.parse_args()
+    n = lambda base: max(20, int(base * args.scale))  # noqa: E731
+
+    figures: dict[str, float] = {}
+    figures["in_process_exec"] = in_process(n(200_000))
+    figures["subprocess_per_run"] = _threaded(n(200), _subprocess_one)
+    figures["process_manager_per_run"] = _threaded(n(200), _manager_one)
+    figures["process_pipe_per_run"] = _threaded(n(600), _pipe_one)
+    with Engine(workers=WORKERS, isolation="full") as engine:
+        layers = [layer.name for layer in engine.isolation_report().layers if layer.active]
+        figures["engine_one_per_child"] = engine_rate(engine, n(3000), 1)
+        figures["engine_16_per_child"] = engine_rate(engine, n(20_000), 16)
+
+    one = figures["engine_one_per_child"]
+    ratios = {
+        "one_per_child_vs_process_manager": one / figures["process_manager_per_run"],
+        "one_per_child_vs_process_pipe": one / figures["process_pipe_per_run"],
+        "one_per_child_vs_subprocess": one / figures["subprocess_per_run"],
+        "batched_vs_process_pipe": figures["engine_16_per_child"] / figures["process_pipe_per_run"],
+    }
+    targets = {
+        "one_per_child_vs_process_manager": 5.0,
+        "one_per_child_vs_process_pipe": 1.5,
+        "one_per_child_vs_subprocess": 10.0,
+    }
+    print(f"workers: {WORKERS}; engine isolation layers active: {', '.join(layers)}")
+    print(f"{'method':<32}{'runs/s':>12}")
+    for name, rate in figures.items():
+        print(f"{name:<32}{rate:>12,.0f}")
+    print()
+    for name, ratio in ratios.items():
+        target = targets.get(name)
+        verdict = "" if target is None else ("  (target ≥ %.1f×: %s)" % (
+            target, "met" if ratio >= target else "MISSED"))
+        print(f"{name:<40}{ratio:>8.1f}×{verdict}")
+    batched_target = figures["engine_16_per_child"] >= 5000
+    print(f"{'engine_16_per_child ≥ 5,000 runs/s':<40}{'met' if batched_target else 'MISSED':>9}")
+    if args.json:
+        print(json.dumps({"runs_per_s": figures, "ratios": ratios, "workers": WORKERS,
+                          "layers": layers}))
+
+
+if __name__ == "__main__":
+    main()

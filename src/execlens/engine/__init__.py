@@ -1,0 +1,46 @@
+"""The sandbox: hardened warm fork servers that run untrusted Python and return envelopes.
+
+Names are loaded on first use: the fork server imports this package too, and every
+module it holds costs each forked child page-table and copy-on-write work.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from execlens.engine._determinism import DeterminismReport, check_determinism
+    from execlens.engine._engine import DEFAULT_PRELOAD, Engine, EngineError
+    from execlens.engine._isolation import IsolationReport, LayerStatus
+    from execlens.engine._types import ExceptionInfo, Job, Limits, Outcome, Status
+
+_EXPORTS = {
+    "DEFAULT_PRELOAD": "_engine",
+    "DeterminismReport": "_determinism",
+    "Engine": "_engine",
+    "EngineError": "_engine",
+    "ExceptionInfo": "_types",
+    "IsolationReport": "_isolation",
+    "Job": "_types",
+    "LayerStatus": "_isolation",
+    "Limits": "_types",
+    "Outcome": "_types",
+    "Status": "_types",
+    "check_determinism": "_determinism",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'execlens.engine' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"execlens.engine.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

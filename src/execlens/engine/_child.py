@@ -1,0 +1,397 @@
+"""The forked child: lock itself down, run the program on each input, report as JSON.
+
+Runs right after ``fork()`` in the server.  It never returns: it ends with
+``os._exit``.  Results go to the server as frames on ``RESULT_FD``, one per input,
+each carrying the job's token so stray writes by the program are recognised.
+"""
+
+from __future__ import annotations
+
+import builtins
+import io
+import marshal
+import os
+import resource
+import signal
+import sys
+import time
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+from execlens.engine._isolation import ServerIsolation, set_parent_death_signal
+from execlens.engine._protocol import write_frame
+from execlens.values._decode import decode
+from execlens.values._envelope import Caps, encode
+
+__all__ = ["RESULT_FD", "address_space_now", "prepare_server", "run_child"]
+
+
+RESULT_FD = 199
+PROGRAM_FILENAME = "<program>"
+CALL_FILENAME = "<call>"
+_ENCODE_CAPS = Caps()
+
+
+class _State:
+    """Mutable per-child state, reachable from the output capture on overflow."""
+
+    token = ""
+    index = 0
+    used = 0
+    limit = 0
+    started = 0.0
+    stdout: _Capture | None = None
+    stderr: _Capture | None = None
+
+
+def _emit(record: dict[str, Any]) -> None:
+    record["t"] = _State.token
+    write_frame(RESULT_FD, record)
+
+
+class _Capture:
+    """A capped text stream standing in for ``sys.stdout``/``sys.stderr``.
+
+    stdout and stderr share one budget.  Past it, the input is reported as
+    ``output_limit`` and the child exits at once: the program cannot catch that.
+    A plain class rather than an ``io`` subclass: it is created after every fork, and
+    the less interpreter state a child touches, the fewer pages it copies.
+    """
+
+    encoding = "utf-8"
+    errors = "strict"
+    closed = False
+    newlines = None
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.parts: list[str] = []
+        self.truncated = False
+
+    def writable(self) -> bool:
+        return True
+
+    def readable(self) -> bool:
+        return False
+
+    def seekable(self) -> bool:
+        return False
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        raise io.UnsupportedOperation("captured stream has no file descriptor")
+
+    def flush(self) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+    @property
+    def buffer(self) -> _BytesCapture:
+        return _BytesCapture(self)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        _State.used += len(text)
+        if _State.used > _State.limit:
+            room = len(text) - (_State.used - _State.limit)
+            if room > 0:
+                self.parts.append(text[:room])
+            self.truncated = True
+            _overflow()
+        self.parts.append(text)
+        return len(text)
+
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+class _BytesCapture:
+    """``sys.stdout.buffer`` for programs that write bytes."""
+
+    def __init__(self, capture: _Capture) -> None:
+        self._capture = capture
+
+    def write(self, data: bytes) -> int:
+        self._capture.write(bytes(data).decode("utf-8", "replace"))
+        return len(data)
+
+    def flush(self) -> None:
+        return None
+
+
+def _captured() -> dict[str, Any]:
+    out, err = _State.stdout, _State.stderr
+    return {
+        "stdout": out.text() if out else "",
+        "stderr": err.text() if err else "",
+        "stdout_truncated": bool(out and out.truncated),
+        "stderr_truncated": bool(err and err.truncated),
+    }
+
+
+def _overflow() -> NoReturn:
+    record = {"i": _State.index, "status": "output_limit",
+              "duration": time.perf_counter() - _State.started,
+              "message": f"stdout+stderr exceeded {_State.limit} characters"}
+    record.update(_captured())
+    try:
+        _emit(record)
+    finally:
+        os._exit(0)
+
+
+def _exception_info(exc: BaseException, lines: list[str]) -> dict[str, Any]:
+    try:
+        message = str(exc)
+    except BaseException:  # noqa: BLE001 - a hostile __str__ must not stop the report
+        message = "<unprintable exception>"
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frame, lineno, tb = tb.tb_frame, tb.tb_lineno, tb.tb_next
+        filename = frame.f_code.co_filename
+        if filename not in (PROGRAM_FILENAME, CALL_FILENAME):
+            continue
+        source = ""
+        if filename == PROGRAM_FILENAME and 0 < lineno <= len(lines):
+            source = lines[lineno - 1].strip()
+        frames.append(f"{filename}:{lineno} in {frame.f_code.co_name}: {source}".rstrip(": "))
+    return {"type": type(exc).__name__, "message": message[:2000], "traceback": frames[-50:]}
+
+
+def address_space_now() -> int:
+    """This process's virtual memory size in bytes (read in the server, before forking)."""
+    fd = os.open("/proc/self/statm", os.O_RDONLY)
+    try:
+        pages = int(os.read(fd, 256).split()[0])
+    finally:
+        os.close(fd)
+    return pages * _PAGE_SIZE
+
+
+_PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+
+
+def _lock_down(request: dict[str, Any], iso: ServerIsolation, scratch: str) -> None:
+    # Everything here runs after fork: keep it to syscalls, since every Python object
+    # touched costs a copy-on-write page fault.
+    limits = request["limits"]
+    os.setsid()
+    os.chdir(scratch)
+    os.umask(0o077)
+    address_space = address_space_now() + int(limits["memory_mb"]) * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+    cpu = int(limits["cpu_seconds"]) + 1
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    file_size = int(limits["file_size_mb"]) * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_FSIZE, (file_size, file_size))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    nofile = int(limits["open_files"])
+    resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+    if iso.uid is not None and iso.gid is not None:
+        nproc = int(limits["max_processes"])
+        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+        os.setgroups([])
+        os.setresgid(iso.gid, iso.gid, iso.gid)
+        os.setresuid(iso.uid, iso.uid, iso.uid)
+    # Cleared by the uid change above, so set after it: die with the server.
+    set_parent_death_signal()
+    # The seccomp filter is already in place: the zygote installed it once, and every
+    # child inherits it (loading it per child would JIT-compile it again each time).
+
+
+def _load_runner(name: str) -> Callable[..., tuple[Any, dict[str, Any] | None]]:
+    module_name, _, attr = name.partition(":")
+    module = __import__(module_name, fromlist=[attr])
+    return getattr(module, attr)
+
+
+def _default_runner(run_program: Callable[[], None], run_call: Callable[[], Any],
+                    namespace: dict[str, Any], options: dict[str, Any]
+                    ) -> tuple[Any, dict[str, Any] | None]:
+    run_program()
+    return run_call(), None
+
+
+def _compile_call(source: str | None) -> tuple[Any, bool]:
+    if source is None:
+        return None, False
+    try:
+        return compile(source, CALL_FILENAME, "eval"), True
+    except SyntaxError:
+        return compile(source, CALL_FILENAME, "exec"), False
+
+
+def _restore(current: dict[str, Any], saved: dict[str, Any], drop_new: bool) -> None:
+    """Put back every entry of ``saved`` by identity (never ``==``: values may be hostile)."""
+    changed = len(current) != len(saved) or any(
+        current.get(key, _MISSING) is not value for key, value in saved.items()
+    )
+    if not changed:
+        return
+    if drop_new:
+        for key in [k for k in current if k not in saved]:
+            del current[key]
+    current.update(saved)
+
+
+_MISSING = object()
+
+
+def _run_inputs(request: dict[str, Any], start: int) -> None:
+    program_source: str = request["program"]
+    lines = program_source.splitlines()
+    module_name = request.get("module_name", "__main__")
+    runner = _load_runner(request["runner"]) if request.get("runner") else _default_runner
+    runner_options = request.get("runner_options") or {}
+    compile_error: BaseException | None = None
+    try:
+        program_code = compile(program_source, PROGRAM_FILENAME, "exec")
+    except BaseException as exc:  # noqa: BLE001 - SyntaxError, ValueError (NUL bytes)...
+        compile_error = exc
+        program_code = None
+    saved_builtins, saved_modules, saved_recursion = _Snapshot.get()
+    has_stdin = request.get("stdin") is not None
+    calls = request["calls"]
+    for index in range(start, len(calls)):
+        spec = calls[index]
+        _State.index = index
+        _State.used = 0
+        _State.stdout = sys.stdout = _Capture("<stdout>")
+        _State.stderr = sys.stderr = _Capture("<stderr>")
+        if has_stdin:
+            os.lseek(0, 0, os.SEEK_SET)
+            sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
+        else:
+            sys.stdin = sys.__stdin__  # the server's, on /dev/null and never read
+        namespace: dict[str, Any] = {"__name__": module_name, "__builtins__": builtins}
+        record: dict[str, Any] = {"i": index}
+        _State.started = time.perf_counter()
+        try:
+            if compile_error is not None:
+                raise compile_error
+            call_code, is_expression = _compile_call(spec.get("call"))
+            entry_point = spec.get("entry_point")
+
+            def run_program() -> None:
+                exec(program_code, namespace)  # noqa: S102 - sandboxed by design
+
+            def run_call() -> Any:
+                if entry_point is not None:
+                    args = [decode(a) for a in spec.get("args", [])]
+                    kwargs = {k: decode(v) for k, v in (spec.get("kwargs") or {}).items()}
+                    return namespace[entry_point](*args, **kwargs)
+                if call_code is None:
+                    return None
+                if is_expression:
+                    return eval(call_code, namespace)  # noqa: S307 - sandboxed by design
+                exec(call_code, namespace)  # noqa: S102
+                return None
+
+            value, extra = runner(run_program, run_call, namespace, runner_options)
+            record["duration"] = time.perf_counter() - _State.started
+            record["status"] = "ok"
+            record["value"] = encode(value, _ENCODE_CAPS)
+            if extra is not None:
+                record["extra"] = extra
+        except MemoryError as exc:
+            record["duration"] = time.perf_counter() - _State.started
+            record["status"] = "memory_exceeded"
+            record["message"] = "the memory limit was reached"
+            record["exception"] = _exception_info(exc, lines)
+        except BaseException as exc:  # noqa: BLE001 - every program failure is reported
+            record["duration"] = time.perf_counter() - _State.started
+            record["status"] = "exception"
+            record["exception"] = _exception_info(exc, lines)
+            record["message"] = f"{record['exception']['type']}: {record['exception']['message']}"
+            extra = getattr(exc, "__execlens_extra__", None)
+            if isinstance(extra, dict):
+                record["extra"] = extra
+        record.update(_captured())
+        record["peak_memory_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        _State.stdout = _State.stderr = None
+        sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+        try:
+            _emit(record)
+        except (TypeError, ValueError) as exc:  # e.g. a runner returned non-JSON extra
+            _emit({"i": index, "status": "sandbox_error", "message": f"unserialisable result: {exc}"})
+        if index + 1 == len(calls):
+            break  # the server kills us now; nothing to tidy for
+        # Undo what the program may have done to the shared interpreter before the next
+        # input of the batch: monkeypatched builtins, replaced modules, recursion limit.
+        _restore(builtins.__dict__, saved_builtins, drop_new=True)
+        _restore(sys.modules, saved_modules, drop_new=False)
+        sys.setrecursionlimit(saved_recursion)
+
+
+class _Snapshot:
+    """The interpreter state each input starts from, taken once in the server."""
+
+    value: tuple[dict[str, Any], dict[str, Any], int] | None = None
+
+    @classmethod
+    def get(cls) -> tuple[dict[str, Any], dict[str, Any], int]:
+        if cls.value is None:
+            cls.value = (dict(builtins.__dict__), dict(sys.modules), sys.getrecursionlimit())
+        return cls.value
+
+
+def prepare_server(scratch: str) -> None:
+    """Server-side, before the first fork: do once what every child would redo."""
+    os.environ["HOME"] = scratch
+    os.environ["TMPDIR"] = scratch
+    _Snapshot.get()
+
+
+def run_child(payload: bytes, result_fd: int, output_fd: int, iso: ServerIsolation,
+              scratch: str) -> NoReturn:
+    """Entry point right after ``fork()``: set up, run every input from ``start``, exit.
+
+    ``payload`` is the job token (16 bytes), the index to start from (4 bytes) and the
+    request (program, calls, limits) as the server re-encoded it with ``marshal``.
+    """
+    start = int.from_bytes(payload[16:20], "big")
+    try:
+        _State.token = payload[:16].decode("ascii")
+        # marshal, not JSON: the server built these bytes from the host's JSON request,
+        # and marshal decodes in C without touching much of a freshly forked interpreter.
+        request = marshal.loads(payload[20:])
+        _State.limit = int(request["limits"]["output_bytes"])
+        os.dup2(result_fd, RESULT_FD)
+        os.dup2(output_fd, 1)
+        os.dup2(output_fd, 2)
+        if request.get("stdin") is not None:
+            os.dup2(_memfd_with(request["stdin"]), 0)
+        # Close everything else: the zygote's command pipes, the shared pipes' spares.
+        os.closerange(3, RESULT_FD)
+        os.closerange(RESULT_FD + 1, 1 << 16)
+        _lock_down(request, iso, scratch)
+    except BaseException as exc:  # noqa: BLE001
+        try:
+            write_frame(RESULT_FD, {"t": _State.token, "i": start, "status": "sandbox_error",
+                                    "message": f"sandbox setup failed: {exc!r}"})
+        finally:
+            os._exit(70)
+    try:
+        _run_inputs(request, start)
+    except BaseException:  # noqa: BLE001 - whatever happens, never return into the server
+        os._exit(71)
+    os._exit(0)
+
+
+def _memfd_with(text: str) -> int:
+    fd = os.memfd_create("stdin")
+    view = memoryview(text.encode("utf-8"))
+    while view:
+        view = view[os.write(fd, view):]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd

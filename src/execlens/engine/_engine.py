@@ -1,0 +1,548 @@
+"""The host side of the engine: warm fork servers, worker threads, sync and async APIs."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import itertools
+import json
+import os
+import queue
+import select
+import socket
+import subprocess
+import sys
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from execlens.engine._isolation import IsolationReport, compile_seccomp_filters
+from execlens.engine._protocol import FrameError, encode_frame
+from execlens.engine._types import Job, Limits, Outcome, Status
+from execlens.values import encode
+
+__all__ = ["DEFAULT_PRELOAD", "Engine", "EngineError"]
+
+# Imported once in each server before forking, so children get them for free.  Modules
+# that register at-fork hooks (random, threading) or map much memory (numpy) are left
+# out: they would make *every* fork slower; programs that need them import them.
+DEFAULT_PRELOAD: tuple[str, ...] = (
+    "abc", "array", "bisect", "collections", "copy", "dataclasses", "datetime", "decimal",
+    "enum", "fractions", "functools", "hashlib", "heapq", "itertools", "json", "math",
+    "operator", "re", "string", "typing", "unittest",
+)
+
+_HANDSHAKE_TIMEOUT = 120.0
+_PIPELINE_DEPTH = 2
+_SERVER_MODULE = "execlens.engine._server"
+
+
+class EngineError(RuntimeError):
+    """The engine could not start or was used after closing."""
+
+
+def _server_env(hash_seed: int) -> dict[str, str]:
+    package_parent = str(Path(__file__).resolve().parents[2])
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "HOME": "/tmp",
+        "PYTHONHASHSEED": str(hash_seed),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONPATH": package_parent,
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
+
+
+@functools.lru_cache(maxsize=1)
+def _seccomp_filters() -> dict[str, Any]:
+    return compile_seccomp_filters()
+
+
+def _recv_exact(sock: socket.socket, size: int, timeout: float | None) -> bytes:
+    chunks = []
+    remaining = size
+    while remaining:
+        if timeout is not None:
+            ready, _, _ = select.select([sock], [], [], timeout)
+            if not ready:
+                raise TimeoutError("the execution server did not answer in time")
+        chunk = sock.recv(min(remaining, 1 << 20))
+        if not chunk:
+            raise EOFError("the execution server closed the connection")
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+def _recv_frame(sock: socket.socket, timeout: float | None) -> Any:
+    header = _recv_exact(sock, 4, timeout)
+    body = _recv_exact(sock, int.from_bytes(header, "big"), timeout)
+    try:
+        return json.loads(body)
+    except ValueError as exc:
+        raise FrameError(f"server sent a malformed frame: {exc}") from exc
+
+
+class _ServerProcess:
+    """One fork server and its socket."""
+
+    def __init__(self, python: str, hash_seed: int, preload: Sequence[str], isolation: str
+                 ) -> None:
+        host_sock, server_sock = socket.socketpair()
+        self.sock = host_sock
+        try:
+            self.process = subprocess.Popen(
+                [python, "-s", "-B", "-m", _SERVER_MODULE, str(server_sock.fileno())],
+                pass_fds=[server_sock.fileno()],
+                env=_server_env(hash_seed),
+                cwd="/",
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+            )
+        finally:
+            server_sock.close()
+        self.sock.sendall(encode_frame({"preload": list(preload), "isolation": isolation,
+                                        "seccomp": _seccomp_filters()}))
+        try:
+            hello = _recv_frame(self.sock, _HANDSHAKE_TIMEOUT)
+        except (EOFError, TimeoutError, OSError, FrameError) as exc:
+            self.close()
+            raise EngineError(f"execution server failed to start: {exc}") from exc
+        if not hello.get("ready"):
+            self.close()
+            raise EngineError(f"execution server refused to start: {hello.get('error')}")
+        self.report = IsolationReport.from_dict(hello["report"])
+        self.preload_errors: dict[str, str] = hello.get("preload_errors", {})
+        self.pid: int = hello["pid"]
+
+    def send(self, request: dict[str, Any]) -> None:
+        self.sock.sendall(encode_frame(request))
+
+    def receive(self, timeout: float) -> list[dict[str, Any]]:
+        reply = _recv_frame(self.sock, timeout)
+        if "outcomes" not in reply:
+            raise EngineError(f"execution server error: {reply.get('error')}")
+        return reply["outcomes"]
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def close(self) -> None:
+        try:
+            self.sock.close()
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+            self.process.wait()
+
+
+@dataclass
+class _Batch:
+    request: dict[str, Any]
+    jobs: list[Job]
+    futures: list[Future[Outcome]]
+    timeout: float
+
+
+@dataclass
+class _Pool:
+    """The servers of one hash seed, each driven by its own worker thread."""
+
+    engine: Engine
+    hash_seed: int
+    size: int
+    queue: queue.Queue[_Batch | None] = field(default_factory=queue.Queue)
+    threads: list[threading.Thread] = field(default_factory=list)
+    servers: list[_ServerProcess | None] = field(default_factory=list)
+    restarts: int = 0
+
+    def start(self) -> None:
+        self.servers = [None] * self.size
+        first_error: list[BaseException] = []
+        ready = threading.Barrier(self.size + 1)
+        for slot in range(self.size):
+            thread = threading.Thread(target=self._work, args=(slot, ready, first_error),
+                                      name=f"execlens-engine-{self.hash_seed}-{slot}",
+                                      daemon=True)
+            thread.start()
+            self.threads.append(thread)
+        ready.wait()
+        if first_error:
+            self.stop()
+            raise first_error[0]
+
+    def _spawn(self) -> _ServerProcess:
+        engine = self.engine
+        return _ServerProcess(engine.python, self.hash_seed, engine.preload, engine.isolation)
+
+    def _work(self, slot: int, ready: threading.Barrier, errors: list[BaseException]) -> None:
+        # Servers are spawned from this long-lived thread: their parent-death signal
+        # follows the thread that created them.
+        try:
+            self.servers[slot] = self._spawn()
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+        ready.wait()
+        if errors:
+            return
+        self._serve_slot(slot)
+        server = self.servers[slot]
+        if server is not None:
+            server.close()
+
+    def _serve_slot(self, slot: int) -> None:
+        # Up to _PIPELINE_DEPTH batches wait in the server's socket, so the server starts
+        # the next one the moment it answers, without waiting for this thread.
+        inflight: deque[_Batch] = deque()
+        stopping = False
+        while True:
+            while not stopping and len(inflight) < _PIPELINE_DEPTH:
+                try:
+                    batch = self.queue.get(block=not inflight)
+                except queue.Empty:
+                    break
+                if batch is None:
+                    stopping = True
+                    break
+                inflight.append(batch)
+                if not self._send(slot, batch):
+                    self._server_lost(slot, inflight, "could not send the job")
+            if not inflight:
+                if stopping:
+                    return
+                continue
+            self._receive(slot, inflight)
+
+    def _server(self, slot: int) -> _ServerProcess:
+        server = self.servers[slot]
+        if server is None or not server.alive:
+            if server is not None:
+                server.close()
+                self.restarts += 1
+            server = self.servers[slot] = self._spawn()
+        return server
+
+    def _send(self, slot: int, batch: _Batch) -> bool:
+        try:
+            self._server(slot).send(batch.request)
+            return True
+        except (OSError, EngineError):
+            return False
+
+    def _receive(self, slot: int, inflight: deque[_Batch]) -> None:
+        batch = inflight[0]
+        server = self.servers[slot]
+        try:
+            if server is None:
+                raise EOFError("no server")
+            replies = server.receive(batch.timeout)
+        except (EOFError, TimeoutError, OSError, FrameError, EngineError) as exc:
+            self._server_lost(slot, inflight, str(exc))
+            return
+        inflight.popleft()
+        for job, future, reply in zip(batch.jobs, batch.futures, replies):
+            try:
+                future.set_result(Outcome.from_dict(reply, tag=job.tag))
+            except (KeyError, ValueError, TypeError) as exc:
+                future.set_result(Outcome(Status.SANDBOX_ERROR, tag=job.tag,
+                                          message=f"malformed outcome: {exc}"))
+
+    def _server_lost(self, slot: int, inflight: deque[_Batch], reason: str) -> None:
+        """The server died: the batch it was running fails, the queued ones move over."""
+        server = self.servers[slot]
+        if server is not None:
+            server.close()
+        self.servers[slot] = None
+        self.restarts += 1
+        failed = inflight.popleft()
+        for job, future in zip(failed.jobs, failed.futures):
+            future.set_result(Outcome(
+                Status.SANDBOX_ERROR, tag=job.tag,
+                message=f"execution server died and was replaced ({reason})"))
+        for batch in list(inflight):
+            if not self._send(slot, batch):
+                self._server_lost(slot, inflight, "the replacement server failed too")
+                return
+
+    def stop(self) -> None:
+        for _ in self.threads:
+            self.queue.put(None)
+        for thread in self.threads:
+            thread.join(timeout=30)
+        self.threads.clear()
+
+
+def _group_key(job: Job, limits: Limits, seed: int) -> tuple[Any, ...]:
+    return (job.program, job.module_name, limits, seed, job.stdin, job.runner,
+            json.dumps(job.runner_options, sort_keys=True) if job.runner_options else None)
+
+
+class Engine:
+    """Run untrusted Python in hardened, warm fork servers.
+
+    ``Engine(workers=None)`` starts one server per core.  Use it as a context manager
+    (or call :meth:`close`).  ``run``/``map`` are synchronous; ``arun``/``amap`` are
+    their asyncio forms.  ``batch_size`` > 1 lets ``map`` run several inputs of the
+    *same program* in one child (each input gets a fresh module namespace; builtins and
+    ``sys.modules`` are restored between inputs; a crash only costs the input it hit).
+
+    ``isolation``: ``"full"`` (fail unless every layer is active), ``"auto"`` (every
+    layer this machine offers) or ``"none"`` (rlimits only; trusted code).
+    """
+
+    def __init__(
+        self,
+        workers: int | None = None,
+        *,
+        limits: Limits | None = None,
+        hash_seed: int = 0,
+        preload: Sequence[str] = DEFAULT_PRELOAD,
+        isolation: str = "auto",
+        batch_size: int = 1,
+        python: str | None = None,
+    ) -> None:
+        if isolation not in ("full", "auto", "none"):
+            raise ValueError("isolation must be 'full', 'auto' or 'none'")
+        if batch_size < 1:
+            raise ValueError("batch_size must be >= 1")
+        self.workers = workers or os.cpu_count() or 1
+        self.limits = limits or Limits()
+        self.hash_seed = hash_seed
+        self.preload = tuple(preload)
+        self.isolation = isolation
+        self.batch_size = batch_size
+        self.python = python or sys.executable
+        self._pools: dict[int, _Pool] = {}
+        self._lock = threading.Lock()
+        self._ids = itertools.count()
+        self._closed = False
+        self._pool(hash_seed)
+
+    # ----------------------------------------------------------------- lifecycle
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop every server and worker thread."""
+        with self._lock:
+            self._closed = True
+            pools = list(self._pools.values())
+            self._pools.clear()
+        for pool in pools:
+            pool.stop()
+
+    def _pool(self, seed: int) -> _Pool:
+        with self._lock:
+            if self._closed:
+                raise EngineError("the engine is closed")
+            pool = self._pools.get(seed)
+            if pool is None:
+                # Other hash seeds are rare (determinism checks): one server suffices.
+                size = self.workers if seed == self.hash_seed else 1
+                pool = _Pool(self, seed, size)
+                pool.start()
+                self._pools[seed] = pool
+            return pool
+
+    # ------------------------------------------------------------------- reports
+    def isolation_report(self) -> IsolationReport:
+        """Which isolation layers the default servers have active, and why not."""
+        pool = self._pool(self.hash_seed)
+        for server in pool.servers:
+            if server is not None:
+                return server.report
+        raise EngineError("no execution server is running")
+
+    @property
+    def preload_errors(self) -> dict[str, str]:
+        """Modules from ``preload`` that failed to import in the servers."""
+        for server in self._pool(self.hash_seed).servers:
+            if server is not None:
+                return dict(server.preload_errors)
+        return {}
+
+    @property
+    def restarts(self) -> int:
+        """How many servers were replaced after dying."""
+        return sum(pool.restarts for pool in self._pools.values())
+
+    # ------------------------------------------------------------------- submit
+    def _limits_dict(self, limits: Limits) -> dict[str, Any]:
+        data = limits.to_dict()
+        data["cpu_seconds"] = limits.cpu_time if limits.cpu_time is not None else (
+            limits.wall_time + 1.0)
+        return data
+
+    @staticmethod
+    def _call_spec(job: Job) -> dict[str, Any]:
+        if job.entry_point is not None:
+            return {
+                "entry_point": job.entry_point,
+                "args": [encode(a) for a in job.args],
+                "kwargs": {k: encode(v) for k, v in job.kwargs.items()},
+            }
+        return {"call": job.call}
+
+    def _dispatch(self, jobs: list[Job], futures: list[Future[Outcome]]) -> None:
+        first = jobs[0]
+        limits = first.limits or self.limits
+        seed = self.hash_seed if first.hash_seed is None else first.hash_seed
+        request = {
+            "op": "run",
+            "id": next(self._ids),
+            "program": first.program,
+            "module_name": first.module_name,
+            "limits": self._limits_dict(limits),
+            "stdin": first.stdin,
+            "runner": first.runner,
+            "runner_options": dict(first.runner_options) if first.runner_options else None,
+            "calls": [self._call_spec(job) for job in jobs],
+        }
+        # The server enforces every deadline; this host-side bound only catches a hung
+        # server (it covers every input running to its limit, plus fork slack).
+        timeout = 30.0 + len(jobs) * (limits.wall_time + 1.0) * 2
+        self._pool(seed).queue.put(_Batch(request, jobs, futures, timeout))
+
+    def submit(self, job: Job) -> Future[Outcome]:
+        """Queue one job; returns a future of its outcome."""
+        future: Future[Outcome] = Future()
+        self._dispatch([job], [future])
+        return future
+
+    def submit_batch(self, jobs: Sequence[Job]) -> list[Future[Outcome]]:
+        """Queue jobs that share program, limits, seed, stdin and runner as one child."""
+        if not jobs:
+            return []
+        first = jobs[0]
+        key = _group_key(first, first.limits or self.limits,
+                         self.hash_seed if first.hash_seed is None else first.hash_seed)
+        for job in jobs[1:]:
+            seed = self.hash_seed if job.hash_seed is None else job.hash_seed
+            if _group_key(job, job.limits or self.limits, seed) != key:
+                raise ValueError("a batch must share program, module, limits, seed, stdin, runner")
+        futures: list[Future[Outcome]] = [Future() for _ in jobs]
+        self._dispatch(list(jobs), futures)
+        return futures
+
+    # ---------------------------------------------------------------- sync API
+    def run(self, job: Job) -> Outcome:
+        """Run one job and wait for its outcome."""
+        return self.submit(job).result()
+
+    def map(
+        self,
+        jobs: Iterable[Job],
+        *,
+        batch_size: int | None = None,
+        window: int | None = None,
+        progress: bool | Callable[[Outcome], None] = False,
+    ) -> Iterator[Outcome]:
+        """Run many jobs; yields outcomes in input order.
+
+        At most ``window`` jobs are in flight at once (default: 8 batches per worker),
+        so millions of jobs stream through in bounded memory.  ``progress=True`` shows a
+        progress bar; a callable is called with each outcome instead.
+        """
+        size = batch_size or self.batch_size
+        window = window or max(64, self.workers * size * 8)
+        callback, finish = _progress_hook(progress, jobs)
+        pending: deque[Future[Outcome]] = deque()
+        groups: dict[tuple[Any, ...], tuple[list[Job], list[Future[Outcome]]]] = {}
+        waiting: dict[int, tuple[Any, ...]] = {}  # id(future) -> group not yet dispatched
+
+        def flush(key: tuple[Any, ...]) -> None:
+            group_jobs, group_futures = groups.pop(key)
+            for future in group_futures:
+                del waiting[id(future)]
+            self._dispatch(group_jobs, group_futures)
+
+        def next_outcome() -> Outcome:
+            oldest = pending[0]
+            key = waiting.get(id(oldest))
+            if key is not None:  # never block on a job still sitting in a partial batch
+                flush(key)
+            outcome = pending.popleft().result()
+            callback(outcome)
+            return outcome
+
+        try:
+            for job in jobs:
+                future: Future[Outcome] = Future()
+                pending.append(future)
+                if size == 1:
+                    self._dispatch([job], [future])
+                else:
+                    seed = self.hash_seed if job.hash_seed is None else job.hash_seed
+                    key = _group_key(job, job.limits or self.limits, seed)
+                    group = groups.setdefault(key, ([], []))
+                    group[0].append(job)
+                    group[1].append(future)
+                    waiting[id(future)] = key
+                    if len(group[0]) >= size:
+                        flush(key)
+                while len(pending) >= window:
+                    yield next_outcome()
+            for key in list(groups):
+                flush(key)
+            while pending:
+                yield next_outcome()
+        finally:
+            finish()
+
+    # --------------------------------------------------------------- async API
+    async def arun(self, job: Job) -> Outcome:
+        """Run one job from asyncio code."""
+        return await asyncio.wrap_future(self.submit(job))
+
+    async def amap(self, jobs: Iterable[Job], *, batch_size: int | None = None,
+                   concurrency: int | None = None) -> list[Outcome]:
+        """Run many jobs from asyncio code; outcomes in input order.
+
+        ``concurrency`` bounds the jobs in flight (default: 8 batches per worker).
+        """
+        size = batch_size or self.batch_size
+        limit = asyncio.Semaphore(concurrency or max(64, self.workers * size * 8))
+        job_list = list(jobs)
+        groups: dict[tuple[Any, ...], list[int]] = {}
+        for index, job in enumerate(job_list):
+            seed = self.hash_seed if job.hash_seed is None else job.hash_seed
+            groups.setdefault(_group_key(job, job.limits or self.limits, seed), []).append(index)
+        results: list[Outcome | None] = [None] * len(job_list)
+
+        async def run_chunk(indices: list[int]) -> None:
+            async with limit:
+                futures = self.submit_batch([job_list[i] for i in indices])
+                outcomes = await asyncio.gather(*(asyncio.wrap_future(f) for f in futures))
+            for i, outcome in zip(indices, outcomes):
+                results[i] = outcome
+
+        chunks = [indices[i:i + size] for indices in groups.values()
+                  for i in range(0, len(indices), size)]
+        await asyncio.gather(*(run_chunk(chunk) for chunk in chunks))
+        return [r for r in results if r is not None]
+
+
+def _progress_hook(progress: bool | Callable[[Outcome], None], jobs: Iterable[Job]
+                   ) -> tuple[Callable[[Outcome], None], Callable[[], None]]:
+    if callable(progress):
+        return progress, lambda: None
+    if not progress:
+        return (lambda outcome: None), (lambda: None)
+    from rich.progress import Progress
+
+    total = len(jobs) if hasattr(jobs, "__len__") else None  # type: ignore[arg-type]
+    bar = Progress(transient=False)
+    task = bar.add_task("running", total=total)
+    bar.start()
+    return (lambda outcome: bar.advance(task)), bar.stop

@@ -1,0 +1,456 @@
+"""Isolation layers set up once per fork server, and their report.
+
+Each layer is tried in the server before any job runs; what succeeded is inherited by
+every forked child at no per-job cost.  A layer that cannot be set up is reported with
+the reason (``execlens doctor`` prints the report).
+
+Layers:
+
+* ``network``      — a private network namespace with no interfaces up (else a seccomp
+  socket filter, else missing).
+* ``filesystem``   — a private mount namespace: every mount read-only, private tmpfs on
+  ``/tmp``, ``/var/tmp`` and ``/dev/shm`` (the scratch dirs live there), directories the
+  sandbox user could not traverse hidden behind tmpfs with only the Python install bound
+  back in.
+* ``unprivileged_uid`` — children run as a random high uid/gid (one per server) with no
+  supplementary groups.
+* ``process_limit`` — ``RLIMIT_NPROC`` bounds forks; only enforced for a non-root uid.
+* ``seccomp``      — a syscall filter compiled once by the host (libseccomp via
+  pyseccomp), handed to each server as BPF and loaded by each child with
+  ``PR_SET_NO_NEW_PRIVS`` + ``PR_SET_SECCOMP`` (two prctl calls).
+* ``rlimits``      — CPU, address space, file size, open files, core dumps.
+* ``clean_env``    — the server starts with a minimal environment, so neither
+  ``os.environ`` nor ``/proc/self/environ`` holds host secrets.
+"""
+
+from __future__ import annotations
+
+import base64
+import ctypes
+import errno
+import os
+import resource
+import sys
+from typing import Any
+
+__all__ = [
+    "IsolationReport",
+    "set_child_subreaper",
+    "LayerStatus",
+    "SeccompProgram",
+    "compile_seccomp_filters",
+    "setup_server_isolation",
+]
+
+_CLONE_NEWNS = 0x00020000
+_CLONE_NEWNET = 0x40000000
+_CLONE_NEWUSER = 0x10000000
+_MS_RDONLY = 1
+_MS_NOSUID = 2
+_MS_NODEV = 4
+_MS_NOEXEC = 8
+_MS_REMOUNT = 32
+_MS_BIND = 4096
+_MS_REC = 16384
+_MS_PRIVATE = 1 << 18
+_MNT_DETACH = 2
+_PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_SECCOMP = 22
+_SECCOMP_MODE_FILTER = 2
+_PR_SET_CHILD_SUBREAPER = 36
+_PR_SET_PDEATHSIG = 1
+
+def _load_libc() -> ctypes.CDLL:
+    try:
+        return ctypes.CDLL("libc.so.6", use_errno=True)
+    except OSError:  # not glibc: ask the (heavier) finder
+        from ctypes.util import find_library
+
+        return ctypes.CDLL(find_library("c"), use_errno=True)
+
+
+_libc = _load_libc()
+_libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong,
+                        ctypes.c_void_p]
+_libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
+_libc.unshare.argtypes = [ctypes.c_int]
+_libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong,
+                        ctypes.c_ulong]
+
+SANDBOX_TMPFS_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
+SCRATCH_ROOT = "/tmp/execlens-scratch"
+
+
+class LayerStatus:
+    """Whether one isolation layer is active, and why not when it is not."""
+
+    __slots__ = ("active", "detail", "name")
+
+    def __init__(self, name: str, active: bool, detail: str = "") -> None:
+        self.name = name
+        self.active = active
+        self.detail = detail
+
+    def __repr__(self) -> str:
+        return f"LayerStatus({self.name!r}, active={self.active}, detail={self.detail!r})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form."""
+        return {"name": self.name, "active": self.active, "detail": self.detail}
+
+
+class IsolationReport:
+    """All layers of one server, as set up on this machine."""
+
+    def __init__(self, uid: int | None = None, gid: int | None = None,
+                 python: str | None = None, kernel: str | None = None) -> None:
+        self.layers: list[LayerStatus] = []
+        self.uid = uid
+        self.gid = gid
+        self.python = python if python is not None else sys.version.split()[0]
+        self.kernel = kernel if kernel is not None else os.uname().release
+
+    def add(self, name: str, active: bool, detail: str = "") -> None:
+        """Record one layer's status."""
+        self.layers.append(LayerStatus(name, active, detail))
+
+    def active(self, name: str) -> bool:
+        """Whether the named layer is active."""
+        return any(layer.name == name and layer.active for layer in self.layers)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form."""
+        return {"layers": [layer.to_dict() for layer in self.layers], "uid": self.uid,
+                "gid": self.gid, "python": self.python, "kernel": self.kernel}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> IsolationReport:
+        """Rebuild from :meth:`to_dict` output."""
+        report = cls(uid=data.get("uid"), gid=data.get("gid"),
+                     python=data.get("python", ""), kernel=data.get("kernel", ""))
+        report.layers = [LayerStatus(**layer) for layer in data.get("layers", [])]
+        return report
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def _mount(source: str | None, target: str, fstype: str | None, flags: int,
+           data: str | None = None) -> None:
+    _check(
+        _libc.mount(
+            source.encode() if source else None,
+            target.encode(),
+            fstype.encode() if fstype else None,
+            flags,
+            data.encode() if data else None,
+        ),
+        f"mount {target}",
+    )
+
+
+def _mount_table() -> list[tuple[str, set[str]]]:
+    """(mount point, per-mount options) for every mount, outermost first."""
+    table = []
+    with open("/proc/self/mountinfo") as handle:
+        for line in handle:
+            parts = line.split()
+            mount_point = parts[4].replace("\\040", " ")
+            options = set(parts[5].split(","))
+            table.append((mount_point, options))
+    return table
+
+
+def _flags_of(options: set[str]) -> int:
+    flags = 0
+    if "nosuid" in options:
+        flags |= _MS_NOSUID
+    if "nodev" in options:
+        flags |= _MS_NODEV
+    if "noexec" in options:
+        flags |= _MS_NOEXEC
+    return flags
+
+
+def _others_can_traverse(path: str) -> bool:
+    try:
+        return bool(os.stat(path).st_mode & 0o001)
+    except OSError:
+        return True  # a missing path needs no traversal fix
+
+
+def _import_roots() -> list[str]:
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
+             os.path.dirname(os.path.realpath(sys.executable))}
+    roots.update(p for p in sys.path if p and os.path.isdir(p))
+    return sorted(os.path.realpath(r) for r in roots)
+
+
+def _blocked_ancestors(paths: list[str]) -> dict[str, list[str]]:
+    """For each path, its outermost ancestor an unprivileged user cannot traverse."""
+    blocked: dict[str, list[str]] = {}
+    for path in paths:
+        current = "/"
+        for part in path.strip("/").split("/"):
+            current = os.path.join(current, part)
+            if current != path and os.path.isdir(current) and not _others_can_traverse(current):
+                blocked.setdefault(current, []).append(path)
+                break
+    return blocked
+
+
+def _setup_filesystem(report: IsolationReport) -> bool:
+    """Private mount namespace: read-only everything, private tmpfs, reachable Python."""
+    try:
+        _check(_libc.unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
+        _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
+    except OSError as exc:
+        report.add("filesystem", False, f"no mount namespace ({exc.strerror})")
+        return False
+    try:
+        # Bind the Python install back in where a parent directory (e.g. /root, 0700)
+        # would stop the sandbox uid from importing modules after the fork.
+        blocked = _blocked_ancestors(_import_roots())
+        staging = "/tmp/.execlens-staging"
+        hidden = []
+        for ancestor, needed in blocked.items():
+            keep = sorted({p for p in needed})
+            os.makedirs(staging, exist_ok=True)
+            staged = []
+            for i, path in enumerate(keep):
+                stage = os.path.join(staging, str(len(hidden)) + "-" + str(i))
+                os.makedirs(stage, exist_ok=True)
+                _mount(path, stage, None, _MS_BIND | _MS_REC)
+                staged.append((stage, path))
+            _mount("tmpfs", ancestor, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=755,size=1m")
+            for stage, path in staged:
+                os.makedirs(path, exist_ok=True)
+                _mount(stage, path, None, _MS_BIND | _MS_REC)
+                _check(_libc.umount2(stage.encode(), _MNT_DETACH), f"umount {stage}")
+            hidden.append(ancestor)
+        # Everything read-only, mount by mount (a recursive bind remount does not exist).
+        for mount_point, options in _mount_table():
+            if mount_point.startswith(("/proc", "/sys", "/dev/pts")):
+                continue
+            try:
+                _mount(None, mount_point, None,
+                       _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _flags_of(options))
+            except OSError:
+                continue
+        for directory in SANDBOX_TMPFS_DIRS:
+            if os.path.isdir(directory):
+                _mount("tmpfs", directory, "tmpfs", _MS_NOSUID | _MS_NODEV,
+                       "mode=1777,size=512m")
+        os.makedirs(SCRATCH_ROOT, mode=0o711, exist_ok=True)
+    except OSError as exc:
+        report.add("filesystem", False, f"mount setup failed ({exc})")
+        return False
+    detail = "read-only view; private tmpfs on " + ", ".join(SANDBOX_TMPFS_DIRS)
+    if hidden:
+        detail += "; hidden: " + ", ".join(hidden) + " (Python bound back in)"
+    report.add("filesystem", True, detail)
+    return True
+
+
+def _setup_network(report: IsolationReport) -> bool:
+    try:
+        _check(_libc.unshare(_CLONE_NEWNET), "unshare(CLONE_NEWNET)")
+    except OSError as exc:
+        report.add("network", False, f"no network namespace ({exc.strerror})")
+        return False
+    report.add("network", True, "private network namespace, no interface up")
+    return True
+
+
+def _pick_uid() -> int:
+    # A random high id per server: two servers (or two engines) never share one, so
+    # RLIMIT_NPROC and kill(-1) are confined to a single server's children.
+    return 200_000 + int.from_bytes(os.urandom(4), "big") % 1_800_000_000
+
+
+class SeccompProgram:
+    """A compiled seccomp BPF program, ready to load in a child with two prctl calls."""
+
+    def __init__(self, bpf: bytes) -> None:
+        class _Filter(ctypes.Structure):
+            _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte),
+                        ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint)]
+
+        class _Program(ctypes.Structure):
+            _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_Filter))]
+
+        count = len(bpf) // 8
+        self._filters = (_Filter * count).from_buffer_copy(bpf)
+        self._program = _Program(count, ctypes.cast(self._filters, ctypes.POINTER(_Filter)))
+        self.instructions = count
+
+    def load(self) -> None:
+        """Install the filter in the calling process (irreversible)."""
+        _check(_libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, None, 0, 0), "PR_SET_NO_NEW_PRIVS")
+        _check(
+            _libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER,
+                        ctypes.cast(ctypes.byref(self._program), ctypes.c_void_p), 0, 0),
+            "PR_SET_SECCOMP",
+        )
+
+
+# Syscalls no model-written program needs and that widen the attack surface.
+_DENIED_SYSCALLS = (
+    "ptrace", "process_vm_readv", "process_vm_writev", "mount", "umount2", "pivot_root",
+    "chroot", "unshare", "setns", "keyctl", "add_key", "request_key", "bpf",
+    "perf_event_open", "kexec_load", "kexec_file_load", "reboot", "swapon", "swapoff",
+    "init_module", "finit_module", "delete_module", "acct", "settimeofday",
+    "clock_settime", "clock_adjtime", "adjtimex", "sethostname", "setdomainname",
+    "iopl", "ioperm", "userfaultfd", "io_uring_setup", "io_uring_enter",
+    "io_uring_register", "open_by_handle_at", "name_to_handle_at", "quotactl", "syslog",
+    "lookup_dcookie", "vhangup", "fanotify_init", "mknod", "mknodat", "move_mount",
+    "open_tree", "fsopen", "fsmount", "fsconfig", "fspick", "mount_setattr",
+)
+_AF_UNIX = 1
+
+
+def build_seccomp_bpf(block_network: bool) -> tuple[bytes, str]:
+    """Compile the syscall filter with libseccomp (in the host, once) into BPF bytes.
+
+    The servers only load the result, so they never import pyseccomp themselves.
+    """
+    import tempfile
+
+    import pyseccomp as seccomp
+
+    filt = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
+    denied = 0
+    for name in _DENIED_SYSCALLS:
+        try:
+            filt.add_rule(seccomp.ERRNO(errno.EPERM), name)
+            denied += 1
+        except (RuntimeError, ValueError, OSError):
+            continue  # not a syscall on this architecture
+    # clone3 passes its flags in memory a filter cannot read: make libc fall back to clone.
+    filt.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
+    for bit in (0x00020000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000,
+                0x02000000, 0x00000080):
+        filt.add_rule(seccomp.ERRNO(errno.EPERM), "clone",
+                      seccomp.Arg(0, seccomp.MASKED_EQ, bit, bit))
+    detail = f"{denied} syscalls denied, clone3 → ENOSYS, namespace clones denied"
+    if block_network:
+        filt.add_rule(seccomp.ERRNO(errno.EACCES), "socket",
+                      seccomp.Arg(0, seccomp.NE, _AF_UNIX))
+        detail += ", non-unix sockets denied"
+    with tempfile.TemporaryFile() as handle:
+        filt.export_bpf(handle)
+        handle.seek(0)
+        bpf = handle.read()
+    return bpf, detail
+
+
+def compile_seccomp_filters() -> dict[str, Any]:
+    """Both filter variants as base64 BPF (``plain``, ``socket_filter``), or ``error``."""
+    try:
+        filters: dict[str, Any] = {}
+        for key, block in (("plain", False), ("socket_filter", True)):
+            bpf, detail = build_seccomp_bpf(block_network=block)
+            filters[key] = {"bpf": base64.b64encode(bpf).decode("ascii"), "detail": detail}
+        return filters
+    except Exception as exc:  # noqa: BLE001 - any failure means the layer is missing
+        return {"error": f"{type(exc).__name__}: {exc}"}
+
+
+class ServerIsolation:
+    """What a server set up, for its children to apply after each fork."""
+
+    def __init__(self, report: IsolationReport, uid: int | None, gid: int | None,
+                 seccomp: SeccompProgram | None, scratch_root: str) -> None:
+        self.report = report
+        self.uid = uid
+        self.gid = gid
+        self.seccomp = seccomp
+        self.scratch_root = scratch_root
+
+
+def setup_server_isolation(mode: str, seccomp_filters: dict[str, Any] | None = None
+                           ) -> ServerIsolation:
+    """Set up every layer ``mode`` asks for (``full``, ``auto``, ``none``) in this process.
+
+    ``full`` raises :class:`RuntimeError` naming the missing layers; ``auto`` keeps what
+    works; ``none`` only applies per-child rlimits (for trusted code and debugging).
+    """
+    report = IsolationReport()
+    report.add("clean_env", not any(k for k in os.environ if k not in _ALLOWED_ENV),
+               "server started with a minimal environment")
+    report.add("rlimits", True, "CPU, address space, file size, open files, core=0")
+    is_root = os.geteuid() == 0
+    report.add("reaper", True, "the zygote is a child subreaper: orphans are reaped, "
+                               "leftovers are SIGKILLed after every job")
+    if mode == "none":
+        for name in ("network", "filesystem", "unprivileged_uid", "process_limit", "seccomp"):
+            report.add(name, False, "disabled (isolation='none')")
+        scratch = os.path.join("/tmp", f"execlens-scratch-{os.getpid()}")
+        os.makedirs(scratch, exist_ok=True)
+        return ServerIsolation(report, None, None, None, scratch)
+    network = _setup_network(report)
+    filesystem = _setup_filesystem(report)
+    uid = gid = None
+    if is_root:
+        uid = gid = _pick_uid()
+        report.add("unprivileged_uid", True, f"children run as uid/gid {uid}, no groups")
+        report.add("process_limit", True, "RLIMIT_NPROC per server uid bounds forks and threads")
+    else:
+        report.add("unprivileged_uid", False,
+                   "the host does not run as root, so children keep the host's uid")
+        report.add("process_limit", True,
+                   "RLIMIT_NPROC applies to the host user's processes (shared with the host)")
+    report.uid, report.gid = uid, gid
+    seccomp_program = None
+    choice = (seccomp_filters or {}).get("plain" if network else "socket_filter")
+    if choice and choice.get("bpf"):
+        seccomp_program = SeccompProgram(base64.b64decode(choice["bpf"]))
+        report.add("seccomp", True, choice["detail"])
+        if not network:
+            # seccomp's socket filter stands in for the missing network namespace.
+            for layer in report.layers:
+                if layer.name == "network":
+                    layer.active = True
+                    layer.detail += "; replaced by a seccomp filter denying non-unix sockets"
+    else:
+        reason = (seccomp_filters or {}).get("error", "no filter was compiled")
+        report.add("seccomp", False, f"libseccomp unavailable: {reason}")
+    if mode == "full":
+        missing = [layer.name for layer in report.layers if not layer.active]
+        if is_root is False:
+            missing = [m for m in missing if m != "unprivileged_uid"]
+        if missing:
+            raise RuntimeError("isolation='full' but these layers are missing: "
+                               + ", ".join(missing))
+    scratch_root = SCRATCH_ROOT if filesystem else os.path.join(
+        "/tmp", f"execlens-scratch-{os.getpid()}")
+    os.makedirs(scratch_root, mode=0o711, exist_ok=True)
+    return ServerIsolation(report, uid, gid, seccomp_program, scratch_root)
+
+
+_ALLOWED_ENV = frozenset({
+    "PATH", "LANG", "LC_ALL", "HOME", "PYTHONHASHSEED", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE",
+    "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
+    "PYTHONIOENCODING", "TMPDIR", "PWD", "SHLVL", "_", "LC_CTYPE",
+})
+
+
+def set_child_subreaper() -> None:
+    """Make orphaned descendants reparent to this process (so it can reap them)."""
+    _check(_libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, None, 0, 0), "PR_SET_CHILD_SUBREAPER")
+
+
+def set_parent_death_signal() -> None:
+    """Have the kernel SIGKILL this process when its parent dies (server follows host)."""
+    import signal
+
+    _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, None, 0, 0)
+
+
+def current_limits() -> dict[str, tuple[int, int]]:
+    """The current rlimits of this process, for diagnostics."""
+    names = ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_NPROC")
+    return {name: resource.getrlimit(getattr(resource, name)) for name in names}

@@ -1,0 +1,501 @@
+"""The fork server: a warm interpreter whose zygote forks one locked-down child per batch.
+
+Started by the host as ``python -m execlens.engine._server FD`` with a minimal
+environment and one end of a socketpair on ``FD``.  Protocol (JSON frames):
+
+1. host → server: ``{"preload": [...], "isolation": ..., "seccomp": {...}}``
+2. server → host: ``{"ready": true, "report": {...}, "preload_errors": {...}, "pid": N}``
+3. then any number of host → server ``{"op": "run", "id": ..., ...batch...}`` each
+   answered by ``{"id": ..., "outcomes": [...]}``, or ``{"op": "ping"}`` → ``{"pong": true}``.
+
+Two processes per worker.  The *zygote* holds the warm interpreter and does nothing but
+fork: after every fork both sides pay a copy-on-write fault for each page they write, so
+the process that forks must write as little as possible between forks.  The *server*
+(its parent, never forked again) does the talking: it enforces each input's wall
+deadline (poll + SIGKILL of the child's process group), caps raw fd output, reads the
+result frames, sweeps every process the sandbox uid left behind, and never runs program
+code.  All children share one result pipe and one output pipe, drained between jobs
+once every writer is dead; frames carry a per-job token, so a stale or forged frame is
+recognised.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib
+import json
+import marshal
+import os
+import select
+import signal
+import sys
+import time
+from typing import Any, NoReturn
+
+from execlens.engine._child import prepare_server, run_child
+from execlens.engine._isolation import (
+    ServerIsolation,
+    set_child_subreaper,
+    set_parent_death_signal,
+    setup_server_isolation,
+)
+from execlens.engine._protocol import (
+    FrameError,
+    FrameReader,
+    read_frame,
+    read_frame_bytes,
+    write_frame,
+)
+
+_READ_CHUNK = 1 << 16
+_OP_RUN = b"R"
+_OP_WAIT = b"W"
+
+
+# ------------------------------------------------------------------------ zygote side
+def _read_exact(fd: int, size: int) -> bytes | None:
+    data = b""
+    while len(data) < size:
+        chunk = os.read(fd, size - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return data
+
+
+def _zygote_main(command_fd: int, reply_fd: int, result_fd: int, output_fd: int,
+                 iso: ServerIsolation, scratch: str) -> NoReturn:
+    """The zygote's loop: fork on ``R``, report a child's exit on ``W``.
+
+    Kept to a handful of syscalls per job on purpose (see the module docstring).
+    """
+    set_parent_death_signal()
+    set_child_subreaper()  # orphans of a job come back here to be reaped
+    if iso.seccomp is not None:
+        iso.seccomp.load()  # once here; every child inherits it
+    while True:
+        header = _read_exact(command_fd, 4)
+        if header is None:
+            os._exit(0)
+        payload = _read_exact(command_fd, int.from_bytes(header, "big"))
+        if payload is None:
+            os._exit(0)
+        if payload[:1] == _OP_RUN:
+            _reap_all()
+            pid = os.fork()
+            if pid == 0:
+                run_child(payload[1:], result_fd, output_fd, iso, scratch)
+            os.write(reply_fd, pid.to_bytes(4, "big"))
+        else:
+            pid = int.from_bytes(payload[1:5], "big")
+            try:
+                _, status, usage = os.wait4(pid, 0)
+                answer = (status & 0xFFFF, usage.ru_maxrss)
+            except ChildProcessError:
+                answer = (0xFFFF, 0)
+            os.write(reply_fd, answer[0].to_bytes(4, "big") + answer[1].to_bytes(8, "big"))
+
+
+def _reap_all() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+class _Zygote:
+    """The server's handle on its zygote process."""
+
+    def __init__(self, iso: ServerIsolation, scratch: str, result_w: int, output_w: int,
+                 keep_closed: list[int]) -> None:
+        command_r, self.command_w = os.pipe()
+        self.reply_r, reply_w = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:
+            for fd in [self.command_w, self.reply_r, *keep_closed]:
+                os.close(fd)
+            _zygote_main(command_r, reply_w, result_w, output_w, iso, scratch)
+        os.close(command_r)
+        os.close(reply_w)
+
+    def _send(self, payload: bytes) -> None:
+        data = memoryview(len(payload).to_bytes(4, "big") + payload)
+        while data:
+            data = data[os.write(self.command_w, data):]
+
+    def fork(self, request: bytes) -> int:
+        """Have the zygote fork a child for ``request``; returns the child's pid."""
+        self._send(_OP_RUN + request)
+        answer = _read_exact(self.reply_r, 4)
+        if answer is None:
+            raise RuntimeError("the zygote died")
+        return int.from_bytes(answer, "big")
+
+    def wait(self, pid: int) -> tuple[int, int]:
+        """Reap ``pid``: (raw wait status, peak RSS in KiB)."""
+        self._send(_OP_WAIT + pid.to_bytes(4, "big"))
+        answer = _read_exact(self.reply_r, 12)
+        if answer is None:
+            raise RuntimeError("the zygote died")
+        return int.from_bytes(answer[:4], "big"), int.from_bytes(answer[4:], "big")
+
+    def children(self) -> list[int]:
+        """The zygote's live children: the current job and any orphans it inherited."""
+        found: list[int] = []
+        try:
+            for tid in os.listdir(f"/proc/{self.pid}/task"):
+                with open(f"/proc/{self.pid}/task/{tid}/children") as handle:
+                    found.extend(int(c) for c in handle.read().split())
+        except OSError:
+            pass
+        return found
+
+    def close(self) -> None:
+        for fd in (self.command_w, self.reply_r):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+
+
+# ------------------------------------------------------------------------ server side
+class _Scratch:
+    """One scratch directory per server, emptied (or recreated) between children."""
+
+    def __init__(self, iso: ServerIsolation) -> None:
+        self.iso = iso
+        self.path = os.path.join(iso.scratch_root, f"job-{os.getpid()}")
+        self._create()
+
+    def _create(self) -> None:
+        os.makedirs(self.path, mode=0o700, exist_ok=True)
+        if self.iso.uid is not None and self.iso.gid is not None:
+            os.chown(self.path, self.iso.uid, self.iso.gid)
+        os.chmod(self.path, 0o700)
+
+    def reset(self) -> None:
+        """Leave an empty directory, whatever the last child did to it."""
+        try:
+            st = os.lstat(self.path)
+            fresh = (os.path.isdir(self.path) and not os.path.islink(self.path)
+                     and st.st_mode & 0o7777 == 0o700 and not os.listdir(self.path))
+        except OSError:
+            fresh = False
+        if fresh:
+            return
+        if os.path.islink(self.path) or os.path.isfile(self.path):
+            os.unlink(self.path)
+        else:
+            import shutil  # only on this rare path
+
+            shutil.rmtree(self.path, ignore_errors=True)
+        self._create()
+
+
+def _kill_uid(uid: int) -> None:
+    """SIGKILL every process of the sandbox uid, whatever session or group it escaped to."""
+    # Become the sandbox uid (saved uid stays root, effective capabilities drop) so
+    # kill(-1) reaches exactly the processes that uid owns, and nothing else.
+    os.setresuid(uid, uid, 0)
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    finally:
+        os.setresuid(0, 0, 0)
+
+
+def _kill_group(pid: int) -> None:
+    for target in (-pid, pid):
+        try:
+            os.kill(target, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            continue
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+class _ChildWatch:
+    """Reads one child's result frames and raw output; tracks which input is running."""
+
+    def __init__(self, token: str, start: int, results: list[dict[str, Any] | None],
+                 cap: int, result_fd: int, output_fd: int) -> None:
+        self.token = token
+        self.current = start
+        self.results = results
+        self.cap = cap
+        self.result_fd = result_fd
+        self.output_fd = output_fd
+        self.reader = FrameReader(max_frame=64 * 1024 * 1024)
+        self.raw_output: dict[int, bytearray] = {}
+        self.raw_total = 0
+        self.exited = False
+        self.failure: tuple[str, str] | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.failure is None and not self.exited and self.current < len(self.results)
+
+    def fail(self, status: str, message: str) -> None:
+        if self.failure is None:
+            self.failure = (status, message)
+
+    def read(self, fd: int) -> int:
+        """Read what is available on ``fd``; returns bytes read (-1 when none)."""
+        try:
+            data = os.read(fd, _READ_CHUNK)
+        except BlockingIOError:
+            return -1
+        if fd == self.output_fd:
+            self._raw(data)
+        else:
+            self._frames(data)
+        return len(data)
+
+    def drain(self) -> None:
+        for fd in (self.result_fd, self.output_fd):
+            while self.failure is None and self.read(fd) > 0:
+                pass
+
+    def _raw(self, data: bytes) -> None:
+        self.raw_total += len(data)
+        buffer = self.raw_output.setdefault(self.current, bytearray())
+        if len(buffer) < self.cap:
+            buffer += data[: self.cap - len(buffer)]
+        if self.raw_total > self.cap:
+            self.fail("output_limit", f"raw output exceeded {self.cap} bytes")
+
+    def _frames(self, data: bytes) -> None:
+        try:
+            messages = self.reader.feed(data)
+        except FrameError as exc:
+            self.fail("crashed", f"the child broke the result channel: {exc}")
+            return
+        for message in messages:
+            if (not isinstance(message, dict) or message.get("t") != self.token
+                    or message.get("i") != self.current or self.current >= len(self.results)):
+                self.fail("crashed", "the child broke the result channel "
+                                     "(a frame without the job token)")
+                return
+            del message["t"], message["i"]
+            self.results[self.current] = message
+            self.current += 1
+
+    def attach_raw_output(self, index: int, record: dict[str, Any]) -> None:
+        """Append fd-level output (os.write, subprocesses) to an input's stdout."""
+        extra = self.raw_output.get(index)
+        if extra:
+            record["stdout"] = record.get("stdout", "") + extra.decode("utf-8", "replace")
+            if self.raw_total > self.cap:
+                record["stdout_truncated"] = True
+
+
+def _discard(fd: int) -> None:
+    """Empty a shared pipe of whatever dead children left in it."""
+    while True:
+        try:
+            if not os.read(fd, _READ_CHUNK):
+                return
+        except BlockingIOError:
+            return
+
+
+class _Server:
+    def __init__(self, sock: int, iso: ServerIsolation) -> None:
+        self.sock = sock
+        self.iso = iso
+        self.scratch = _Scratch(iso)
+        prepare_server(self.scratch.path)
+        self.result_r, self.result_w = os.pipe()
+        self.output_r, self.output_w = os.pipe()
+        for fd in (self.result_r, self.output_r):
+            os.set_blocking(fd, False)
+        self.zygote = self._new_zygote()
+
+    def _new_zygote(self) -> _Zygote:
+        # gc.freeze(): frozen objects are never scanned by the children's GC, so forks
+        # stay cheap (fewer copy-on-write page faults).
+        gc.collect()
+        gc.freeze()
+        return _Zygote(self.iso, self.scratch.path, self.result_w, self.output_w,
+                       keep_closed=[self.sock, self.result_r, self.output_r])
+
+    def serve(self) -> None:
+        while True:
+            try:
+                raw = read_frame_bytes(self.sock)
+                if raw is None:
+                    return
+                request = json.loads(raw)
+            except (FrameError, OSError, ValueError):
+                return
+            op = request.get("op")
+            if op == "ping":
+                write_frame(self.sock, {"pong": True})
+            elif op == "run":
+                outcomes = self.run_batch(request)
+                write_frame(self.sock, {"id": request.get("id"), "outcomes": outcomes})
+            else:
+                write_frame(self.sock, {"id": request.get("id"), "error": f"unknown op {op!r}"})
+
+    def run_batch(self, request: dict[str, Any]) -> list[dict[str, Any]]:
+        """Run every input of one request."""
+        calls = request["calls"]
+        # The children decode this with marshal (fast, few page faults); it only ever
+        # carries data the server itself parsed from the host's JSON.
+        encoded = marshal.dumps(request)
+        results: list[dict[str, Any] | None] = [None] * len(calls)
+        start = 0
+        while start < len(calls):
+            start = self._run_child(request, encoded, start, results)
+        return [r if r is not None else {"status": "sandbox_error", "message": "no result"}
+                for r in results]
+
+    def _fork(self, payload: bytes) -> int:
+        try:
+            return self.zygote.fork(payload)
+        except (RuntimeError, OSError):
+            # The zygote died (it never runs program code; e.g. the OOM killer): replace it.
+            self.zygote.close()
+            self.zygote = self._new_zygote()
+            return self.zygote.fork(payload)
+
+    def _run_child(self, request: dict[str, Any], encoded: bytes, start: int,
+                   results: list[dict[str, Any] | None]) -> int:
+        """Fork one child for ``calls[start:]``; return the index to resume from."""
+        limits = request["limits"]
+        wall = float(limits["wall_time"])
+        token = os.urandom(8).hex()
+        self.scratch.reset()
+        _discard(self.result_r)
+        _discard(self.output_r)
+        payload = token.encode("ascii") + start.to_bytes(4, "big") + encoded
+        pid = self._fork(payload)
+        watch = _ChildWatch(token, start, results, int(limits["output_bytes"]),
+                            self.result_r, self.output_r)
+        # The pidfd turns readable when the child exits, even if a grandchild still holds
+        # a pipe open: then we stop waiting instead of running into the deadline.
+        pidfd = os.pidfd_open(pid)
+        poller = select.poll()
+        for fd in (self.result_r, self.output_r, pidfd):
+            poller.register(fd, select.POLLIN)
+        deadline = time.monotonic() + wall
+        while watch.running:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                watch.fail("timeout", f"wall time limit of {wall:g} s exceeded")
+                break
+            events = poller.poll(max(1, int(remaining * 1000) + 1))
+            before = watch.current
+            for fd, _event in events:
+                if fd == pidfd:
+                    watch.drain()  # what the child wrote before it died
+                    watch.exited = True
+                else:
+                    watch.read(fd)
+            if watch.current != before:
+                deadline = time.monotonic() + wall
+        # Done with this child either way: it never outlives its last result.
+        _kill_group(pid)
+        self._sweep()
+        os.close(pidfd)
+        current = watch.current
+        for index in range(start, current):
+            record = results[index]
+            assert record is not None
+            watch.attach_raw_output(index, record)
+        if current >= len(results):
+            # Fast path: every result is in; the zygote reaps the child before its next fork.
+            return current
+        wait_status, peak_kb = self.zygote.wait(pid)
+        record = self._failure_record(watch.failure, wait_status, round(peak_kb / 1024, 3))
+        watch.attach_raw_output(current, record)
+        results[current] = record
+        return current + 1
+
+    def _sweep(self) -> None:
+        """Kill every process the sandbox left behind (the zygote reaps them)."""
+        if self.iso.uid is not None and os.geteuid() == 0:
+            _kill_uid(self.iso.uid)
+            return
+        # Without a sandbox uid, what a job left behind is reparented to the zygote.
+        for child in self.zygote.children():
+            _kill_group(child)
+
+    def _failure_record(self, failure: tuple[str, str] | None, wait_status: int,
+                        peak_mb: float) -> dict[str, Any]:
+        record: dict[str, Any] = {"peak_memory_mb": peak_mb}
+        if failure is not None:
+            record["status"], record["message"] = failure
+            return record
+        if os.WIFSIGNALED(wait_status):
+            number = os.WTERMSIG(wait_status)
+            record["signal"] = number
+            if number == signal.SIGXCPU:
+                record["status"] = "timeout"
+                record["message"] = "CPU time limit exceeded (SIGXCPU)"
+            elif number == signal.SIGXFSZ:
+                record["status"] = "crashed"
+                record["message"] = "file size limit exceeded (SIGXFSZ)"
+            else:
+                record["status"] = "crashed"
+                record["message"] = f"killed by {_signal_name(number)}"
+            return record
+        code = os.WEXITSTATUS(wait_status) if os.WIFEXITED(wait_status) else None
+        record["exit_code"] = code
+        record["status"] = "crashed"
+        record["message"] = f"the process exited (code {code}) without returning a result"
+        return record
+
+
+def _preload(names: list[str]) -> dict[str, str]:
+    errors = {}
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except BaseException as exc:  # noqa: BLE001 - report, don't die
+            errors[name] = f"{type(exc).__name__}: {exc}"
+    return errors
+
+
+def main() -> None:
+    """Server entry point: handshake, isolate, serve until the host goes away."""
+    sock = int(sys.argv[1])
+    set_parent_death_signal()
+    if os.getppid() == 1:  # the host died before we could ask to follow it
+        os._exit(1)
+    config = read_frame(sock)
+    if config is None:
+        return
+    preload_errors = _preload(list(config.get("preload", [])))
+    try:
+        iso = setup_server_isolation(config.get("isolation", "auto"), config.get("seccomp"))
+        server = _Server(sock, iso)
+    except Exception as exc:  # noqa: BLE001 - reported to the host, which raises
+        write_frame(sock, {"ready": False, "error": f"{type(exc).__name__}: {exc}"})
+        return
+    write_frame(sock, {
+        "ready": True,
+        "pid": os.getpid(),
+        "report": iso.report.to_dict(),
+        "preload_errors": preload_errors,
+        "hash_seed": os.environ.get("PYTHONHASHSEED"),
+    })
+    server.serve()
+
+
+if __name__ == "__main__":
+    main()

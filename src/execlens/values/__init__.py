@@ -1,0 +1,50 @@
+"""Value envelopes, comparison rules and safe answer parsing (stdlib only).
+
+Names are loaded on first use: the sandbox's fork servers import the encoder, and every
+module a server holds makes each of its forks dearer.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from execlens.values._compare import CompareMode, values_equal
+    from execlens.values._decode import ObjectRecord, OpaqueRecord, Truncated, decode
+    from execlens.values._envelope import NIL, Caps, NilType, dumps, encode, type_name_of
+    from execlens.values._parse import AnswerParseError, ParsedCall, parse_call, parse_literal
+
+_EXPORTS = {
+    "NIL": "_envelope",
+    "AnswerParseError": "_parse",
+    "Caps": "_envelope",
+    "CompareMode": "_compare",
+    "NilType": "_envelope",
+    "ObjectRecord": "_decode",
+    "OpaqueRecord": "_decode",
+    "ParsedCall": "_parse",
+    "Truncated": "_decode",
+    "decode": "_decode",
+    "dumps": "_envelope",
+    "encode": "_envelope",
+    "parse_call": "_parse",
+    "parse_literal": "_parse",
+    "type_name_of": "_envelope",
+    "values_equal": "_compare",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'execlens.values' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"execlens.values.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -1,0 +1,213 @@
+"""Safe parsing of model answers: literals and single literal-argument calls, via ``ast``.
+
+Model output is data.  Nothing here evaluates code: the syntax tree is walked and only
+literal forms are turned into values.  Anything else raises :class:`AnswerParseError`
+with a named ``kind`` so callers can report *why* an answer was rejected.
+
+Accepted literal forms: Python constants, lists, tuples, sets, dicts, unary +/- on
+numbers, complex sums (``1+2j``), and the constructor calls Python itself prints for
+values without a literal syntax: ``set()``, ``frozenset({...})``, ``float('nan')``,
+``float('inf')``, ``tuple()``, ``list()``, ``dict()``, ``bytes()``.  JSON literals
+(``true``, ``false``, ``null``, NaN/Infinity) are accepted as a fallback.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["AnswerParseError", "ParsedCall", "parse_call", "parse_literal"]
+
+_MAX_ANSWER_CHARS = 200_000
+
+
+class AnswerParseError(ValueError):
+    """An answer that is not a literal (or a single literal call).
+
+    ``kind`` is one of: ``empty``, ``too_long``, ``syntax``, ``name``, ``attribute``,
+    ``boolop``, ``comprehension``, ``call``, ``operator``, ``not_a_call``,
+    ``not_literal``, ``multiple``.
+    """
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
+        self.message = message
+
+
+@dataclass(frozen=True)
+class ParsedCall:
+    """``name(*args, **kwargs)`` with literal arguments."""
+
+    name: str
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+_CONSTRUCTORS_NO_ARGS = {"set": set, "frozenset": frozenset, "tuple": tuple, "list": list,
+                         "dict": dict, "bytes": bytes, "str": str}
+
+
+def _reject(node: ast.AST) -> AnswerParseError:
+    if isinstance(node, ast.Name):
+        return AnswerParseError("name", f"a name ({node.id!r}) is not a literal")
+    if isinstance(node, ast.Attribute):
+        return AnswerParseError("attribute", "attribute access is not a literal")
+    if isinstance(node, ast.BoolOp):
+        return AnswerParseError("boolop", "`and`/`or` expressions are not literals")
+    if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        return AnswerParseError("comprehension", "comprehensions are not literals")
+    if isinstance(node, ast.Call):
+        return AnswerParseError("call", "a function call is not a literal")
+    if isinstance(node, (ast.BinOp, ast.Compare, ast.UnaryOp, ast.IfExp, ast.Lambda,
+                         ast.Subscript, ast.Starred, ast.NamedExpr, ast.JoinedStr)):
+        return AnswerParseError("operator", f"{type(node).__name__} is not a literal")
+    return AnswerParseError("not_literal", f"{type(node).__name__} is not a literal")
+
+
+def _literal(node: ast.AST) -> Any:
+    if isinstance(node, ast.Constant):
+        if node.value is Ellipsis:
+            raise AnswerParseError("not_literal", "`...` is not an answer")
+        return node.value
+    if isinstance(node, ast.List):
+        return [_literal(e) for e in node.elts]
+    if isinstance(node, ast.Tuple):
+        return tuple(_literal(e) for e in node.elts)
+    if isinstance(node, ast.Set):
+        return {_hashable_literal(e) for e in node.elts}
+    if isinstance(node, ast.Dict):
+        if any(k is None for k in node.keys):
+            raise AnswerParseError("operator", "`**` unpacking is not a literal")
+        return {_hashable_literal(k): _literal(v) for k, v in zip(node.keys, node.values)}
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        operand = _literal(node.operand)
+        if isinstance(operand, (int, float, complex)) and not isinstance(operand, bool):
+            return -operand if isinstance(node.op, ast.USub) else +operand
+        raise _reject(node)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        # Only the complex literal shape: real ± imaginary.
+        left, right = _literal(node.left), _literal(node.right)
+        if (
+            isinstance(left, (int, float))
+            and not isinstance(left, bool)
+            and isinstance(right, complex)
+        ):
+            return left + right if isinstance(node.op, ast.Add) else left - right
+        raise _reject(node)
+    if isinstance(node, ast.Call):
+        return _constructor(node)
+    raise _reject(node)
+
+
+def _hashable_literal(node: ast.AST) -> Any:
+    value = _literal(node)
+    try:
+        hash(value)
+    except TypeError as exc:
+        raise AnswerParseError("not_literal", f"unhashable set member or dict key: {exc}")
+    return value
+
+
+def _constructor(node: ast.Call) -> Any:
+    """The calls Python's own ``repr`` produces for values without literal syntax."""
+    if not isinstance(node.func, ast.Name) or node.keywords:
+        raise _reject(node)
+    name = node.func.id
+    if name == "float" and len(node.args) == 1:
+        arg = node.args[0]
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            text = arg.value.strip().lower()
+            if text in ("nan", "inf", "-inf", "+inf", "infinity", "-infinity"):
+                return float(text)
+        raise _reject(node)
+    if name in _CONSTRUCTORS_NO_ARGS:
+        if not node.args:
+            return _CONSTRUCTORS_NO_ARGS[name]()
+        if name in ("set", "frozenset") and len(node.args) == 1:
+            inner = _literal(node.args[0])
+            if isinstance(inner, (set, frozenset, list, tuple)):
+                try:
+                    return _CONSTRUCTORS_NO_ARGS[name](inner)
+                except TypeError as exc:
+                    raise AnswerParseError("not_literal", str(exc)) from exc
+    raise _reject(node)
+
+
+def _parse_expression(text: str) -> ast.expr:
+    if len(text) > _MAX_ANSWER_CHARS:
+        raise AnswerParseError("too_long", f"answer longer than {_MAX_ANSWER_CHARS} characters")
+    stripped = text.strip()
+    if not stripped:
+        raise AnswerParseError("empty", "the answer is empty")
+    try:
+        tree = ast.parse(stripped, mode="eval")
+    except SyntaxError as exc:
+        raise AnswerParseError("syntax", f"not valid Python: {exc.msg}") from exc
+    except (ValueError, RecursionError, MemoryError) as exc:
+        raise AnswerParseError("syntax", f"could not parse: {type(exc).__name__}") from exc
+    return tree.body
+
+
+_JSON_CONSTANTS = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+
+
+def _json_fallback(text: str) -> Any:
+    try:
+        return json.loads(text, parse_constant=lambda c: _JSON_CONSTANTS[c])
+    except (ValueError, KeyError, RecursionError):
+        return _NOT_JSON
+
+
+_NOT_JSON = object()
+
+
+def parse_literal(text: str, *, allow_json: bool = True) -> Any:
+    """Parse a Python literal (or, failing that, a JSON literal) into a value.
+
+    Raises :class:`AnswerParseError` for anything that is not a literal.
+    """
+    try:
+        return _literal(_parse_expression(text))
+    except AnswerParseError as python_error:
+        if allow_json and python_error.kind in ("syntax", "name"):
+            value = _json_fallback(text.strip())
+            if value is not _NOT_JSON:
+                return value
+        raise
+    except RecursionError as exc:
+        raise AnswerParseError("too_long", "answer nested too deeply") from exc
+
+
+def parse_call(text: str, *, name: str | None = None) -> ParsedCall:
+    """Parse exactly one call ``f(<literals>)``; optionally require the callee's name.
+
+    Nested calls, names, attribute access, ``*args``/``**kwargs`` unpacking and anything
+    around the call (``f(1) or True``) are rejected with a named kind.
+    """
+    node = _parse_expression(text)
+    if not isinstance(node, ast.Call):
+        if isinstance(node, (ast.BoolOp, ast.BinOp, ast.Compare)):
+            raise AnswerParseError("multiple", "the answer must be a single call, nothing around it")
+        raise AnswerParseError("not_a_call", "the answer must be a call like f(...)")
+    if not isinstance(node.func, ast.Name):
+        raise AnswerParseError("attribute", "the callee must be a plain name")
+    if name is not None and node.func.id != name:
+        raise AnswerParseError("name", f"expected a call to {name!r}, got {node.func.id!r}")
+    try:
+        args = []
+        for arg in node.args:
+            if isinstance(arg, ast.Starred):
+                raise AnswerParseError("operator", "`*` unpacking is not allowed")
+            args.append(_literal(arg))
+        kwargs: dict[str, Any] = {}
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                raise AnswerParseError("operator", "`**` unpacking is not allowed")
+            kwargs[keyword.arg] = _literal(keyword.value)
+    except RecursionError as exc:
+        raise AnswerParseError("too_long", "answer nested too deeply") from exc
+    return ParsedCall(node.func.id, tuple(args), kwargs)
