@@ -32,6 +32,23 @@ CALL_FILENAME = "<call>"
 _ENCODE_CAPS = Caps()
 
 
+# Bound at import, as module globals: sandboxed code may replace these in builtins
+# before our code encodes and reports its result.
+any = any  # noqa: PLW0127
+bool = bool  # noqa: PLW0127
+bytes = bytes  # noqa: PLW0127
+compile = compile  # noqa: PLW0127
+dict = dict  # noqa: PLW0127
+getattr = getattr  # noqa: PLW0127
+int = int  # noqa: PLW0127
+isinstance = isinstance  # noqa: PLW0127
+len = len  # noqa: PLW0127
+memoryview = memoryview  # noqa: PLW0127
+object = object  # noqa: PLW0127
+range = range  # noqa: PLW0127
+str = str  # noqa: PLW0127
+type = type  # noqa: PLW0127
+
 class _State:
     """Mutable per-child state, reachable from the output capture on overflow."""
 
@@ -259,7 +276,7 @@ def _run_inputs(request: dict[str, Any], start: int) -> None:
     except BaseException as exc:  # noqa: BLE001 - SyntaxError, ValueError (NUL bytes)...
         compile_error = exc
         program_code = None
-    saved_builtins, saved_modules, saved_recursion = _Snapshot.get()
+    saved_recursion = _Snapshot.get()[2]
     has_stdin = request.get("stdin") is not None
     calls = request["calls"]
     for index in range(start, len(calls)):
@@ -319,18 +336,23 @@ def _run_inputs(request: dict[str, Any], start: int) -> None:
         record.update(_captured())
         record["peak_memory_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         _State.stdout = _State.stderr = None
-        sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
         try:
             _emit(record)
         except (TypeError, ValueError) as exc:  # e.g. a runner returned non-JSON extra
             _emit({"i": index, "status": "sandbox_error", "message": f"unserialisable result: {exc}"})
         if index + 1 == len(calls):
             break  # the server kills us now; nothing to tidy for
-        # Undo what the program may have done to the shared interpreter before the next
-        # input of the batch: monkeypatched builtins, replaced modules, recursion limit.
-        _restore(builtins.__dict__, saved_builtins, drop_new=True)
-        _restore(sys.modules, saved_modules, drop_new=False)
+        # The next input of the batch starts from the interpreter the server forked.
+        _restore_interpreter()
         sys.setrecursionlimit(saved_recursion)
+
+
+def _restore_interpreter() -> None:
+    """Undo what the program did to the shared interpreter: builtins, modules, streams."""
+    saved_builtins, saved_modules, _ = _Snapshot.get()
+    _restore(builtins.__dict__, saved_builtins, drop_new=True)
+    _restore(sys.modules, saved_modules, drop_new=False)
+    sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
 
 
 class _Snapshot:

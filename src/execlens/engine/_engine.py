@@ -364,6 +364,11 @@ class Engine:
                 return server.report
         raise EngineError("no execution server is running")
 
+    def server_reports(self) -> list[IsolationReport]:
+        """The isolation report of every running server (each has its own sandbox uid)."""
+        return [server.report for pool in list(self._pools.values())
+                for server in pool.servers if server is not None]
+
     @property
     def preload_errors(self) -> dict[str, str]:
         """Modules from ``preload`` that failed to import in the servers."""

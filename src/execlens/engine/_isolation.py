@@ -240,15 +240,17 @@ def _setup_filesystem(report: IsolationReport) -> bool:
                        _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _flags_of(options))
             except OSError:
                 continue
+        # Not world-writable: the only place a child may write is its own scratch dir.
         for directory in SANDBOX_TMPFS_DIRS:
             if os.path.isdir(directory):
                 _mount("tmpfs", directory, "tmpfs", _MS_NOSUID | _MS_NODEV,
-                       "mode=1777,size=512m")
+                       "mode=755,size=512m")
         os.makedirs(SCRATCH_ROOT, mode=0o711, exist_ok=True)
     except OSError as exc:
         report.add("filesystem", False, f"mount setup failed ({exc})")
         return False
-    detail = "read-only view; private tmpfs on " + ", ".join(SANDBOX_TMPFS_DIRS)
+    detail = ("read-only view; private root-owned tmpfs on " + ", ".join(SANDBOX_TMPFS_DIRS)
+              + "; writable: the job's scratch dir only")
     if hidden:
         detail += "; hidden: " + ", ".join(hidden) + " (Python bound back in)"
     report.add("filesystem", True, detail)

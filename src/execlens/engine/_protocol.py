@@ -18,6 +18,16 @@ _HEADER = struct.Struct(">I")
 MAX_FRAME = 256 * 1024 * 1024
 
 
+# Bound at import, as module globals: sandboxed code may replace these in builtins
+# before our code encodes and reports its result.
+bytes = bytes  # noqa: PLW0127
+len = len  # noqa: PLW0127
+memoryview = memoryview  # noqa: PLW0127
+min = min  # noqa: PLW0127
+type = type  # noqa: PLW0127
+isinstance = isinstance  # noqa: PLW0127
+dict = dict  # noqa: PLW0127
+
 class FrameError(Exception):
     """A malformed or oversized frame: the peer broke the protocol."""
 
@@ -50,11 +60,14 @@ def encode_frame(message: Any) -> bytes:
     return _HEADER.pack(len(body)) + body
 
 
+_os_write = os.write  # bound at import: sandboxed code may replace os.write
+
+
 def write_frame(fd: int, message: Any) -> None:
     """Write one frame to a file descriptor, retrying short writes."""
     data = memoryview(encode_frame(message))
     while data:
-        written = os.write(fd, data)
+        written = _os_write(fd, data)
         data = data[written:]
 
 

@@ -393,6 +393,7 @@ class _Server:
         for fd in (self.result_r, self.output_r, pidfd):
             poller.register(fd, select.POLLIN)
         deadline = time.monotonic() + wall
+        input_started = time.monotonic()
         while watch.running:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -407,8 +408,10 @@ class _Server:
                 else:
                     watch.read(fd)
             if watch.current != before:
-                deadline = time.monotonic() + wall
+                input_started = time.monotonic()
+                deadline = input_started + wall
         # Done with this child either way: it never outlives its last result.
+        ended = time.monotonic()
         _kill_group(pid)
         self._sweep()
         os.close(pidfd)
@@ -422,6 +425,7 @@ class _Server:
             return current
         wait_status, peak_kb = self.zygote.wait(pid)
         record = self._failure_record(watch.failure, wait_status, round(peak_kb / 1024, 3))
+        record["duration"] = ended - input_started
         watch.attach_raw_output(current, record)
         results[current] = record
         return current + 1

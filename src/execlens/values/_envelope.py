@@ -27,6 +27,29 @@ from typing import Any
 __all__ = ["NIL", "Caps", "NilType", "dumps", "encode", "type_name_of"]
 
 
+# Bound at import, as module globals: sandboxed code may replace these in builtins
+# before our code encodes and reports its result.
+bytes = bytes  # noqa: PLW0127
+enumerate = enumerate  # noqa: PLW0127
+frozenset = frozenset  # noqa: PLW0127
+getattr = getattr  # noqa: PLW0127
+hasattr = hasattr  # noqa: PLW0127
+id = id  # noqa: PLW0127
+int = int  # noqa: PLW0127
+isinstance = isinstance  # noqa: PLW0127
+len = len  # noqa: PLW0127
+list = list  # noqa: PLW0127
+set = set  # noqa: PLW0127
+sorted = sorted  # noqa: PLW0127
+str = str  # noqa: PLW0127
+type = type  # noqa: PLW0127
+dict = dict  # noqa: PLW0127
+tuple = tuple  # noqa: PLW0127
+float = float  # noqa: PLW0127
+bool = bool  # noqa: PLW0127
+complex = complex  # noqa: PLW0127
+range = range  # noqa: PLW0127
+
 class NilType:
     """The "not defined" marker (REval's ``Nil``): a variable with no value at a point."""
 

