@@ -23,7 +23,8 @@ from execlens.engine._protocol import write_frame
 from execlens.values._decode import decode
 from execlens.values._envelope import Caps, encode
 
-__all__ = ["RESULT_FD", "address_space_now", "prepare_server", "run_child"]
+__all__ = ["RESULT_FD", "Prepared", "address_space_now", "prepare_server", "run_child",
+           "warm_up"]
 
 
 RESULT_FD = 199
@@ -53,6 +54,7 @@ class _State:
     """Mutable per-child state, reachable from the output capture on overflow."""
 
     token = ""
+    result_fd = RESULT_FD
     index = 0
     used = 0
     limit = 0
@@ -63,7 +65,7 @@ class _State:
 
 def _emit(record: dict[str, Any]) -> None:
     record["t"] = _State.token
-    write_frame(RESULT_FD, record)
+    write_frame(_State.result_fd, record)
 
 
 class _Capture:
@@ -239,9 +241,7 @@ def _default_runner(run_program: Callable[[], None], run_call: Callable[[], Any]
     return run_call(), None
 
 
-def _compile_call(source: str | None) -> tuple[Any, bool]:
-    if source is None:
-        return None, False
+def _compile_call(source: str) -> tuple[Any, bool]:
     try:
         return compile(source, CALL_FILENAME, "eval"), True
     except SyntaxError:
@@ -264,22 +264,74 @@ def _restore(current: dict[str, Any], saved: dict[str, Any], drop_new: bool) -> 
 _MISSING = object()
 
 
-def _run_inputs(request: dict[str, Any], start: int) -> None:
+_COMPILE_IN_ZYGOTE_LIMIT = 256 * 1024  # larger sources are compiled by the child itself
+
+
+class Prepared:
+    """A job decoded and compiled by the zygote before it forks the child.
+
+    Compiling before the fork means the child inherits the code objects instead of
+    running the compiler itself, which would write to many pages it shares with the
+    zygote (each a copy-on-write fault).  Very large sources are left to the child, so
+    the zygote never spends long on one job.
+    """
+
+    __slots__ = ("calls", "compile_error", "program_code", "request", "start", "token")
+
+    def __init__(self, payload: bytes) -> None:
+        self.token = payload[:16].decode("ascii")
+        self.start = int.from_bytes(payload[16:20], "big")
+        # marshal, not JSON: the server built these bytes from the host's JSON request,
+        # and marshal decodes in C.
+        self.request: dict[str, Any] = marshal.loads(payload[20:])
+        self.program_code: Any = None
+        self.compile_error: BaseException | None = None
+        self.calls: list[tuple[Any, bool] | BaseException | None] = []
+        source: str = self.request["program"]
+        if len(source) <= _COMPILE_IN_ZYGOTE_LIMIT:
+            self.compile_program()
+            self.calls = [_try_compile_call(spec.get("call")) for spec in self.request["calls"]]
+
+    def compile_program(self) -> None:
+        """Compile the program (in the child, for sources too large for the zygote)."""
+        try:
+            self.program_code = compile(self.request["program"], PROGRAM_FILENAME, "exec")
+        except BaseException as exc:  # noqa: BLE001 - SyntaxError, ValueError (NUL)...
+            self.compile_error = exc
+
+    def call(self, index: int) -> tuple[Any, bool] | None:
+        """The compiled call of input ``index`` (code, is_expression); raises its error."""
+        compiled = self.calls[index] if index < len(self.calls) else _try_compile_call(
+            self.request["calls"][index].get("call"))
+        if isinstance(compiled, BaseException):
+            raise compiled
+        return compiled
+
+
+def _try_compile_call(source: str | None) -> tuple[Any, bool] | BaseException | None:
+    try:
+        return _compile_call(source) if source is not None else None
+    except BaseException as exc:  # noqa: BLE001
+        return exc
+
+
+def _run_inputs(job: Prepared) -> None:
+    request = job.request
+    start = job.start
     program_source: str = request["program"]
     lines = program_source.splitlines()
     module_name = request.get("module_name", "__main__")
     runner = _load_runner(request["runner"]) if request.get("runner") else _default_runner
     runner_options = request.get("runner_options") or {}
-    compile_error: BaseException | None = None
-    try:
-        program_code = compile(program_source, PROGRAM_FILENAME, "exec")
-    except BaseException as exc:  # noqa: BLE001 - SyntaxError, ValueError (NUL bytes)...
-        compile_error = exc
-        program_code = None
+    if job.program_code is None and job.compile_error is None:
+        job.compile_program()
+    program_code, compile_error = job.program_code, job.compile_error
     saved_recursion = _Snapshot.get()[2]
     has_stdin = request.get("stdin") is not None
     calls = request["calls"]
-    for index in range(start, len(calls)):
+    # Each child runs at most ``per_child`` inputs; the server forks another for the rest.
+    stop = min(len(calls), start + int(request.get("per_child") or len(calls)))
+    for index in range(start, stop):
         spec = calls[index]
         _State.index = index
         _State.used = 0
@@ -296,7 +348,8 @@ def _run_inputs(request: dict[str, Any], start: int) -> None:
         try:
             if compile_error is not None:
                 raise compile_error
-            call_code, is_expression = _compile_call(spec.get("call"))
+            compiled_call = job.call(index)
+            call_code, is_expression = compiled_call if compiled_call else (None, False)
             entry_point = spec.get("entry_point")
 
             def run_program() -> None:
@@ -340,7 +393,7 @@ def _run_inputs(request: dict[str, Any], start: int) -> None:
             _emit(record)
         except (TypeError, ValueError) as exc:  # e.g. a runner returned non-JSON extra
             _emit({"i": index, "status": "sandbox_error", "message": f"unserialisable result: {exc}"})
-        if index + 1 == len(calls):
+        if index + 1 == stop:
             break  # the server kills us now; nothing to tidy for
         # The next input of the batch starts from the interpreter the server forked.
         _restore_interpreter()
@@ -367,6 +420,49 @@ class _Snapshot:
         return cls.value
 
 
+_WARM_UP_PROGRAM = (
+    "import collections\n"
+    "class Box:\n"
+    "    def __init__(self, v):\n"
+    "        self.v = v\n"
+    "def f(x, y=2):\n"
+    "    print('value', x)\n"
+    "    if x == 'boom':\n"
+    "        raise ValueError(x)\n"
+    "    return [x, (y, 1.5), {'k': {x}}, Box(x), None, True, b'b']\n"
+)
+_WARM_UP_CALLS = [{"call": "f(1)"}, {"call": "f('s', y=3)"}, {"call": "assert f(2)"},
+                  {"call": "f('boom')"}, {"call": "f("},
+                  {"entry_point": "f", "args": [{"__type__": "int", "__value__": 4}],
+                   "kwargs": {}}]
+
+
+def warm_up(iterations: int = 3) -> None:
+    """Run the child's whole code path a few times in the zygote, before any fork.
+
+    CPython 3.11 specialises bytecode and fills type caches as code runs, and the
+    dynamic linker binds symbols on first call: done in every child, each of those
+    writes is a copy-on-write page fault.  Done once here, children inherit the result.
+    """
+    sink = os.open(os.devnull, os.O_WRONLY)
+    saved_streams = (sys.stdin, sys.stdout, sys.stderr)
+    request = {"program": _WARM_UP_PROGRAM, "module_name": "__main__", "runner": None,
+               "runner_options": None, "stdin": None, "calls": _WARM_UP_CALLS,
+               "limits": {"output_bytes": 1 << 20}}
+    payload = b"0" * 16 + bytes(4) + marshal.dumps(request)
+    try:
+        _State.result_fd = sink
+        _State.limit = 1 << 20
+        for _ in range(iterations):
+            _run_inputs(Prepared(payload))
+            _restore_interpreter()
+    finally:
+        _State.result_fd = RESULT_FD
+        _State.token = ""
+        sys.stdin, sys.stdout, sys.stderr = saved_streams
+        os.close(sink)
+
+
 def prepare_server(scratch: str) -> None:
     """Server-side, before the first fork: do once what every child would redo."""
     os.environ["HOME"] = scratch
@@ -374,19 +470,12 @@ def prepare_server(scratch: str) -> None:
     _Snapshot.get()
 
 
-def run_child(payload: bytes, result_fd: int, output_fd: int, iso: ServerIsolation,
+def run_child(job: Prepared, result_fd: int, output_fd: int, iso: ServerIsolation,
               scratch: str) -> NoReturn:
-    """Entry point right after ``fork()``: set up, run every input from ``start``, exit.
-
-    ``payload`` is the job token (16 bytes), the index to start from (4 bytes) and the
-    request (program, calls, limits) as the server re-encoded it with ``marshal``.
-    """
-    start = int.from_bytes(payload[16:20], "big")
+    """Entry point right after ``fork()``: lock down, run the job's inputs, exit."""
+    request = job.request
     try:
-        _State.token = payload[:16].decode("ascii")
-        # marshal, not JSON: the server built these bytes from the host's JSON request,
-        # and marshal decodes in C without touching much of a freshly forked interpreter.
-        request = marshal.loads(payload[20:])
+        _State.token = job.token
         _State.limit = int(request["limits"]["output_bytes"])
         os.dup2(result_fd, RESULT_FD)
         os.dup2(output_fd, 1)
@@ -399,12 +488,12 @@ def run_child(payload: bytes, result_fd: int, output_fd: int, iso: ServerIsolati
         _lock_down(request, iso, scratch)
     except BaseException as exc:  # noqa: BLE001
         try:
-            write_frame(RESULT_FD, {"t": _State.token, "i": start, "status": "sandbox_error",
+            write_frame(RESULT_FD, {"t": _State.token, "i": job.start, "status": "sandbox_error",
                                     "message": f"sandbox setup failed: {exc!r}"})
         finally:
             os._exit(70)
     try:
-        _run_inputs(request, start)
+        _run_inputs(job)
     except BaseException:  # noqa: BLE001 - whatever happens, never return into the server
         os._exit(71)
     os._exit(0)

@@ -436,7 +436,7 @@ def setup_server_isolation(mode: str, seccomp_filters: dict[str, Any] | None = N
 _ALLOWED_ENV = frozenset({
     "PATH", "LANG", "LC_ALL", "HOME", "PYTHONHASHSEED", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE",
     "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
-    "PYTHONIOENCODING", "TMPDIR", "PWD", "SHLVL", "_", "LC_CTYPE",
+    "PYTHONIOENCODING", "TMPDIR", "PWD", "SHLVL", "_", "LC_CTYPE", "LD_BIND_NOW",
 })
 
 

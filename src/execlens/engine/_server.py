@@ -32,7 +32,7 @@ import sys
 import time
 from typing import Any, NoReturn
 
-from execlens.engine._child import prepare_server, run_child
+from execlens.engine._child import Prepared, prepare_server, run_child, warm_up
 from execlens.engine._isolation import (
     ServerIsolation,
     set_child_subreaper,
@@ -73,6 +73,9 @@ def _zygote_main(command_fd: int, reply_fd: int, result_fd: int, output_fd: int,
     set_child_subreaper()  # orphans of a job come back here to be reaped
     if iso.seccomp is not None:
         iso.seccomp.load()  # once here; every child inherits it
+    warm_up()
+    gc.collect()
+    gc.freeze()
     while True:
         header = _read_exact(command_fd, 4)
         if header is None:
@@ -82,9 +85,11 @@ def _zygote_main(command_fd: int, reply_fd: int, result_fd: int, output_fd: int,
             os._exit(0)
         if payload[:1] == _OP_RUN:
             _reap_all()
+            job = Prepared(payload[1:])
             pid = os.fork()
             if pid == 0:
-                run_child(payload[1:], result_fd, output_fd, iso, scratch)
+                run_child(job, result_fd, output_fd, iso, scratch)
+            del job
             os.write(reply_fd, pid.to_bytes(4, "big"))
         else:
             pid = int.from_bytes(payload[1:5], "big")
@@ -126,9 +131,16 @@ class _Zygote:
         while data:
             data = data[os.write(self.command_w, data):]
 
-    def fork(self, request: bytes) -> int:
-        """Have the zygote fork a child for ``request``; returns the child's pid."""
+    def fork(self, request: bytes, timeout: float) -> int:
+        """Have the zygote fork a child for ``request``; returns the child's pid.
+
+        The zygote compiles the program first; ``TimeoutError`` if that takes longer
+        than ``timeout`` (the caller replaces the zygote).
+        """
         self._send(_OP_RUN + request)
+        ready, _, _ = select.select([self.reply_r], [], [], timeout)
+        if not ready:
+            raise TimeoutError("the zygote did not fork in time (compiling the program)")
         answer = _read_exact(self.reply_r, 4)
         if answer is None:
             raise RuntimeError("the zygote died")
@@ -231,10 +243,12 @@ def _signal_name(number: int) -> str:
 class _ChildWatch:
     """Reads one child's result frames and raw output; tracks which input is running."""
 
-    def __init__(self, token: str, start: int, results: list[dict[str, Any] | None],
-                 cap: int, result_fd: int, output_fd: int) -> None:
+    def __init__(self, token: str, start: int, stop: int,
+                 results: list[dict[str, Any] | None], cap: int, result_fd: int,
+                 output_fd: int) -> None:
         self.token = token
         self.current = start
+        self.stop = stop
         self.results = results
         self.cap = cap
         self.result_fd = result_fd
@@ -247,7 +261,7 @@ class _ChildWatch:
 
     @property
     def running(self) -> bool:
-        return self.failure is None and not self.exited and self.current < len(self.results)
+        return self.failure is None and not self.exited and self.current < self.stop
 
     def fail(self, status: str, message: str) -> None:
         if self.failure is None:
@@ -286,7 +300,7 @@ class _ChildWatch:
             return
         for message in messages:
             if (not isinstance(message, dict) or message.get("t") != self.token
-                    or message.get("i") != self.current or self.current >= len(self.results)):
+                    or message.get("i") != self.current or self.current >= self.stop):
                 self.fail("crashed", "the child broke the result channel "
                                      "(a frame without the job token)")
                 return
@@ -364,18 +378,26 @@ class _Server:
         return [r if r is not None else {"status": "sandbox_error", "message": "no result"}
                 for r in results]
 
-    def _fork(self, payload: bytes) -> int:
+    def _replace_zygote(self) -> None:
+        self.zygote.close()
+        self.zygote = self._new_zygote()
+
+    def _fork(self, payload: bytes, timeout: float) -> int | None:
+        """A child for ``payload``; ``None`` if compiling it outlasted ``timeout``."""
         try:
-            return self.zygote.fork(payload)
+            return self.zygote.fork(payload, timeout)
+        except TimeoutError:
+            self._replace_zygote()
+            return None
         except (RuntimeError, OSError):
-            # The zygote died (it never runs program code; e.g. the OOM killer): replace it.
-            self.zygote.close()
-            self.zygote = self._new_zygote()
-            return self.zygote.fork(payload)
+            # The zygote died (it never runs program code, but it compiles it, and the
+            # OOM killer may strike): replace it and try once more.
+            self._replace_zygote()
+            return self.zygote.fork(payload, timeout)
 
     def _run_child(self, request: dict[str, Any], encoded: bytes, start: int,
                    results: list[dict[str, Any] | None]) -> int:
-        """Fork one child for ``calls[start:]``; return the index to resume from."""
+        """Fork one child for ``calls[start:start + per_child]``; return where to resume."""
         limits = request["limits"]
         wall = float(limits["wall_time"])
         token = os.urandom(8).hex()
@@ -383,8 +405,14 @@ class _Server:
         _discard(self.result_r)
         _discard(self.output_r)
         payload = token.encode("ascii") + start.to_bytes(4, "big") + encoded
-        pid = self._fork(payload)
-        watch = _ChildWatch(token, start, results, int(limits["output_bytes"]),
+        pid = self._fork(payload, timeout=wall + 5.0)
+        if pid is None:
+            results[start] = {"status": "timeout", "duration": wall + 5.0,
+                              "message": "compiling the program exceeded the time limit"}
+            return start + 1
+        per_child = int(request.get("per_child") or len(results))
+        stop = min(len(results), start + per_child)
+        watch = _ChildWatch(token, start, stop, results, int(limits["output_bytes"]),
                             self.result_r, self.output_r)
         # The pidfd turns readable when the child exits, even if a grandchild still holds
         # a pipe open: then we stop waiting instead of running into the deadline.
@@ -420,7 +448,7 @@ class _Server:
             record = results[index]
             assert record is not None
             watch.attach_raw_output(index, record)
-        if current >= len(results):
+        if current >= stop:
             # Fast path: every result is in; the zygote reaps the child before its next fork.
             return current
         wait_status, peak_kb = self.zygote.wait(pid)
