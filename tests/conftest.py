@@ -24,7 +24,10 @@ def data_dir() -> Path:
     """The shared benchmark data (``EXECLENS_TEST_DATA``); skips when absent."""
     root = _data_root()
     if not root.is_dir():
-        pytest.skip(f"benchmark data not found at {root} (set EXECLENS_TEST_DATA)")
+        message = f"benchmark data not found at {root} (set EXECLENS_TEST_DATA)"
+        if os.environ.get("EXECLENS_REQUIRE_DATA"):
+            pytest.fail(message)  # CI must have it: a skip there would hide real failures
+        pytest.skip(message)
     return root
 
 
