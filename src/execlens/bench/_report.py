@@ -1,0 +1,168 @@
+"""Self-contained HTML reports over one or more run directories.
+
+A run directory holds ``results.json`` (what was run and the metrics per scoring mode)
+and ``samples.jsonl`` (one line per sample: prompt, raw responses, extracted answers,
+verdicts in both modes).  The report embeds everything (plotly's JavaScript included),
+so it opens offline, and lets a reader browse every failed sample.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+__all__ = ["RunView", "load_run", "write_report"]
+
+_TEMPLATES = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+    autoescape=jinja2.select_autoescape(["html", "j2"]),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+_MAX_BROWSABLE = 500  # failed samples embedded per run (the JSONL keeps them all)
+
+
+@dataclass
+class RunView:
+    """What the report needs from one run directory."""
+
+    path: Path
+    results: dict[str, Any]
+    samples: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        """A short name: benchmark/task/prompt · model."""
+        r = self.results
+        parts = [str(r.get(key)) for key in ("benchmark", "task", "prompt") if r.get(key)]
+        model = r.get("model")
+        return "/".join(parts) + (f" · {model}" if model else "") or self.path.name
+
+    def metrics(self) -> dict[str, dict[str, float]]:
+        """``{mode: {metric: value}}`` for numeric metrics only."""
+        found: dict[str, dict[str, float]] = {}
+        for mode, values in (self.results.get("metrics") or {}).items():
+            if isinstance(values, dict):
+                numeric = {k: float(v) for k, v in values.items()
+                           if isinstance(v, (int, float)) and not isinstance(v, bool)}
+                if numeric:
+                    found[mode] = numeric
+        return found
+
+    def failed(self) -> list[dict[str, Any]]:
+        """Samples that failed in any mode (strict failures first)."""
+        def failed_in(sample: dict[str, Any], mode: str) -> bool:
+            verdicts = sample.get(mode)
+            if isinstance(verdicts, dict):
+                verdicts = verdicts.get("verdicts", verdicts.get("passed"))
+            if isinstance(verdicts, list):
+                return not any(bool(v) if not isinstance(v, dict) else v.get("passed")
+                               for v in verdicts)
+            if isinstance(verdicts, bool):
+                return not verdicts
+            return False
+
+        return [s for s in self.samples if failed_in(s, "strict") or failed_in(s, "official")]
+
+
+def load_run(path: Path) -> RunView:
+    """Read a run directory; a clear error when it is not one."""
+    results_file = path / "results.json"
+    if not results_file.is_file():
+        raise FileNotFoundError(f"{path} is not a run directory (no results.json)")
+    results = json.loads(results_file.read_text(encoding="utf-8"))
+    samples: list[dict[str, Any]] = []
+    samples_file = path / "samples.jsonl"
+    if samples_file.is_file():
+        with samples_file.open(encoding="utf-8") as handle:
+            for line in handle:
+                line = line.strip()
+                if line:
+                    try:
+                        samples.append(json.loads(line))
+                    except json.JSONDecodeError:
+                        continue  # a torn last line from a killed run
+    return RunView(path, results, samples)
+
+
+def _bar_figure(runs: Sequence[RunView]) -> dict[str, Any]:
+    """Grouped bars: every numeric metric per mode, one group per run."""
+    traces = []
+    for run in runs:
+        for mode, values in run.metrics().items():
+            keys = sorted(k for k in values if not k.endswith("_count"))
+            traces.append({
+                "type": "bar",
+                "name": f"{run.label} — {mode}" if len(runs) > 1 else mode,
+                "x": keys,
+                "y": [round(values[k], 3) for k in keys],
+            })
+    for run in runs:
+        reference = run.results.get("reference_numbers") or {}
+        if reference:
+            keys = sorted(reference)
+            traces.append({"type": "scatter", "mode": "markers", "name": "reference (paper)",
+                           "x": keys, "y": [reference[k] for k in keys],
+                           "marker": {"symbol": "diamond", "size": 12}})
+        baselines = run.results.get("baselines") or {}
+        if baselines:
+            keys = sorted(k for k, v in baselines.items() if isinstance(v, (int, float)))
+            traces.append({"type": "scatter", "mode": "markers", "name": "constant-answer baseline",
+                           "x": keys, "y": [baselines[k] for k in keys],
+                           "marker": {"symbol": "x", "size": 12}})
+    return {"data": traces, "layout": {"barmode": "group", "title": {"text": "Scores by mode"},
+                                       "yaxis": {"title": {"text": "%"}}, "height": 420}}
+
+
+def _differences_figure(run: RunView) -> dict[str, Any] | None:
+    differences = run.results.get("differences") or {}
+    reasons = differences.get("by_reason") if isinstance(differences, dict) else None
+    if not reasons:
+        return None
+    keys = sorted(reasons, key=lambda k: -reasons[k])
+    return {"data": [{"type": "bar", "x": keys, "y": [reasons[k] for k in keys],
+                      "name": "generations"}],
+            "layout": {"title": {"text": "Where official and strict verdicts differ"},
+                       "yaxis": {"title": {"text": "generations"}}, "height": 360}}
+
+
+def _pretty(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def _plotly_js() -> str:
+    from plotly.offline import get_plotlyjs
+
+    return get_plotlyjs()
+
+
+def write_report(run_dirs: Iterable[Path], out: Path) -> Path:
+    """Render one self-contained HTML report for the given run directories."""
+    runs = [load_run(Path(p)) for p in run_dirs]
+    if not runs:
+        raise ValueError("no run directories given")
+    figures = [{"id": "scores", "spec": _bar_figure(runs)}]
+    for index, run in enumerate(runs):
+        figure = _differences_figure(run)
+        if figure is not None:
+            figures.append({"id": f"differences-{index}", "spec": figure})
+    template = _TEMPLATES.get_template("report.html.j2")
+    page = template.render(
+        runs=runs,
+        figures=[{"id": f["id"], "json": json.dumps(f["spec"])} for f in figures],
+        plotly_js=_plotly_js(),
+        pretty=_pretty,
+        max_browsable=_MAX_BROWSABLE,
+        escape=html.escape,
+    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(page, encoding="utf-8")
+    return out
