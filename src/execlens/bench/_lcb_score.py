@@ -1,0 +1,82 @@
+"""LiveCodeBench code execution for scoring: problems and generations files.
+
+Problems come from a local JSON/JSONL file of ``livecodebench/execution-v2`` rows, from
+the generations file itself (LiveCodeBench's evaluation output repeats ``code``,
+``input`` and ``output`` in every record), or from Hugging Face by default.
+
+Generations: LiveCodeBench's own output (a JSON list of records with ``id`` and the
+extracted answers in ``pred_list``), or ``{"<id>": ["<answer>", ...]}``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from execlens.bench._cruxeval_score import (
+    GenerationsError,
+    _check_unique,
+    check_generations,
+    load_hf_records,
+    read_records,
+)
+from execlens.judge import ExecProblem
+
+__all__ = ["LCB_HF_DATASET", "lcb_problem", "load_lcb_generations", "load_lcb_problems"]
+
+LCB_HF_DATASET = "livecodebench/execution-v2"
+
+
+def _order(sample_id: str) -> tuple[int, Any]:
+    # LiveCodeBench sorts by the number after the underscore (``sample_12``).
+    try:
+        return (0, int(sample_id.split("_")[1]))
+    except (IndexError, ValueError):
+        return (1, sample_id)
+
+
+def lcb_problem(record: dict[str, Any]) -> ExecProblem:
+    """One execution-v2 row as a problem (its ``input`` is a full call)."""
+    return ExecProblem.from_record(record, input_is_call=True)
+
+
+def load_lcb_problems(data: str | Path | None = None) -> list[ExecProblem]:
+    """The execution-v2 problems, sorted as LiveCodeBench sorts them."""
+    records = load_hf_records(LCB_HF_DATASET) if data is None else read_records(Path(data))
+    problems = sorted((lcb_problem(r) for r in records), key=lambda p: _order(p.id))
+    _check_unique([p.id for p in problems])
+    return problems
+
+
+def load_lcb_generations(path: str | Path
+                         ) -> tuple[dict[str, list[str]], list[ExecProblem] | None]:
+    """Generations by problem id, and the problems when the file carries them."""
+    file = Path(path)
+    if not file.is_file():
+        raise GenerationsError(f"no such generations file: {file}")
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise GenerationsError(f"{file} is not valid JSON: {exc}") from exc
+    if isinstance(data, dict):
+        return check_generations(data, str(file)), None
+    if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
+        raise GenerationsError(f"{file}: expected LiveCodeBench's list of records or an "
+                               f"object mapping ids to lists of answers")
+    generations: dict[str, Any] = {}
+    for index, record in enumerate(data):
+        if "id" not in record or "pred_list" not in record:
+            raise GenerationsError(f"{file}: record {index} lacks 'id' or 'pred_list'")
+        generations[str(record["id"])] = record["pred_list"]
+    checked = check_generations(generations, str(file))
+    embedded: list[ExecProblem] | None = None
+    if all(all(k in r for k in ("code", "input", "output")) for r in data):
+        embedded = sorted((lcb_problem(r) for r in data), key=lambda p: _order(p.id))
+    return checked, embedded
+
+
+def sort_problems(problems: Sequence[ExecProblem]) -> list[ExecProblem]:
+    """Problems in LiveCodeBench's order."""
+    return sorted(problems, key=lambda p: _order(p.id))

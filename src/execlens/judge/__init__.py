@@ -1,0 +1,95 @@
+"""Verdicts: parse answers safely, compare in the host, re-execute in the engine.
+
+Two modes, always side by side:
+
+* ``official`` reproduces a benchmark's own scorer bit for bit, quirks included
+  (:class:`CruxEvalOfficialScorer`, :class:`LCBOfficialScorer`);
+* ``strict`` parses answers as literals / one literal-argument call, compares decoded
+  values type-strictly in the host and skips nothing (:class:`StrictScorer`).
+
+Single answers: :func:`judge_output_prediction`, :func:`judge_input_prediction`.
+Many samples: :func:`score_samples` over an engine (see :func:`scoring_engine`).
+Importing this package starts nothing; names load on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from execlens.judge._execute import (
+        DEFAULT_PROBE,
+        ExecStats,
+        Executor,
+        score_sample,
+        score_samples,
+        scoring_engine,
+    )
+    from execlens.judge._judge import (
+        ajudge_input_prediction,
+        ajudge_output_prediction,
+        ascore_samples,
+        judge_input_prediction,
+        judge_output_prediction,
+        make_scorer,
+    )
+    from execlens.judge._limits import JUDGE_LIMITS, OFFICIAL_TIMEOUT
+    from execlens.judge._official import (
+        LCB_PRELUDE,
+        CruxEvalOfficialScorer,
+        LCBOfficialScorer,
+        cruxeval_mode_from_path,
+        official_check_verdict,
+    )
+    from execlens.judge._problem import ExecProblem, ProblemError
+    from execlens.judge._scoring import SampleScore, ScorePlan, Scorer
+    from execlens.judge._strict import StrictScorer, compare_values, parse_reference
+    from execlens.judge._verdict import Verdict, VerdictStatus
+
+_EXPORTS = {
+    "DEFAULT_PROBE": "_execute",
+    "ExecStats": "_execute",
+    "Executor": "_execute",
+    "score_sample": "_execute",
+    "score_samples": "_execute",
+    "scoring_engine": "_execute",
+    "ajudge_input_prediction": "_judge",
+    "ajudge_output_prediction": "_judge",
+    "ascore_samples": "_judge",
+    "judge_input_prediction": "_judge",
+    "judge_output_prediction": "_judge",
+    "make_scorer": "_judge",
+    "JUDGE_LIMITS": "_limits",
+    "OFFICIAL_TIMEOUT": "_limits",
+    "LCB_PRELUDE": "_official",
+    "CruxEvalOfficialScorer": "_official",
+    "LCBOfficialScorer": "_official",
+    "cruxeval_mode_from_path": "_official",
+    "official_check_verdict": "_official",
+    "ExecProblem": "_problem",
+    "ProblemError": "_problem",
+    "SampleScore": "_scoring",
+    "ScorePlan": "_scoring",
+    "Scorer": "_scoring",
+    "StrictScorer": "_strict",
+    "compare_values": "_strict",
+    "parse_reference": "_strict",
+    "Verdict": "_verdict",
+    "VerdictStatus": "_verdict",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'execlens.judge' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"execlens.judge.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
