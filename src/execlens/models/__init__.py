@@ -1,0 +1,77 @@
+"""Model clients: OpenAI-compatible async sampling, a persistent request cache, the
+embedded local model.
+
+```python
+from execlens.models import GenerationRequest, SamplingParams, open_client
+
+with open_client("local") as client:                       # or ("Qwen/...", base_url=...)
+    params = SamplingParams(n=3, temperature=0.8, max_tokens=64, seed=0)
+    [response] = client.generate_sync([GenerationRequest.chat("What is 2+2?", params=params)])
+    response.texts, client.stats.requests, client.stats.cache_hits
+```
+"""
+
+from ._cache import RequestCache, cache_disabled_by_env, default_cache_dir, sample_key
+from ._client import ClientConfig, ModelClient, NStrategy
+from ._local import (
+    LOCAL_ALIAS,
+    LocalModelError,
+    LocalModelServer,
+    LocalServerError,
+    local_server_missing,
+    locate_local_model,
+    model_digest,
+)
+from ._resolve import (
+    LOCAL_MODEL,
+    ModelConfigError,
+    is_local,
+    open_client,
+    resolve_api_key,
+    resolve_client_config,
+)
+from ._retry import RetryPolicy
+from ._stats import ClientStats
+from ._types import (
+    ChatMessage,
+    Completion,
+    EndpointKind,
+    ErrorKind,
+    GenerationRequest,
+    GenerationResponse,
+    SamplingParams,
+    Usage,
+)
+
+__all__ = [
+    "LOCAL_ALIAS",
+    "LOCAL_MODEL",
+    "ChatMessage",
+    "ClientConfig",
+    "ClientStats",
+    "Completion",
+    "EndpointKind",
+    "ErrorKind",
+    "GenerationRequest",
+    "GenerationResponse",
+    "LocalModelError",
+    "LocalModelServer",
+    "LocalServerError",
+    "ModelClient",
+    "ModelConfigError",
+    "NStrategy",
+    "RequestCache",
+    "RetryPolicy",
+    "SamplingParams",
+    "Usage",
+    "cache_disabled_by_env",
+    "default_cache_dir",
+    "is_local",
+    "local_server_missing",
+    "locate_local_model",
+    "model_digest",
+    "open_client",
+    "resolve_api_key",
+    "resolve_client_config",
+    "sample_key",
+]
