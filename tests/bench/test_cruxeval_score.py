@@ -1,0 +1,185 @@
+"""Scoring CRUXEval generation files: official numbers, strict beside them, resume, errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from execlens.bench import (
+    GenerationsError,
+    ScoreRunError,
+    load_cruxeval_generations,
+    load_cruxeval_problems,
+    score_run,
+)
+from execlens.bench._cruxeval_score import match_generations
+from execlens.cli import app
+from execlens.engine import Engine
+
+# The official scored files for these generations
+# (facebookresearch/cruxeval: samples/evaluation_results/sample_scored_codellama-7b_temp0.2_*.json).
+OFFICIAL = {
+    "input": (35.94999999999998, 44.991071428571416),
+    "output": (34.212500000000006, 40.286706349206355),
+}
+
+
+def _crux(data_dir: Path) -> Path:
+    path = data_dir / "cruxeval"
+    if not (path / "cruxeval.jsonl").exists():
+        pytest.skip(f"CRUXEval data not found under {path}")
+    return path
+
+
+def _generations(data_dir: Path, task: str) -> Path:
+    return _crux(data_dir) / f"codellama-7b_temp0.2_{task}_generations.json"
+
+
+def _subset(data_dir: Path, tmp_path: Path, task: str, count: int, name: str | None = None
+            ) -> tuple[Path, Path]:
+    """The first ``count`` problems and their generations, as files."""
+    records = (_crux(data_dir) / "cruxeval.jsonl").read_text().splitlines()[:count]
+    data = tmp_path / "cruxeval.jsonl"
+    data.write_text("\n".join(records) + "\n")
+    gens = json.loads(_generations(data_dir, task).read_text())
+    subset = {f"sample_{i}": gens[f"sample_{i}"] for i in range(count)}
+    out = tmp_path / (name or f"{task}_generations.json")
+    out.write_text(json.dumps(subset))
+    return data, out
+
+
+def test_output_prediction_reproduces_the_official_numbers(data_dir: Path, engine: Engine,
+                                                           tmp_path: Path) -> None:
+    gens_file = _generations(data_dir, "output")
+    items = match_generations(load_cruxeval_problems(_crux(data_dir)),
+                              load_cruxeval_generations(gens_file), str(gens_file))
+    result = score_run(tmp_path / "out", items, benchmark="cruxeval", task="output",
+                       engine=engine)
+    modes = result.results["modes"]
+    assert (modes["official"]["pass@1"], modes["official"]["pass@5"]) == OFFICIAL["output"]
+    # Code Llama does not exploit the scorer: strict agrees on every generation.
+    assert (modes["strict"]["pass@1"], modes["strict"]["pass@5"]) == OFFICIAL["output"]
+    assert result.results["differences"]["total"] == 0
+    lines = (tmp_path / "out" / "samples.jsonl").read_text().splitlines()
+    assert len(lines) == 800
+    record = json.loads(lines[0])
+    assert set(record) >= {"id", "official", "strict", "generations"}
+    assert len(record["strict"]) == len(record["generations"]) == 10
+
+
+@pytest.mark.slow
+def test_input_prediction_reproduces_the_official_numbers(data_dir: Path, tmp_path: Path
+                                                          ) -> None:
+    gens_file = _generations(data_dir, "input")
+    items = match_generations(load_cruxeval_problems(_crux(data_dir)),
+                              load_cruxeval_generations(gens_file), str(gens_file))
+    with Engine(workers=16) as engine:
+        result = score_run(tmp_path / "out", items, benchmark="cruxeval", task="input",
+                           engine=engine)
+    modes = result.results["modes"]
+    assert (modes["official"]["pass@1"], modes["official"]["pass@5"]) == OFFICIAL["input"]
+    assert modes["official"]["verdicts"]["timeout"] == 26
+    # Strict differs only where the answer needs a lambda (no literal can express it).
+    diff = result.results["differences"]
+    assert diff["official_pass_strict_fail"] == {"strict unparseable:operator": 8}
+    assert diff["official_fail_strict_pass"] == {}
+    assert {e["id"] for e in diff["examples"]["strict unparseable:operator"]} == {"sample_344"}
+    assert modes["strict"]["pass@1"] == pytest.approx(35.85)
+
+
+def test_a_killed_run_resumes_where_it_stopped(data_dir: Path, tmp_path: Path) -> None:
+    gens_file = _generations(data_dir, "output")
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "execlens", "score", str(gens_file), "--data",
+               str(_crux(data_dir)), "--out", str(out), "--workers", "2"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+    samples = out / "samples.jsonl"
+    deadline = time.monotonic() + 120
+    try:
+        while time.monotonic() < deadline:
+            if samples.exists() and samples.read_text().count("\n") >= 100:
+                break
+            time.sleep(0.02)
+        os.killpg(process.pid, signal.SIGKILL)
+    finally:
+        process.wait()
+    assert not (out / "results.json").exists()
+    # A write torn by the kill: the rerun must drop it, not choke on it.
+    with open(samples, "a") as handle:
+        handle.write('{"id": "sample_799", "official": [tr')
+    before = len(samples.read_text().splitlines()) - 1
+    assert 100 <= before < 800
+    done = subprocess.run(command + ["--json"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout.strip().splitlines()[-1])
+    assert results["timing"]["samples_resumed"] == before
+    assert results["timing"]["samples_scored_now"] == 800 - before
+    assert (results["modes"]["official"]["pass@1"],
+            results["modes"]["official"]["pass@5"]) == OFFICIAL["output"]
+    ids = [json.loads(line)["id"] for line in samples.read_text().splitlines()]
+    assert sorted(ids) == sorted(f"sample_{i}" for i in range(800))
+    assert json.loads((out / "results.json").read_text())["modes"] == results["modes"]
+
+
+def test_a_different_run_in_the_same_directory_is_refused(data_dir: Path, engine: Engine,
+                                                          tmp_path: Path) -> None:
+    data, gens = _subset(data_dir, tmp_path, "output", 12)
+    items = match_generations(load_cruxeval_problems(data), load_cruxeval_generations(gens), "")
+    out = tmp_path / "out"
+    first = score_run(out, items, benchmark="cruxeval", task="output", engine=engine)
+    assert first.scored_now == 12
+    again = score_run(out, items, benchmark="cruxeval", task="output", engine=engine)
+    assert (again.scored_now, again.resumed) == (0, 12)
+    assert again.results["modes"] == first.results["modes"]
+    with pytest.raises(ScoreRunError, match="different scoring run"):
+        score_run(out, items[:5], benchmark="cruxeval", task="output", engine=engine)
+    redone = score_run(out, items[:5], benchmark="cruxeval", task="output", engine=engine,
+                       overwrite=True)
+    assert (redone.scored_now, redone.results["samples"]) == (5, 5)
+
+
+def test_official_mode_takes_its_task_from_the_path(data_dir: Path, tmp_path: Path) -> None:
+    # Output-prediction answers in a file whose path says "input": the official script
+    # scores them as input prediction (every answer without "f(" is skipped).
+    data, gens = _subset(data_dir, tmp_path, "output", 8, name="my_input_run.json")
+    result = CliRunner().invoke(app, ["score", str(gens), "--task", "output", "--data",
+                                      str(data), "--out", str(tmp_path / "o"), "--workers", "2",
+                                      "--json"])
+    assert result.exit_code == 0, result.output
+    results = json.loads(result.stdout.strip().splitlines()[-1])
+    assert (results["official_task"], results["task"]) == ("input", "output")
+    assert results["modes"]["official"]["verdicts"].get("skipped:filter", 0) > 0
+    assert results["modes"]["official"]["pass@1"] < results["modes"]["strict"]["pass@1"]
+
+
+def test_bad_generation_files_get_named_errors(data_dir: Path, tmp_path: Path) -> None:
+    data, gens = _subset(data_dir, tmp_path, "input", 4)
+    problems = load_cruxeval_problems(data)
+    partial = {"sample_0": ["f(1)"]}
+    with pytest.raises(GenerationsError, match="no generations for 3 of 4"):
+        match_generations(problems, partial, "partial.json")
+    for content, message in (("[1, 2]", "expected a JSON object"),
+                             ('{"sample_0": "f(1)"}', "must map to a list"),
+                             ('{"sample_0": [1]}', "must be a string"),
+                             ("{not json", "not valid JSON")):
+        bad = tmp_path / "bad_input.json"
+        bad.write_text(content)
+        with pytest.raises(GenerationsError, match=message):
+            load_cruxeval_generations(bad)
+        result = CliRunner().invoke(app, ["score", str(bad), "--data", str(data), "--out",
+                                          str(tmp_path / "x")])
+        assert result.exit_code == 2 and message in result.output
+    # An official scored file is accepted as a generations file.
+    scored = tmp_path / "scored_input.json"
+    scored.write_text(json.dumps({"raw_generations": json.loads(gens.read_text()),
+                                  "pass_at_1": 0}))
+    assert load_cruxeval_generations(scored) == json.loads(gens.read_text())
