@@ -8,6 +8,7 @@ Each request is answered by ``behaviour(n_request, body)``, which returns a ``Re
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -34,10 +35,7 @@ class Reply:
 
 def echo_text(body: dict[str, Any]) -> str:
     """The text the fake server answers with: derived from the prompt, so mix-ups show."""
-    if "messages" in body:
-        source = body["messages"][-1]["content"]
-    else:
-        source = body["prompt"]
+    source = body["messages"][-1]["content"] if "messages" in body else body["prompt"]
     return f"echo:{source}|seed={body.get('seed')}"
 
 
@@ -82,7 +80,7 @@ class FakeOpenAIServer:
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+            def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with owner._lock:
@@ -122,7 +120,9 @@ class FakeOpenAIServer:
         self._server = Server(("127.0.0.1", 0), Handler)
         self.port = self._server.server_address[1]
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), daemon=True
+        )
 
     @property
     def count(self) -> int:
@@ -173,10 +173,23 @@ def fake() -> FakeKit:
 
 
 @pytest.fixture(scope="session")
-def local_server() -> Iterator[LocalModelServer]:
-    """The embedded model's real llama-cpp-python server, once per session."""
+def local_model_available() -> None:
+    """Skip unless llama-cpp-python's server and the GGUF are installed.
+
+    CI installs both (``make install``) and sets ``EXECLENS_REQUIRE_DATA``: there a
+    missing model fails the run instead of hiding every end-to-end test behind a skip.
+    """
     reason = local_server_missing()
-    if reason is not None:
-        pytest.skip(f"embedded local model unavailable: {reason}")
+    if reason is None:
+        return
+    message = f"embedded local model unavailable: {reason}"
+    if os.environ.get("EXECLENS_REQUIRE_LOCAL_MODEL") or os.environ.get("EXECLENS_REQUIRE_DATA"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def local_server(local_model_available: None) -> Iterator[LocalModelServer]:
+    """The embedded model's real llama-cpp-python server, once per session."""
     with LocalModelServer() as server:
         yield server

@@ -111,7 +111,7 @@ def test_concurrent_writers_in_separate_processes_lose_nothing(tmp_path: Path) -
         for tag in ("a", "b", "c")
     ]
     for writer in writers:
-        out, err = writer.communicate(timeout=60)
+        _, err = writer.communicate(timeout=60)
         assert writer.returncode == 0, err
     with RequestCache(path) as cache:
         assert len(cache) == 600

@@ -4,6 +4,7 @@ cancellation.  The client is real; only the server is a stand-in (see conftest).
 from __future__ import annotations
 
 import asyncio
+import itertools
 import socket
 import time
 from typing import Any
@@ -29,7 +30,7 @@ def _client(base_url: str, cache: RequestCache | bool = False, **settings: Any) 
 
 
 def _gaps(arrivals: list[float]) -> list[float]:
-    return [b - a for a, b in zip(arrivals, arrivals[1:], strict=False)]
+    return [b - a for a, b in itertools.pairwise(arrivals)]
 
 
 def test_backoff_on_429_then_500_then_success(fake: Any, cache: RequestCache) -> None:
@@ -116,7 +117,8 @@ def test_connection_refused_is_a_named_status() -> None:
     with socket.socket() as sock:  # a port nobody listens on
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    client = _client(f"http://127.0.0.1:{port}/v1", retry=FAST.model_copy(update={"max_retries": 1}))
+    retry = FAST.model_copy(update={"max_retries": 1})
+    client = _client(f"http://127.0.0.1:{port}/v1", retry=retry)
     [response] = client.generate_sync([GenerationRequest.chat("x")])
     assert response.completions[0].error is ErrorKind.CONNECTION_ERROR
     assert client.stats.requests == 2 and client.stats.retries == 1
@@ -132,7 +134,8 @@ def test_semaphore_bounds_requests_in_flight(fake: Any, limit: int) -> None:
     assert server.max_in_flight == limit  # reached, never exceeded
     assert client.stats.max_in_flight == limit
     # Results come back in input order with their own prompts.
-    assert [r.texts[0].split("|")[0] for r in responses] == [f"echo:q{i}" for i in range(len(requests))]
+    expected = [f"echo:q{i}" for i in range(len(requests))]
+    assert [r.texts[0].split("|")[0] for r in responses] == expected
 
 
 def test_default_concurrency_is_64() -> None:
@@ -244,7 +247,7 @@ def test_generate_sync_refuses_a_running_loop(fake: Any) -> None:
     client = _client("http://127.0.0.1:9/v1")
 
     async def inside() -> None:
-        with pytest.raises(RuntimeError, match="await client.generate"):
+        with pytest.raises(RuntimeError, match=r"await client\.generate"):
             client.generate_sync([GenerationRequest.chat("x")])
 
     asyncio.run(inside())

@@ -57,9 +57,11 @@ def test_bad_configurations_are_named() -> None:
         resolve_client_config("m", "http://x/v1", max_concurrency=0)
     with pytest.raises(ModelConfigError, match="open_client"):
         resolve_client_config("local")
-    with pytest.raises(ModelConfigError, match="drop --base-url"):
-        with open_client("local", "http://127.0.0.1:1/v1"):
-            pass
+    with (
+        pytest.raises(ModelConfigError, match="drop --base-url"),
+        open_client("local", "http://127.0.0.1:1/v1"),
+    ):
+        pass
     assert is_local("LOCAL") and not is_local("localhost-model")
 
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import openai
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from ._cache import RequestCache, cache_disabled_by_env, sample_key
@@ -23,6 +23,11 @@ from ._types import (
     SamplingParams,
     Usage,
 )
+
+if TYPE_CHECKING:
+    import openai
+
+logger = logging.getLogger("execlens.models")
 
 NStrategy = Literal["auto", "native", "per_sample"]
 RequestLike = GenerationRequest | Mapping[str, Any]
@@ -225,6 +230,8 @@ class ModelClient:
         loop = asyncio.get_running_loop()
         state = self._states.get(loop)
         if state is None:
+            import openai  # deferred: it costs ~0.4 s to import, and only sampling needs it
+
             client = openai.AsyncOpenAI(
                 base_url=self.config.base_url,
                 api_key=self.config.api_key.get_secret_value(),
@@ -345,11 +352,11 @@ class ModelClient:
             else state.client.completions.create
         )
         policy = self.config.retry
-        started = time.monotonic()
         attempts = 0
         while True:
             attempts += 1
             async with state.semaphore:
+                started = time.monotonic()  # latency is the last attempt's, not queueing
                 self.stats.enter()
                 try:
                     # A hard deadline too: httpx's timeout is per read, and a server that
@@ -357,7 +364,7 @@ class ModelClient:
                     async with asyncio.timeout(self.config.timeout):
                         response = await endpoint(**kwargs)
                     failure = None
-                except Exception as exc:  # noqa: BLE001 - classified below, else re-raised
+                except Exception as exc:  # classified below; anything unnamed is re-raised
                     failure = classify(exc)
                     if failure is None:
                         raise
@@ -371,10 +378,19 @@ class ModelClient:
                 failure_kind, message = ErrorKind.INVALID_RESPONSE, "response had no choices"
             elif failure.retryable and attempts <= policy.max_retries:
                 self.stats.add(retries=1)
-                await asyncio.sleep(policy.delay(attempts - 1, failure.retry_after))
+                wait = policy.delay(attempts - 1, failure.retry_after)
+                logger.info(
+                    "%s from %s (attempt %d); retrying in %.2f s",
+                    failure.kind.value, self.config.base_url, attempts, wait,
+                )
+                await asyncio.sleep(wait)
                 continue
             else:
                 failure_kind, message = failure.kind, failure.message
+            logger.warning(
+                "%s after %d attempt(s) from %s: %s",
+                failure_kind.value, attempts, self.config.base_url, message,
+            )
             self.stats.error(failure_kind.value, len(indexes))
             latency = time.monotonic() - started
             return {

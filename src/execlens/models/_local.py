@@ -25,8 +25,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from ._cache import default_cache_dir
 from ._client import ClientConfig
 
@@ -40,10 +38,10 @@ SERVER_INSTALL = 'CMAKE_ARGS="-DLLAVA_BUILD=OFF" pip install "llama-cpp-python[s
 # Run in the server's interpreter before llama_cpp.server: exit as soon as our end of the
 # stdin pipe closes (this process exited, even by SIGKILL), then run the real server.
 _LAUNCHER = """\
-import os, runpy, sys, threading
+import os, runpy, threading
 def _watch():
     try:
-        while sys.stdin.buffer.read(4096):
+        while os.read(0, 4096):  # the raw fd: a buffered stdin would block shutdown
             pass
     finally:
         os._exit(0)
@@ -272,6 +270,8 @@ class LocalModelServer:
             raise
 
     def _wait_ready(self) -> None:
+        import httpx  # deferred: importing the models package should stay cheap
+
         deadline = time.monotonic() + self.startup_timeout
         url = f"http://{self.host}:{self.port}/v1/models"
         with httpx.Client(timeout=2.0, trust_env=False) as http:
@@ -281,7 +281,8 @@ class LocalModelServer:
                 code = process.poll()
                 if code is not None:
                     raise LocalServerError(
-                        f"the local model server exited with code {code} during startup:\n"
+                        f"the local model server for {self.model_path} exited with code "
+                        f"{code} during startup:\n"
                         f"{self.stderr_tail()}"
                     )
                 try:

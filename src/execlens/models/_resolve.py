@@ -100,9 +100,11 @@ def open_client(
             with ModelClient(local_server.start().client_config(**settings), cache=use_cache) as c:
                 yield c
             return
-        with LocalModelServer() as server:
-            with ModelClient(server.client_config(**settings), cache=use_cache) as client:
-                yield client
+        with (
+            LocalModelServer() as server,
+            ModelClient(server.client_config(**settings), cache=use_cache) as client,
+        ):
+            yield client
         return
     config = resolve_client_config(model, base_url, api_key, **settings)
     with ModelClient(config, cache=use_cache) as client:

@@ -147,6 +147,9 @@ class Completion(BaseModel):
 
     ``usage`` is the usage of the HTTP request that produced it; when a server honoured
     ``n`` and returned several choices at once, ``choices_in_request`` of them share it.
+    ``attempts`` counts HTTP attempts (1 = no retry); ``latency`` is the last attempt's
+    wall time in seconds.  Samples replayed from the cache have ``cached=True`` and
+    ``attempts=0``.
     """
 
     model_config = ConfigDict(frozen=True)
