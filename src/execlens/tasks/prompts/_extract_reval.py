@@ -100,10 +100,15 @@ def extract_reval_path(raw: str, style: str, *, code: str | None = None, stop: b
     text = _stopped(raw, stop, how)
     if style == "cot" and "[/THOUGHT]" not in text:
         return Extraction(text="", how=(*how, "default_-2"), failure="unfinished_cot", value=[-2])
-    text = _answer_block(text, how).split("\n")[0].strip()
+    block = _answer_block(text, how)
+    text = block.split("\n")[0].strip()
     how.append("first_line")
     if text == "":
-        return Extraction(text="", how=(*how, "default_-2"), failure="empty", value=[-2])
+        # REval strips only text it found after [ANSWER]: a completion that starts with a newline
+        # (the usual continuation of a prompt ending in "[ANSWER]") has an empty first line and
+        # reads as -2 even when the next line holds the answer
+        failure = "first_line_empty" if block.strip() else "empty"
+        return Extraction(text="", how=(*how, "default_-2"), failure=failure, value=[-2])
     if text == "-1":
         return Extraction(text="-1", how=tuple(how), value=[-1])
     if code is None:
