@@ -1,0 +1,76 @@
+"""CRUXEval: 800 ``{code, input, output, id}`` records (HF ``cruxeval-org/cruxeval``, split ``test``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ._data import (
+    LoadResult,
+    RecordError,
+    Row,
+    _FieldError,
+    check_str,
+    hub_rows,
+    read_records,
+    resolve_local,
+)
+
+__all__ = ["CRUXEVAL_HUB", "CruxEvalSample", "load_cruxeval"]
+
+CRUXEVAL_HUB = "cruxeval-org/cruxeval"
+_LOCAL_NAMES = ("cruxeval.jsonl", "data/cruxeval.jsonl", "test.jsonl", "cruxeval.json")
+
+
+@dataclass(frozen=True)
+class CruxEvalSample:
+    """One CRUXEval sample.
+
+    ``input`` is the argument-list text (``'bcksrut', 'q'``; not always a literal, once
+    empty); ``output`` the literal repr of the return value.
+    """
+
+    id: str
+    code: str
+    input: str
+    output: str
+
+    @property
+    def sample_id(self) -> str:
+        """The stable id: the dataset's own (``sample_0`` ... ``sample_799``), the key of generation files."""
+        return self.id
+
+
+def _parse(rows: list[Row], source: str) -> LoadResult[CruxEvalSample]:
+    out: list[CruxEvalSample] = []
+    errors: list[RecordError] = []
+    seen: dict[str, int] = {}
+    for line, row in rows:
+        try:
+            sample = CruxEvalSample(
+                id=check_str(row, "id"),
+                code=check_str(row, "code"),
+                input=check_str(row, "input", empty_ok=True),
+                output=check_str(row, "output"),
+            )
+        except _FieldError as exc:
+            errors.append(RecordError(source, line, exc.field, exc.message))
+            continue
+        if sample.id in seen:
+            errors.append(RecordError(source, line, "id", f"duplicate id {sample.id!r} (first at {seen[sample.id]})"))
+            continue
+        seen[sample.id] = line
+        out.append(sample)
+    return LoadResult(out, errors, source)
+
+
+def load_cruxeval(data: str | Path | None = None, *, split: str = "test") -> LoadResult[CruxEvalSample]:
+    """Load CRUXEval from ``data`` (a file, or a directory holding ``cruxeval.jsonl``) or, when None, the hub."""
+    if data is None:
+        source, rows = hub_rows(CRUXEVAL_HUB, None, split)
+        return _parse(rows, source)
+    path = resolve_local(data, _LOCAL_NAMES, "CRUXEval")
+    rows, errors = read_records(path)
+    result = _parse(rows, str(path))
+    result.errors = sorted(errors + result.errors, key=lambda e: e.line or 0)
+    return result

@@ -1,0 +1,119 @@
+"""LiveCodeBench code execution (HF ``livecodebench/execution-v2``, split ``test``, 479 rows).
+
+Fields as lcb_runner/benchmarks/code_execution.py's ``CodeExecutionProblem``; ``input``
+is a full call with keyword arguments (``f(a = 1)``). Records are ordered as the official
+runner orders them: by the number in ``id`` (``sample_<n>``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ._data import (
+    LoadResult,
+    RecordError,
+    Row,
+    _FieldError,
+    check_int,
+    check_str,
+    hub_rows,
+    read_records,
+    resolve_local,
+)
+
+__all__ = ["LCB_EXEC_HUB", "LCBExecSample", "load_lcb_exec"]
+
+LCB_EXEC_HUB = "livecodebench/execution-v2"
+_LOCAL_NAMES = ("execution-v2.jsonl", "test.jsonl", "code_execution.jsonl", "execution-v2.json", "test.json")
+
+
+@dataclass(frozen=True)
+class LCBExecSample:
+    """One LiveCodeBench code-execution problem."""
+
+    question_id: str
+    contest_id: str
+    contest_date: datetime
+    difficulty: str
+    function_name: str
+    code: str
+    input: str
+    output: str
+    id: str
+    problem_id: str
+    numsteps: int
+
+    @property
+    def sample_id(self) -> str:
+        """The stable id: the dataset's ``id`` (``sample_<n>``)."""
+        return self.id
+
+
+def _date(row: dict[str, Any]) -> datetime:
+    if "contest_date" not in row:
+        raise _FieldError("contest_date", "missing")
+    value = row["contest_date"]
+    if isinstance(value, datetime):
+        return value
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day)
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            raise _FieldError("contest_date", f"not an ISO date: {value!r}") from None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        # a JSON export of a timestamp column: milliseconds since the epoch
+        return datetime.fromtimestamp(value / 1000, timezone.utc).replace(tzinfo=None)
+    raise _FieldError("contest_date", f"expected a date, got {type(value).__name__}")
+
+
+def _order(sample: LCBExecSample) -> tuple[int, str]:
+    _, _, number = sample.id.rpartition("_")
+    return (int(number), sample.id) if number.isdigit() else (1 << 62, sample.id)
+
+
+def _parse(rows: list[Row], source: str) -> LoadResult[LCBExecSample]:
+    out: list[LCBExecSample] = []
+    errors: list[RecordError] = []
+    seen: set[str] = set()
+    for line, row in rows:
+        try:
+            sample = LCBExecSample(
+                question_id=check_str(row, "question_id"),
+                contest_id=check_str(row, "contest_id"),
+                contest_date=_date(row),
+                difficulty=check_str(row, "difficulty"),
+                function_name=check_str(row, "function_name"),
+                code=check_str(row, "code"),
+                input=check_str(row, "input"),
+                output=check_str(row, "output"),
+                id=check_str(row, "id"),
+                problem_id=check_str(row, "problem_id"),
+                numsteps=check_int(row, "numsteps"),
+            )
+        except _FieldError as exc:
+            errors.append(RecordError(source, line, exc.field, exc.message))
+            continue
+        if sample.id in seen:
+            errors.append(RecordError(source, line, "id", f"duplicate id {sample.id!r}"))
+            continue
+        seen.add(sample.id)
+        out.append(sample)
+    out.sort(key=_order)  # lcb_runner sorts by int(id.split("_")[1])
+    return LoadResult(out, errors, source)
+
+
+def load_lcb_exec(data: str | Path | None = None, *, split: str = "test") -> LoadResult[LCBExecSample]:
+    """Load LiveCodeBench code execution from ``data`` (a .jsonl/.json file or a directory) or, when None, the hub."""
+    if data is None:
+        source, rows = hub_rows(LCB_EXEC_HUB, None, split)
+        return _parse(rows, source)
+    path = resolve_local(data, _LOCAL_NAMES, "LiveCodeBench execution")
+    rows, errors = read_records(path)
+    result = _parse(rows, str(path))
+    result.errors = sorted(errors + result.errors, key=lambda e: e.line or 0)
+    return result
