@@ -14,9 +14,9 @@ SLEEPY = "import time\ndef f(t):\n    time.sleep(t)\n    return t\n"
 
 
 def test_identical_jobs_run_once(engine: Engine) -> None:
-    executor = Executor(engine)
     jobs = [Job(LOOPS, call="f(0)")] * 6 + [Job(LOOPS, call="f(False)")] * 4
-    [(key, outcomes)] = list(executor.run([("a", jobs)]))
+    with Executor(engine) as executor:
+        [(key, outcomes)] = list(executor.run([("a", jobs)]))
     assert key == "a" and len(outcomes) == 10
     assert [o.decoded() for o in outcomes] == [0] * 6 + [False] * 4
     assert executor.stats.to_dict() == {"jobs": 10, "unique": 2, "batches": 1,
@@ -25,10 +25,10 @@ def test_identical_jobs_run_once(engine: Engine) -> None:
 
 def test_probe_timeouts_are_rerun_with_the_real_limit(engine: Engine) -> None:
     limits = Limits(wall_time=2.0)
-    executor = Executor(engine, probe=0.1)
     jobs = [Job(SLEEPY, call="f(0.4)", limits=limits), Job(SLEEPY, call="f(0)", limits=limits),
             Job(LOOPS, call="f(1)", limits=limits)]
-    [(_, outcomes)] = list(executor.run([("a", jobs)]))
+    with Executor(engine, probe=0.1) as executor:
+        [(_, outcomes)] = list(executor.run([("a", jobs)]))
     # The 0.4 s check overran the probe but not its 2 s limit: it passes, as it would
     # have without a probe.  The loop overran both.
     assert [o.status for o in outcomes] == [Status.OK, Status.OK, Status.TIMEOUT]
@@ -49,8 +49,7 @@ def test_timeouts_overlap_and_items_finish_out_of_order() -> None:
     limits = Limits(wall_time=1.0)
     slow = [Job(LOOPS, call=f"f({i})", limits=limits) for i in range(1, 5)]
     fast = [Job(LOOPS, call="f(0)", limits=limits)]
-    with Engine(workers=6) as engine:
-        executor = Executor(engine, probe=0.1)
+    with Engine(workers=6) as engine, Executor(engine, probe=0.1) as executor:
         start = time.monotonic()
         order = []
         for key, outcomes in executor.run([("slow", slow), ("fast", fast), ("none", [])]):

@@ -9,10 +9,10 @@ Three things make scoring 16,000 generations quick on a small machine:
 3. **Probe, then rerun timeouts alone.**  A batch runs with a short wall limit (the
    *probe*, 0.25 s by default).  A check that finished inside the probe would have
    finished inside the real limit too; one that did not is rerun on its own, with the
-   real limit, as a separate request.  So a sample with six infinite loops costs six
-   probes plus one parallel round of 3 s reruns, instead of 18 s on one server -- and
-   with enough servers (16 on 2 cores: a timed-out child only waits) the reruns of
-   different samples overlap rather than queue.
+   real limit, as a request of its own.  So a sample with six infinite loops costs six
+   probes plus one parallel round of 3 s reruns, instead of 18 s on one server; with
+   enough servers (16 on 2 cores: a server whose child runs into its deadline only
+   waits) the reruns of different samples overlap rather than queue.
 
 Work items complete out of order (a sample waiting on a rerun does not hold up the
 rest); at most ``window`` items are in flight, so memory stays bounded.
@@ -108,15 +108,16 @@ def _with_limits(job: Job, limits: Limits) -> Job:
 class _Item:
     """One work item in flight: its unique jobs and the outcomes gathered so far."""
 
-    def __init__(self, key: Any, jobs: Sequence[Job], done: queue.Queue[Any]) -> None:
+    def __init__(self, key: Any, jobs: Sequence[Job], done: queue.Queue[Any],
+                 dedupe: bool = True) -> None:
         self.key = key
         self.done = done
         self.lock = threading.Lock()
         index: dict[tuple[Any, ...], int] = {}
         self.unique: list[Job] = []
         self.positions: list[int] = []
-        for job in jobs:
-            ident = _identity(job)
+        for position, job in enumerate(jobs):
+            ident = _identity(job) if dedupe else (position,)
             if ident not in index:
                 index[ident] = len(self.unique)
                 self.unique.append(job)
@@ -141,21 +142,39 @@ class Executor:
 
     ``probe`` is the short wall limit of the first, batched attempt (``None``: run
     batches with the jobs' own limits).  ``window`` bounds the items in flight
-    (default: 4 per engine worker).  ``retries`` reruns a check whose server died.
+    (default: 1.5 per engine worker).  ``retries`` reruns a check whose server died.
+    ``dedupe=False`` runs identical jobs of an item separately.
     """
 
     def __init__(self, engine: Engine, *, probe: float | None = DEFAULT_PROBE,
-                 window: int | None = None, retries: int = 1) -> None:
+                 window: int | None = None, retries: int = 1, dedupe: bool = True) -> None:
         if probe is not None and probe <= 0:
             raise ValueError("probe must be positive (or None)")
         self.engine = engine
         self.probe = probe
-        self.window = window or max(8, engine.workers * 4)
+        # Little more than one item per server: a deep engine queue would make reruns
+        # wait behind ordinary batches (and pair up on one server).
+        self.window = window or max(8, engine.workers * 3 // 2)
         self.retries = retries
+        self.dedupe = dedupe
         self.stats = ExecStats()
-        self._reruns: queue.Queue[tuple[_Item, int, int]] = queue.Queue()
+        self._reruns: queue.Queue[tuple[_Item, int, int] | None] = queue.Queue()
         self._rerun_lock = threading.Lock()
         self._rerun_thread: threading.Thread | None = None
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the rerun thread (the engine is the caller's, left running)."""
+        with self._rerun_lock:
+            thread, self._rerun_thread = self._rerun_thread, None
+        if thread is not None:
+            self._reruns.put(None)
+            thread.join(timeout=30)
 
     # ----------------------------------------------------------------- submit
     def _full_limits(self, job: Job) -> Limits:
@@ -212,12 +231,15 @@ class Executor:
         self._reruns.put((item, slot, retries))
 
     def _submit_reruns(self) -> None:
-        # Reruns are fed to the engine one at a time, a moment apart: an engine worker
-        # pipelines up to two requests, and two 3 s reruns queued on one server would
-        # run back to back while other servers sit idle.  Spaced out, each rerun lands
-        # on a server that is free.
+        # Reruns are the checks that may well run their whole 3 s.  An engine worker
+        # pipelines two requests, so two reruns that sit in the engine's queue together
+        # can land on one server back to back.  Fed one at a time, a moment apart, into
+        # a queue the window keeps short, each lands on a server of its own.
         while True:
-            item, slot, retries = self._reruns.get()
+            entry = self._reruns.get()
+            if entry is None:
+                return
+            item, slot, retries = entry
             job = item.unique[slot]
             try:
                 future = self.engine.submit(_with_limits(job, self._full_limits(job)))
@@ -246,7 +268,7 @@ class Executor:
                 if not jobs:
                     yield key, []
                     continue
-                self._start(_Item(key, jobs, done))
+                self._start(_Item(key, jobs, done, self.dedupe))
                 inflight += 1
             if inflight == 0:
                 return
@@ -301,8 +323,12 @@ def score_samples(
             yield pending.problem, finish(pending, [])
         return
     runner = executor or Executor(engine, probe=probe, window=window)  # type: ignore[arg-type]
-    for pending, outcomes in runner.run(work()):
-        yield pending.problem, finish(pending, outcomes)
+    try:
+        for pending, outcomes in runner.run(work()):
+            yield pending.problem, finish(pending, outcomes)
+    finally:
+        if executor is None:
+            runner.close()
 
 
 def score_sample(scorer: Scorer, problem: ExecProblem, generations: Sequence[str],
