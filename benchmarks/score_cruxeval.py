@@ -42,8 +42,8 @@ from execlens.bench._cruxeval_score import load_cruxeval_generations, load_cruxe
 from execlens.bench.metrics import mean_pass_at_k
 from execlens.judge import (
     CruxEvalOfficialScorer,
-    Executor,
     ExecProblem,
+    Executor,
     StrictScorer,
     score_samples,
     scoring_engine,

@@ -118,7 +118,8 @@ def test_a_killed_run_resumes_where_it_stopped(data_dir: Path, tmp_path: Path) -
         handle.write('{"id": "sample_799", "official": [tr')
     before = len(samples.read_text().splitlines()) - 1
     assert 100 <= before < 800
-    done = subprocess.run(command + ["--json"], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(command + ["--json"], capture_output=True, text=True, timeout=300,
+                          check=False)
     assert done.returncode == 0, done.stderr
     results = json.loads(done.stdout.strip().splitlines()[-1])
     assert results["timing"]["samples_resumed"] == before

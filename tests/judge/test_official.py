@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from execlens.engine import Engine
 from execlens.judge import (
-    CruxEvalOfficialScorer,
     JUDGE_LIMITS,
+    CruxEvalOfficialScorer,
     ExecProblem,
     LCBOfficialScorer,
     VerdictStatus,
@@ -15,7 +15,8 @@ from execlens.judge import (
 
 COUNT = ExecProblem(
     id="sample_0",
-    code="def f(nums):\n    output = []\n    for n in nums:\n        output.append((nums.count(n), n))\n"
+    code="def f(nums):\n    output = []\n    for n in nums:\n"
+         "        output.append((nums.count(n), n))\n"
          "    output.sort(reverse=True)\n    return output",
     input="[1, 1, 3, 1, 3, 1]",
     output="[(4, 1), (4, 1), (4, 1), (4, 1), (2, 3), (2, 3)]",

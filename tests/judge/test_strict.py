@@ -117,3 +117,19 @@ def test_verdict_round_trip() -> None:
     assert Verdict.passing().score == 1.0
     with pytest.raises(ValueError):
         Verdict.failing(VerdictStatus.PASSED)
+
+
+def test_async_judges(engine: Engine) -> None:
+    import asyncio
+
+    from execlens.judge import ajudge_input_prediction, ajudge_output_prediction, ascore_samples
+
+    async def main() -> tuple[Verdict, Verdict, list]:
+        return await asyncio.gather(
+            ajudge_output_prediction(JOIN, "'a-b-c'"),
+            ajudge_input_prediction(JOIN, "f('abc', '+')", engine=engine),
+            ascore_samples([StrictScorer("output")], [(JOIN, ["'a-b-c'", "'abc'"])]))
+
+    output, wrong_input, [(problem, scores)] = asyncio.run(main())
+    assert output.passed and wrong_input.label == "wrong:value"
+    assert problem is JOIN and scores["strict"].scored == [True, False]

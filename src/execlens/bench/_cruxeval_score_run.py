@@ -266,8 +266,10 @@ def score_run(
         scorers = _scorers(benchmark, task, official_task)
         own = None
         if engine is None:
-            preload = LCB_PRELOAD if benchmark == "lcb-exec" else ()
-            own = scoring_engine(workers or 16, preload=preload)
+            lcb = benchmark == "lcb-exec"
+            # Servers that preload pandas are slow to start: fewer of them for LCB.
+            own = scoring_engine(workers or (8 if lcb else 16),
+                                 preload=LCB_PRELOAD if lcb else ())
         by_id = {p.id: g for p, g in remaining}
         try:
             with open(samples_path, "a", encoding="utf-8") as handle:

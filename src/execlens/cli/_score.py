@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -33,7 +33,7 @@ def _explain(reason: str) -> str:
     return _EXPLAIN.get(label, "")
 
 
-def _load(benchmark: str, generations: Path, data: Optional[Path]
+def _load(benchmark: str, generations: Path, data: Path | None
           ) -> tuple[list[Any], str | None]:
     """(problem, generations) pairs, and the task the official script would infer."""
     from execlens.bench._cruxeval_score import (
@@ -91,13 +91,15 @@ def score(
     generations: Annotated[Path, typer.Argument(help="Generations file (official format).")],
     out: Annotated[Path, typer.Option("--out", help="Output directory.")],
     benchmark: Annotated[str, typer.Option(help="cruxeval | lcb-exec")] = "cruxeval",
-    task: Annotated[Optional[str], typer.Option(
+    task: Annotated[str | None, typer.Option(
         help="input | output (default: CRUXEval's rule: 'input' if the path says so).")
     ] = None,
-    data: Annotated[Optional[Path], typer.Option(
+    data: Annotated[Path | None, typer.Option(
         help="Local benchmark data (cruxeval.jsonl / execution-v2 rows); default: Hugging Face.")
     ] = None,
-    workers: Annotated[int, typer.Option(help="Execution servers (timeouts overlap).")] = 16,
+    workers: Annotated[int | None, typer.Option(
+        help="Execution servers, so timeouts overlap (default 16; 8 for lcb-exec, whose "
+             "servers preload numpy and pandas).")] = None,
     overwrite: Annotated[bool, typer.Option(help="Discard an earlier run in --out.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print results.json on one line.")
                        ] = False,
@@ -109,7 +111,8 @@ def score(
 
     console = Console(stderr=as_json)
     if benchmark not in BENCHMARKS:
-        raise typer.BadParameter(f"must be one of {', '.join(BENCHMARKS)}", param_hint="--benchmark")
+        raise typer.BadParameter(f"must be one of {', '.join(BENCHMARKS)}",
+                                 param_hint="--benchmark")
     if task is not None and task not in ("input", "output"):
         raise typer.BadParameter("must be 'input' or 'output'", param_hint="--task")
     if benchmark == "lcb-exec" and task not in (None, "output"):

@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from execlens.engine import Outcome
 
 __all__ = [
-    "CruxEvalOfficialScorer",
     "LCB_PRELUDE",
+    "CruxEvalOfficialScorer",
     "LCBOfficialScorer",
     "cruxeval_mode_from_path",
     "official_check_verdict",
