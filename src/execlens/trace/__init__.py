@@ -1,0 +1,82 @@
+"""Runtime ground truth: a line tracer that runs inside the engine, and the queries
+REval asks of a run (coverage, next lines, variable states, output).
+
+Names are loaded on first use: the fork servers preload ``execlens.trace._runner``,
+which must not pull the host-side modules in with it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from execlens.trace._api import (
+        MODES,
+        TRACE_PRELOAD,
+        TRACE_RUNNER,
+        TraceLimits,
+        TraceRequest,
+        trace_engine,
+        trace_from_outcome,
+        trace_job,
+        trace_many,
+        trace_program,
+    )
+    from execlens.trace._expr import NIL_ENVELOPE, VariableError, evaluate, parse_variable
+    from execlens.trace._recorder import Recorder, statement_line_map
+    from execlens.trace._reval import (
+        RevalInput,
+        RevalProblem,
+        RevalQuestion,
+        export_reval,
+        load_reval,
+        load_reval_tasks,
+        trace_reval,
+    )
+    from execlens.trace._trace import FrameInfo, Step, Trace, TraceError
+
+_EXPORTS = {
+    "MODES": "_api",
+    "TRACE_PRELOAD": "_api",
+    "TRACE_RUNNER": "_api",
+    "TraceLimits": "_api",
+    "TraceRequest": "_api",
+    "trace_engine": "_api",
+    "trace_from_outcome": "_api",
+    "trace_job": "_api",
+    "trace_many": "_api",
+    "trace_program": "_api",
+    "NIL_ENVELOPE": "_expr",
+    "VariableError": "_expr",
+    "evaluate": "_expr",
+    "parse_variable": "_expr",
+    "Recorder": "_recorder",
+    "statement_line_map": "_recorder",
+    "RevalInput": "_reval",
+    "RevalProblem": "_reval",
+    "RevalQuestion": "_reval",
+    "export_reval": "_reval",
+    "load_reval": "_reval",
+    "load_reval_tasks": "_reval",
+    "trace_reval": "_reval",
+    "FrameInfo": "_trace",
+    "Step": "_trace",
+    "Trace": "_trace",
+    "TraceError": "_trace",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'execlens.trace' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"execlens.trace.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -1,0 +1,667 @@
+"""The line recorder: runs inside the sandboxed child (or in-process, for benchmarks).
+
+Two modes share one recorder:
+
+* ``reval`` reproduces REval's reference tracer: every event of a program frame goes into
+  one flat list of *states*; an event on the same line as the previous state is merged
+  into it whatever frame it came from; a ``return``/``exception`` on another line than
+  the previous state appends a state with empty locals.
+* ``exact`` keeps one step per executed statement per frame: recursion and one-line loops
+  stay separate steps, continuation lines of a multi-line statement are folded into the
+  statement, comprehension/lambda frames are inlined into the frame that runs them, and
+  each frame's locals at its return are kept, so "the state after line N" never reads
+  another frame.
+
+Values are encoded to envelopes incrementally: a variable whose object and shallow
+structure (the identity of everything reachable through builtin containers and plain
+objects' ``__dict__``) did not change since the frame's last step reuses its envelope, so
+a loop over a large list does not re-encode the list on every line.  Envelopes and locals
+snapshots are interned in tables; steps refer to them by index.
+
+Keep this module lean: it is preloaded into every fork server.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+from typing import Any
+
+from execlens.values._envelope import Caps, encode
+
+__all__ = ["CAPTURE_COVERAGE", "CAPTURE_FULL", "CAPTURE_LINES", "Limits", "Recorder",
+           "statement_line_map"]
+
+CAPTURE_COVERAGE = "coverage"  # the set of executed lines only
+CAPTURE_LINES = "lines"  # the step sequence, without locals
+CAPTURE_FULL = "full"  # steps with locals, returns, exceptions
+
+PROGRAM_FILENAME = "<program>"
+
+# Bound at import: the traced program may replace builtins.
+_type = type
+_id = id
+_len = len
+_isinstance = isinstance
+_frozenset = frozenset
+_map = map
+_all = all
+_object_getattribute = object.__getattribute__
+
+_ATOMS = frozenset({int, float, str, bool, type(None), bytes, complex, range})
+_PLAIN_CONTAINERS = frozenset({list, tuple, dict, set, frozenset})
+_INLINE_CODE_NAMES = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>", "<lambda>"})
+_YIELD_VALUE = 86 if sys.version_info[:2] == (3, 11) else -1
+_END = object()  # closes a container in a structure fingerprint
+_VOLATILE = object()  # a fingerprint that never matches (value must be re-encoded)
+_FINGERPRINT_BUDGET = 20_000
+_ENCODE_CAPS = Caps(max_items=1_000, max_str=10_000, max_nodes=20_000)
+
+_SKIP_BASE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
+              types.MethodType, types.GeneratorType, types.CoroutineType,
+              types.AsyncGeneratorType)
+
+
+class Limits:
+    """Caps on what one trace may record; past any of them the trace is truncated."""
+
+    __slots__ = ("max_bytes", "max_states", "max_steps")
+
+    def __init__(self, max_steps: int = 200_000, max_states: int = 50_000,
+                 max_bytes: int = 32 * 1024 * 1024) -> None:
+        self.max_steps = max_steps
+        self.max_states = max_states
+        self.max_bytes = max_bytes
+
+
+class _SkipCache(dict):  # type -> bool
+    def __missing__(self, cls: type) -> bool:
+        # REval drops modules, functions, builtins, iterators and generators from locals.
+        skip = issubclass(cls, _SKIP_BASE) or (
+            hasattr(cls, "__next__") and hasattr(cls, "__iter__"))
+        self[cls] = skip
+        return skip
+
+
+def _fingerprint(value: Any) -> Any:
+    """A flat list of every object reachable through plain data, with container ends.
+
+    Two fingerprints match (element-wise identity) only if nothing reachable changed:
+    holding the objects keeps their ids from being reused.  ``_VOLATILE`` when the
+    value holds something whose changes cannot be seen this way (numpy arrays, deques,
+    container subclasses...).
+    """
+    out: list[Any] = []
+    stack = [value]
+    pop = stack.pop
+    push = stack.append
+    append = out.append
+    extend = out.extend
+    atoms = _ATOMS
+    while stack:
+        item = pop()
+        if item is _END:
+            append(_END)
+            continue
+        cls = _type(item)
+        append(item)
+        if cls in atoms:
+            continue
+        if cls is list or cls is tuple:
+            if atoms.issuperset(_map(_type, item)):
+                extend(item)
+                append(_END)
+            else:
+                push(_END)
+                stack.extend(reversed(item))
+        elif cls is dict:
+            keys = list(item)
+            values = list(item.values())
+            extend(keys)
+            if atoms.issuperset(_map(_type, values)):
+                extend(values)
+                append(_END)
+            else:
+                push(_END)
+                stack.extend(reversed(values))
+        elif cls is set or cls is frozenset:
+            extend(item)
+            append(_END)
+        elif cls is type or _isinstance(item, _SKIP_BASE):
+            continue  # encoded by name only
+        elif _isinstance(item, (list, tuple, dict, set, frozenset)):
+            return _VOLATILE  # a subclass may keep data outside what we can see
+        else:
+            try:
+                attrs = _object_getattribute(item, "__dict__")
+            except AttributeError:
+                return _VOLATILE
+            if _type(attrs) is not dict or hasattr(cls, "__slots__") or (
+                    cls.__module__ in ("numpy", "collections")):
+                return _VOLATILE
+            push(_END)
+            push(attrs)
+        if _len(out) > _FINGERPRINT_BUDGET:
+            return _VOLATILE
+    return out
+
+
+def _same(old: Any, new: Any) -> bool:
+    if old is _VOLATILE or new is _VOLATILE or _len(old) != _len(new):
+        return False
+    return _all(_map(_is, old, new))
+
+
+def _is(a: Any, b: Any) -> bool:
+    return a is b
+
+
+try:  # the C version of ``a is b``
+    from operator import is_ as _is  # noqa: F811
+except ImportError:  # pragma: no cover
+    pass
+
+
+def statement_line_map(source: str) -> dict[int, int]:
+    """Map each continuation line of a multi-line statement to its first line (1-indexed).
+
+    Used by ``exact`` mode so that a statement spanning lines is one step.  Lines that
+    start a statement of their own (a lambda or comprehension body on its own line is not
+    one) map to nothing.  Computed outside the tracer (it imports ``ast``).
+    """
+    import ast
+
+    tree = ast.parse(source)
+    mapping: dict[int, int] = {}
+    starts: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt):
+            starts.add(node.lineno)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt):
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            parts: list[ast.AST] = list(node.decorator_list)
+            end = node.body[0].lineno - 1 if node.body else node.lineno
+            span_end = max([node.lineno] + [end])
+            for line in range(node.lineno + 1, span_end + 1):
+                if line not in starts:
+                    mapping.setdefault(line, node.lineno)
+            del parts
+            continue
+        header_end = _header_end(node)
+        for line in range(node.lineno + 1, header_end + 1):
+            if line not in starts:
+                mapping.setdefault(line, node.lineno)
+    return mapping
+
+
+def _header_end(node: Any) -> int:
+    """The last line of a statement's own text (for a compound one, of its header)."""
+    import ast
+
+    if isinstance(node, (ast.If, ast.While)):
+        return node.test.end_lineno or node.lineno
+    if isinstance(node, (ast.For, ast.AsyncFor)):
+        return max(node.iter.end_lineno or node.lineno, node.target.end_lineno or node.lineno)
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return max((item.context_expr.end_lineno or node.lineno) for item in node.items)
+    if isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
+        return node.lineno
+    if type(node).__name__ == "Match":
+        return node.subject.end_lineno or node.lineno
+    return node.end_lineno or node.lineno
+
+
+class _Frame:
+    """What the recorder keeps about one program frame."""
+
+    __slots__ = ("cache", "depth", "exception", "final", "ident", "inline", "last_raw",
+                 "last_snapshot", "last_snapshot_index", "name", "parent", "result",
+                 "step_line")
+
+    def __init__(self, ident: int, name: str, depth: int, parent: int, inline: bool) -> None:
+        self.ident = ident
+        self.name = name
+        self.depth = depth
+        self.parent = parent
+        self.inline = inline
+        self.cache: dict[str, tuple[Any, Any, int]] = {}
+        self.last_snapshot: dict[str, int] | None = None
+        self.last_snapshot_index = -1
+        self.step_line = -1
+        self.last_raw = -1
+        self.result = -1
+        self.exception = -1
+        self.final = -1
+
+
+class Recorder:
+    """Records one run of program code.  ``start()`` … run … ``stop()``; ``result()``.
+
+    ``mode`` is ``"exact"`` or ``"reval"``; ``capture`` is ``"full"``, ``"lines"`` or
+    ``"coverage"``.  ``line_map`` (exact mode) maps continuation lines to statement
+    lines (1-indexed, see :func:`statement_line_map`).  ``backend`` is ``"auto"``
+    (``sys.monitoring`` where available, else ``sys.settrace``), ``"settrace"`` or
+    ``"monitoring"``.
+    """
+
+    def __init__(self, mode: str = "exact", capture: str = CAPTURE_FULL,
+                 limits: Limits | None = None, line_map: dict[int, int] | None = None,
+                 filename: str = PROGRAM_FILENAME, backend: str = "auto") -> None:
+        if mode not in ("exact", "reval"):
+            raise ValueError(f"unknown trace mode {mode!r} (exact or reval)")
+        if capture not in (CAPTURE_FULL, CAPTURE_LINES, CAPTURE_COVERAGE):
+            raise ValueError(f"unknown capture {capture!r}")
+        if backend == "auto":
+            backend = "monitoring" if hasattr(sys, "monitoring") else "settrace"
+        if backend == "monitoring" and not hasattr(sys, "monitoring"):
+            raise ValueError("sys.monitoring needs Python 3.12 or newer")
+        self.mode = mode
+        self.capture = capture
+        self.limits = limits or Limits()
+        self.filename = filename
+        self.backend = backend
+        self.line_map = line_map or {}
+        self.values: list[dict[str, Any]] = []
+        self.snapshots: list[dict[str, int]] = []
+        self.steps: list[list[int]] = []  # [line (0-indexed), frame id, snapshot index]
+        self.marks: list[list[Any]] = []  # [step index, "return"|"exception", value index]
+        self.frames: list[_Frame] = []
+        self.coverage: set[int] = set()
+        self.truncated: str | None = None
+        self.events = 0
+        self.value_bytes = 0
+        self._live: dict[Any, _Frame] = {}
+        self._skip = _SkipCache()
+        self._stopped = False
+        self._active = False
+        self._atom_cache: dict[int, tuple[Any, int]] = {}
+        self._monitoring_tool: int | None = None
+
+    # ------------------------------------------------------------------ control
+    def start(self) -> None:
+        """Begin recording (the calling frame itself is not recorded)."""
+        self._active = True
+        if self.backend == "monitoring":
+            self._start_monitoring()
+        else:
+            sys.settrace(self._call_event)
+
+    def stop(self) -> None:
+        """Stop recording; safe to call twice."""
+        if not self._active:
+            return
+        self._active = False
+        if self.backend == "monitoring":
+            self._stop_monitoring()
+        else:
+            sys.settrace(None)
+
+    def _truncate(self, reason: str) -> None:
+        if self.truncated is None:
+            self.truncated = reason
+        if reason == "steps":
+            self._stopped = True
+            if self.backend == "settrace":
+                sys.settrace(None)
+
+    # --------------------------------------------------------------- encoding
+    def _intern(self, value: Any) -> int:
+        if self.value_bytes > self.limits.max_bytes:
+            self._truncate("bytes")
+            return -1
+        cls = _type(value)
+        if cls in _ATOMS:
+            cached = self._atom_cache.get(_id(value))
+            if cached is not None and cached[0] is value:
+                return cached[1]
+        try:
+            envelope = encode(value, _ENCODE_CAPS)
+        except Exception as exc:  # noqa: BLE001 - a hostile value must not stop the trace
+            envelope = {"__type__": cls.__name__, "__truncated__": True,
+                        "__reason__": f"unencodable: {_type(exc).__name__}"}
+        index = _len(self.values)
+        self.values.append(envelope)
+        if cls in _ATOMS:
+            self._atom_cache[_id(value)] = (value, index)
+            self.value_bytes += 32 + (_len(value) if cls is str or cls is bytes else 8)
+        else:
+            self.value_bytes += _len(json.dumps(envelope, ensure_ascii=False,
+                                                separators=(",", ":"), default=str))
+        return index
+
+    def _snapshot(self, rec: _Frame, f_locals: dict[str, Any]) -> int:
+        if _len(self.snapshots) >= self.limits.max_states:
+            self._truncate("states")
+            return -1
+        cache = rec.cache
+        skip = self._skip
+        snapshot: dict[str, int] = {}
+        for name, value in f_locals.items():
+            cls = _type(value)
+            if skip[cls]:
+                continue
+            entry = cache.get(name)
+            if cls in _ATOMS:
+                if entry is not None and entry[0] is value:
+                    snapshot[name] = entry[2]
+                    continue
+                index = self._intern(value)
+                cache[name] = (value, None, index)
+            else:
+                print_ = _fingerprint(value)
+                if entry is not None and entry[0] is value and _same(entry[1], print_):
+                    snapshot[name] = entry[2]
+                    continue
+                index = self._intern(value)
+                cache[name] = (value, print_, index)
+            if index < 0:
+                return -1
+            snapshot[name] = index
+        if snapshot == rec.last_snapshot:
+            return rec.last_snapshot_index
+        index = _len(self.snapshots)
+        self.snapshots.append(snapshot)
+        rec.last_snapshot = snapshot
+        rec.last_snapshot_index = index
+        return index
+
+    # ------------------------------------------------------------ frame records
+    def _enter(self, frame: Any) -> _Frame:
+        back = frame.f_back
+        parent = None
+        live = self._live
+        while back is not None:
+            parent = live.get(back)
+            if parent is not None:
+                break
+            back = back.f_back
+        code = frame.f_code
+        rec = _Frame(_len(self.frames), code.co_name,
+                     0 if parent is None else parent.depth + 1,
+                     -1 if parent is None else parent.ident,
+                     code.co_name in _INLINE_CODE_NAMES)
+        self.frames.append(rec)
+        live[frame] = rec
+        return rec
+
+    def _is_yield(self, frame: Any) -> bool:
+        try:
+            return frame.f_code.co_code[frame.f_lasti] == _YIELD_VALUE
+        except (IndexError, AttributeError):
+            return False
+
+    # ---------------------------------------------------------- settrace events
+    def _call_event(self, frame: Any, event: str, arg: Any) -> Any:
+        if frame.f_code.co_filename != self.filename or self._stopped:
+            return None
+        if self.capture == CAPTURE_COVERAGE:
+            return self._coverage_event
+        rec = self._live.get(frame)
+        if rec is None:
+            rec = self._enter(frame)
+        if self.mode == "reval":
+            return self._reval_event
+        if rec.inline:
+            # Comprehensions and lambdas run as part of their caller's step.
+            return self._coverage_event
+        return self._exact_event
+
+    def _coverage_event(self, frame: Any, event: str, arg: Any) -> Any:
+        if event == "line":
+            self.coverage.add(frame.f_lineno - 1)
+        return self._coverage_event
+
+    def _reval_event(self, frame: Any, event: str, arg: Any) -> Any:
+        if self._stopped:
+            return None
+        self.events += 1
+        line = frame.f_lineno - 1
+        steps = self.steps
+        rec = self._live[frame]
+        if event == "line":
+            self.coverage.add(line)
+            snapshot = self._snapshot(rec, frame.f_locals) if self.capture == CAPTURE_FULL else -1
+            if steps and steps[-1][0] == line:
+                steps[-1][1] = rec.ident
+                steps[-1][2] = snapshot
+            else:
+                if _len(steps) >= self.limits.max_steps:
+                    self._truncate("steps")
+                    return None
+                steps.append([line, rec.ident, snapshot])
+        elif event == "return" or event == "exception":
+            if event == "return":
+                value = self._intern(arg) if self.capture == CAPTURE_FULL else -1
+                if not self._is_yield(frame):
+                    self._live.pop(frame, None)
+            else:
+                value = self._intern(arg[0]) if self.capture == CAPTURE_FULL else -1
+            if not (steps and steps[-1][0] == line):
+                if _len(steps) >= self.limits.max_steps:
+                    self._truncate("steps")
+                    return None
+                # REval's tracer starts a new state with no locals here.
+                steps.append([line, rec.ident, self._empty_snapshot()])
+            self.marks.append([_len(steps) - 1, event, value])
+        return self._reval_event
+
+    def _empty_snapshot(self) -> int:
+        if self.capture != CAPTURE_FULL:
+            return -1
+        index = _len(self.snapshots)
+        self.snapshots.append({})
+        return index
+
+    def _exact_event(self, frame: Any, event: str, arg: Any) -> Any:
+        if self._stopped:
+            return None
+        self.events += 1
+        rec = self._live.get(frame)
+        if rec is None:  # a generator resumed after its record was closed
+            rec = self._enter(frame)
+        if event == "line":
+            raw = frame.f_lineno
+            line = self.line_map.get(raw, raw) - 1
+            self.coverage.add(raw - 1)
+            if line == rec.step_line and (raw != line + 1 or rec.last_raw != raw):
+                # On a continuation line of the statement being executed, or back on its
+                # first line from one: the same step.  CPython reports the same line
+                # twice in a row only when a loop jumps back to it: a new step.
+                rec.last_raw = raw
+                return self._exact_event
+            rec.last_raw = raw
+            rec.step_line = line
+            if _len(self.steps) >= self.limits.max_steps:
+                self._truncate("steps")
+                return None
+            snapshot = self._snapshot(rec, frame.f_locals) if self.capture == CAPTURE_FULL else -1
+            self.steps.append([line, rec.ident, snapshot])
+        elif event == "return":
+            if self.capture == CAPTURE_FULL:
+                rec.final = self._snapshot(rec, frame.f_locals)
+                rec.result = self._intern(arg)
+            if not self._is_yield(frame):
+                self._live.pop(frame, None)
+            else:
+                # The frame resumes later: its next line starts a new step.
+                rec.step_line = -1
+        elif event == "exception":
+            if self.capture == CAPTURE_FULL:
+                rec.exception = self._intern(arg[0])
+                if self.steps:
+                    self.marks.append([_len(self.steps) - 1, "exception", rec.exception])
+        return self._exact_event
+
+    # -------------------------------------------------------- sys.monitoring
+    def _start_monitoring(self) -> None:
+        mon = sys.monitoring
+        events = mon.events
+        tool = None
+        for candidate in (mon.DEBUGGER_ID, mon.COVERAGE_ID, mon.PROFILER_ID, 3, 4):
+            try:
+                mon.use_tool_id(candidate, "execlens-trace")
+            except ValueError:
+                continue
+            tool = candidate
+            break
+        if tool is None:
+            raise RuntimeError("no free sys.monitoring tool id")
+        self._monitoring_tool = tool
+        self._mon_codes: set[Any] = set()
+        mon.register_callback(tool, events.PY_START, self._mon_start)
+        mon.register_callback(tool, events.PY_RESUME, self._mon_start)
+        mon.register_callback(tool, events.LINE, self._mon_line)
+        mon.register_callback(tool, events.PY_RETURN, self._mon_return)
+        mon.register_callback(tool, events.PY_YIELD, self._mon_yield)
+        mon.register_callback(tool, events.RAISE, self._mon_raise)
+        mon.register_callback(tool, events.PY_UNWIND, self._mon_unwind)
+        global_events = events.PY_START | events.PY_RESUME
+        if self.capture != CAPTURE_COVERAGE:
+            global_events |= events.RAISE | events.PY_UNWIND
+        mon.set_events(tool, global_events)
+
+    def _stop_monitoring(self) -> None:
+        mon = sys.monitoring
+        tool = self._monitoring_tool
+        if tool is None:
+            return
+        mon.set_events(tool, 0)
+        for code in self._mon_codes:
+            mon.set_local_events(tool, code, 0)
+        for event in (mon.events.PY_START, mon.events.PY_RESUME, mon.events.LINE,
+                      mon.events.PY_RETURN, mon.events.PY_YIELD, mon.events.RAISE,
+                      mon.events.PY_UNWIND):
+            mon.register_callback(tool, event, None)
+        mon.free_tool_id(tool)
+        self._monitoring_tool = None
+
+    def _mon_start(self, code: Any, offset: int) -> Any:
+        mon = sys.monitoring
+        if code.co_filename != self.filename or self._stopped:
+            return mon.DISABLE
+        if code not in self._mon_codes:
+            self._mon_codes.add(code)
+            local = mon.events.LINE
+            if self.capture != CAPTURE_COVERAGE:
+                local |= mon.events.PY_RETURN | mon.events.PY_YIELD
+            mon.set_local_events(self._monitoring_tool, code, local)
+        if self.capture == CAPTURE_COVERAGE:
+            return None
+        frame = sys._getframe(1)
+        if frame not in self._live:
+            self._enter(frame)
+        return None
+
+    def _mon_line(self, code: Any, line: int) -> Any:
+        if self._stopped:
+            return sys.monitoring.DISABLE
+        if self.capture == CAPTURE_COVERAGE:
+            self.coverage.add(line - 1)
+            return sys.monitoring.DISABLE  # each line needs reporting once
+        frame = sys._getframe(1)
+        rec = self._live.get(frame)
+        if rec is None:
+            rec = self._enter(frame)
+        if self.mode == "reval":
+            self._reval_event(frame, "line", None)
+        elif rec.inline:
+            self.coverage.add(line - 1)
+        else:
+            self._exact_event(frame, "line", None)
+        return None
+
+    def _mon_return(self, code: Any, offset: int, value: Any) -> Any:
+        frame = sys._getframe(1)
+        self._mon_exit(frame, value, final=True)
+        return None
+
+    def _mon_yield(self, code: Any, offset: int, value: Any) -> Any:
+        frame = sys._getframe(1)
+        self._mon_exit(frame, value, final=False)
+        return None
+
+    def _mon_exit(self, frame: Any, value: Any, final: bool) -> None:
+        if self._stopped:
+            return
+        rec = self._live.get(frame)
+        if rec is None:
+            return
+        if self.mode == "reval":
+            self._reval_exit(frame, rec, "return", value, final)
+        elif not rec.inline:
+            if self.capture == CAPTURE_FULL:
+                rec.final = self._snapshot(rec, frame.f_locals)
+                rec.result = self._intern(value)
+            if not final:
+                rec.step_line = -1
+        if final:
+            self._live.pop(frame, None)
+
+    def _reval_exit(self, frame: Any, rec: _Frame, event: str, value: Any, final: bool) -> None:
+        line = frame.f_lineno - 1
+        steps = self.steps
+        index = self._intern(value) if self.capture == CAPTURE_FULL else -1
+        if not (steps and steps[-1][0] == line):
+            if _len(steps) >= self.limits.max_steps:
+                self._truncate("steps")
+                return
+            steps.append([line, rec.ident, self._empty_snapshot()])
+        self.marks.append([_len(steps) - 1, event, index])
+
+    def _mon_raise(self, code: Any, offset: int, exc: BaseException) -> Any:
+        if code.co_filename != self.filename or self._stopped:
+            return None
+        frame = sys._getframe(1)
+        rec = self._live.get(frame)
+        if rec is None:
+            return None
+        if self.mode == "reval":
+            self._reval_exit(frame, rec, "exception", _type(exc), final=False)
+        elif not rec.inline and self.capture == CAPTURE_FULL:
+            rec.exception = self._intern(_type(exc))
+            if self.steps:
+                self.marks.append([_len(self.steps) - 1, "exception", rec.exception])
+        return None
+
+    def _mon_unwind(self, code: Any, offset: int, exc: BaseException) -> Any:
+        if code.co_filename != self.filename or self._stopped:
+            return None
+        frame = sys._getframe(1)
+        rec = self._live.get(frame)
+        if rec is None:
+            return None
+        if self.mode == "reval":
+            # settrace reports the exception in each frame it passes, then a return.
+            self._reval_exit(frame, rec, "exception", _type(exc), final=False)
+            self._reval_exit(frame, rec, "return", None, final=True)
+        elif not rec.inline and self.capture == CAPTURE_FULL:
+            rec.exception = self._intern(_type(exc))
+            rec.final = self._snapshot(rec, frame.f_locals)
+            rec.result = self._intern(None)
+        self._live.pop(frame, None)
+        return None
+
+    # ------------------------------------------------------------------ result
+    def result(self) -> dict[str, Any]:
+        """Everything recorded, as JSON-ready data (see ``execlens.trace.Trace``)."""
+        self.stop()
+        frames = [[f.name, f.depth, f.parent, f.result, f.exception, f.final,
+                   1 if f.inline else 0] for f in self.frames]
+        return {
+            "version": 1,
+            "mode": self.mode,
+            "capture": self.capture,
+            "backend": self.backend,
+            "python": "%d.%d" % sys.version_info[:2],
+            "coverage": sorted(self.coverage),
+            "steps": self.steps,
+            "frames": frames,
+            "marks": self.marks,
+            "snapshots": self.snapshots,
+            "values": self.values,
+            "truncated": self.truncated,
+            "events": self.events,
+        }
