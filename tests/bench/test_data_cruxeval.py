@@ -21,12 +21,14 @@ def test_loads_all_800_samples_in_order(data_dir: Path) -> None:
     first = result.records[0]
     assert first == CruxEvalSample(
         id="sample_0",
-        code="def f(nums):\n    output = []\n    for n in nums:\n        output.append((nums.count(n), n))\n"
+        code="def f(nums):\n    output = []\n    for n in nums:\n"
+        "        output.append((nums.count(n), n))\n"
         "    output.sort(reverse=True)\n    return output",
         input="[1, 1, 3, 1, 3, 1]",
         output="[(4, 1), (4, 1), (4, 1), (4, 1), (2, 3), (2, 3)]",
     )
-    # texts are kept verbatim: every output is a literal, 14 inputs are not (expressions, a name, one empty)
+    # texts are kept verbatim: every output is a literal, 14 inputs are not (expressions, a name,
+    # one empty)
     for s in result:
         ast.literal_eval(s.output)
     not_literal = 0
@@ -42,10 +44,15 @@ def test_loads_all_800_samples_in_order(data_dir: Path) -> None:
 
 def test_every_sample_renders(data_dir: Path) -> None:
     for s in load_cruxeval(data_dir / "cruxeval"):
+        prompt = s.render("output", "phind")
+        assert prompt.sample_id == s.id and prompt.stop == ("# done",)
+        assert prompt.text.endswith(f"{s.code}\nassert f({s.input}) ==")
         assert render_cruxeval("output", "cot", code=s.code, input=s.input).text.endswith(
-            f"assert f({s.input}) == ??\n[/PYTHON]\n[THOUGHT]\n")
+            f"assert f({s.input}) == ??\n[/PYTHON]\n[THOUGHT]\n"
+        )
         assert render_cruxeval("input", "direct", code=s.code, output=s.output).text.endswith(
-            f"assert f(??) == {s.output}\n[/PYTHON]\n[ANSWER]\n")
+            f"assert f(??) == {s.output}\n[/PYTHON]\n[ANSWER]\n"
+        )
 
 
 def test_malformed_records_are_named_and_the_rest_load(data_dir: Path, tmp_path: Path) -> None:
@@ -77,7 +84,10 @@ def test_malformed_records_are_named_and_the_rest_load(data_dir: Path, tmp_path:
 
 
 def test_json_list_file_and_missing_sources(data_dir: Path, tmp_path: Path) -> None:
-    rows = [json.loads(line) for line in (data_dir / "cruxeval" / "cruxeval.jsonl").read_text().splitlines()[:3]]
+    rows = [
+        json.loads(line)
+        for line in (data_dir / "cruxeval" / "cruxeval.jsonl").read_text().splitlines()[:3]
+    ]
     path = tmp_path / "subset.json"
     path.write_text(json.dumps(rows), encoding="utf-8")
     assert [s.id for s in load_cruxeval(path)] == ["sample_0", "sample_1", "sample_2"]

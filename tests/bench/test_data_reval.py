@@ -1,4 +1,4 @@
-"""REval loading from the shipped files (original layout) and the JetBrains layout, and malformed records."""
+"""REval loading: the shipped files (original layout), the JetBrains layout, malformed records."""
 
 from __future__ import annotations
 
@@ -43,11 +43,16 @@ def test_counts_kinds_and_ids(reval_dir: Path) -> None:
     assert [q.sample_id for q in reval_questions(load_reval(reval_dir).records)] == ids
     first = questions[0]
     assert (first.question.lineno, first.question.var) == (17, "distance")
-    assert first.pair.output_pred == "assert has_close_elements([1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.3) == ??"
+    assert (
+        first.pair.output_pred
+        == "assert has_close_elements([1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.3) == ??"
+    )
     # ClassEval setUp sources come from the test module, one per input
     assert sum(any(p.setups) for p in problems) == 13
     assert all(len(p.setups) == len(p.inputs) for p in problems[85:])
-    assert problems[86].setups[0] == "    def setUp(self):\n        self.parser = ArgumentParser()\n"
+    assert (
+        problems[86].setups[0] == "    def setUp(self):\n        self.parser = ArgumentParser()\n"
+    )
     # one file path with its partner beside it works too
     assert load_reval(reval_dir / "DREval_data.jsonl").records == problems
 
@@ -86,10 +91,15 @@ def test_jetbrains_layout_loads_the_same_records(reval_dir: Path, tmp_path: Path
     tasks = _rows(reval_dir / "DREval_tasks.jsonl")
     data = tmp_path / "REval" / "data"
     data.mkdir(parents=True)
-    (data / "problems.jsonl").write_text("\n".join(json.dumps(p) for p in problems) + "\n", encoding="utf-8")
-    # the repackaging stores each record's list of pairs as a JSON string, and has no idx in problems
+    (data / "problems.jsonl").write_text(
+        "\n".join(json.dumps(p) for p in problems) + "\n", encoding="utf-8"
+    )
+    # the repackaging stores each record's list of pairs as a JSON string
     (data / "tasks.jsonl").write_text(
-        "\n".join(json.dumps({"task_id": t["task_id"], "idx": t["idx"], "tasks": json.dumps(t["tasks"])}) for t in tasks),
+        "\n".join(
+            json.dumps({"task_id": t["task_id"], "idx": t["idx"], "tasks": json.dumps(t["tasks"])})
+            for t in tasks
+        ),
         encoding="utf-8",
     )
     result = load_reval(tmp_path / "REval")  # finds data/ inside
@@ -100,20 +110,29 @@ def test_jetbrains_layout_loads_the_same_records(reval_dir: Path, tmp_path: Path
 def test_malformed_records_are_named_and_the_rest_load(reval_dir: Path, tmp_path: Path) -> None:
     problems = _rows(reval_dir / "DREval_data.jsonl")
     tasks = _rows(reval_dir / "DREval_tasks.jsonl")
-    problems[3]["inputs"] = "not a list"  # -> problem 3 dropped, and its tasks record points nowhere
+    problems[3]["inputs"] = (
+        "not a list"  # -> problem 3 dropped, and its tasks record points nowhere
+    )
     problems[5]["inputs"][1] = "(1, 2)"  # a HumanEval input without the trailing ",)"
-    problems[90]["test"] = problems[90]["test"].replace("class ", "klass ", 1)  # unparsable test module
+    problems[90]["test"] = problems[90]["test"].replace(
+        "class ", "klass ", 1
+    )  # unparsable test module
     tasks[0]["tasks"][1]["task"][0]["lineno"] = 999  # line out of range -> that pair dropped
     tasks[1]["tasks"][0]["input_idx"] = 42  # no such input -> that pair dropped
     tasks[2]["tasks"][0]["task"][0] = {"lineno": "7", "var": "x"}  # mistyped
     del tasks[4]["tasks"][0]["output_pred"]
-    (tmp_path / "DREval_data.jsonl").write_text("\n".join(json.dumps(p) for p in problems), encoding="utf-8")
+    (tmp_path / "DREval_data.jsonl").write_text(
+        "\n".join(json.dumps(p) for p in problems), encoding="utf-8"
+    )
     lines = [json.dumps(t) for t in tasks]
     lines[7] = lines[7][:40]  # truncated JSON line
     (tmp_path / "DREval_tasks.jsonl").write_text("\n".join(lines), encoding="utf-8")
 
     result = load_reval(tmp_path)
-    data_file, tasks_file = str(tmp_path / "DREval_data.jsonl"), str(tmp_path / "DREval_tasks.jsonl")
+    data_file, tasks_file = (
+        str(tmp_path / "DREval_data.jsonl"),
+        str(tmp_path / "DREval_tasks.jsonl"),
+    )
     found = {(e.source, e.line, e.field) for e in result.errors}
     assert found == {
         (data_file, 4, "inputs"),  # DREval/3
@@ -135,7 +154,10 @@ def test_malformed_records_are_named_and_the_rest_load(reval_dir: Path, tmp_path
     # everything else loads
     assert len(result.records) == 151
     by_id = {p.task_id: p for p in result.records}
-    assert len(by_id["DREval/0"].pairs) == 4 and len(by_id["DREval/1"].pairs) == len(tasks[1]["tasks"]) - 1
+    assert (
+        len(by_id["DREval/0"].pairs) == 4
+        and len(by_id["DREval/1"].pairs) == len(tasks[1]["tasks"]) - 1
+    )
     assert "DREval/7" in by_id and by_id["DREval/7"].pairs == ()  # its tasks line was unreadable
     assert len(reval_questions(result.records)) > 3000
 

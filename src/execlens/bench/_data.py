@@ -33,7 +33,7 @@ class DatasetError(Exception):
 
 
 class DatasetUnavailableError(DatasetError):
-    """The data source cannot be read at all (missing path, hub unreachable, ``datasets`` unusable)."""
+    """The source cannot be read at all (missing path, hub unreachable, ``datasets`` unusable)."""
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,11 @@ def read_records(path: Path) -> tuple[list[Row], list[RecordError]]:
             if isinstance(obj, dict):
                 rows.append((pos, obj))
             else:
-                errors.append(RecordError(source, pos, None, f"expected a JSON object, got {type(obj).__name__}"))
+                errors.append(
+                    RecordError(
+                        source, pos, None, f"expected a JSON object, got {type(obj).__name__}"
+                    )
+                )
         return rows, errors
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -121,10 +125,16 @@ def read_records(path: Path) -> tuple[list[Row], list[RecordError]]:
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            errors.append(RecordError(source, lineno, None, f"invalid JSON ({exc.msg} at column {exc.colno})"))
+            errors.append(
+                RecordError(source, lineno, None, f"invalid JSON ({exc.msg} at column {exc.colno})")
+            )
             continue
         if not isinstance(obj, dict):
-            errors.append(RecordError(source, lineno, None, f"expected a JSON object, got {type(obj).__name__}"))
+            errors.append(
+                RecordError(
+                    source, lineno, None, f"expected a JSON object, got {type(obj).__name__}"
+                )
+            )
             continue
         rows.append((lineno, obj))
     return rows, errors
@@ -143,7 +153,8 @@ def hub_rows(name: str, config: str | None = None, split: str = "test") -> tuple
         import datasets  # imported here: heavy, and only the hub path needs it
     except Exception as exc:  # ImportError, or a broken binary dependency (pyarrow/numpy)
         raise DatasetUnavailableError(
-            f"cannot load {label}: the `datasets` package failed to import ({type(exc).__name__}: {exc}); {hint}"
+            f"cannot load {label}: the `datasets` package failed to import "
+            f"({type(exc).__name__}: {exc}); {hint}"
         ) from exc
     try:
         dataset = datasets.load_dataset(name, config, split=split)
@@ -178,7 +189,10 @@ def select(
         known = {id_of(r) for r in chosen}
         missing = [i for i in wanted if i not in known]
         if missing:
-            raise KeyError(f"unknown sample id(s): {', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}")
+            raise KeyError(
+                f"unknown sample id(s): {', '.join(missing[:5])}"
+                + (" ..." if len(missing) > 5 else "")
+            )
         keep = set(wanted)
         chosen = [r for r in chosen if id_of(r) in keep]
     chosen = chosen[offset:]
@@ -227,7 +241,7 @@ class _FieldError(Exception):
 
 
 def resolve_local(path: str | Path, candidates: Sequence[str], what: str) -> Path:
-    """The file to read for ``--data PATH``: the path itself, or the first candidate inside a directory."""
+    """The file to read for ``--data PATH``: the path, or the first candidate in a directory."""
     root = Path(path).expanduser()
     if root.is_file():
         return root

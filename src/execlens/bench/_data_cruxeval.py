@@ -1,9 +1,11 @@
-"""CRUXEval: 800 ``{code, input, output, id}`` records (HF ``cruxeval-org/cruxeval``, split ``test``)."""
+"""CRUXEval: 800 ``{code, input, output, id}`` records (HF ``cruxeval-org/cruxeval``, ``test``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+
+from execlens.tasks.prompts import RenderedPrompt, render_cruxeval
 
 from ._data import (
     LoadResult,
@@ -37,8 +39,14 @@ class CruxEvalSample:
 
     @property
     def sample_id(self) -> str:
-        """The stable id: the dataset's own (``sample_0`` ... ``sample_799``), the key of generation files."""
+        """The stable id: the dataset's own (``sample_0`` ...), the key of generation files."""
         return self.id
+
+    def render(self, task: str, style: str) -> RenderedPrompt:
+        """The official prompt for ``task`` (input/output) in ``style`` (direct/cot/phind)."""
+        return render_cruxeval(
+            task, style, code=self.code, input=self.input, output=self.output, sample_id=self.id
+        )
 
 
 def _parse(rows: list[Row], source: str) -> LoadResult[CruxEvalSample]:
@@ -57,15 +65,21 @@ def _parse(rows: list[Row], source: str) -> LoadResult[CruxEvalSample]:
             errors.append(RecordError(source, line, exc.field, exc.message))
             continue
         if sample.id in seen:
-            errors.append(RecordError(source, line, "id", f"duplicate id {sample.id!r} (first at {seen[sample.id]})"))
+            errors.append(
+                RecordError(
+                    source, line, "id", f"duplicate id {sample.id!r} (first at {seen[sample.id]})"
+                )
+            )
             continue
         seen[sample.id] = line
         out.append(sample)
     return LoadResult(out, errors, source)
 
 
-def load_cruxeval(data: str | Path | None = None, *, split: str = "test") -> LoadResult[CruxEvalSample]:
-    """Load CRUXEval from ``data`` (a file, or a directory holding ``cruxeval.jsonl``) or, when None, the hub."""
+def load_cruxeval(
+    data: str | Path | None = None, *, split: str = "test"
+) -> LoadResult[CruxEvalSample]:
+    """Load CRUXEval from ``data`` (a file, or a directory with ``cruxeval.jsonl``) or the hub."""
     if data is None:
         source, rows = hub_rows(CRUXEVAL_HUB, None, split)
         return _parse(rows, source)

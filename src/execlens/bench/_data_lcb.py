@@ -8,9 +8,11 @@ runner orders them: by the number in ``id`` (``sample_<n>``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
+
+from execlens.tasks.prompts import RenderedPrompt, render_lcb
 
 from ._data import (
     LoadResult,
@@ -27,7 +29,13 @@ from ._data import (
 __all__ = ["LCB_EXEC_HUB", "LCBExecSample", "load_lcb_exec"]
 
 LCB_EXEC_HUB = "livecodebench/execution-v2"
-_LOCAL_NAMES = ("execution-v2.jsonl", "test.jsonl", "code_execution.jsonl", "execution-v2.json", "test.json")
+_LOCAL_NAMES = (
+    "execution-v2.jsonl",
+    "test.jsonl",
+    "code_execution.jsonl",
+    "execution-v2.json",
+    "test.json",
+)
 
 
 @dataclass(frozen=True)
@@ -51,6 +59,10 @@ class LCBExecSample:
         """The stable id: the dataset's ``id`` (``sample_<n>``)."""
         return self.id
 
+    def render(self, style: str) -> RenderedPrompt:
+        """The official code-execution prompt in ``style`` (``direct``/``cot``)."""
+        return render_lcb(style, code=self.code, input=self.input, sample_id=self.id)
+
 
 def _date(row: dict[str, Any]) -> datetime:
     if "contest_date" not in row:
@@ -67,7 +79,7 @@ def _date(row: dict[str, Any]) -> datetime:
             raise _FieldError("contest_date", f"not an ISO date: {value!r}") from None
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         # a JSON export of a timestamp column: milliseconds since the epoch
-        return datetime.fromtimestamp(value / 1000, timezone.utc).replace(tzinfo=None)
+        return datetime.fromtimestamp(value / 1000, UTC).replace(tzinfo=None)
     raise _FieldError("contest_date", f"expected a date, got {type(value).__name__}")
 
 
@@ -107,8 +119,10 @@ def _parse(rows: list[Row], source: str) -> LoadResult[LCBExecSample]:
     return LoadResult(out, errors, source)
 
 
-def load_lcb_exec(data: str | Path | None = None, *, split: str = "test") -> LoadResult[LCBExecSample]:
-    """Load LiveCodeBench code execution from ``data`` (a .jsonl/.json file or a directory) or, when None, the hub."""
+def load_lcb_exec(
+    data: str | Path | None = None, *, split: str = "test"
+) -> LoadResult[LCBExecSample]:
+    """Load LiveCodeBench execution from ``data`` (.jsonl/.json file or directory) or the hub."""
     if data is None:
         source, rows = hub_rows(LCB_EXEC_HUB, None, split)
         return _parse(rows, source)

@@ -20,7 +20,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from execlens.tasks.prompts import RenderedPrompt, RevalPromptInput, classeval_test_classes, render_reval
+from execlens.tasks.prompts import (
+    RenderedPrompt,
+    RevalPromptInput,
+    classeval_test_classes,
+    render_reval,
+)
 
 from ._data import (
     DatasetUnavailableError,
@@ -119,7 +124,7 @@ class RevalProblem:
 
 @dataclass(frozen=True)
 class RevalItem:
-    """One question to ask: a pair's ``index``-th (lineno, var), or its output question (``question`` None)."""
+    """A pair's ``index``-th (lineno, var) question, or its output question (``question`` None)."""
 
     problem: RevalProblem
     pair: RevalPair
@@ -128,7 +133,7 @@ class RevalItem:
 
     @property
     def sample_id(self) -> str:
-        """``DREval/<n>/<input_idx>/<index>`` for line questions, ``DREval/<n>/<input_idx>/output`` otherwise."""
+        """``DREval/<n>/<input_idx>/<index>``; ``DREval/<n>/<input_idx>/output`` for the output."""
         tail = "output" if self.question is None else str(self.index)
         return f"{self.pair.sample_id}/{tail}"
 
@@ -148,7 +153,10 @@ class RevalItem:
 def reval_questions(problems: list[RevalProblem]) -> list[RevalItem]:
     """Every (lineno, var) question in dataset order (3152 for the full data)."""
     return [
-        RevalItem(p, pair, i, q) for p in problems for pair in p.pairs for i, q in enumerate(pair.questions)
+        RevalItem(p, pair, i, q)
+        for p in problems
+        for pair in p.pairs
+        for i, q in enumerate(pair.questions)
     ]
 
 
@@ -182,7 +190,11 @@ def _parse_problem(row: dict[str, Any]) -> RevalProblem:
     if problem.kind == "humaneval":
         for i, text in enumerate(problem.inputs):
             if not text.endswith(",)"):
-                raise _FieldError(f"inputs[{i}]", f"a HumanEval input must be an argument tuple ending in ',)', got {text[:60]!r}")
+                raise _FieldError(
+                    f"inputs[{i}]",
+                    "a HumanEval input must be an argument tuple ending in ',)', "
+                    f"got {text[:60]!r}",
+                )
         return problem
     if not test:
         raise _FieldError("test", "a ClassEval problem needs its unittest source")
@@ -192,12 +204,16 @@ def _parse_problem(row: dict[str, Any]) -> RevalProblem:
         raise _FieldError("test", f"cannot read the test classes: {exc}") from None
     if len(classes) != len(problem.inputs):
         raise _FieldError(
-            "test", f"{len(classes)} test classes named {problem.entry_point}Test* but {len(problem.inputs)} inputs"
+            "test",
+            f"{len(classes)} test classes named {problem.entry_point}Test* "
+            f"but {len(problem.inputs)} inputs",
         )
     return replace(problem, setups=tuple(c.setup for c in classes))
 
 
-def _parse_pairs(row: dict[str, Any], problem: RevalProblem, source: str, line: int) -> tuple[list[RevalPair], list[RecordError]]:
+def _parse_pairs(
+    row: dict[str, Any], problem: RevalProblem, source: str, line: int
+) -> tuple[list[RevalPair], list[RecordError]]:
     raw = row.get("tasks")
     if isinstance(raw, str):  # the JetBrains layout stores the list as a JSON string
         try:
@@ -216,7 +232,11 @@ def _parse_pairs(row: dict[str, Any], problem: RevalProblem, source: str, line: 
                 raise _FieldError(where, "expected an object")
             input_idx = check_int(pair, "input_idx")
             if not 0 <= input_idx < len(problem.inputs):
-                raise _FieldError("input_idx", f"{input_idx} is not an input of {problem.task_id} (0..{len(problem.inputs) - 1})")
+                raise _FieldError(
+                    "input_idx",
+                    f"{input_idx} is not an input of {problem.task_id} "
+                    f"(0..{len(problem.inputs) - 1})",
+                )
             questions = pair.get("task")
             if not isinstance(questions, list):
                 raise _FieldError("task", "expected a list of {lineno, var}")
@@ -230,7 +250,9 @@ def _parse_pairs(row: dict[str, Any], problem: RevalProblem, source: str, line: 
                 except _FieldError as exc:
                     raise _FieldError(f"task[{j}].{exc.field}", exc.message) from None
                 if not 1 <= lineno <= n_lines:
-                    raise _FieldError(f"task[{j}].lineno", f"{lineno} is not a line of the code (1..{n_lines})")
+                    raise _FieldError(
+                        f"task[{j}].lineno", f"{lineno} is not a line of the code (1..{n_lines})"
+                    )
                 parsed.append(RevalQuestion(lineno, var))
             output_pred = check_str(pair, "output_pred")
         except _FieldError as exc:
@@ -253,7 +275,9 @@ def _assemble(
             errors.append(RecordError(problem_source, line, exc.field, exc.message))
             continue
         if problem.task_id in problems:
-            errors.append(RecordError(problem_source, line, "task_id", f"duplicate {problem.task_id}"))
+            errors.append(
+                RecordError(problem_source, line, "task_id", f"duplicate {problem.task_id}")
+            )
             continue
         problems[problem.task_id] = problem
     attached: dict[str, list[RevalPair]] = {}
@@ -267,10 +291,14 @@ def _assemble(
             continue
         problem = problems.get(task_id)
         if problem is None:
-            errors.append(RecordError(task_source, line, "task_id", f"{task_id} is not a loaded problem"))
+            errors.append(
+                RecordError(task_source, line, "task_id", f"{task_id} is not a loaded problem")
+            )
             continue
         if task_id in attached:
-            errors.append(RecordError(task_source, line, "task_id", f"duplicate tasks record for {task_id}"))
+            errors.append(
+                RecordError(task_source, line, "task_id", f"duplicate tasks record for {task_id}")
+            )
             continue
         pairs, pair_errors = _parse_pairs(row, problem, task_source, line)
         errors.extend(pair_errors)
@@ -298,13 +326,14 @@ def _local_files(data: str | Path) -> tuple[Path, Path]:
                 if (base / problems_name).is_file() and (base / tasks_name).is_file():
                     return base / problems_name, base / tasks_name
         raise DatasetUnavailableError(
-            f"no REval data in {root} (looked for {' / '.join(f'{a} + {b}' for a, b in _LAYOUTS)}, also under data/)"
+            f"no REval data in {root} (looked for "
+            f"{' / '.join(f'{a} + {b}' for a, b in _LAYOUTS)}, also under data/)"
         )
     raise DatasetUnavailableError(f"REval: no such file or directory: {root}")
 
 
 def load_reval(data: str | Path | None = None, *, split: str = "test") -> LoadResult[RevalProblem]:
-    """Load REval problems with their question pairs from ``data`` or, when None, the hub (JetBrains repackaging)."""
+    """Load REval problems with their pairs from ``data`` or the hub (the JetBrains repackaging)."""
     if data is None:
         problem_source, problem_rows = hub_rows(REVAL_HUB, "problems", split)
         task_source, task_rows = hub_rows(REVAL_HUB, "tasks", split)

@@ -41,7 +41,7 @@ def _source_of(node: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str]) -
 
 
 def _body_names(cls: ast.ClassDef) -> dict[str, ast.stmt]:
-    """Names bound in a class body, in ``cls.__dict__`` order (first binding's place, last binding's value)."""
+    """Names bound in a class body in ``cls.__dict__`` order (first place, last value)."""
     names: dict[str, ast.stmt] = {}
     for stmt in cls.body:
         bound: list[str] = []

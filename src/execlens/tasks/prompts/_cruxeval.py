@@ -56,7 +56,9 @@ def render_cruxeval(
     if task not in _STYLES:
         raise PromptInputError(f"CRUXEval has no task {task!r} (expected 'input' or 'output')")
     if style not in _STYLES[task]:
-        raise PromptInputError(f"CRUXEval-{task} has no prompt style {style!r} (expected one of {_STYLES[task]})")
+        raise PromptInputError(
+            f"CRUXEval-{task} has no prompt style {style!r} (expected one of {_STYLES[task]})"
+        )
     if task == "output":
         if input is None:
             raise PromptInputError("CRUXEval output prediction needs the sample's `input`")

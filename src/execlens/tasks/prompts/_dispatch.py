@@ -22,12 +22,16 @@ def render_prompt(benchmark: str, task: str, style: str, **fields: Any) -> Rende
     (code, input) or :func:`render_reval` (item, lineno, var); ``sample_id`` is passed on.
     """
     if benchmark not in BENCHMARKS:
-        raise PromptInputError(f"unknown benchmark {benchmark!r} (expected one of {sorted(BENCHMARKS)})")
+        raise PromptInputError(
+            f"unknown benchmark {benchmark!r} (expected one of {sorted(BENCHMARKS)})"
+        )
     if benchmark == "cruxeval":
         return render_cruxeval(task, style, **fields)
     if benchmark == "lcb-exec":
         if task != "output":
-            raise PromptInputError(f"LiveCodeBench execution has only the 'output' task, not {task!r}")
+            raise PromptInputError(
+                f"LiveCodeBench execution has only the 'output' task, not {task!r}"
+            )
         return render_lcb(style, **fields)
     item = fields.pop("item", None)
     if not isinstance(item, RevalPromptInput):

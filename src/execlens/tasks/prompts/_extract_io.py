@@ -43,8 +43,12 @@ def extract_cruxeval(
     if style not in ("direct", "cot", "phind"):
         raise ValueError(f"CRUXEval has no prompt style {style!r}")
     if flavor not in ("harness", "openai"):
-        raise ValueError(f"unknown CRUXEval extraction flavor {flavor!r} (expected 'harness' or 'openai')")
-    stops = (("# done",) if style == "phind" else ("[/ANSWER]",)) if stop is _DEFAULT else tuple(stop)  # type: ignore[arg-type]
+        raise ValueError(
+            f"unknown CRUXEval extraction flavor {flavor!r} (expected 'harness' or 'openai')"
+        )
+    stops = (
+        (("# done",) if style == "phind" else ("[/ANSWER]",)) if stop is _DEFAULT else tuple(stop)
+    )  # type: ignore[arg-type]
     how: list[str] = []
     text, stopped = apply_stop(raw, stops)
     if stopped:
@@ -60,7 +64,9 @@ def extract_cruxeval(
             # openai_prompt.py: no [ANSWER] -> the last line, nothing else applied
             text = text.split("\n")[-1].strip()
             how.append("last_line")
-            return Extraction(text=text, how=tuple(how), failure="no_answer_tag" if text else "empty")
+            return Extraction(
+                text=text, how=tuple(how), failure="no_answer_tag" if text else "empty"
+            )
         else:
             failure = "no_answer_tag"
 

@@ -64,19 +64,23 @@ def extract_reval_coverage(raw: str, style: str, *, stop: bool = True) -> Extrac
     how: list[str] = []
     text = _stopped(raw, stop, how).upper().strip()
     if style == "cot" and "[/THOUGHT]" not in text:
-        return Extraction(text="NO", how=(*how, "default_no"), failure="unfinished_cot", value=False)
+        return Extraction(
+            text="NO", how=(*how, "default_no"), failure="unfinished_cot", value=False
+        )
     text = _answer_block(text, how)
     if text == "":
         return Extraction(text="NO", how=(*how, "default_no"), failure="empty", value=False)
     head = text[:3]
     yes, no = "YES" in head, "NO" in head
     if yes == no:
-        return Extraction(text="NO", how=(*how, "first_3_chars", "default_no"), failure="ambiguous", value=False)
+        return Extraction(
+            text="NO", how=(*how, "first_3_chars", "default_no"), failure="ambiguous", value=False
+        )
     return Extraction(text="YES" if yes else "NO", how=(*how, "first_3_chars"), value=yes)
 
 
 def match_path_answer(answer: str, code: str) -> list[int]:
-    """REval's path matching: every 1-indexed line whose stripped text equals ``answer``; [-2] if none.
+    """REval's path matching: each 1-indexed line whose stripped text is ``answer``; [-2] if none.
 
     ``answer`` ``"-1"`` (the "no next line" answer) and ``""`` (no answer) give [-1] and [-2].
     """
@@ -88,8 +92,10 @@ def match_path_answer(answer: str, code: str) -> list[int]:
     return lines or [-2]
 
 
-def extract_reval_path(raw: str, style: str, *, code: str | None = None, stop: bool = True) -> Extraction:
-    """Path: the first line of the answer, matched to line numbers of ``code`` by exact stripped text.
+def extract_reval_path(
+    raw: str, style: str, *, code: str | None = None, stop: bool = True
+) -> Extraction:
+    """Path: the answer's first line, matched to lines of ``code`` by exact stripped text.
 
     ``code`` is the problem's code as stored (without the line numbers HumanEval prompts
     show). ``value`` is the official list of candidate lines ([-1] for "-1", [-2] for no
@@ -115,12 +121,14 @@ def extract_reval_path(raw: str, style: str, *, code: str | None = None, stop: b
         return Extraction(text=text, how=tuple(how))
     lines = match_path_answer(text, code)
     if lines == [-2]:
-        return Extraction(text=text, how=(*how, "no_matching_line"), failure="no_matching_line", value=[-2])
+        return Extraction(
+            text=text, how=(*how, "no_matching_line"), failure="no_matching_line", value=[-2]
+        )
     return Extraction(text=text, how=(*how, "matched_lines"), value=lines)
 
 
 def normalise_state_type(type_text: str) -> str:
-    """REval's type-name clean-up: lower-case, unwrap ``<class '...'>``, drop generics, fix aliases."""
+    """REval's type-name clean-up: lower-case, unwrap ``<class '...'>``, drop generics, aliases."""
     name = type_text.strip().lower()
     match = re.match(r"<class '(.*)'>", name)
     if match:
@@ -138,7 +146,7 @@ def normalise_state_type(type_text: str) -> str:
 
 
 def extract_reval_state(raw: str, style: str, *, stop: bool = True) -> Extraction:
-    """State: ``Nil``, or ``value; type`` split at the last ``;`` (type normalised, value left as text).
+    """State: ``Nil``, or ``value; type`` split at the last ``;`` (type normalised, value as text).
 
     ``value`` is :data:`NIL` or a :class:`StateAnswer`; REval's ``ERROR`` (unfinished CoT,
     no ``;``) is a failure with ``value`` None. Evaluating the value text is the judge's job.
@@ -148,13 +156,20 @@ def extract_reval_state(raw: str, style: str, *, stop: bool = True) -> Extractio
     text = _stopped(raw, stop, how)
     if style == "cot" and "[/THOUGHT]" not in text:
         return Extraction(text="", how=(*how, "error"), failure="unfinished_cot")
-    text = text.replace("\u2018", "'").replace("\u2019", "'").replace("\u201c", '"').replace("\u201d", '"')
+    text = (
+        text.replace("\u2018", "'")
+        .replace("\u2019", "'")
+        .replace("\u201c", '"')
+        .replace("\u201d", '"')
+    )
     text = _answer_block(text.strip(), how)
     if text.capitalize() == "Nil" or text == "[Nil]":
         return Extraction(text=text, how=(*how, "nil"), value=NIL)
     semicolon = text.rfind(";")
     if semicolon == -1:
-        return Extraction(text=text, how=(*how, "error"), failure="no_semicolon" if text else "empty")
+        return Extraction(
+            text=text, how=(*how, "error"), failure="no_semicolon" if text else "empty"
+        )
     value_text = text[:semicolon].strip()
     if value_text.capitalize() == "Nil":
         return Extraction(text=text, how=(*how, "split_last_semicolon", "nil"), value=NIL)
@@ -162,7 +177,9 @@ def extract_reval_state(raw: str, style: str, *, stop: bool = True) -> Extractio
     return Extraction(text=text, how=(*how, "split_last_semicolon"), value=answer)
 
 
-def extract_reval_output(raw: str, style: str, *, question: str | None = None, stop: bool = True) -> Extraction:
+def extract_reval_output(
+    raw: str, style: str, *, question: str | None = None, stop: bool = True
+) -> Extraction:
     """Output: the completed snippet inside the answer tags.
 
     With ``question`` (the pair's ``output_pred``) ``value`` is REval's phase-2 snippet: an
@@ -174,7 +191,10 @@ def extract_reval_output(raw: str, style: str, *, question: str | None = None, s
     text = _stopped(raw, stop, how)
     if style == "cot" and "[/THOUGHT]" not in text:
         return Extraction(
-            text="", how=(*how, "error"), failure="unfinished_cot", value="assert False" if question is not None else None
+            text="",
+            how=(*how, "error"),
+            failure="unfinished_cot",
+            value="assert False" if question is not None else None,
         )
     text = _answer_block(text, how)
     failure = None if text.strip() else "empty"

@@ -1,4 +1,6 @@
-"""LiveCodeBench code-execution prompts (LiveCodeBench/LiveCodeBench: lcb_runner/prompts/code_execution.py).
+"""LiveCodeBench code-execution prompts.
+
+Source: LiveCodeBench/LiveCodeBench, lcb_runner/prompts/code_execution.py.
 
 CRUXEval's output prompts with renamed functions and keyword-argument few-shots; the query
 is ``assert <input> == ??`` where ``input`` is the dataset's full call (``f(a = 1)``).
@@ -34,7 +36,9 @@ def render_lcb(style: str, *, code: str, input: str, sample_id: str = "") -> Ren
     runner sends none ("stop is only used for base models currently", oai_runner.py).
     """
     if style not in ("direct", "cot"):
-        raise PromptInputError(f"LiveCodeBench execution has no prompt style {style!r} (expected 'direct' or 'cot')")
+        raise PromptInputError(
+            f"LiveCodeBench execution has no prompt style {style!r} (expected 'direct' or 'cot')"
+        )
     template = f"lcb/{style}.j2"
     return RenderedPrompt(
         benchmark="lcb-exec",

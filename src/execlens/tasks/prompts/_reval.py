@@ -60,7 +60,7 @@ class RevalPromptInput:
 
 
 def reval_sampling(style: str) -> SamplingDefaults:
-    """REval's runner settings (inference.py): 256 new tokens direct, 1024 CoT; T 0.8 by default; one sample."""
+    """REval's runner settings (inference.py): 256 tokens direct, 1024 CoT; T 0.8; one sample."""
     return SamplingDefaults(
         max_tokens=1024 if style == "cot" else 256,
         temperature=0.8,
@@ -94,15 +94,21 @@ def reval_invocation(item: RevalPromptInput, task: str) -> tuple[str, str]:
         if task == "output":
             return "\n" + item.output_pred, ""
         if not item.input.endswith(",)"):
-            raise PromptInputError(f"HumanEval input must be an argument tuple ending in ',)', got {item.input!r}")
+            raise PromptInputError(
+                f"HumanEval input must be an argument tuple ending in ',)', got {item.input!r}"
+            )
         call = f"{item.entry_point}{item.input[:-2]})"
         return call, call
     if item.kind == "classeval":
         if task == "output":
-            return reval_setup_comment(item.setup, comment_first_line=True) + _OUTPUT_PRELUDE + item.output_pred, ""
+            return reval_setup_comment(
+                item.setup, comment_first_line=True
+            ) + _OUTPUT_PRELUDE + item.output_pred, ""
         setup = reval_setup_comment(item.setup, comment_first_line=task == "path")
         return setup + "\n" + item.input.rstrip(), "the above test code"
-    raise PromptInputError(f"unknown REval problem kind {item.kind!r} (expected 'humaneval' or 'classeval')")
+    raise PromptInputError(
+        f"unknown REval problem kind {item.kind!r} (expected 'humaneval' or 'classeval')"
+    )
 
 
 def render_reval(
@@ -128,11 +134,23 @@ def render_reval(
     if task != "output":
         codelines = item.code.split("\n")
         if lineno is None or not 1 <= lineno <= len(codelines):
-            raise PromptInputError(f"line {lineno!r} is not a line of the code (1..{len(codelines)})")
+            raise PromptInputError(
+                f"line {lineno!r} is not a line of the code (1..{len(codelines)})"
+            )
         if task == "state" and not var:
             raise PromptInputError("the state task needs the variable name `var`")
-        code = number_code_lines(item.code) if task == "path" and item.kind == "humaneval" else item.code
-        fields.update(code=code, invocation_abbr=abbr, line=lineno, codeline=codelines[lineno - 1], var=var or "")
+        code = (
+            number_code_lines(item.code)
+            if task == "path" and item.kind == "humaneval"
+            else item.code
+        )
+        fields.update(
+            code=code,
+            invocation_abbr=abbr,
+            line=lineno,
+            codeline=codelines[lineno - 1],
+            var=var or "",
+        )
     elif not item.output_pred:
         raise PromptInputError("the output task needs the pair's `output_pred`")
     template = f"reval/{style}_{task}.j2"

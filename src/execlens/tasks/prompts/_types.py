@@ -75,11 +75,11 @@ class RenderedPrompt:
 
     @property
     def completion(self) -> str:
-        """The plain completion prompt (no chat template), as REval's and CRUXEval's base-model runners send it."""
+        """The plain completion prompt (no chat template), as the base-model runners send it."""
         return self.text
 
     def messages(self, *, system: bool = True) -> list[dict[str, str]]:
-        """Chat messages: the official system message (when there is one) then the prompt as the user turn."""
+        """Chat messages: the official system message (if any), then the prompt as the user turn."""
         out: list[dict[str, str]] = []
         if system and self.system:
             out.append({"role": "system", "content": self.system})
