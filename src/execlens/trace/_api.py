@@ -11,7 +11,8 @@ from execlens.trace._recorder import statement_line_map
 from execlens.trace._trace import Trace
 
 __all__ = ["MODES", "TRACE_PRELOAD", "TRACE_RUNNER", "TraceLimits", "TraceRequest",
-           "trace_engine", "trace_job", "trace_many", "trace_program"]
+           "ground_truth_key", "trace_engine", "trace_from_outcome", "trace_is_deterministic",
+           "trace_job", "trace_many", "trace_program"]
 
 TRACE_RUNNER = "execlens.trace._runner:run"
 # What a tracing fork server should hold before forking: the runner and the modules the
@@ -126,6 +127,29 @@ def trace_program(engine: Engine, program: str, call: str | None = None, *,
                            limits=limits or TraceLimits(), engine_limits=engine_limits,
                            hash_seed=hash_seed)
     return trace_from_outcome(engine.run(trace_job(request)), mode)
+
+
+def ground_truth_key(trace: Trace) -> str:
+    """A canonical string of everything a trace answers (for determinism checks)."""
+    import json
+
+    return json.dumps([trace.status, trace.output_envelope, trace.exception_type,
+                       {k: v for k, v in trace.data.items() if k != "events"}],
+                      sort_keys=True, ensure_ascii=False)
+
+
+def trace_is_deterministic(engine: Engine, request: TraceRequest,
+                           seeds: tuple[int, int] = (0, 1)) -> bool:
+    """Whether two runs under different hash seeds give identical ground truth.
+
+    A program whose trace depends on the seed (e.g. it iterates over a set of strings)
+    must be flagged, not used as ground truth.
+    """
+    from dataclasses import replace
+
+    first, second = (trace_from_outcome(engine.run(trace_job(replace(request, hash_seed=s))),
+                                        request.mode) for s in seeds)
+    return ground_truth_key(first) == ground_truth_key(second)
 
 
 def trace_many(engine: Engine, requests: Iterable[TraceRequest], *,

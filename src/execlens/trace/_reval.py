@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from execlens.engine import Engine
+from execlens.engine import Engine, Job
 from execlens.trace._api import TraceLimits, TraceRequest, trace_many
 from execlens.trace._trace import Trace
 from execlens.values import AnswerParseError, parse_literal, values_equal
@@ -203,8 +203,13 @@ def load_reval_tasks(path: str | Path) -> list[RevalQuestion]:
     return questions
 
 
-def output_matches(trace: Trace, expected: str | None) -> bool | None:
-    """Whether a HumanEval trace returned the recorded output (None: nothing recorded)."""
+def output_matches(trace: Trace, expected: str | None, engine: Engine | None = None
+                   ) -> bool | None:
+    """Whether a HumanEval trace returned the recorded output (None: nothing recorded).
+
+    A recorded output that is an expression rather than a literal (``"(3 + 5, 3 * 5)"``)
+    is evaluated in ``engine`` (never in the host); without an engine it cannot match.
+    """
     if expected is None:
         return None
     if not trace.ok:
@@ -212,7 +217,12 @@ def output_matches(trace: Trace, expected: str | None) -> bool | None:
     try:
         reference = parse_literal(expected)
     except AnswerParseError:
-        return repr(trace.output) == expected
+        if engine is None:
+            return False
+        outcome = engine.run(Job(program="", call=expected))
+        if not outcome.ok:
+            return False
+        reference = outcome.decoded()
     return values_equal(trace.output, reference, mode="exact")
 
 
