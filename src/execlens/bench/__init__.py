@@ -21,9 +21,53 @@ if TYPE_CHECKING:
         score_run,
     )
     from execlens.bench._lcb_score import load_lcb_generations, load_lcb_problems
+    from execlens.bench._data import (
+        DatasetError,
+        DatasetUnavailableError,
+        LoadResult,
+        MalformedRecordError,
+        RecordError,
+        select,
+    )
+    from execlens.bench._data_cruxeval import CRUXEVAL_HUB, CruxEvalSample, load_cruxeval
+    from execlens.bench._data_lcb import LCB_EXEC_HUB, LCBExecSample, load_lcb_exec
+    from execlens.bench._data_reval import (
+        REVAL_HUB,
+        RevalItem,
+        RevalPair,
+        RevalProblem,
+        RevalQuestion,
+        load_reval,
+        reval_pairs,
+        reval_questions,
+    )
+    from execlens.bench._report import RunView, load_run, write_report
     from execlens.bench.metrics import mean_pass_at_k, pass_at_k, sample_accuracy
 
 _EXPORTS = {
+    "DatasetError": "_data",
+    "DatasetUnavailableError": "_data",
+    "LoadResult": "_data",
+    "MalformedRecordError": "_data",
+    "RecordError": "_data",
+    "select": "_data",
+    "CRUXEVAL_HUB": "_data_cruxeval",
+    "CruxEvalSample": "_data_cruxeval",
+    "load_cruxeval": "_data_cruxeval",
+    "LCB_EXEC_HUB": "_data_lcb",
+    "LCBExecSample": "_data_lcb",
+    "load_lcb_exec": "_data_lcb",
+    "REVAL_HUB": "_data_reval",
+    "RevalItem": "_data_reval",
+    "RevalPair": "_data_reval",
+    "RevalProblem": "_data_reval",
+    "RevalQuestion": "_data_reval",
+    "load_reval": "_data_reval",
+    "reval_pairs": "_data_reval",
+    "reval_questions": "_data_reval",
+    "RunView": "_report",
+    "load_run": "_report",
+    "write_report": "_report",
     "GenerationsError": "_cruxeval_score",
     "load_cruxeval_generations": "_cruxeval_score",
     "load_cruxeval_problems": "_cruxeval_score",
