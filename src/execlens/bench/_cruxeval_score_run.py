@@ -24,7 +24,7 @@ import json
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -233,13 +233,15 @@ def score_run(
     workers: int | None = None,
     overwrite: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    extras: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> ScoreRunResult:
     """Score ``items`` (problem, generations) in both modes into ``out_dir``, resumably.
 
     ``official_task`` is the task the official scorer applies (CRUXEval's script infers
     it from the file path); ``task`` the one strict scoring applies.  ``engine``: use
     this one (not closed here); otherwise a scoring engine is started when needed.
-    ``progress(done, total)`` is called as samples finish.
+    ``progress(done, total)`` is called as samples finish.  ``extras[id]`` is merged into
+    that sample's ``samples.jsonl`` line (the eval runner adds prompts and raw responses).
     """
     if benchmark not in BENCHMARKS:
         raise ValueError(f"benchmark must be one of {BENCHMARKS}, got {benchmark!r}")
@@ -276,6 +278,8 @@ def score_run(
                 finished = len(done)
                 for problem, scores in score_samples(scorers, remaining, engine or own):
                     record = sample_record(problem, by_id[problem.id], scores)
+                    if extras and problem.id in extras:
+                        record.update(extras[problem.id])
                     handle.write(json.dumps(record, ensure_ascii=False) + "\n")
                     handle.flush()
                     done[problem.id] = record

@@ -1,0 +1,84 @@
+"""``execlens eval``: run a model on a benchmark task, score both modes, write a report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from execlens.bench._eval import EvalConfig, EvalError, EvalResult, run_eval
+
+
+def print_summary(result: EvalResult, console: Console) -> None:
+    """The terminal summary: metrics per mode, baselines, what the run cost."""
+    results = result.results
+    table = Table(title=f"{results.get('benchmark')} / {results.get('task')} / "
+                        f"{results.get('prompt')} · {results.get('model')}")
+    metrics = results.get("metrics", {})
+    names = sorted({name for values in metrics.values() for name in values})
+    table.add_column("mode")
+    for name in names:
+        table.add_column(name, justify="right")
+    for mode, values in metrics.items():
+        table.add_row(mode, *(f"{values[n]:.2f}" if n in values else "—" for n in names))
+    for label, values in (results.get("baselines") or {}).items():
+        if isinstance(values, dict):
+            table.add_row(f"[dim]{label}[/dim]",
+                          *(f"[dim]{values[n]:.2f}[/dim]" if n in values else "" for n in names))
+    console.print(table)
+    differences = results.get("differences") or {}
+    if differences.get("total"):
+        console.print(f"verdicts that differ between modes: {differences['total']}")
+    console.print(f"{result.samples_scored_now} samples scored now, {result.samples_resumed} "
+                  f"resumed; {result.requests} model requests, {result.cache_hits} cache hits; "
+                  f"{result.seconds:.1f} s")
+    console.print(f"log: {result.out_dir / 'samples.jsonl'}")
+    if result.report is not None:
+        console.print(f"report: [bold]{result.report.resolve()}[/bold]")
+
+
+def eval_command(
+    benchmark: Annotated[str, typer.Option(help="cruxeval | lcb-exec | reval")],
+    task: Annotated[str, typer.Option(help="cruxeval: input|output; lcb-exec: output; "
+                                           "reval: coverage|path|state|output")],
+    model: Annotated[str, typer.Option(help="Model name at the server, or 'local'.")] = "local",
+    prompt: Annotated[str, typer.Option(help="direct | cot")] = "direct",
+    base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible server URL.")] = None,
+    n: Annotated[Optional[int], typer.Option(help="Samples per prompt (default: official).")] = None,
+    temperature: Annotated[Optional[float], typer.Option()] = None,
+    top_p: Annotated[Optional[float], typer.Option()] = None,
+    max_tokens: Annotated[Optional[int], typer.Option()] = None,
+    seed: Annotated[Optional[int], typer.Option()] = 0,
+    endpoint: Annotated[str, typer.Option(help="chat (instruct models) | completion "
+                                               "(base models, no chat template)")] = "chat",
+    limit: Annotated[Optional[int], typer.Option(help="Only the first N samples.")] = None,
+    offset: Annotated[int, typer.Option(help="Skip the first N samples.")] = 0,
+    data: Annotated[Optional[str], typer.Option(help="Local data file/dir (default: the hub).")] = None,
+    out: Annotated[Optional[Path], typer.Option(help="Run directory.")] = None,
+    workers: Annotated[Optional[int], typer.Option(help="Scoring servers.")] = None,
+    concurrency: Annotated[Optional[int], typer.Option(help="Requests in flight.")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Bypass the request cache.")] = False,
+    overwrite: Annotated[bool, typer.Option(help="Replace a different run in --out.")] = False,
+) -> None:
+    """Run inference and scoring; write samples.jsonl, results.json and report.html."""
+    config = EvalConfig(benchmark=benchmark, task=task, prompt=prompt, model=model,
+                        base_url=base_url, n=n, temperature=temperature, top_p=top_p,
+                        max_tokens=max_tokens, seed=seed, endpoint=endpoint, limit=limit,
+                        offset=offset, data=data, workers=workers, no_cache=no_cache,
+                        max_concurrency=concurrency)
+    target = out or Path("runs") / f"{benchmark}-{task}-{prompt}-{model.replace('/', '_')}"
+    console = Console()
+    try:
+        result = run_eval(config, target, overwrite=overwrite)
+    except EvalError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    print_summary(result, console)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``eval`` verb."""
+    app.command("eval")(eval_command)
