@@ -47,7 +47,12 @@ class RunView:
     def metrics(self) -> dict[str, dict[str, float]]:
         """``{mode: {metric: value}}`` for numeric metrics only."""
         found: dict[str, dict[str, float]] = {}
-        for mode, values in (self.results.get("metrics") or {}).items():
+        source = self.results.get("metrics")
+        if not source:  # a score run: pass@k per mode under "modes"
+            source = {mode: {k: v for k, v in values.items() if k.startswith("pass@")}
+                      for mode, values in (self.results.get("modes") or {}).items()
+                      if isinstance(values, dict)}
+        for mode, values in (source or {}).items():
             if isinstance(values, dict):
                 numeric = {k: float(v) for k, v in values.items()
                            if isinstance(v, (int, float)) and not isinstance(v, bool)}
@@ -120,9 +125,19 @@ def _bar_figure(runs: Sequence[RunView]) -> dict[str, Any]:
                                        "yaxis": {"title": {"text": "%"}}, "height": 420}}
 
 
-def _differences_figure(run: RunView) -> dict[str, Any] | None:
+def _difference_reasons(run: RunView) -> dict[str, int]:
     differences = run.results.get("differences") or {}
-    reasons = differences.get("by_reason") if isinstance(differences, dict) else None
+    if not isinstance(differences, dict):
+        return {}
+    reasons: dict[str, int] = dict(differences.get("by_reason") or {})
+    for key in ("official_pass_strict_fail", "official_fail_strict_pass"):
+        for reason, count in (differences.get(key) or {}).items():
+            reasons[reason] = reasons.get(reason, 0) + int(count)
+    return reasons
+
+
+def _differences_figure(run: RunView) -> dict[str, Any] | None:
+    reasons = _difference_reasons(run)
     if not reasons:
         return None
     keys = sorted(reasons, key=lambda k: -reasons[k])
