@@ -1,0 +1,158 @@
+"""End to end against the embedded local model on 127.0.0.1: ``execlens eval``.
+
+Each benchmark/task on a 5-sample slice writes a complete log and report; a second run
+is served entirely from the cache (0 requests); a run killed midway and restarted
+completes with no duplicate and no missing sample.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from execlens.bench._eval import EvalConfig, EvalError, run_eval
+from execlens.models import local_server_missing
+
+pytestmark = pytest.mark.slow
+
+SLICE = 5
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _local_model() -> None:
+    missing = local_server_missing()
+    if missing:
+        if os.environ.get("EXECLENS_REQUIRE_DATA"):
+            pytest.fail(f"the embedded local model is required in CI: {missing}")
+        pytest.skip(f"the embedded local model is not installed: {missing}")
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh request cache, so a first run really asks the model."""
+    path = tmp_path / "cache"
+    monkeypatch.setenv("EXECLENS_CACHE_DIR", str(path))
+    return path
+
+
+@pytest.fixture(scope="module")
+def lcb_data(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> Path:
+    """LiveCodeBench-format records built from CRUXEval programs.
+
+    The real ``livecodebench/execution-v2`` needs the hub, which tests cannot reach; the
+    LCB path (full-call inputs, its prompt, extraction and scorer) is exercised on
+    CRUXEval programs rewritten into LCB's record layout.
+    """
+    rows = []
+    with (data_dir / "cruxeval" / "cruxeval.jsonl").open() as handle:
+        for i, line in enumerate(handle):
+            if i >= SLICE:
+                break
+            record = json.loads(line)
+            rows.append({
+                "question_id": f"q{i}", "contest_id": "c0", "contest_date": "2024-01-01T00:00:00",
+                "difficulty": "easy", "function_name": "f", "code": record["code"],
+                "input": f"f({record['input']})", "output": record["output"],
+                "id": f"sample_{i}", "problem_id": f"p{i}", "numsteps": 10,
+            })
+    path = tmp_path_factory.mktemp("lcb") / "execution-v2.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+def _config(benchmark: str, task: str, data: Path) -> EvalConfig:
+    return EvalConfig(benchmark=benchmark, task=task, prompt="direct", model="local",
+                      n=1, max_tokens=48, temperature=0.0, limit=SLICE, data=str(data))
+
+
+def _lines(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+CASES = [("cruxeval", "output"), ("cruxeval", "input"), ("lcb-exec", "output")]
+
+
+@pytest.mark.parametrize("benchmark,task", CASES)
+def test_eval_writes_log_and_report_then_replays_from_cache(
+    benchmark: str, task: str, tmp_path: Path, cache_dir: Path, data_dir: Path, lcb_data: Path
+) -> None:
+    data = lcb_data if benchmark == "lcb-exec" else data_dir / "cruxeval"
+    out = tmp_path / "run"
+    first = run_eval(_config(benchmark, task, data), out, show_progress=False)
+    assert first.requests == SLICE and first.cache_hits == 0
+    samples = _lines(out / "samples.jsonl")
+    assert len(samples) == SLICE and len({s["id"] for s in samples}) == SLICE
+    for sample in samples:
+        for key in ("prompt", "responses", "answers", "official", "strict", "generations"):
+            assert key in sample, key
+        assert len(sample["responses"]) == 1 and isinstance(sample["responses"][0], str)
+    results = json.loads((out / "results.json").read_text())
+    assert set(results["metrics"]) == {"official", "strict"}
+    assert 0.0 <= results["metrics"]["strict"]["pass@1"] <= 100.0
+    report = (out / "report.html").read_text()
+    assert "Plotly.newPlot" in report
+
+    again = run_eval(_config(benchmark, task, data), out, show_progress=False)
+    assert again.requests == 0 and again.cache_hits == SLICE
+    assert again.samples_resumed == SLICE
+    assert _lines(out / "samples.jsonl") == samples
+    assert json.loads((out / "results.json").read_text())["metrics"] == results["metrics"]
+
+
+def test_eval_refuses_to_mix_runs(tmp_path: Path, cache_dir: Path, data_dir: Path) -> None:
+    out = tmp_path / "run"
+    run_eval(_config("cruxeval", "output", data_dir / "cruxeval"), out, show_progress=False)
+    other = _config("cruxeval", "output", data_dir / "cruxeval")
+    other.temperature = 0.7
+    with pytest.raises(EvalError, match="temperature"):
+        run_eval(other, out, show_progress=False)
+    with pytest.raises(EvalError, match="no prompt"):
+        run_eval(EvalConfig("cruxeval", "output", prompt="socratic"), out, show_progress=False)
+
+
+def _cache_rows(cache: Path) -> int:
+    database = cache / "requests.sqlite"
+    if not database.exists():
+        return 0
+    try:
+        with sqlite3.connect(database, timeout=1) as connection:
+            return connection.execute("SELECT COUNT(*) FROM samples").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def test_eval_killed_midway_resumes_without_loss(tmp_path: Path, cache_dir: Path,
+                                                 data_dir: Path) -> None:
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "execlens", "eval", "--benchmark", "cruxeval",
+               "--task", "output", "--model", "local", "--n", "2", "--max-tokens", "48",
+               "--temperature", "0", "--limit", str(SLICE),
+               "--data", str(data_dir / "cruxeval"), "--out", str(out)]
+    env = {**os.environ, "EXECLENS_CACHE_DIR": str(cache_dir)}
+    victim = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 180
+    while _cache_rows(cache_dir) < 3 and time.monotonic() < deadline and victim.poll() is None:
+        time.sleep(0.1)
+    assert victim.poll() is None, "the run finished before it could be killed"
+    os.killpg(victim.pid, signal.SIGKILL)
+    victim.wait()
+    cached_before = _cache_rows(cache_dir)
+    assert 3 <= cached_before < 2 * SLICE
+
+    resumed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    samples = _lines(out / "samples.jsonl")
+    assert sorted(s["id"] for s in samples) == sorted({s["id"] for s in samples})
+    assert len(samples) == SLICE
+    assert all(len(s["responses"]) == 2 for s in samples)
+    assert f"{2 * SLICE - cached_before} model requests" in resumed.stdout.replace("\n", " ")
+    assert _cache_rows(cache_dir) == 2 * SLICE
