@@ -1,11 +1,15 @@
 """``execlens demo``: the main job on embedded defaults.
 
-Runs a handful of programs through the sandbox (one of each outcome status) and prints
-the isolation report.  Later the evaluation demo extends this.
+1. the sandbox: a handful of hostile programs, one of each outcome status, and the
+   isolation layers active on this machine;
+2. the evaluation: the embedded local model (SmolLM2-135M, served on 127.0.0.1) on
+   execlens's own example programs, CRUXEval-style, scored in official and strict mode,
+   ending with the report's path.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -58,11 +62,25 @@ def engine_demo(console: Console) -> None:
 
 
 def demo(
+    out: Annotated[Path, typer.Option(help="Where the demo's runs and report go.")] = Path("runs/demo"),
     engine_only: Annotated[bool, typer.Option("--engine-only", help="Only the sandbox demo.")] = False,
 ) -> None:
     """Run the main job on embedded defaults (no network, no model hub needed)."""
+    from execlens.bench._demo import run_demo
+    from execlens.bench._report import write_report
+    from execlens.cli._eval import print_summary
+
     console = Console()
     engine_demo(console)
+    if engine_only:
+        return
+    console.rule("evaluating the embedded local model on execlens's example programs")
+    with Engine(workers=2) as engine:
+        results = run_demo(out, engine=engine,
+                           on_result=lambda name, result: print_summary(result, console))
+    report = write_report([r.out_dir for r in results], out / "report.html")
+    console.rule()
+    console.print(f"demo report: [bold]{report.resolve()}[/bold]")
 
 
 def register(app: typer.Typer) -> None:

@@ -15,8 +15,9 @@ from execlens.bench._eval import EvalConfig, EvalError, EvalResult, run_eval
 def print_summary(result: EvalResult, console: Console) -> None:
     """The terminal summary: metrics per mode, baselines, what the run cost."""
     results = result.results
-    table = Table(title=f"{results.get('benchmark')} / {results.get('task')} / "
-                        f"{results.get('prompt')} · {results.get('model')}")
+    console.print(f"[bold]{results.get('benchmark')}/{results.get('task')}/"
+                  f"{results.get('prompt')}[/bold] · model {results.get('model')}")
+    table = Table()
     metrics = results.get("metrics", {})
     names = sorted({name for values in metrics.values() for name in values})
     table.add_column("mode")
