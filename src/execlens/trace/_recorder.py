@@ -315,7 +315,7 @@ class _Frame:
     """What the recorder keeps about one program frame."""
 
     __slots__ = ("cache", "depth", "exception", "final", "ident", "inline", "last_raw",
-                 "last_snapshot", "last_snapshot_index", "name", "parent", "result",
+                 "last_snapshot", "last_snapshot_index", "local", "name", "parent", "result",
                  "step_line")
 
     def __init__(self, ident: int, name: str, depth: int, parent: int, inline: bool) -> None:
@@ -332,6 +332,7 @@ class _Frame:
         self.result = -1
         self.exception = -1
         self.final = -1
+        self.local: Any = None
 
 
 class Recorder:
@@ -368,7 +369,6 @@ class Recorder:
         self.frames: list[_Frame] = []
         self.coverage: set[int] = set()
         self.truncated: str | None = None
-        self.events = 0
         self.value_bytes = 0
         self._live: dict[Any, _Frame] = {}
         self._skip = _SkipCache()
@@ -472,6 +472,9 @@ class Recorder:
             members = list(value)
             if _ATOMS.issuperset(_map(_type, members)):
                 return self._intern(value), (_IMMUTABLE if cls is frozenset else ("S", members))
+        elif cls.__name__ == "ndarray" and cls.__module__ == "numpy":
+            if value.dtype.kind != "O" and value.size <= _FLAT_MAX:
+                return self._intern(value), ("N", value.shape, value.dtype.str, value.tobytes())
         return self._intern(value), ("F", _fingerprint(value))
 
     def _snapshot(self, rec: _Frame, f_locals: dict[str, Any]) -> int:
@@ -504,6 +507,11 @@ class Recorder:
                 elif tag == "D":
                     if (_len(check[1]) == _len(value) and _all(_map(_is, check[1], value))
                             and _all(_map(_is, check[2], value.values()))):
+                        snapshot[name] = entry[2]
+                        continue
+                elif tag == "N":
+                    if (value.shape == check[1] and value.dtype.str == check[2]
+                            and value.tobytes() == check[3]):
                         snapshot[name] = entry[2]
                         continue
                 elif tag == "O":
@@ -561,6 +569,7 @@ class Recorder:
                      code.co_name in _INLINE_CODE_NAMES)
         self.frames.append(rec)
         live[frame] = rec
+        rec.local = self._local_tracer(rec)
         return rec
 
     def _is_yield(self, frame: Any) -> bool:
@@ -578,51 +587,71 @@ class Recorder:
         rec = self._live.get(frame)
         if rec is None:
             rec = self._enter(frame)
-        if self.mode == "reval":
-            return self._reval_event
-        if rec.inline:
-            # Comprehensions and lambdas run as part of their caller's step.
-            return self._coverage_event
-        return self._exact_event
+        return rec.local
 
     def _coverage_event(self, frame: Any, event: str, arg: Any) -> Any:
         if event == "line":
             self.coverage.add(frame.f_lineno - 1)
         return self._coverage_event
 
-    def _reval_event(self, frame: Any, event: str, arg: Any) -> Any:
-        if self._stopped:
-            return None
-        self.events += 1
-        line = frame.f_lineno - 1
+    def _local_tracer(self, rec: _Frame) -> Any:
+        """The per-frame trace function (a closure: the hot path avoids attribute lookups)."""
+        if self.mode == "reval":
+            return self._reval_tracer(rec)
+        if rec.inline:
+            # Comprehensions and lambdas run as part of their caller's step.
+            return self._coverage_event
+        return self._exact_tracer(rec)
+
+    def _reval_tracer(self, rec: _Frame) -> Any:
         steps = self.steps
-        rec = self._live[frame]
-        if event == "line":
-            self.coverage.add(line)
-            snapshot = self._snapshot(rec, frame.f_locals) if self.capture == CAPTURE_FULL else -1
-            if steps and steps[-1][0] == line:
-                steps[-1][1] = rec.ident
-                steps[-1][2] = snapshot
-            else:
-                if _len(steps) >= self.limits.max_steps:
-                    self._truncate("steps")
+        coverage_add = self.coverage.add
+        snapshot = self._snapshot if self.capture == CAPTURE_FULL else None
+        max_steps = self.limits.max_steps
+        ident = rec.ident
+        recorder = self
+
+        def local(frame: Any, event: str, arg: Any) -> Any:
+            line = frame.f_lineno - 1
+            if event == "line":
+                coverage_add(line)
+                index = snapshot(rec, frame.f_locals) if snapshot is not None else -1
+                if steps and steps[-1][0] == line:
+                    # REval's merge: same line as the previous state, whatever the frame.
+                    last = steps[-1]
+                    last[1] = ident
+                    last[2] = index
+                elif _len(steps) >= max_steps:
+                    recorder._truncate("steps")
                     return None
-                steps.append([line, rec.ident, snapshot])
-        elif event == "return" or event == "exception":
+                else:
+                    steps.append([line, ident, index])
+                return local
+            if recorder._stopped:
+                return None
             if event == "return":
-                value = self._intern(arg) if self.capture == CAPTURE_FULL else -1
-                if not self._is_yield(frame):
-                    self._live.pop(frame, None)
-            else:
-                value = self._intern(arg[0]) if self.capture == CAPTURE_FULL else -1
-            if not (steps and steps[-1][0] == line):
-                if _len(steps) >= self.limits.max_steps:
-                    self._truncate("steps")
-                    return None
-                # REval's tracer starts a new state with no locals here.
-                steps.append([line, rec.ident, self._empty_snapshot()])
-            self.marks.append([_len(steps) - 1, event, value])
-        return self._reval_event
+                recorder._reval_mark(frame, rec, line, "return", arg,
+                                     final=not recorder._is_yield(frame))
+            elif event == "exception":
+                recorder._reval_mark(frame, rec, line, "exception", arg[0], final=False)
+            return local
+
+        return local
+
+    def _reval_mark(self, frame: Any, rec: _Frame, line: int, kind: str, value: Any,
+                    final: bool) -> None:
+        """A return/exception event in reval mode: onto the last state if it is on the
+        same line, else onto a new state with empty locals (as REval's tracer does)."""
+        steps = self.steps
+        index = self._intern(value) if self.capture == CAPTURE_FULL else -1
+        if final:
+            self._live.pop(frame, None)
+        if not (steps and steps[-1][0] == line):
+            if _len(steps) >= self.limits.max_steps:
+                self._truncate("steps")
+                return
+            steps.append([line, rec.ident, self._empty_snapshot()])
+        self.marks.append([_len(steps) - 1, kind, index])
 
     def _empty_snapshot(self) -> int:
         if self.capture != CAPTURE_FULL:
@@ -631,45 +660,58 @@ class Recorder:
         self.snapshots.append({})
         return index
 
-    def _exact_event(self, frame: Any, event: str, arg: Any) -> Any:
-        if self._stopped:
-            return None
-        self.events += 1
-        rec = self._live.get(frame)
-        if rec is None:  # a generator resumed after its record was closed
-            rec = self._enter(frame)
-        if event == "line":
-            raw = frame.f_lineno
-            line = self.line_map.get(raw, raw) - 1
-            self.coverage.add(raw - 1)
-            if line == rec.step_line and (raw != line + 1 or rec.last_raw != raw):
-                # On a continuation line of the statement being executed, or back on its
-                # first line from one: the same step.  CPython reports the same line
-                # twice in a row only when a loop jumps back to it: a new step.
+    def _exact_tracer(self, rec: _Frame) -> Any:
+        steps = self.steps
+        coverage_add = self.coverage.add
+        line_of = self.line_map.get
+        snapshot = self._snapshot if self.capture == CAPTURE_FULL else None
+        max_steps = self.limits.max_steps
+        ident = rec.ident
+        recorder = self
+
+        def local(frame: Any, event: str, arg: Any) -> Any:
+            if event == "line":
+                raw = frame.f_lineno
+                line = line_of(raw, raw) - 1
+                coverage_add(raw - 1)
+                if line == rec.step_line and (raw != line + 1 or rec.last_raw != raw):
+                    # On a continuation line of the statement being executed, or back on
+                    # its first line from one: the same step.  CPython reports the same
+                    # line twice in a row only when a loop jumps back to it: a new step.
+                    rec.last_raw = raw
+                    return local
                 rec.last_raw = raw
-                return self._exact_event
-            rec.last_raw = raw
-            rec.step_line = line
-            if _len(self.steps) >= self.limits.max_steps:
-                self._truncate("steps")
+                rec.step_line = line
+                if _len(steps) >= max_steps:
+                    recorder._truncate("steps")
+                    return None
+                steps.append([line, ident,
+                              snapshot(rec, frame.f_locals) if snapshot is not None else -1])
+                return local
+            if recorder._stopped:
                 return None
-            snapshot = self._snapshot(rec, frame.f_locals) if self.capture == CAPTURE_FULL else -1
-            self.steps.append([line, rec.ident, snapshot])
-        elif event == "return":
-            if self.capture == CAPTURE_FULL:
-                rec.final = self._snapshot(rec, frame.f_locals)
-                rec.result = self._intern(arg)
-            if not self._is_yield(frame):
-                self._live.pop(frame, None)
-            else:
-                # The frame resumes later: its next line starts a new step.
-                rec.step_line = -1
-        elif event == "exception":
-            if self.capture == CAPTURE_FULL:
-                rec.exception = self._intern(arg[0])
-                if self.steps:
-                    self.marks.append([_len(self.steps) - 1, "exception", rec.exception])
-        return self._exact_event
+            if event == "return":
+                recorder._exact_exit(frame, rec, arg, final=not recorder._is_yield(frame))
+            elif event == "exception":
+                recorder._exact_exception(rec, arg[0])
+            return local
+
+        return local
+
+    def _exact_exit(self, frame: Any, rec: _Frame, value: Any, final: bool) -> None:
+        if self.capture == CAPTURE_FULL:
+            rec.final = self._snapshot(rec, frame.f_locals)
+            rec.result = self._intern(value)
+        if final:
+            self._live.pop(frame, None)
+        else:
+            rec.step_line = -1  # a generator resumes later: its next line is a new step
+
+    def _exact_exception(self, rec: _Frame, exc_type: Any) -> None:
+        if self.capture == CAPTURE_FULL:
+            rec.exception = self._intern(exc_type)
+            if self.steps:
+                self.marks.append([_len(self.steps) - 1, "exception", rec.exception])
 
     # -------------------------------------------------------- sys.monitoring
     def _start_monitoring(self) -> None:
@@ -741,12 +783,7 @@ class Recorder:
         rec = self._live.get(frame)
         if rec is None:
             rec = self._enter(frame)
-        if self.mode == "reval":
-            self._reval_event(frame, "line", None)
-        elif rec.inline:
-            self.coverage.add(line - 1)
-        else:
-            self._exact_event(frame, "line", None)
+        rec.local(frame, "line", None)
         return None
 
     def _mon_return(self, code: Any, offset: int, value: Any) -> Any:
@@ -766,26 +803,11 @@ class Recorder:
         if rec is None:
             return
         if self.mode == "reval":
-            self._reval_exit(frame, rec, "return", value, final)
+            self._reval_mark(frame, rec, frame.f_lineno - 1, "return", value, final)
         elif not rec.inline:
-            if self.capture == CAPTURE_FULL:
-                rec.final = self._snapshot(rec, frame.f_locals)
-                rec.result = self._intern(value)
-            if not final:
-                rec.step_line = -1
+            self._exact_exit(frame, rec, value, final)
         if final:
             self._live.pop(frame, None)
-
-    def _reval_exit(self, frame: Any, rec: _Frame, event: str, value: Any, final: bool) -> None:
-        line = frame.f_lineno - 1
-        steps = self.steps
-        index = self._intern(value) if self.capture == CAPTURE_FULL else -1
-        if not (steps and steps[-1][0] == line):
-            if _len(steps) >= self.limits.max_steps:
-                self._truncate("steps")
-                return
-            steps.append([line, rec.ident, self._empty_snapshot()])
-        self.marks.append([_len(steps) - 1, event, index])
 
     def _mon_raise(self, code: Any, offset: int, exc: BaseException) -> Any:
         if code.co_filename != self.filename or self._stopped:
@@ -795,11 +817,9 @@ class Recorder:
         if rec is None:
             return None
         if self.mode == "reval":
-            self._reval_exit(frame, rec, "exception", _type(exc), final=False)
-        elif not rec.inline and self.capture == CAPTURE_FULL:
-            rec.exception = self._intern(_type(exc))
-            if self.steps:
-                self.marks.append([_len(self.steps) - 1, "exception", rec.exception])
+            self._reval_mark(frame, rec, frame.f_lineno - 1, "exception", _type(exc), False)
+        elif not rec.inline:
+            self._exact_exception(rec, _type(exc))
         return None
 
     def _mon_unwind(self, code: Any, offset: int, exc: BaseException) -> Any:
@@ -811,8 +831,9 @@ class Recorder:
             return None
         if self.mode == "reval":
             # settrace reports the exception in each frame it passes, then a return.
-            self._reval_exit(frame, rec, "exception", _type(exc), final=False)
-            self._reval_exit(frame, rec, "return", None, final=True)
+            line = frame.f_lineno - 1
+            self._reval_mark(frame, rec, line, "exception", _type(exc), False)
+            self._reval_mark(frame, rec, line, "return", None, True)
         elif not rec.inline and self.capture == CAPTURE_FULL:
             rec.exception = self._intern(_type(exc))
             rec.final = self._snapshot(rec, frame.f_locals)
@@ -840,5 +861,5 @@ class Recorder:
             "values": [v if _type(v) is dict else _atom_envelope(v, _type(v))
                        for v in self.values],
             "truncated": self.truncated,
-            "events": self.events,
+            "events": _len(self.steps),
         }
