@@ -1,0 +1,59 @@
+"""Tasks: questions about code and their ground truth.
+
+This module holds the runtime-behaviour tasks (coverage, path, state, output) built from
+traces of any program and input.  Names are loaded on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from execlens.tasks._lines import Candidate, candidate_lines, line_variables
+    from execlens.tasks._model import KINDS, RuntimeTask, task_id
+    from execlens.tasks._output import read_tasks, write_tasks
+    from execlens.tasks._runtime import SELECTIONS, build_tasks, tasks_for_trace
+    from execlens.tasks._sources import (
+        RuntimeProgram,
+        SourceError,
+        load_programs,
+        programs_from_codeio,
+        programs_from_cruxeval,
+        programs_from_reval,
+    )
+
+_EXPORTS = {
+    "Candidate": "_lines",
+    "candidate_lines": "_lines",
+    "line_variables": "_lines",
+    "KINDS": "_model",
+    "RuntimeTask": "_model",
+    "task_id": "_model",
+    "read_tasks": "_output",
+    "write_tasks": "_output",
+    "SELECTIONS": "_runtime",
+    "build_tasks": "_runtime",
+    "tasks_for_trace": "_runtime",
+    "RuntimeProgram": "_sources",
+    "SourceError": "_sources",
+    "load_programs": "_sources",
+    "programs_from_codeio": "_sources",
+    "programs_from_cruxeval": "_sources",
+    "programs_from_reval": "_sources",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'execlens.tasks' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"execlens.tasks.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -1,0 +1,55 @@
+"""Writing and reading task files: JSONL for people, Parquet (pyarrow) for training."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from execlens.tasks._model import RuntimeTask
+
+__all__ = ["read_tasks", "write_tasks"]
+
+# Columns whose values are nested JSON: Parquet keeps them as JSON strings.
+_JSON_COLUMNS = ("reference", "meta")
+
+
+def write_tasks(tasks: Iterable[RuntimeTask], path: str | Path, parquet: bool = False) -> int:
+    """Write tasks as JSONL (or Parquet); returns how many were written.
+
+    The file is written to a temporary name and renamed, so a killed run never leaves
+    a half-written file behind.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    rows = [task.to_dict() for task in tasks]
+    if parquet:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        for row in rows:
+            for column in _JSON_COLUMNS:
+                row[column] = json.dumps(row[column], ensure_ascii=False)
+        pq.write_table(pa.Table.from_pylist(rows), partial)
+    else:
+        with partial.open("w", encoding="utf-8") as handle:
+            for row in rows:
+                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    partial.replace(path)
+    return len(rows)
+
+
+def read_tasks(path: str | Path) -> list[RuntimeTask]:
+    """Read tasks written by :func:`write_tasks` (JSONL or Parquet, by extension)."""
+    path = Path(path)
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        rows = pq.read_table(path).to_pylist()
+        for row in rows:
+            for column in _JSON_COLUMNS:
+                row[column] = json.loads(row[column])
+        return [RuntimeTask.from_dict(row) for row in rows]
+    with path.open(encoding="utf-8") as handle:
+        return [RuntimeTask.from_dict(json.loads(line)) for line in handle if line.strip()]

@@ -1,0 +1,174 @@
+"""Coverage / path / state / output tasks with ground truth, for any program and input.
+
+Ground truth comes from traces (``execlens.trace``).  The generator itself works on
+traces it is given; :func:`build_tasks` can also run the tracer itself (it imports
+``execlens.trace`` only then).
+
+Selections:
+
+* ``"reval"``: REval's question sites (last statement of each basic block, variables
+  there) — every (line, var) yields a coverage, a path and a state task, as in REval;
+* ``"given"``: only the questions a dataset ships (DREval_tasks.jsonl); runs without
+  questions get just their output task;
+* ``"balanced"``: REval's sites, with coverage questions sampled so that executed and
+  not-executed lines are equally many over the whole build (a constant answer scores
+  50 %); path tasks for the executed lines kept, state tasks for each of their variables.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from execlens.tasks._lines import candidate_lines
+from execlens.tasks._model import KINDS, RuntimeTask, task_id
+from execlens.tasks._sources import RuntimeProgram
+
+__all__ = ["SELECTIONS", "build_tasks", "tasks_for_trace"]
+
+SELECTIONS = ("reval", "given", "balanced")
+
+
+def _sites(program: RuntimeProgram, selection: str) -> list[tuple[int, str | None]]:
+    if selection == "given":
+        return list(program.questions or ())
+    pairs: list[tuple[int, str | None]] = []
+    for site in candidate_lines(program.program):
+        if site.variables:
+            pairs.extend((site.line, var) for var in site.variables)
+        else:
+            pairs.append((site.line, None))
+    return pairs
+
+
+def _code_line(program: RuntimeProgram, line: int) -> str:
+    lines = program.program.splitlines()
+    return lines[line - 1].strip() if 0 < line <= len(lines) else ""
+
+
+def _task(program: RuntimeProgram, trace: Any, kind: str, selection: str,
+          line: int | None = None, var: str | None = None, reference: Any = None
+          ) -> RuntimeTask:
+    ident = task_id(program.source, program.problem_id, program.input_index, kind, line, var,
+                    trace.mode)
+    return RuntimeTask(id=ident, kind=kind, source=program.source,
+                       problem_id=program.problem_id, input_index=program.input_index,
+                       program=program.program, call=program.call, reference=reference,
+                       mode=trace.mode, selection=selection, line=line,
+                       code_line=_code_line(program, line) if line else None, var=var,
+                       test=program.test, test_class=program.test_class,
+                       meta=dict(program.meta))
+
+
+def _path_reference(trace: Any, line: int) -> list[int]:
+    # A line that never ran has no next line: REval accepts -1 there.
+    return sorted(trace.next_lines(line)) or [-1]
+
+
+def _output_task(program: RuntimeProgram, trace: Any, selection: str) -> RuntimeTask:
+    reference = {"status": trace.status, "value": trace.output_envelope,
+                 "exception": trace.exception_type}
+    return _task(program, trace, "output", selection, reference=reference)
+
+
+def tasks_for_trace(program: RuntimeProgram, trace: Any, selection: str = "reval",
+                    kinds: Sequence[str] = KINDS) -> list[RuntimeTask]:
+    """All tasks of one run under ``"reval"``/``"given"`` selection (no sampling)."""
+    if selection not in ("reval", "given"):
+        raise ValueError("tasks_for_trace takes 'reval' or 'given'; balanced needs a build")
+    tasks: list[RuntimeTask] = []
+    seen_lines: set[int] = set()
+    for line, var in _sites(program, selection):
+        if "coverage" in kinds:
+            tasks.append(_task(program, trace, "coverage", selection, line, var,
+                               trace.covered(line)))
+        if "path" in kinds:
+            tasks.append(_task(program, trace, "path", selection, line, var,
+                               _path_reference(trace, line)))
+        if "state" in kinds and var is not None:
+            tasks.append(_task(program, trace, "state", selection, line, var,
+                               trace.state_envelopes(var, line)))
+        seen_lines.add(line)
+    if "output" in kinds:
+        tasks.append(_output_task(program, trace, selection))
+    return tasks
+
+
+def _rank(ident: str, seed: int) -> str:
+    return hashlib.sha256(f"{seed}:{ident}".encode()).hexdigest()
+
+
+def _balanced(pairs: Iterable[tuple[RuntimeProgram, Any]], kinds: Sequence[str],
+              seed: int) -> list[RuntimeTask]:
+    executed: list[tuple[RuntimeProgram, Any, int, tuple[str, ...]]] = []
+    skipped: list[tuple[RuntimeProgram, Any, int, tuple[str, ...]]] = []
+    outputs: list[RuntimeTask] = []
+    for program, trace in pairs:
+        for site in candidate_lines(program.program):
+            entry = (program, trace, site.line, site.variables)
+            (executed if trace.covered(site.line) else skipped).append(entry)
+        if "output" in kinds:
+            outputs.append(_output_task(program, trace, "balanced"))
+    keep = min(len(executed), len(skipped))
+
+    def sample(entries: list[Any]) -> list[Any]:
+        ranked = sorted(entries, key=lambda e: _rank(
+            f"{e[0].source}|{e[0].problem_id}|{e[0].input_index}|{e[2]}", seed))
+        return ranked[:keep]
+
+    tasks: list[RuntimeTask] = []
+    for program, trace, line, variables in sorted(
+            sample(executed) + sample(skipped),
+            key=lambda e: (e[0].source, e[0].problem_id, e[0].input_index, e[2])):
+        if "coverage" in kinds:
+            tasks.append(_task(program, trace, "coverage", "balanced", line, None,
+                               trace.covered(line)))
+        if "path" in kinds and trace.covered(line):
+            tasks.append(_task(program, trace, "path", "balanced", line, None,
+                               _path_reference(trace, line)))
+        if "state" in kinds:
+            for var in variables:
+                tasks.append(_task(program, trace, "state", "balanced", line, var,
+                                   trace.state_envelopes(var, line)))
+    return tasks + outputs
+
+
+def build_tasks(programs: Sequence[RuntimeProgram], *, traces: Sequence[Any] | None = None,
+                engine: Any = None, mode: str = "exact", selection: str = "reval",
+                kinds: Sequence[str] = KINDS, seed: int = 0, progress: bool = False
+                ) -> list[RuntimeTask]:
+    """Tasks with ground truth for every program run.
+
+    Give ``traces`` (one per program, in order), or an ``engine`` to trace with
+    (``mode`` = ``"exact"`` or ``"reval"``).  Programs with a ``skip_reason`` and runs
+    that recorded nothing (timeouts, crashes) yield no tasks.  The result is the same
+    for the same inputs and ``seed``, whatever the order of ``programs``' runs.
+    """
+    if selection not in SELECTIONS:
+        raise ValueError(f"unknown selection {selection!r}: use one of {SELECTIONS}")
+    unknown = set(kinds) - set(KINDS)
+    if unknown:
+        raise ValueError(f"unknown task kinds {sorted(unknown)}: use {KINDS}")
+    runnable = [p for p in programs if p.skip_reason is None]
+    if traces is None:
+        if engine is None:
+            raise ValueError("build_tasks needs traces or an engine to trace with")
+        from execlens.trace import TraceRequest, trace_many
+
+        requests = [TraceRequest(program=p.program, call=p.call, test=p.test,
+                                 test_class=p.test_class, test_method=p.test_method,
+                                 mode=mode, tag=p) for p in runnable]
+        traces = list(trace_many(engine, requests, progress=progress))
+        pairs = [(t.tag, t) for t in traces]
+    else:
+        if len(traces) != len(programs):
+            raise ValueError("give one trace per program")
+        pairs = [(p, t) for p, t in zip(programs, traces) if p.skip_reason is None]
+    pairs = [(p, t) for p, t in pairs if t is not None and t.recorded]
+    if selection == "balanced":
+        return _balanced(pairs, kinds, seed)
+    tasks: list[RuntimeTask] = []
+    for program, trace in pairs:
+        tasks.extend(tasks_for_trace(program, trace, selection, kinds))
+    return tasks
