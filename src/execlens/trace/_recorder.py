@@ -53,7 +53,7 @@ _object_getattribute = object.__getattribute__
 _ATOMS = frozenset({int, float, str, bool, type(None), bytes, complex, range})
 _PLAIN_CONTAINERS = frozenset({list, tuple, dict, set, frozenset})
 _INLINE_CODE_NAMES = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>", "<lambda>"})
-_YIELD_VALUE = 86 if sys.version_info[:2] == (3, 11) else -1
+_YIELD_VALUE = __import__("opcode").opmap["YIELD_VALUE"]
 _END = object()  # closes a container in a structure fingerprint
 _VOLATILE = object()  # a fingerprint that never matches (value must be re-encoded)
 _FINGERPRINT_BUDGET = 20_000
