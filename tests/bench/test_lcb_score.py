@@ -37,6 +37,12 @@ PREDICTIONS = {
 }
 
 
+# The remaining execution-v2 columns, so the rows load as the real dataset's do.
+for _number, _row in enumerate(ROWS):
+    _row.update(contest_id=f"weekly-{_number}", contest_date="2023-07-01T00:00:00",
+                difficulty="easy", problem_id=_row["question_id"], numsteps=20)
+
+
 def _lcb_file(tmp_path: Path) -> Path:
     records = [dict(row, output_list=["..."] * len(PREDICTIONS[row["id"]]),
                     pred_list=PREDICTIONS[row["id"]]) for row in ROWS]

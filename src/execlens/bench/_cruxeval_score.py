@@ -1,7 +1,8 @@
 """CRUXEval for scoring: its problems and an official-format generations file.
 
-The problems come from a local ``cruxeval.jsonl`` (or a directory holding one), or, by
-default, from the Hugging Face dataset ``cruxeval-org/cruxeval`` (split ``test``).
+The problems come from the dataset loader (``bench._data_cruxeval``): a local
+``cruxeval.jsonl`` (or a directory holding one), or by default the Hugging Face dataset
+``cruxeval-org/cruxeval`` (split ``test``).
 Generations are the official format ``{"sample_i": ["f(...)", ...]}``; an official
 *scored* file (``raw_generations`` inside) is accepted too.
 """
@@ -16,61 +17,28 @@ from typing import Any
 from execlens.judge import ExecProblem, ProblemError
 
 __all__ = [
-    "CRUXEVAL_HF_DATASET",
     "GenerationsError",
+    "cruxeval_problem",
     "load_cruxeval_generations",
     "load_cruxeval_problems",
-    "load_hf_records",
 ]
-
-CRUXEVAL_HF_DATASET = "cruxeval-org/cruxeval"
 
 
 class GenerationsError(ValueError):
     """A generations file that is not in the expected format."""
 
 
-def load_hf_records(name: str, split: str = "test") -> list[dict[str, Any]]:
-    """Rows of a Hugging Face dataset, with a clear error when that is not possible."""
-    try:
-        import datasets
-    except Exception as exc:  # noqa: BLE001 - e.g. a pyarrow/numpy mismatch, not only ImportError
-        raise ProblemError(f"cannot load {name} from Hugging Face: importing `datasets` "
-                           f"failed ({type(exc).__name__}: {exc}); pass a local file "
-                           f"with --data") from exc
-    try:
-        rows = datasets.load_dataset(name, split=split)
-    except Exception as exc:  # noqa: BLE001 - network, auth, missing split...
-        raise ProblemError(f"cannot load {name} ({split}) from Hugging Face: "
-                           f"{type(exc).__name__}: {exc}; pass a local file with --data") from exc
-    return [dict(row) for row in rows]
+def _checked(loaded: Any) -> list[Any]:
+    """The records of a loader's result; malformed records stop scoring, named."""
+    if loaded.errors:
+        shown = "; ".join(str(error) for error in loaded.errors[:5])
+        raise ProblemError(f"{len(loaded.errors)} malformed record(s): {shown}")
+    return list(loaded.records)
 
 
-def read_records(path: Path) -> list[dict[str, Any]]:
-    """Records of a ``.jsonl`` file (one object a line) or a ``.json`` list."""
-    if not path.is_file():
-        raise ProblemError(f"no such data file: {path}")
-    text = path.read_text(encoding="utf-8")
-    if path.suffix == ".json":
-        try:
-            data = json.loads(text)
-        except ValueError as exc:
-            raise ProblemError(f"{path} is not valid JSON: {exc}") from exc
-        if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
-            raise ProblemError(f"{path} must hold a JSON list of records")
-        return data
-    records = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError as exc:
-            raise ProblemError(f"{path}:{number}: not valid JSON: {exc}") from exc
-        if not isinstance(record, dict):
-            raise ProblemError(f"{path}:{number}: a record must be a JSON object")
-        records.append(record)
-    return records
+def cruxeval_problem(sample: Any) -> ExecProblem:
+    """A CRUXEval sample (``bench.CruxEvalSample``) as a problem to judge."""
+    return ExecProblem(sample.id, sample.code, sample.input, sample.output)
 
 
 def load_cruxeval_problems(data: str | Path | None = None) -> list[ExecProblem]:
@@ -79,16 +47,14 @@ def load_cruxeval_problems(data: str | Path | None = None) -> list[ExecProblem]:
     ``data``: a ``cruxeval.jsonl`` path or a directory containing one; ``None`` loads
     the Hugging Face dataset.
     """
-    if data is None:
-        records = load_hf_records(CRUXEVAL_HF_DATASET)
-    else:
-        path = Path(data)
-        if path.is_dir():
-            path = path / "cruxeval.jsonl"
-        records = read_records(path)
-    problems = [ExecProblem.from_record(record, function_name="f") for record in records]
-    _check_unique([p.id for p in problems])
-    return problems
+    from execlens.bench._data import DatasetError
+    from execlens.bench._data_cruxeval import load_cruxeval
+
+    try:
+        samples = _checked(load_cruxeval(data))
+    except DatasetError as exc:
+        raise ProblemError(f"{exc}; pass a local file with --data") from exc
+    return [cruxeval_problem(sample) for sample in samples]
 
 
 def _check_unique(ids: Sequence[str]) -> None:

@@ -26,7 +26,7 @@ from ._data import (
     resolve_local,
 )
 
-__all__ = ["LCB_EXEC_HUB", "LCBExecSample", "load_lcb_exec"]
+__all__ = ["LCB_EXEC_HUB", "LCBExecSample", "lcb_order", "load_lcb_exec"]
 
 LCB_EXEC_HUB = "livecodebench/execution-v2"
 _LOCAL_NAMES = (
@@ -83,9 +83,14 @@ def _date(row: dict[str, Any]) -> datetime:
     raise _FieldError("contest_date", f"expected a date, got {type(value).__name__}")
 
 
+def lcb_order(sample_id: str) -> tuple[int, str]:
+    """LiveCodeBench's order: by the number after the last underscore (``sample_12``)."""
+    _, _, number = sample_id.rpartition("_")
+    return (int(number), sample_id) if number.isdigit() else (1 << 62, sample_id)
+
+
 def _order(sample: LCBExecSample) -> tuple[int, str]:
-    _, _, number = sample.id.rpartition("_")
-    return (int(number), sample.id) if number.isdigit() else (1 << 62, sample.id)
+    return lcb_order(sample.id)
 
 
 def _parse(rows: list[Row], source: str) -> LoadResult[LCBExecSample]:

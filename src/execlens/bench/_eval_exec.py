@@ -45,13 +45,13 @@ class ExecPredictionAdapter:
         return extract_lcb(raw, style)
 
     def _problem(self, item: Any) -> Any:
-        from execlens.judge import LCB_PRELUDE, ExecProblem
-
         if self.name == "cruxeval":
-            return ExecProblem(item.id, item.code, item.input, item.output)
-        return ExecProblem(item.id, item.code, item.input, item.output,
-                           function_name=item.function_name, input_is_call=True,
-                           prelude=LCB_PRELUDE)
+            from execlens.bench._cruxeval_score import cruxeval_problem
+
+            return cruxeval_problem(item)
+        from execlens.bench._lcb_score import lcb_sample_problem
+
+        return lcb_sample_problem(item)
 
     def score(self, out_dir: Path, items: Sequence[Any], answers: dict[str, list[str]],
               extras: dict[str, dict[str, Any]], config: Any,

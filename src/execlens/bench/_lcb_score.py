@@ -15,26 +15,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from execlens.bench._cruxeval_score import (
-    GenerationsError,
-    _check_unique,
-    check_generations,
-    load_hf_records,
-    read_records,
-)
-from execlens.judge import ExecProblem
+from execlens.bench._cruxeval_score import GenerationsError, _checked, check_generations
+from execlens.bench._data_lcb import lcb_order
+from execlens.judge import ExecProblem, ProblemError
 
-__all__ = ["LCB_HF_DATASET", "lcb_problem", "load_lcb_generations", "load_lcb_problems"]
-
-LCB_HF_DATASET = "livecodebench/execution-v2"
+__all__ = ["lcb_problem", "lcb_sample_problem", "load_lcb_generations", "load_lcb_problems"]
 
 
-def _order(sample_id: str) -> tuple[int, Any]:
-    # LiveCodeBench sorts by the number after the underscore (``sample_12``).
-    try:
-        return (0, int(sample_id.split("_")[1]))
-    except (IndexError, ValueError):
-        return (1, sample_id)
+def _order(sample_id: str) -> tuple[int, str]:
+    return lcb_order(sample_id)
 
 
 def lcb_problem(record: dict[str, Any]) -> ExecProblem:
@@ -42,12 +31,25 @@ def lcb_problem(record: dict[str, Any]) -> ExecProblem:
     return ExecProblem.from_record(record, input_is_call=True)
 
 
+def lcb_sample_problem(sample: Any) -> ExecProblem:
+    """A loaded ``bench.LCBExecSample`` as a problem, with LiveCodeBench's import block."""
+    from execlens.judge import LCB_PRELUDE
+
+    return ExecProblem(sample.id, sample.code, sample.input, sample.output,
+                       function_name=sample.function_name, input_is_call=True,
+                       prelude=LCB_PRELUDE)
+
+
 def load_lcb_problems(data: str | Path | None = None) -> list[ExecProblem]:
     """The execution-v2 problems, sorted as LiveCodeBench sorts them."""
-    records = load_hf_records(LCB_HF_DATASET) if data is None else read_records(Path(data))
-    problems = sorted((lcb_problem(r) for r in records), key=lambda p: _order(p.id))
-    _check_unique([p.id for p in problems])
-    return problems
+    from execlens.bench._data import DatasetError
+    from execlens.bench._data_lcb import load_lcb_exec
+
+    try:
+        samples = _checked(load_lcb_exec(data))
+    except DatasetError as exc:
+        raise ProblemError(f"{exc}; pass a local file with --data") from exc
+    return [lcb_sample_problem(sample) for sample in samples]
 
 
 def load_lcb_generations(path: str | Path
