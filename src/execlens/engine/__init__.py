@@ -6,8 +6,9 @@ module it holds costs each forked child page-table and copy-on-write work.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from execlens.engine._determinism import DeterminismReport, check_determinism
@@ -30,17 +31,4 @@ _EXPORTS = {
     "check_determinism": "_determinism",
 }
 
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'execlens.engine' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"execlens.engine.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

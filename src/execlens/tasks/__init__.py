@@ -6,8 +6,9 @@ traces of any program and input.  Names are loaded on first use.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from execlens.tasks._lines import Candidate, candidate_lines, line_variables
@@ -43,17 +44,4 @@ _EXPORTS = {
     "programs_from_reval": "_sources",
 }
 
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'execlens.tasks' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"execlens.tasks.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

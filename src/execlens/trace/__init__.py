@@ -7,8 +7,9 @@ which must not pull the host-side modules in with it.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from execlens.trace._api import (
@@ -70,17 +71,4 @@ _EXPORTS = {
     "TraceError": "_trace",
 }
 
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'execlens.trace' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"execlens.trace.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -6,8 +6,9 @@ module a server holds makes each of its forks dearer.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from execlens.values._compare import CompareMode, values_equal
@@ -34,17 +35,4 @@ _EXPORTS = {
     "values_equal": "_compare",
 }
 
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'execlens.values' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"execlens.values.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
