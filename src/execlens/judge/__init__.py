@@ -43,6 +43,11 @@ if TYPE_CHECKING:
         official_check_verdict,
     )
     from execlens.judge._problem import ExecProblem, ProblemError
+    from execlens.judge._reval import judge_reval, plan_reval
+    from execlens.judge._reval_plan import REVAL_MODES, REVAL_TASKS, RevalPlan
+    from execlens.judge._reval_truth import MaskTruth, OutputTruth, QuestionTruth, RevalContext
+    from execlens.judge._reval_values import parse_state_value
+    from execlens.judge._reval_var import reval_interpret
     from execlens.judge._scoring import SampleScore, ScorePlan, Scorer
     from execlens.judge._strict import StrictScorer, compare_values, parse_reference
     from execlens.judge._verdict import Verdict, VerdictStatus
@@ -69,6 +74,17 @@ _EXPORTS = {
     "official_check_verdict": "_official",
     "ExecProblem": "_problem",
     "ProblemError": "_problem",
+    "judge_reval": "_reval",
+    "plan_reval": "_reval",
+    "REVAL_MODES": "_reval_plan",
+    "REVAL_TASKS": "_reval_plan",
+    "RevalPlan": "_reval_plan",
+    "MaskTruth": "_reval_truth",
+    "OutputTruth": "_reval_truth",
+    "QuestionTruth": "_reval_truth",
+    "RevalContext": "_reval_truth",
+    "parse_state_value": "_reval_values",
+    "reval_interpret": "_reval_var",
     "SampleScore": "_scoring",
     "ScorePlan": "_scoring",
     "Scorer": "_scoring",
