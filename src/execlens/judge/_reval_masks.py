@@ -132,8 +132,9 @@ class MaskSite:
     """One mask of a template, read against the original snippet.
 
     ``hidden`` is the original expression at the mask (source text) and
-    ``hidden_is_expected`` whether it is an expected value (a literal, or built from
-    literals and builtin names such as ``{'age': int}``) rather than the expression under
+    ``hidden_is_expected`` whether it is the expected value (a literal, a value built from
+    literals and builtin names such as ``{'age': int}``, or the second argument of an
+    equality assertion whose first is not a literal) rather than the expression under
     test; ``assertion`` the assertion call the
     mask is an argument of (``"=="`` for ``assert <call> == ??``), ``position`` its
     argument index; ``other`` the source of the other argument of a two-argument
@@ -252,8 +253,13 @@ def mask_sites(template: str, original: str) -> list[MaskSite]:
         elif isinstance(parent, ast.Compare) and len(parent.ops) == 1 and isinstance(
                 parent.ops[0], ast.Eq) and parent.comparators[0] is hidden:
             assertion, position, other = "==", 1, ast.unparse(parent.left)
-        sites.append(MaskSite(index, ast.unparse(hidden), _is_expected_value(hidden),
-                              assertion, position, other, places, delta))
+        # The expected side: a literal-like value, or the second argument of an equality
+        # assertion whose first argument is not a literal (assertEqual(actual, expected)).
+        expected = _is_expected_value(hidden) or (
+            assertion in _EQUALITY and position == 1 and other is not None
+            and not _is_literal_text(other))
+        sites.append(MaskSite(index, ast.unparse(hidden), expected, assertion, position, other,
+                              places, delta))
     return sites
 
 

@@ -27,7 +27,7 @@ import ast
 import re
 from typing import Any
 
-from execlens.judge._reval_masks import MaskError, answer_mask_nodes
+from execlens.judge._reval_masks import MASK, MaskError, answer_mask_nodes
 from execlens.judge._reval_truth import (
     MaskTruth,
     OutputTruth,
@@ -172,6 +172,8 @@ def strict_output(raw: str, style: str, context: RevalContext, truth: OutputTrut
         return Verdict.failing(VerdictStatus.REFERENCE_ERROR, "truth", reason, **data)
     if extraction.failure == "unfinished_cot":
         return _unparseable("unfinished_cot", **data)
+    if MASK in snippet:
+        return _unparseable("unfilled_mask", "the completed snippet still has a ??", **data)
     try:
         nodes = answer_mask_nodes(context.template, snippet)
     except MaskError as error:
