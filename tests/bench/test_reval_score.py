@@ -152,11 +152,12 @@ def test_missing_answers_count_against_the_model(problems: list, truths: dict,
                                                  engine: Engine) -> None:
     subset = [p for p in problems if p.task_id == "DREval/0"]
     questions = reval_questions(subset)
-    answers = {"path": {questions[0].sample_id: ["-1"]}}
+    answers = {"path": {questions[0].sample_id: ["-1"], "DREval/0/0/path": ["-1"]}}
     scores = score_reval(questions, answers, "direct", engine, modes=("strict",), truth=truths)
     verdicts = scores.verdicts["strict"]["path"]
     assert all(verdicts[q.sample_id][0].reason == "missing" for q in questions[1:])
     assert scores.metrics["strict"]["questions"] == len(questions)
+    assert scores.metrics["strict"]["unmatched_answers"] == {"path": 1}
     json.dumps(scores.to_dict())  # JSON-ready
 
 

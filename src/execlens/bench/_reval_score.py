@@ -325,8 +325,13 @@ def score_reval(source: Any, answers: Mapping[str, Mapping[str, Sequence[str]]],
                 if not responses:
                     verdicts[mode][task][item_id] = [_missing()]
                     continue
-                item_truth = (mode_truth.outputs.get(item.pair.sample_id) if task == "output"
-                              else mode_truth.questions[item_id])
+                if task == "output":
+                    item_truth: Any = mode_truth.outputs.get(item.pair.sample_id)
+                elif item_id in mode_truth.questions:
+                    item_truth = mode_truth.questions[item_id]
+                else:
+                    raise RevalScoreError(f"the {mode} truth has no answer for {item_id}: "
+                                          "was it built from other problems?")
                 verdicts[mode][task][item_id] = [_missing()] * len(responses)
                 for k, raw in enumerate(responses):
                     plan = plan_reval(task, mode, raw, style, contexts[item_id], item_truth)
@@ -346,7 +351,13 @@ def score_reval(source: Any, answers: Mapping[str, Mapping[str, Sequence[str]]],
     metrics = {mode: _mode_metrics(verdicts[mode], tasks, question_ids, output_ids, pair_of,
                                    kind_of, truths[mode].questions, leaky)
                for mode in modes}
+    in_scope = {"output": {o.sample_id for o in outputs}}
+    in_scope.update({task: {q.sample_id for q in questions} for task in _QUESTION_TASKS})
+    unmatched = {task: len(set(answers[task]) - in_scope[task]) for task in tasks
+                 if set(answers[task]) - in_scope[task]}
     for mode in modes:
+        if unmatched:  # answers whose ids name no item in scope: likely an id mix-up
+            metrics[mode]["unmatched_answers"] = unmatched
         metrics[mode]["skipped_questions"] = sum(1 for q in questions if q.sample_id in skipped)
         metrics[mode]["skipped_pairs"] = sum(1 for o in outputs if o.sample_id in skipped)
         metrics[mode]["denominators"] = ("every question/pair in scope, less the skipped "

@@ -81,7 +81,8 @@ def state_answer(value_text: str, type_text: str) -> tuple[Any, ...]:
 
     ``type_text`` is already normalised (lower-cased, ``<class '…'>`` unwrapped, generics
     dropped, aliases applied).  Returns ``("ok", value, type_module, type_name,
-    value_has_that_type, type_is_a_class)`` or ``("error", reason)`` where REval returns ``'ERROR'``.
+    value_has_that_type, type_is_a_class)``, or ``("error", reason)`` where REval returns
+    ``'ERROR'``.
     """
     from pydoc import locate
 
@@ -171,7 +172,7 @@ def classeval_check(namespace: dict[str, Any], test_source: str, test_class: str
     case_class = namespace[test_class]
     exec(compile(method_source, "<internals>", "exec"), namespace)  # noqa: S102
     method = namespace["dreval_output_pred"]
-    setattr(case_class, "dreval_output_pred", method)
+    case_class.dreval_output_pred = method  # as REval attaches it
     case = case_class()
     if hasattr(case, "setUp"):
         case.setUp()

@@ -135,7 +135,8 @@ def _hashable(value: Any) -> Any:
     try:
         hash(value)
     except TypeError as exc:
-        raise AnswerParseError("not_literal", f"unhashable set member or dict key: {exc}")
+        raise AnswerParseError("not_literal",
+                               f"unhashable set member or dict key: {exc}") from None
     return value
 
 
