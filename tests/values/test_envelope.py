@@ -92,6 +92,20 @@ def test_numpy_arrays_and_scalars() -> None:
     assert encode(np.int64(3))["__type__"] == "int64"
 
 
+def test_deques_and_ndarray_subclasses_keep_their_data() -> None:
+    from collections import deque
+
+    queue = deque([1, [2, 3]], maxlen=5)
+    back = decode(json.loads(dumps(encode(queue))))
+    assert isinstance(back, deque) and list(back) == [1, [2, 3]] and back.maxlen == 5
+    assert encode(queue)["__type__"] == "deque"
+    matrix = np.matrix([[1, 2], [3, 4]])
+    envelope = encode(matrix)
+    assert envelope["__type__"] == "matrix" and envelope["shape"] == [2, 2]
+    again = decode(json.loads(dumps(envelope)))
+    assert isinstance(again, np.matrix) and again.tolist() == [[1, 2], [3, 4]]
+
+
 def test_custom_objects_decode_to_neutral_records() -> None:
     class Node:
         def __init__(self) -> None:

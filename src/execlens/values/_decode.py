@@ -154,6 +154,10 @@ def decode(envelope: Any) -> Any:
         return _decode_float(raw)
     if base == "NoneType":
         return None
+    if base == "deque":
+        from collections import deque
+
+        return deque(_decode_items(raw), envelope.get("maxlen"))
     if base in _SEQUENCE_BUILDERS:
         items = _decode_items(raw)
         if base in ("set", "frozenset"):
@@ -198,7 +202,7 @@ def _decode_numpy(envelope: dict[str, Any]) -> Any:
         import numpy as np
     except ImportError:  # pragma: no cover - numpy is a declared dependency
         np = None  # type: ignore[assignment]
-    if name == "ndarray":
+    if "shape" in envelope:  # ndarray or a subclass such as matrix
         data = decode(envelope.get("__value__"))
         if np is None:
             return data
@@ -206,7 +210,7 @@ def _decode_numpy(envelope: dict[str, Any]) -> Any:
         shape = envelope.get("shape")
         if shape is not None and list(array.shape) != list(shape):
             array = array.reshape(shape)
-        return array
+        return np.asmatrix(array) if name == "matrix" else array
     raw = envelope.get("__value__")
     if isinstance(raw, str) and raw in ("nan", "inf", "-inf"):
         raw = float(raw)

@@ -170,6 +170,14 @@ class _Encoder:
             return {"__type__": cls.__name__, "__value__": str(value)}
         if cls is range:
             return {"__type__": "range", "__value__": [value.start, value.stop, value.step]}
+        if module == "collections" and cls.__name__ == "deque":
+            # Not a list subclass, but list-like data: kept with its own type name.
+            env = self._container(list(value), list, depth)
+            env["__type__"] = "deque"
+            env["__base__"] = "deque"
+            if value.maxlen is not None:
+                env["maxlen"] = value.maxlen
+            return env
         if module == "numpy" or module.startswith("numpy."):
             return self._numpy(value, cls, depth)
         return self._other(value, cls, module, depth)
@@ -227,10 +235,12 @@ class _Encoder:
 
     def _numpy(self, value: Any, cls: type, depth: int) -> dict[str, Any]:
         name = cls.__name__
-        if name == "ndarray":
+        if any(klass.__name__ == "ndarray" for klass in cls.__mro__):
+            # ndarray and its subclasses (numpy.matrix, ...): the type name is kept, the
+            # data travels as nested lists with dtype and shape.
             if value.size > self.caps.max_items:
                 return {
-                    "__type__": "ndarray",
+                    "__type__": name,
                     "__kind__": "numpy",
                     "__truncated__": True,
                     "__reason__": "items",
@@ -240,7 +250,7 @@ class _Encoder:
                 }
             inner = self.encode(value.tolist(), depth + 1)
             return {
-                "__type__": "ndarray",
+                "__type__": name,
                 "__kind__": "numpy",
                 "__value__": inner,
                 "dtype": str(value.dtype),
