@@ -81,6 +81,11 @@ def _official_text(value: Any, top: bool) -> str:
     if type(value) is dict:
         return "{" + ", ".join(f"{_official_text(k, False)}: {_official_text(v, False)}"
                                for k, v in value.items()) + "}"
+    if type(value).__name__ == "deque" and type(value).__module__ == "collections":
+        if not top:
+            raise ValueError("a deque inside a container has no name in REval's namespace")
+        # REval calls the located type on the evaluated text: deque(<list>).
+        return _official_text(list(value), False)
     return repr(value)
 
 

@@ -175,6 +175,7 @@ class _Encoder:
             env = self._container(list(value), list, depth)
             env["__type__"] = "deque"
             env["__base__"] = "deque"
+            env["__module__"] = "collections"
             if value.maxlen is not None:
                 env["maxlen"] = value.maxlen
             return env
