@@ -77,26 +77,30 @@ def _lines(path: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-CASES = [("cruxeval", "output"), ("cruxeval", "input"), ("lcb-exec", "output")]
+CASES = [("cruxeval", "output"), ("cruxeval", "input"), ("lcb-exec", "output"),
+         ("reval", "coverage"), ("reval", "path"), ("reval", "state"), ("reval", "output")]
 
 
 @pytest.mark.parametrize("benchmark,task", CASES)
 def test_eval_writes_log_and_report_then_replays_from_cache(
     benchmark: str, task: str, tmp_path: Path, cache_dir: Path, data_dir: Path, lcb_data: Path
 ) -> None:
-    data = lcb_data if benchmark == "lcb-exec" else data_dir / "cruxeval"
+    data = {"lcb-exec": lcb_data, "reval": data_dir / "reval"}.get(benchmark,
+                                                                   data_dir / "cruxeval")
     out = tmp_path / "run"
     first = run_eval(_config(benchmark, task, data), out, show_progress=False)
     assert first.requests == SLICE and first.cache_hits == 0
     samples = _lines(out / "samples.jsonl")
     assert len(samples) == SLICE and len({s["id"] for s in samples}) == SLICE
+    detail = "verdicts" if benchmark == "reval" else "generations"
     for sample in samples:
-        for key in ("prompt", "responses", "answers", "official", "strict", "generations"):
+        for key in ("prompt", "responses", "answers", "official", "strict", detail):
             assert key in sample, key
         assert len(sample["responses"]) == 1 and isinstance(sample["responses"][0], str)
     results = json.loads((out / "results.json").read_text())
     assert set(results["metrics"]) == {"official", "strict"}
-    assert 0.0 <= results["metrics"]["strict"]["pass@1"] <= 100.0
+    headline = task if benchmark == "reval" else "pass@1"
+    assert 0.0 <= results["metrics"]["strict"][headline] <= 100.0
     report = (out / "report.html").read_text()
     assert "Plotly.newPlot" in report
 
@@ -105,6 +109,22 @@ def test_eval_writes_log_and_report_then_replays_from_cache(
     assert again.samples_resumed == SLICE
     assert _lines(out / "samples.jsonl") == samples
     assert json.loads((out / "results.json").read_text())["metrics"] == results["metrics"]
+
+
+def test_reval_consistency_scores_all_four_tasks(tmp_path: Path, cache_dir: Path,
+                                                 data_dir: Path) -> None:
+    config = _config("reval", "consistency", data_dir / "reval")
+    config.limit = 3
+    result = run_eval(config, tmp_path / "ic", show_progress=False)
+    samples = _lines(tmp_path / "ic" / "samples.jsonl")
+    tasks = {s["task"] for s in samples}
+    assert tasks == {"coverage", "path", "state", "output"}
+    assert sum(1 for s in samples if s["task"] == "state") == 3
+    for mode in ("official", "strict"):
+        metrics = result.results["metrics"][mode]
+        assert {"coverage", "path", "state", "output", "IC"} <= set(metrics)
+        assert 0.0 <= metrics["IC"] <= 100.0
+    assert any("no_nil_minus1" in name for name in result.results["baselines"])
 
 
 def test_eval_refuses_to_mix_runs(tmp_path: Path, cache_dir: Path, data_dir: Path) -> None:

@@ -42,7 +42,16 @@ if TYPE_CHECKING:
         reval_pairs,
         reval_questions,
     )
+    from execlens.bench._eval import EvalConfig, EvalError, EvalResult, run_eval
     from execlens.bench._report import RunView, load_run, write_report
+    from execlens.bench._reval_score import (
+        RevalScoreError,
+        RevalScores,
+        format_reval_scores,
+        score_reval,
+    )
+    from execlens.bench._reval_score_oracle import reval_constant_answers, reval_oracle_answers
+    from execlens.bench._reval_score_truth import RevalTruth, build_reval_truth
     from execlens.bench.metrics import mean_pass_at_k, pass_at_k, sample_accuracy
 
 _EXPORTS = {
@@ -66,6 +75,18 @@ _EXPORTS = {
     "load_reval": "_data_reval",
     "reval_pairs": "_data_reval",
     "reval_questions": "_data_reval",
+    "EvalConfig": "_eval",
+    "EvalError": "_eval",
+    "EvalResult": "_eval",
+    "run_eval": "_eval",
+    "RevalScoreError": "_reval_score",
+    "RevalScores": "_reval_score",
+    "format_reval_scores": "_reval_score",
+    "score_reval": "_reval_score",
+    "reval_constant_answers": "_reval_score_oracle",
+    "reval_oracle_answers": "_reval_score_oracle",
+    "RevalTruth": "_reval_score_truth",
+    "build_reval_truth": "_reval_score_truth",
     "RunView": "_report",
     "load_run": "_report",
     "write_report": "_report",

@@ -92,8 +92,9 @@ class BenchmarkAdapter(Protocol):
 
     name: str
 
-    def load(self, data: str | None, task: str) -> list[Any]:
-        """The benchmark's items for ``task``, each with a stable ``sample_id``."""
+    def plan(self, data: str | None, task: str, *, limit: int | None, offset: int
+             ) -> list[tuple[str, list[Any]]]:
+        """``(task, items)`` to prompt for; several for composite tasks (REval IC)."""
         ...
 
     def render(self, item: Any, task: str, style: str) -> RenderedPrompt:
@@ -104,10 +105,13 @@ class BenchmarkAdapter(Protocol):
         """The answer text the official scorer would see."""
         ...
 
-    def score(self, out_dir: Path, items: Sequence[Any], answers: dict[str, list[str]],
-              extras: dict[str, dict[str, Any]], config: EvalConfig,
+    def score(self, out_dir: Path, plan: list[tuple[str, list[Any]]],
+              entries: dict[str, dict[str, dict[str, Any]]], config: EvalConfig,
               progress: Callable[[int, int], None]) -> dict[str, Any]:
-        """Score every item in both modes into ``out_dir``; returns ``results``."""
+        """Score every item in both modes into ``out_dir``; returns ``results``.
+
+        ``entries[task][item id]`` holds the prompt, raw responses and extracted answers.
+        """
         ...
 
 
@@ -124,8 +128,10 @@ def _adapter(benchmark: str) -> BenchmarkAdapter:
 
 
 def _check(config: EvalConfig) -> None:
-    tasks = BENCHMARKS.get(config.benchmark)
-    if tasks is None:
+    tasks = dict(BENCHMARKS.get(config.benchmark) or {})
+    if config.benchmark == "reval":  # all four tasks, for Incremental Consistency
+        tasks["consistency"] = tasks["coverage"]
+    if not tasks:
         raise EvalError(f"unknown benchmark {config.benchmark!r} "
                         f"(expected one of {sorted(BENCHMARKS)})")
     styles = tasks.get(config.task)
@@ -246,6 +252,30 @@ class _Progress:
         return lambda done: bar.update(task, completed=done)
 
 
+def _generate(client: Any, adapter: BenchmarkAdapter, task: str, items: Sequence[Any],
+              config: EvalConfig, advance: Callable[[], None]) -> dict[str, dict[str, Any]]:
+    """Prompts → responses → extracted answers for ``items``: the per-item log entries."""
+    flavor = "openai" if config.endpoint == "chat" else "harness"
+    entries: dict[str, dict[str, Any]] = {}
+    for start in range(0, len(items), _CHUNK):
+        chunk = items[start:start + _CHUNK]
+        prompts = [adapter.render(item, task, config.prompt) for item in chunk]
+        requests = [_request(config, p, item.sample_id) for p, item in zip(prompts, chunk)]
+        responses = asyncio.run(client.generate(requests, on_response=lambda i, r: advance()))
+        for item, prompt, response in zip(chunk, prompts, responses):
+            texts = [c.text if c.ok else "" for c in response.completions]
+            extracted = [adapter.extract(t, item, task, config.prompt, flavor) for t in texts]
+            entries[item.sample_id] = {
+                "prompt": _prompt_record(config, prompt),
+                "responses": texts,
+                "answers": [e.text for e in extracted],
+                "extraction": [e.failure or "ok" for e in extracted],
+                "model_errors": [c.error.value if c.error else None
+                                 for c in response.completions],
+            }
+    return entries
+
+
 def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
              show_progress: bool = True) -> EvalResult:
     """Run (or resume) one evaluation into ``out`` and return its results."""
@@ -253,62 +283,46 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
 
     _check(config)
     adapter = _adapter(config.benchmark)
-    items = select(adapter.load(config.data, config.task), limit=config.limit,
-                   offset=config.offset)
+    plan = adapter.plan(config.data, config.task, limit=config.limit, offset=config.offset)
+    items = [item for _, task_items in plan for item in task_items]
     if not items:
         raise EvalError("no samples selected (check --data, --limit and --offset)")
     _prepare(out, config, overwrite)
-    resumed = len(_done_ids(out) & {item.sample_id for item in items})
-    # Every sample is (re)generated: finished ones come back from the request cache at
-    # no cost, and scoring skips what samples.jsonl already holds.
-    pending = list(items)
+    logged = {f"{task}:{item.sample_id}" if len(plan) > 1 else item.sample_id
+              for task, task_items in plan for item in task_items}
+    resumed = len(_done_ids(out) & logged)
     started = time.perf_counter()
-    answers: dict[str, list[str]] = {}
-    extras: dict[str, dict[str, Any]] = {}
-    flavor = "openai" if config.endpoint == "chat" else "harness"
     settings: dict[str, Any] = {}
     if config.max_concurrency:
         settings["max_concurrency"] = config.max_concurrency
+    # Every sample is (re)generated: finished ones come back from the request cache at
+    # no cost, and scoring skips what samples.jsonl already holds.
+    extras: dict[str, dict[str, dict[str, Any]]] = {}
     with _Progress(show_progress) as progress, open_client(
             config.model, config.base_url, no_cache=config.no_cache, **settings) as client:
-        generate_progress = progress.stage("generating", len(pending))
+        bar = progress.stage("generating", len(items))
         generated = 0
-        for start in range(0, len(pending), _CHUNK):
-            chunk = pending[start:start + _CHUNK]
-            prompts = [adapter.render(item, config.task, config.prompt) for item in chunk]
-            requests = [_request(config, p, item.sample_id) for p, item in zip(prompts, chunk)]
 
-            def advance(index: int, response: Any) -> None:
-                nonlocal generated
-                generated += 1
-                generate_progress(generated)
+        def advance() -> None:
+            nonlocal generated
+            generated += 1
+            bar(generated)
 
-            responses = asyncio.run(client.generate(requests, on_response=advance))
-            for item, prompt, response in zip(chunk, prompts, responses):
-                texts = [c.text if c.ok else "" for c in response.completions]
-                extracted = [adapter.extract(t, item, config.task, config.prompt, flavor)
-                             for t in texts]
-                answers[item.sample_id] = [e.text for e in extracted]
-                extras[item.sample_id] = {
-                    "prompt": _prompt_record(config, prompt),
-                    "responses": texts,
-                    "answers": [e.text for e in extracted],
-                    "extraction": [e.failure or "ok" for e in extracted],
-                    "model_errors": [c.error.value if c.error else None
-                                     for c in response.completions],
-                }
+        for task, task_items in plan:
+            extras[task] = _generate(client, adapter, task, task_items, config, advance)
         requests_made = client.stats.requests
         cache_hits = client.stats.cache_hits
         usage = client.stats.as_dict()
     with _Progress(show_progress) as progress:
-        score_progress = progress.stage("scoring", len(items))
-        results = adapter.score(out, items, answers, extras, config,
-                                lambda finished, total: score_progress(finished))
+        score_bar = progress.stage("scoring", len(items))
+        results = adapter.score(out, plan, extras, config,
+                                lambda finished, total: score_bar(finished))
+    first_task, first_items = plan[0]
     results["model"] = config.model
     results["prompt"] = config.prompt
     results["endpoint"] = config.endpoint
     results["sampling"] = {k: v for k, v in _sampling(config, adapter.render(
-        items[0], config.task, config.prompt)).items() if k != "stop"}
+        first_items[0], first_task, config.prompt)).items() if k != "stop"}
     results["usage"] = {"requests_this_run": requests_made, "cache_hits_this_run": cache_hits,
                         **{k: v for k, v in usage.items() if k not in ("requests",)}}
     (out / "results.json").write_text(json.dumps(results, indent=2, ensure_ascii=False,
@@ -317,4 +331,4 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
 
     report = write_report([out], out / "report.html")
     return EvalResult(out, results, report, requests_made, cache_hits,
-                      time.perf_counter() - started, len(items) - resumed, resumed)
+                      time.perf_counter() - started, len(logged) - resumed, resumed)

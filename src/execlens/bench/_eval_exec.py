@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from execlens.bench._data import DatasetError
+from execlens.bench._data import DatasetError, select
 from execlens.tasks.prompts import Extraction, RenderedPrompt, extract_cruxeval, extract_lcb
 
 __all__ = ["ExecPredictionAdapter"]
@@ -19,6 +19,11 @@ class ExecPredictionAdapter:
         if benchmark not in ("cruxeval", "lcb-exec"):
             raise ValueError(f"not an execution-prediction benchmark: {benchmark!r}")
         self.name = benchmark
+
+    def plan(self, data: str | None, task: str, *, limit: int | None, offset: int
+             ) -> list[tuple[str, list[Any]]]:
+        """One task: the selected samples."""
+        return [(task, select(self.load(data, task), limit=limit, offset=offset))]
 
     def load(self, data: str | None, task: str) -> list[Any]:
         """CRUXEval or LCB samples; malformed records are named and stop the run."""
@@ -53,12 +58,15 @@ class ExecPredictionAdapter:
 
         return lcb_sample_problem(item)
 
-    def score(self, out_dir: Path, items: Sequence[Any], answers: dict[str, list[str]],
-              extras: dict[str, dict[str, Any]], config: Any,
+    def score(self, out_dir: Path, plan: list[tuple[str, list[Any]]],
+              entries: dict[str, dict[str, dict[str, Any]]], config: Any,
               progress: Callable[[int, int], None]) -> dict[str, Any]:
         """Both modes through the judge's resumable score run; adds report metrics."""
         from execlens.bench._cruxeval_score_run import score_run
 
+        [(task, items)] = plan
+        extras = entries[task]
+        answers = {item_id: entry["answers"] for item_id, entry in extras.items()}
         run = score_run(out_dir, [(self._problem(item), answers[item.sample_id])
                                   for item in items],
                         benchmark=self.name, task=config.task, workers=config.workers,
