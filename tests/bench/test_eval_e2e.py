@@ -35,11 +35,18 @@ def _local_model() -> None:
         pytest.skip(f"the embedded local model is not installed: {missing}")
 
 
+@pytest.fixture(scope="module")
+def truth_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """REval ground truth, traced once for the whole module."""
+    return tmp_path_factory.mktemp("truth")
+
+
 @pytest.fixture
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def cache_dir(tmp_path: Path, truth_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh request cache, so a first run really asks the model."""
     path = tmp_path / "cache"
     monkeypatch.setenv("EXECLENS_CACHE_DIR", str(path))
+    monkeypatch.setenv("EXECLENS_TRUTH_CACHE_DIR", str(truth_dir))
     return path
 
 

@@ -9,6 +9,7 @@ may have cut short.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,11 @@ def reval_metrics_for_report(metrics: dict[str, Any], task: str | None) -> dict[
 
 
 def _truth_cache() -> Path:
+    """Where traced ground truth is kept: ``$EXECLENS_TRUTH_CACHE_DIR``, else beside the
+    request cache.  Keyed by content, so any run over the same problems reuses it."""
+    configured = os.environ.get("EXECLENS_TRUTH_CACHE_DIR")
+    if configured:
+        return Path(configured)
     from execlens.models import default_cache_dir
 
     return default_cache_dir() / "reval-truth"
