@@ -25,7 +25,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from execlens.bench._data import select
 from execlens.tasks.prompts import BENCHMARKS, Extraction, RenderedPrompt
 
 __all__ = ["BenchmarkAdapter", "EvalConfig", "EvalError", "EvalResult", "run_eval"]

@@ -17,10 +17,8 @@ not run: their pairs are listed in :attr:`RevalTruth.skipped` with the reason.
 
 from __future__ import annotations
 
-import ast
 import functools
 import hashlib
-import importlib.util
 import json
 import re
 import sys
@@ -38,6 +36,7 @@ from execlens.judge._reval_truth import (
     dedupe_envelopes,
 )
 from execlens.judge._reval_var import reval_interpret
+from execlens.trace._reval import missing_modules
 
 if TYPE_CHECKING:
     from execlens.bench._data_reval import RevalItem, RevalPair, RevalProblem
@@ -96,31 +95,6 @@ class RevalTruth:
 
 
 # ------------------------------------------------------------------ problems
-def missing_modules(*sources: str | None) -> list[str]:
-    """Top-level non-stdlib modules the sources import that are not installed here."""
-    missing: list[str] = []
-    for source in sources:
-        if not source:
-            continue
-        try:
-            tree = ast.parse(source)
-        except SyntaxError:
-            continue
-        for node in ast.walk(tree):
-            names: list[str] = []
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names = [node.module]
-            for name in names:
-                top = name.split(".")[0]
-                if top in sys.stdlib_module_names or top in missing:
-                    continue
-                if importlib.util.find_spec(top) is None:
-                    missing.append(top)
-    return missing
-
-
 def _skip_reason(problem: RevalProblem) -> str | None:
     missing = missing_modules(problem.code, problem.test)
     return f"needs {', '.join(missing)} (not installed)" if missing else None

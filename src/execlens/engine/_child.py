@@ -12,7 +12,6 @@ import io
 import marshal
 import os
 import resource
-import signal
 import sys
 import time
 from collections.abc import Callable

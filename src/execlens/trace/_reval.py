@@ -98,7 +98,8 @@ class RevalQuestion:
     output_pred: str
 
 
-def _missing_modules(sources: Iterable[str | None]) -> list[str]:
+def missing_modules(*sources: str | None) -> list[str]:
+    """Top-level non-stdlib modules the sources import that are not installed here."""
     missing: list[str] = []
     for source in sources:
         if not source:
@@ -169,7 +170,7 @@ def load_reval(path: str | Path) -> list[RevalProblem]:
                 "test")
         except KeyError as exc:
             raise RevalFormatError(f"problem {number}: missing field {exc}") from exc
-        missing = _missing_modules([code, test])
+        missing = missing_modules(code, test)
         reason = (f"needs {', '.join(missing)} (not installed)" if missing else None)
         problem = RevalProblem(task_id=task_id, index=int(task_id.rsplit("/", 1)[-1]),
                                entry_point=entry_point, code=code, raw_inputs=tuple(inputs),
