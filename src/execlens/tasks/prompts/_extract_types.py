@@ -4,27 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# REval's ``Nil`` ("the line is not executed / no value", distinct from ``None``) is the
+# same marker the value envelopes use.
+from execlens.values import NIL
+
 __all__ = ["Extraction", "NIL", "StateAnswer", "apply_stop"]
 
 
-class _Nil:
-    """REval's ``Nil``: "the line is not executed / no value", distinct from ``None``."""
-
-    _instance: _Nil | None = None
-
-    def __new__(cls) -> _Nil:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "NIL"
-
-    def __reduce__(self) -> str:
-        return "NIL"
-
-
-NIL = _Nil()
 
 
 @dataclass(frozen=True)
