@@ -83,18 +83,23 @@ def check_generations(generations: Any, source: str) -> dict[str, list[str]]:
     return checked
 
 
+def read_generations_json(file: Path) -> Any:
+    """The parsed JSON of a generations file; a named error when missing or malformed."""
+    if not file.is_file():
+        raise GenerationsError(f"no such generations file: {file}")
+    try:
+        return json.loads(file.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise GenerationsError(f"{file} is not valid JSON: {exc}") from exc
+
+
 def load_cruxeval_generations(path: str | Path) -> dict[str, list[str]]:
     """An official-format generations file: ``{"sample_i": [generation, ...]}``.
 
     An official scored file (with ``raw_generations``) yields its generations.
     """
     file = Path(path)
-    if not file.is_file():
-        raise GenerationsError(f"no such generations file: {file}")
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise GenerationsError(f"{file} is not valid JSON: {exc}") from exc
+    data = read_generations_json(file)
     if isinstance(data, dict) and isinstance(data.get("raw_generations"), dict):
         data = data["raw_generations"]
     return check_generations(data, str(file))

@@ -10,12 +10,16 @@ extracted answers in ``pred_list``), or ``{"<id>": ["<answer>", ...]}``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from execlens.bench._cruxeval_score import GenerationsError, _checked, check_generations
+from execlens.bench._cruxeval_score import (
+    GenerationsError,
+    _checked,
+    check_generations,
+    read_generations_json,
+)
 from execlens.bench._data_lcb import lcb_order
 from execlens.judge import ExecProblem, ProblemError
 
@@ -56,12 +60,7 @@ def load_lcb_generations(path: str | Path
                          ) -> tuple[dict[str, list[str]], list[ExecProblem] | None]:
     """Generations by problem id, and the problems when the file carries them."""
     file = Path(path)
-    if not file.is_file():
-        raise GenerationsError(f"no such generations file: {file}")
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise GenerationsError(f"{file} is not valid JSON: {exc}") from exc
+    data = read_generations_json(file)
     if isinstance(data, dict):
         return check_generations(data, str(file)), None
     if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
