@@ -23,9 +23,12 @@ Keep this module lean: it is preloaded into every fork server.
 
 from __future__ import annotations
 
+import gc as _gc
 import json
 import sys
 import types
+from itertools import compress as _compress
+from operator import is_not as _is_not
 from typing import Any
 
 from execlens.values._envelope import Caps, encode
@@ -56,6 +59,9 @@ _INLINE_CODE_NAMES = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genex
 _YIELD_VALUE = __import__("opcode").opmap["YIELD_VALUE"]
 _END = object()  # closes a container in a structure fingerprint
 _VOLATILE = object()  # a fingerprint that never matches (value must be re-encoded)
+_RECHECK = object()  # stands for a mutable value in a frame's previous objects
+_POSITIONS = range(1 << 62)  # positions in a locals dict, for itertools.compress
+_SMALL = 48  # below this length, comparing items with map(is_) beats the pointer compare
 _FINGERPRINT_BUDGET = 20_000
 _identical: Any = None  # set below, once _make_identical is defined
 _ENCODE_CAPS = Caps(max_items=1_000, max_str=10_000, max_nodes=20_000)
@@ -92,6 +98,27 @@ class _PlainClassCache(dict):  # type -> bool
 
 
 _PLAIN_CLASS = _PlainClassCache()
+
+
+class _NumpyKindCache(dict):  # type -> "scalar" | "matrix" | None
+    """numpy's own scalar types (immutable) and ``numpy.matrix``, by class identity."""
+
+    def __missing__(self, cls: type) -> str | None:
+        kind = None
+        numpy = sys.modules.get("numpy")  # a numpy class exists only once numpy is loaded
+        if numpy is not None:
+            try:
+                if cls is numpy.matrix:
+                    kind = "matrix"
+                elif issubclass(cls, (numpy.number, numpy.bool_)) and cls.__module__ == "numpy":
+                    kind = "scalar"
+            except Exception:  # noqa: BLE001 - a strange numpy: treat as anything else
+                kind = None
+        self[cls] = kind
+        return kind
+
+
+_NUMPY_KIND = _NumpyKindCache()
 
 
 class _SkipCache(dict):  # type -> bool
@@ -227,6 +254,7 @@ except ImportError:  # pragma: no cover
 
 
 _IMMUTABLE = ("I",)  # nothing reachable can change while the object stays the same
+_ALWAYS_ENCODE = ("V",)  # a value whose check never passes (see Recorder._renumpy)
 _FLAT_MAX = 1_000  # flat containers up to the encoder's item cap take the fast paths
 
 
@@ -241,11 +269,31 @@ def _atom_envelope(value: Any, cls: type) -> dict[str, Any]:
     elif cls is bool:
         return {"__type__": "bool", "__value__": value}
     elif cls is float:
-        if value == value and value not in (float("inf"), float("-inf")):
+        if value - value == 0.0:  # finite (inf - inf and nan - nan are nan)
             return {"__type__": "float", "__value__": value}
     elif value is None:
         return {"__type__": "NoneType", "__value__": None}
     return encode(value, _ENCODE_CAPS)
+
+
+def _envelopes(values: list[Any]) -> list[dict[str, Any]]:
+    """The value table with raw atoms encoded (``_atom_envelope``, common cases inline)."""
+    out: list[dict[str, Any]] = []
+    append = out.append
+    max_str = _ENCODE_CAPS.max_str
+    for value in values:
+        cls = _type(value)
+        if cls is dict:
+            append(value)
+        elif cls is float and value - value == 0.0:
+            append({"__type__": "float", "__value__": value})
+        elif cls is int and -(1 << 62) < value < (1 << 62):
+            append({"__type__": "int", "__value__": value})
+        elif cls is str and _len(value) <= max_str:
+            append({"__type__": "str", "__value__": value})
+        else:
+            append(_atom_envelope(value, cls))
+    return out
 
 
 def _atom_size(value: Any, cls: type) -> int:
@@ -258,6 +306,43 @@ def _flat_size(items: list[Any]) -> int:
 
 
 _identical = _make_identical()
+
+
+def _same_items(old: list[Any], new: Any) -> bool:
+    """Whether ``new`` (a list, or any iterable as long as ``old``) yields ``old``'s objects."""
+    if _len(old) < _SMALL or _type(new) is not list:
+        return _all(_map(_is, old, new))
+    return _identical(old, new)
+
+
+def _unchanged(value: Any, check: Any) -> bool:
+    """Whether a cached variable's object still holds what its envelope was made from.
+
+    ``check`` comes from ``Recorder._encode_var``: ``("L", items)`` a flat list, ``("S",
+    members)`` a flat set, ``("D", keys, values)`` a flat dict, ``("O", attrs, keys,
+    values)`` a plain object with flat attributes, ``("N", shape, dtype, bytes)`` a numpy
+    array, ``("F", fingerprint)`` anything else, ``("V",)`` never (``Recorder._renumpy``).
+    Lengths are compared first: the item comparisons stop at the shorter side.
+    """
+    tag = check[0]
+    if tag == "O":
+        attrs = _object_getattribute(value, "__dict__")
+        keys = check[2]
+        return attrs is check[1] and _len(attrs) == _len(keys) and (
+            not keys or (_same_items(keys, attrs) and _same_items(check[3], attrs.values())))
+    if tag == "L" or tag == "S":
+        old = check[1]
+        return _len(old) == _len(value) and (
+            _same_items(old, value) if tag == "L" else _identical_slow(old, value))
+    if tag == "V":
+        return False
+    if tag == "D":
+        return (_len(check[1]) == _len(value) and _all(_map(_is, check[1], value))
+                and _all(_map(_is, check[2], value.values())))
+    if tag == "N":
+        return (value.shape == check[1] and value.dtype.str == check[2]
+                and value.tobytes() == check[3])
+    return _same(check[1], _fingerprint(value))
 
 
 def statement_line_map(source: str) -> dict[int, int]:
@@ -315,8 +400,7 @@ class _Frame:
     """What the recorder keeps about one program frame."""
 
     __slots__ = ("cache", "depth", "exception", "final", "ident", "inline", "last_raw",
-                 "last_snapshot", "last_snapshot_index", "local", "name", "parent", "result",
-                 "step_line")
+                 "local", "name", "parent", "result", "snap", "step_line")
 
     def __init__(self, ident: int, name: str, depth: int, parent: int, inline: bool) -> None:
         self.ident = ident
@@ -325,8 +409,7 @@ class _Frame:
         self.parent = parent
         self.inline = inline
         self.cache: dict[str, tuple[Any, Any, int]] = {}
-        self.last_snapshot: dict[str, int] | None = None
-        self.last_snapshot_index = -1
+        self.snap: Any = None
         self.step_line = -1
         self.last_raw = -1
         self.result = -1
@@ -364,7 +447,10 @@ class Recorder:
         self.line_map = line_map or {}
         self.values: list[Any] = []  # envelopes, or atoms still to encode
         self.snapshots: list[dict[str, int]] = []
-        self.steps: list[list[int]] = []  # [line (0-indexed), frame id, snapshot index]
+        # Steps, flat: line (0-indexed), frame id, snapshot index, line, ...  A list per
+        # step would be a long-lived container per line: the cyclic GC's full passes
+        # over them cost more than the recording itself.
+        self._steps: list[int] = []
         self.marks: list[list[Any]] = []  # [step index, "return"|"exception", value index]
         self.frames: list[_Frame] = []
         self.coverage: set[int] = set()
@@ -374,13 +460,29 @@ class Recorder:
         self._skip = _SkipCache()
         self._stopped = False
         self._active = False
-        self._atom_cache: dict[int, tuple[Any, int]] = {}
+        # id -> value index of each atom stored raw in ``values`` (which keeps it alive,
+        # so the id stays its own); ints only, so the GC never looks at it.
+        self._atom_index: dict[int, int] = {}
         self._monitoring_tool: int | None = None
+        self._make_snap: Any = None  # set by start(): see _snapshot_factory
+        # id -> (object, state, envelope, size) of numpy scalars and matrices: _renumpy
+        self._numpy_envelopes: dict[int, tuple[Any, Any, Any, int]] = {}
+        self._make_local: Any = None  # set by start(): see _local_factory
+
+    @property
+    def steps(self) -> list[list[int]]:
+        """The steps so far: ``[line (0-indexed), frame id, snapshot index]`` each."""
+        flat = self._steps
+        return [flat[i:i + 3] for i in range(0, _len(flat), 3)]
 
     # ------------------------------------------------------------------ control
     def start(self) -> None:
         """Begin recording (the calling frame itself is not recorded)."""
         self._active = True
+        if self._make_local is None:
+            if self.capture == CAPTURE_FULL:
+                self._make_snap = self._snapshot_factory()
+            self._make_local = self._local_factory()
         if self.backend == "monitoring":
             self._start_monitoring()
         else:
@@ -409,12 +511,12 @@ class Recorder:
         """Encode ``value`` into the value table (atoms are shared by identity)."""
         cls = _type(value)
         if cls in _ATOMS:
-            cached = self._atom_cache.get(_id(value))
-            if cached is not None and cached[0] is value:
-                return cached[1]
+            index = self._atom_index.get(_id(value))
+            if index is not None:
+                return index
             index = self._store(value, _atom_size(value, cls))  # encoded in result()
             if index >= 0:
-                self._atom_cache[_id(value)] = (value, index)
+                self._atom_index[_id(value)] = index
             return index
         try:
             envelope = encode(value, _ENCODE_CAPS)
@@ -449,12 +551,10 @@ class Recorder:
                         # Appended to: extend the previous envelope instead of redoing it.
                         head = self.values[entry[2]]["__value__"]
                         tail = copy[size:]
-                        envelope = {"__type__": "list", "__value__": head + [
-                            _atom_envelope(x, _type(x)) for x in tail]}
+                        envelope = {"__type__": "list", "__value__": head + _envelopes(tail)}
                         nbytes = entry[1][2] + _flat_size(tail)
                         return self._store(envelope, nbytes), ("L", copy, nbytes)
-                envelope = {"__type__": cls.__name__,
-                            "__value__": [_atom_envelope(x, _type(x)) for x in copy]}
+                envelope = {"__type__": cls.__name__, "__value__": _envelopes(copy)}
                 nbytes = _flat_size(copy)
                 return self._store(envelope, nbytes), ("L", copy, nbytes)
         elif cls is dict and _len(value) <= _FLAT_MAX:
@@ -475,82 +575,147 @@ class Recorder:
         elif cls.__name__ == "ndarray" and cls.__module__ == "numpy":
             if value.dtype.kind != "O" and value.size <= _FLAT_MAX:
                 return self._intern(value), ("N", value.shape, value.dtype.str, value.tobytes())
+        kind = _NUMPY_KIND[cls]
+        if kind is not None:
+            return self._renumpy(value, kind), _ALWAYS_ENCODE
         return self._intern(value), ("F", _fingerprint(value))
 
-    def _snapshot(self, rec: _Frame, f_locals: dict[str, Any]) -> int:
-        if _len(self.snapshots) >= self.limits.max_states:
-            self._truncate("states")
-            return -1
-        if self.value_bytes > self.limits.max_bytes:
-            self._truncate("bytes")
-            return -1
-        cache = rec.cache
-        skip = self._skip
-        snapshot: dict[str, int] = {}
-        atoms = self._atom_cache
-        values = self.values
-        for name, value in f_locals.items():
-            cls = _type(value)
-            entry = cache.get(name)
-            if entry is not None and entry[0] is value:
-                check = entry[1]
-                tag = check[0]
-                if tag == "I":
-                    snapshot[name] = entry[2]
-                    continue
-                if tag == "L" or tag == "S":
-                    old = check[1]
-                    if _len(old) == _len(value) and (
-                            _identical(old, value) if tag == "L" else _identical_slow(old, value)):
-                        snapshot[name] = entry[2]
-                        continue
-                elif tag == "D":
-                    if (_len(check[1]) == _len(value) and _all(_map(_is, check[1], value))
-                            and _all(_map(_is, check[2], value.values()))):
-                        snapshot[name] = entry[2]
-                        continue
-                elif tag == "N":
-                    if (value.shape == check[1] and value.dtype.str == check[2]
-                            and value.tobytes() == check[3]):
-                        snapshot[name] = entry[2]
-                        continue
-                elif tag == "O":
-                    attrs = _object_getattribute(value, "__dict__")
-                    if attrs is check[1] and _len(attrs) == _len(check[2]) and _identical(
-                            check[2], list(attrs)) and _identical(check[3], list(attrs.values())):
-                        snapshot[name] = entry[2]
-                        continue
-                elif _same(check[1], _fingerprint(value)):
-                    snapshot[name] = entry[2]
-                    continue
-            elif cls in _ATOMS:
-                # Hot path: a new atom.  Stored raw (encoded in ``result()``), shared by
-                # identity; holding it keeps its id from being reused.
-                cached = atoms.get(_id(value))
-                if cached is not None and cached[0] is value:
-                    index = cached[1]
-                else:
-                    index = _len(values)
-                    values.append(value)
-                    atoms[_id(value)] = (value, index)
-                    self.value_bytes += 40 + (_len(value) if cls is str else 0)
-                cache[name] = (value, _IMMUTABLE, index)
-                snapshot[name] = index
-                continue
-            if skip[cls]:
-                continue
-            index, check = self._encode_var(value, cls, entry)
-            if index < 0:
-                return -1
-            cache[name] = (value, check, index)
-            snapshot[name] = index
-        if snapshot == rec.last_snapshot:
-            return rec.last_snapshot_index
-        index = _len(self.snapshots)
-        self.snapshots.append(snapshot)
-        rec.last_snapshot = snapshot
-        rec.last_snapshot_index = index
+    def _renumpy(self, value: Any, kind: str) -> int:
+        """``_intern(value)`` for a numpy scalar or matrix, whose check never passes (its
+        fingerprint is ``_VOLATILE``): it is stored again at every step, as a new value.
+        When nothing it is made of changed (a scalar is immutable; a matrix is its class,
+        shape, dtype and bytes), the previous envelope and size are stored again instead
+        of encoding and measuring it again: the same record, without the work.
+        """
+        key = _id(value)
+        known = self._numpy_envelopes.get(key)
+        if kind == "scalar":
+            state: Any = None
+        elif value.dtype.kind in "biufc" and value.size <= _FLAT_MAX:
+            state = (value.shape, value.dtype.str, value.tobytes())
+        else:
+            return self._intern(value)
+        if known is not None and known[0] is value and known[1] == state:
+            return self._store(known[2], known[3])
+        before = self.value_bytes
+        index = self._intern(value)
+        if index >= 0:
+            self._numpy_envelopes[key] = (value, state, self.values[index],
+                                          self.value_bytes - before)
         return index
+
+    def _snapshot(self, rec: _Frame, f_locals: dict[str, Any]) -> int:
+        """Record ``rec``'s locals; the snapshot's index (-1 once a cap is reached)."""
+        return rec.snap(f_locals)
+
+    def _snapshot_factory(self) -> Any:
+        """``make(rec)``: the function that records one frame's locals,
+        ``snap(f_locals) -> index``.
+
+        It keeps the previous call's names and objects by position.  When the names are
+        the same, only positions whose object changed, or whose object is mutable (kept
+        as ``_RECHECK`` so it never compares identical), are looked at: the cost of a line
+        is a few C-level list operations plus the work for what changed.  A variable is
+        then handled as before: an atom by identity (the atom index), anything else
+        through the frame's cache (same object and unchanged contents: same envelope) or
+        encoded anew.  Same names and same value indices means the previous snapshot.
+        """
+        # Bound once per recorder: the per-frame closures share these cells (a cell per
+        # name per frame would be thousands of long-lived objects for the GC to walk).
+        recorder = self
+        skip = self._skip
+        atom_index = self._atom_index
+        values = self.values
+        store_atom = values.append
+        snapshots = self.snapshots
+        add_snapshot = snapshots.append
+        max_states = self.limits.max_states
+        max_bytes = self.limits.max_bytes
+        encode_var = self._encode_var
+        atoms = _ATOMS
+        positions = _POSITIONS
+        immutable = _IMMUTABLE
+        recheck = _RECHECK
+        unchanged = _unchanged
+
+        def make(rec: _Frame) -> Any:
+            cache = rec.cache
+            names: list[Any] | None = None  # the variable names at the last call, in order
+            seen: list[Any] = []  # their objects then (``_RECHECK`` for mutable ones)
+            indices: list[int] = []  # their value indices, -1 for those left out
+            last: dict[str, int] | None = None  # the snapshot they made
+            last_index = -1
+
+            def snap(f_locals: dict[str, Any]) -> int:
+                nonlocal names, seen, indices, last, last_index
+                if _len(snapshots) >= max_states:
+                    recorder._truncate("states")
+                    return -1
+                if recorder.value_bytes > max_bytes:
+                    recorder._truncate("bytes")
+                    return -1
+                objects = [*f_locals.values()]
+                keys = [*f_locals]
+                if keys == names:
+                    todo: Any = _compress(positions, _map(_is_not, objects, seen))
+                    regroup = False
+                else:
+                    todo = range(_len(objects))
+                    names = keys
+                    indices = [-1] * _len(objects)
+                    regroup = True
+                snapshot = None
+                for i in todo:
+                    value = objects[i]
+                    cls = _type(value)
+                    if cls in atoms:
+                        # Stored raw (encoded in ``result()``), shared by identity.
+                        index = atom_index.get(_id(value))
+                        if index is None:
+                            index = _len(values)
+                            store_atom(value)
+                            atom_index[_id(value)] = index
+                            recorder.value_bytes += 40 + (_len(value) if cls is str else 0)
+                    else:
+                        name = keys[i]
+                        entry = cache.get(name)
+                        if entry is not None and entry[0] is value and (
+                                entry[1] is immutable or unchanged(value, entry[1])):
+                            index = entry[2]
+                        elif skip[cls]:
+                            index = -1
+                        else:
+                            index, check = encode_var(value, cls, entry)
+                            if index < 0:
+                                return -1
+                            entry = (value, check, index)
+                            cache[name] = entry
+                        if index >= 0 and entry[1] is not immutable:
+                            objects[i] = recheck
+                    old = indices[i]
+                    if index != old:
+                        indices[i] = index
+                        if regroup or (index < 0) != (old < 0):
+                            regroup = True  # a variable joins or leaves: rebuilt below
+                        else:
+                            if snapshot is None:
+                                snapshot = last.copy()
+                            snapshot[keys[i]] = index
+                seen = objects
+                if regroup:
+                    snapshot = {key: index for key, index in zip(keys, indices) if index >= 0}
+                    if snapshot == last:
+                        return last_index
+                elif snapshot is None:
+                    return last_index
+                last = snapshot
+                last_index = _len(snapshots)
+                add_snapshot(snapshot)
+                return last_index
+
+            return snap
+
+        return make
 
     # ------------------------------------------------------------ frame records
     def _enter(self, frame: Any) -> _Frame:
@@ -569,7 +734,9 @@ class Recorder:
                      code.co_name in _INLINE_CODE_NAMES)
         self.frames.append(rec)
         live[frame] = rec
-        rec.local = self._local_tracer(rec)
+        if self._make_snap is not None:
+            rec.snap = self._make_snap(rec)
+        rec.local = self._make_local(rec)
         return rec
 
     def _is_yield(self, frame: Any) -> bool:
@@ -594,64 +761,103 @@ class Recorder:
             self.coverage.add(frame.f_lineno - 1)
         return self._coverage_event
 
-    def _local_tracer(self, rec: _Frame) -> Any:
-        """The per-frame trace function (a closure: the hot path avoids attribute lookups)."""
-        if self.mode == "reval":
-            return self._reval_tracer(rec)
-        if rec.inline:
-            # Comprehensions and lambdas run as part of their caller's step.
-            return self._coverage_event
-        return self._exact_tracer(rec)
-
-    def _reval_tracer(self, rec: _Frame) -> Any:
-        steps = self.steps
+    def _local_factory(self) -> Any:
+        """``make(rec)``: the per-frame trace function (a closure: the hot path avoids
+        attribute lookups; what all frames share is bound once, in cells they share)."""
+        steps = self._steps
+        add_step = steps.extend
         coverage_add = self.coverage.add
-        snapshot = self._snapshot if self.capture == CAPTURE_FULL else None
-        max_steps = self.limits.max_steps
-        ident = rec.ident
+        max_flat = 3 * self.limits.max_steps
         recorder = self
+        if self.mode == "reval":
+            def make_reval(rec: _Frame) -> Any:
+                snap = rec.snap
+                ident = rec.ident
 
-        def local(frame: Any, event: str, arg: Any) -> Any:
-            line = frame.f_lineno - 1
-            if event == "line":
-                coverage_add(line)
-                index = snapshot(rec, frame.f_locals) if snapshot is not None else -1
-                if steps and steps[-1][0] == line:
-                    # REval's merge: same line as the previous state, whatever the frame.
-                    last = steps[-1]
-                    last[1] = ident
-                    last[2] = index
-                elif _len(steps) >= max_steps:
-                    recorder._truncate("steps")
-                    return None
-                else:
-                    steps.append([line, ident, index])
+                def local(frame: Any, event: str, arg: Any) -> Any:
+                    line = frame.f_lineno - 1
+                    if event == "line":
+                        coverage_add(line)
+                        index = snap(frame.f_locals) if snap is not None else -1
+                        if steps and steps[-3] == line:
+                            # REval's merge: same line as the previous state, any frame.
+                            steps[-2] = ident
+                            steps[-1] = index
+                        elif _len(steps) >= max_flat:
+                            recorder._truncate("steps")
+                            return None
+                        else:
+                            add_step((line, ident, index))
+                        return local
+                    if recorder._stopped:
+                        return None
+                    if event == "return":
+                        recorder._reval_mark(frame, rec, line, "return", arg,
+                                             final=not recorder._is_yield(frame))
+                    elif event == "exception":
+                        recorder._reval_mark(frame, rec, line, "exception", arg[0],
+                                             final=False)
+                    return local
+
                 return local
-            if recorder._stopped:
-                return None
-            if event == "return":
-                recorder._reval_mark(frame, rec, line, "return", arg,
-                                     final=not recorder._is_yield(frame))
-            elif event == "exception":
-                recorder._reval_mark(frame, rec, line, "exception", arg[0], final=False)
+
+            return make_reval
+
+        line_of = self.line_map.get
+        coverage_event = self._coverage_event
+
+        def make_exact(rec: _Frame) -> Any:
+            if rec.inline:
+                # Comprehensions and lambdas run as part of their caller's step.
+                return coverage_event
+            snap = rec.snap
+            ident = rec.ident
+
+            def local(frame: Any, event: str, arg: Any) -> Any:
+                if event == "line":
+                    raw = frame.f_lineno
+                    line = line_of(raw, raw) - 1
+                    coverage_add(raw - 1)
+                    if line == rec.step_line and (raw != line + 1 or rec.last_raw != raw):
+                        # On a continuation line of the statement being executed, or back
+                        # on its first line from one: the same step.  CPython reports the
+                        # same line twice in a row only when a loop jumps back to it: a
+                        # new step.
+                        rec.last_raw = raw
+                        return local
+                    rec.last_raw = raw
+                    rec.step_line = line
+                    if _len(steps) >= max_flat:
+                        recorder._truncate("steps")
+                        return None
+                    add_step((line, ident, snap(frame.f_locals) if snap is not None else -1))
+                    return local
+                if recorder._stopped:
+                    return None
+                if event == "return":
+                    recorder._exact_exit(frame, rec, arg, final=not recorder._is_yield(frame))
+                elif event == "exception":
+                    recorder._exact_exception(rec, arg[0])
+                return local
+
             return local
 
-        return local
+        return make_exact
 
     def _reval_mark(self, frame: Any, rec: _Frame, line: int, kind: str, value: Any,
                     final: bool) -> None:
         """A return/exception event in reval mode: onto the last state if it is on the
         same line, else onto a new state with empty locals (as REval's tracer does)."""
-        steps = self.steps
+        steps = self._steps
         index = self._intern(value) if self.capture == CAPTURE_FULL else -1
         if final:
             self._live.pop(frame, None)
-        if not (steps and steps[-1][0] == line):
-            if _len(steps) >= self.limits.max_steps:
+        if not (steps and steps[-3] == line):
+            if _len(steps) >= 3 * self.limits.max_steps:
                 self._truncate("steps")
                 return
-            steps.append([line, rec.ident, self._empty_snapshot()])
-        self.marks.append([_len(steps) - 1, kind, index])
+            steps.extend((line, rec.ident, self._empty_snapshot()))
+        self.marks.append([_len(steps) // 3 - 1, kind, index])
 
     def _empty_snapshot(self) -> int:
         if self.capture != CAPTURE_FULL:
@@ -659,44 +865,6 @@ class Recorder:
         index = _len(self.snapshots)
         self.snapshots.append({})
         return index
-
-    def _exact_tracer(self, rec: _Frame) -> Any:
-        steps = self.steps
-        coverage_add = self.coverage.add
-        line_of = self.line_map.get
-        snapshot = self._snapshot if self.capture == CAPTURE_FULL else None
-        max_steps = self.limits.max_steps
-        ident = rec.ident
-        recorder = self
-
-        def local(frame: Any, event: str, arg: Any) -> Any:
-            if event == "line":
-                raw = frame.f_lineno
-                line = line_of(raw, raw) - 1
-                coverage_add(raw - 1)
-                if line == rec.step_line and (raw != line + 1 or rec.last_raw != raw):
-                    # On a continuation line of the statement being executed, or back on
-                    # its first line from one: the same step.  CPython reports the same
-                    # line twice in a row only when a loop jumps back to it: a new step.
-                    rec.last_raw = raw
-                    return local
-                rec.last_raw = raw
-                rec.step_line = line
-                if _len(steps) >= max_steps:
-                    recorder._truncate("steps")
-                    return None
-                steps.append([line, ident,
-                              snapshot(rec, frame.f_locals) if snapshot is not None else -1])
-                return local
-            if recorder._stopped:
-                return None
-            if event == "return":
-                recorder._exact_exit(frame, rec, arg, final=not recorder._is_yield(frame))
-            elif event == "exception":
-                recorder._exact_exception(rec, arg[0])
-            return local
-
-        return local
 
     def _exact_exit(self, frame: Any, rec: _Frame, value: Any, final: bool) -> None:
         if self.capture == CAPTURE_FULL:
@@ -710,8 +878,8 @@ class Recorder:
     def _exact_exception(self, rec: _Frame, exc_type: Any) -> None:
         if self.capture == CAPTURE_FULL:
             rec.exception = self._intern(exc_type)
-            if self.steps:
-                self.marks.append([_len(self.steps) - 1, "exception", rec.exception])
+            if self._steps:
+                self.marks.append([_len(self._steps) // 3 - 1, "exception", rec.exception])
 
     # -------------------------------------------------------- sys.monitoring
     def _start_monitoring(self) -> None:
@@ -845,21 +1013,29 @@ class Recorder:
     def result(self) -> dict[str, Any]:
         """Everything recorded, as JSON-ready data (see ``execlens.trace.Trace``)."""
         self.stop()
-        frames = [[f.name, f.depth, f.parent, f.result, f.exception, f.final,
-                   1 if f.inline else 0] for f in self.frames]
-        return {
-            "version": 1,
-            "mode": self.mode,
-            "capture": self.capture,
-            "backend": self.backend,
-            "python": "%d.%d" % sys.version_info[:2],
-            "coverage": sorted(self.coverage),
-            "steps": self.steps,
-            "frames": frames,
-            "marks": self.marks,
-            "snapshots": self.snapshots,
-            "values": [v if _type(v) is dict else _atom_envelope(v, _type(v))
-                       for v in self.values],
-            "truncated": self.truncated,
-            "events": _len(self.steps),
-        }
+        # Building the record allocates a list per step and a dict per value, all kept:
+        # left on, the cyclic GC would walk the whole recording again and again.  None of
+        # it can form a cycle, and no program code runs meanwhile.
+        collecting = _gc.isenabled()
+        _gc.disable()
+        try:
+            frames = [[f.name, f.depth, f.parent, f.result, f.exception, f.final,
+                       1 if f.inline else 0] for f in self.frames]
+            return {
+                "version": 1,
+                "mode": self.mode,
+                "capture": self.capture,
+                "backend": self.backend,
+                "python": "%d.%d" % sys.version_info[:2],
+                "coverage": sorted(self.coverage),
+                "steps": self.steps,
+                "frames": frames,
+                "marks": self.marks,
+                "snapshots": self.snapshots,
+                "values": _envelopes(self.values),
+                "truncated": self.truncated,
+                "events": _len(self._steps) // 3,
+            }
+        finally:
+            if collecting:
+                _gc.enable()
