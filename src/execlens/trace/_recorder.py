@@ -52,6 +52,11 @@ _map = map
 _all = all
 _any = any
 _object_getattribute = object.__getattribute__
+_iter = iter
+_list = list
+_range = range
+_zip = zip
+_sum = sum
 
 _ATOMS = frozenset({int, float, str, bool, type(None), bytes, complex, range})
 _PLAIN_CONTAINERS = frozenset({list, tuple, dict, set, frozenset})
@@ -64,6 +69,9 @@ _POSITIONS = range(1 << 62)  # positions in a locals dict, for itertools.compres
 _SMALL = 48  # below this length, comparing items with map(is_) beats the pointer compare
 _FINGERPRINT_BUDGET = 20_000
 _identical: Any = None  # set below, once _make_identical is defined
+_list_view: Any = None
+_string_at: Any = None
+_POINTER_SIZE = 0
 _ENCODE_CAPS = Caps(max_items=1_000, max_str=10_000, max_nodes=20_000)
 
 _SKIP_BASE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
@@ -204,16 +212,21 @@ def _identical_slow(old: list[Any], new: list[Any]) -> bool:
     return _all(_map(_is, old, new))
 
 
-def _make_identical() -> Any:
+def _make_identical() -> tuple[Any, Any, Any, int]:
     """A fast ``_identical`` for CPython: compare the lists' element pointer arrays.
 
     Checking a 600-element list element by element costs ~11 µs per traced line; reading
     both lists' ``ob_item`` arrays as bytes and comparing them costs well under 1 µs.
     Same length and same pointers means the same objects (the caller holds ``old``, so
     no id can have been reused).  Verified on import; anything unexpected falls back.
+
+    Also returns, for a list watched line after line, ``view(lst)`` (a ctypes view of its
+    ``ob_item`` field: ``string_at(view.value, n * pointer_size)`` is then its first n
+    pointers) with ``string_at`` and the pointer size; ``view`` is None where this is
+    unavailable.  A view must only be read while its list is alive.
     """
     if sys.implementation.name != "cpython":
-        return _identical_slow
+        return _identical_slow, None, None, 0
     try:
         import ctypes
 
@@ -233,14 +246,18 @@ def _make_identical() -> Any:
                 return _identical_slow(old, new)
             return items(old) == items(new)
 
+        def view(lst: list[Any]) -> Any:
+            return from_address(_id(lst) + offset)
+
         probe_a, probe_b = [1.5, "x", None], [1.5, "x", None]
         expected = b"".join(_id(v).to_bytes(pointer_size, sys.byteorder) for v in probe_a)
         if items(probe_a) != expected or identical(probe_a, probe_b) != _identical_slow(
-                probe_a, probe_b) or not identical(probe_a, list(probe_a)):
-            return _identical_slow
-        return identical
+                probe_a, probe_b) or not identical(probe_a, list(probe_a)) or string_at(
+                view(probe_a).value, 3 * pointer_size) != expected:
+            return _identical_slow, None, None, 0
+        return identical, view, string_at, pointer_size
     except Exception:  # noqa: BLE001 - any surprise: the portable version
-        return _identical_slow
+        return _identical_slow, None, None, 0
 
 
 def _is(a: Any, b: Any) -> bool:
@@ -302,10 +319,21 @@ def _atom_size(value: Any, cls: type) -> int:
 
 
 def _flat_size(items: list[Any]) -> int:
-    return 16 + sum(_map(_atom_size, items, _map(_type, items)))
+    """``16 + sum(_atom_size(x) ...)``, counted in C: 44 bytes an item, 12 fewer for a
+    str or bytes item plus its length."""
+    kinds = [*_map(_type, items)]
+    texts = kinds.count(str) + kinds.count(bytes)
+    size = 16 + 44 * _len(kinds)
+    if texts:
+        size += _sum(_map(_len, _compress(items, _map(_TEXT_TYPES.__contains__, kinds))))
+        size -= 12 * texts
+    return size
 
 
-_identical = _make_identical()
+_TEXT_TYPES = frozenset({str, bytes})
+
+
+_identical, _list_view, _string_at, _POINTER_SIZE = _make_identical()
 
 
 def _same_items(old: list[Any], new: Any) -> bool:
@@ -330,10 +358,17 @@ def _unchanged(value: Any, check: Any) -> bool:
         keys = check[2]
         return attrs is check[1] and _len(attrs) == _len(keys) and (
             not keys or (_same_items(keys, attrs) and _same_items(check[3], attrs.values())))
-    if tag == "L" or tag == "S":
+    if tag == "L":
         old = check[1]
-        return _len(old) == _len(value) and (
-            _same_items(old, value) if tag == "L" else _identical_slow(old, value))
+        size = _len(old)
+        if size != _len(value):
+            return False
+        if _len(check) > 3:  # a long list: its current pointers against those encoded
+            return _string_at(check[3].value, size * _POINTER_SIZE) == check[4]
+        return _same_items(old, value)
+    if tag == "S":
+        old = check[1]
+        return _len(old) == _len(value) and _identical_slow(old, value)
     if tag == "V":
         return False
     if tag == "D":
@@ -472,8 +507,8 @@ class Recorder:
     @property
     def steps(self) -> list[list[int]]:
         """The steps so far: ``[line (0-indexed), frame id, snapshot index]`` each."""
-        flat = self._steps
-        return [flat[i:i + 3] for i in range(0, _len(flat), 3)]
+        triples = _iter(self._steps)
+        return _list(_map(_list, _zip(triples, triples, triples)))
 
     # ------------------------------------------------------------------ control
     def start(self) -> None:
@@ -540,23 +575,17 @@ class Recorder:
         if cls in _ATOMS:
             return self._intern(value), _IMMUTABLE
         if cls is list or cls is tuple:
+            if cls is list and entry is not None and entry[0] is value and entry[1][0] == "L":
+                done = self._reencode_list(value, entry)
+                if done is not None:
+                    return done
             if _len(value) <= _FLAT_MAX and _ATOMS.issuperset(_map(_type, value)):
                 if cls is tuple:
                     return self._intern(value), _IMMUTABLE
                 copy = value.copy()
-                if entry is not None and entry[1][0] == "L" and entry[0] is value:
-                    old = entry[1][1]
-                    size = _len(old)
-                    if _len(copy) > size and _identical(old, copy[:size]):
-                        # Appended to: extend the previous envelope instead of redoing it.
-                        head = self.values[entry[2]]["__value__"]
-                        tail = copy[size:]
-                        envelope = {"__type__": "list", "__value__": head + _envelopes(tail)}
-                        nbytes = entry[1][2] + _flat_size(tail)
-                        return self._store(envelope, nbytes), ("L", copy, nbytes)
-                envelope = {"__type__": cls.__name__, "__value__": _envelopes(copy)}
+                envelope = {"__type__": "list", "__value__": _envelopes(copy)}
                 nbytes = _flat_size(copy)
-                return self._store(envelope, nbytes), ("L", copy, nbytes)
+                return self._store(envelope, nbytes), self._list_check(value, copy, nbytes)
         elif cls is dict and _len(value) <= _FLAT_MAX:
             keys = list(value)
             values = list(value.values())
@@ -579,6 +608,59 @@ class Recorder:
         if kind is not None:
             return self._renumpy(value, kind), _ALWAYS_ENCODE
         return self._intern(value), ("F", _fingerprint(value))
+
+    def _reencode_list(self, value: list[Any], entry: tuple[Any, ...]
+                       ) -> tuple[int, Any] | None:
+        """A flat list that changed since its last envelope (``entry``), when that can be
+        derived from the last one: items appended, or items replaced by other atoms.
+
+        The envelope and size are what encoding it afresh gives, except that an append
+        adds the tail's ``_flat_size`` (16 bytes more than a fresh count, as it always
+        has).  None when neither case applies.
+        """
+        old_check = entry[1]
+        old = old_check[1]
+        size = _len(old)
+        length = _len(value)
+        if length > _FLAT_MAX:
+            return None
+        if length > size:
+            if not (_string_at(old_check[3].value, size * _POINTER_SIZE) == old_check[4]
+                    if _len(old_check) > 3 else _all(_map(_is, old, value))):
+                return None
+            tail = value[size:]
+            if not _ATOMS.issuperset(_map(_type, tail)):
+                return None
+            # Appended to: extend the previous envelope instead of redoing it.
+            copy = value.copy()
+            head = self.values[entry[2]]["__value__"]
+            envelope = {"__type__": "list", "__value__": head + _envelopes(tail)}
+            nbytes = old_check[2] + _flat_size(tail)
+        elif length == size:
+            changed = [*_compress(_POSITIONS, _map(_is_not, value, old))]
+            if not _ATOMS.issuperset(_map(_type, _map(value.__getitem__, changed))):
+                return None
+            # Items replaced: patch a copy of the previous envelope's items.
+            copy = value.copy()
+            items = self.values[entry[2]]["__value__"].copy()
+            for i in changed:
+                item = copy[i]
+                items[i] = _atom_envelope(item, _type(item))
+            envelope = {"__type__": "list", "__value__": items}
+            nbytes = _flat_size(copy)
+        else:
+            return None
+        return self._store(envelope, nbytes), self._list_check(value, copy, nbytes)
+
+    @staticmethod
+    def _list_check(value: list[Any], copy: list[Any], nbytes: int) -> tuple[Any, ...]:
+        """The check of a flat list: its items, envelope size, and for a long list a view
+        of its pointer array with the pointers encoded (compared without a Python loop)."""
+        size = _len(copy)
+        if size < _SMALL or _list_view is None:
+            return ("L", copy, nbytes)
+        view = _list_view(value)
+        return ("L", copy, nbytes, view, _string_at(view.value, size * _POINTER_SIZE))
 
     def _renumpy(self, value: Any, kind: str) -> int:
         """``_intern(value)`` for a numpy scalar or matrix, whose check never passes (its
@@ -654,28 +736,44 @@ class Recorder:
                 if recorder.value_bytes > max_bytes:
                     recorder._truncate("bytes")
                     return -1
-                objects = [*f_locals.values()]
                 keys = [*f_locals]
                 if keys == names:
-                    todo: Any = _compress(positions, _map(_is_not, objects, seen))
                     regroup = False
-                else:
-                    todo = range(_len(objects))
+                else:  # new names, or new order: every position is looked at
                     names = keys
-                    indices = [-1] * _len(objects)
+                    seen = [recheck] * _len(keys)
+                    indices = [-1] * _len(keys)
                     regroup = True
                 snapshot = None
-                for i in todo:
-                    value = objects[i]
+                i = -1
+                # A plain loop: for a handful of locals it costs less than building lists
+                # and comparing them in C, and a line that changed nothing allocates none.
+                for value in f_locals.values():
+                    i += 1
+                    if value is seen[i]:
+                        continue
                     cls = _type(value)
                     if cls in atoms:
                         # Stored raw (encoded in ``result()``), shared by identity.
-                        index = atom_index.get(_id(value))
+                        key = _id(value)
+                        index = atom_index.get(key)
                         if index is None:
                             index = _len(values)
                             store_atom(value)
-                            atom_index[_id(value)] = index
+                            atom_index[key] = index
                             recorder.value_bytes += 40 + (_len(value) if cls is str else 0)
+                        seen[i] = value
+                        # Another object than before: another index (an atom's index is
+                        # its own; any other value's is fresh), so the snapshot changes.
+                        old = indices[i]
+                        indices[i] = index
+                        if regroup or old < 0:
+                            regroup = True
+                        else:
+                            if snapshot is None:
+                                snapshot = last.copy()
+                            snapshot[keys[i]] = index
+                        continue
                     else:
                         name = keys[i]
                         entry = cache.get(name)
@@ -690,8 +788,7 @@ class Recorder:
                                 return -1
                             entry = (value, check, index)
                             cache[name] = entry
-                        if index >= 0 and entry[1] is not immutable:
-                            objects[i] = recheck
+                        seen[i] = recheck if index >= 0 and entry[1] is not immutable else value
                     old = indices[i]
                     if index != old:
                         indices[i] = index
@@ -701,9 +798,8 @@ class Recorder:
                             if snapshot is None:
                                 snapshot = last.copy()
                             snapshot[keys[i]] = index
-                seen = objects
                 if regroup:
-                    snapshot = {key: index for key, index in zip(keys, indices) if index >= 0}
+                    snapshot = {key: index for key, index in _zip(keys, indices) if index >= 0}
                     if snapshot == last:
                         return last_index
                 elif snapshot is None:
