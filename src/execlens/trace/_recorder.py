@@ -27,6 +27,7 @@ import gc as _gc
 import json
 import sys
 import types
+from itertools import chain as _itertools_chain
 from itertools import compress as _compress
 from operator import is_not as _is_not
 from typing import Any
@@ -57,9 +58,12 @@ _list = list
 _range = range
 _zip = zip
 _sum = sum
+_chain = _itertools_chain.from_iterable
 
 _ATOMS = frozenset({int, float, str, bool, type(None), bytes, complex, range})
 _PLAIN_CONTAINERS = frozenset({list, tuple, dict, set, frozenset})
+_ATOMS_OR_TUPLE = _ATOMS | {tuple}
+_IS_TUPLE = frozenset({tuple}).__contains__
 _INLINE_CODE_NAMES = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>", "<lambda>"})
 _YIELD_VALUE = __import__("opcode").opmap["YIELD_VALUE"]
 _END = object()  # closes a container in a structure fingerprint
@@ -67,12 +71,16 @@ _VOLATILE = object()  # a fingerprint that never matches (value must be re-encod
 _RECHECK = object()  # stands for a mutable value in a frame's previous objects
 _POSITIONS = range(1 << 62)  # positions in a locals dict, for itertools.compress
 _SMALL = 48  # below this length, comparing items with map(is_) beats the pointer compare
+_GC_PACE = 10  # the GC's first threshold is this many times higher while recording
 _FINGERPRINT_BUDGET = 20_000
 _identical: Any = None  # set below, once _make_identical is defined
 _list_view: Any = None
 _string_at: Any = None
 _POINTER_SIZE = 0
 _ENCODE_CAPS = Caps(max_items=1_000, max_str=10_000, max_nodes=20_000)
+# What json.dumps(envelope, ensure_ascii=False, separators=(",", ":"), default=str) makes,
+# without building an encoder per call: an envelope's size for the bytes cap.
+_SIZE_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
 
 _SKIP_BASE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
               types.MethodType, types.GeneratorType, types.CoroutineType,
@@ -145,6 +153,11 @@ def _fingerprint(value: Any) -> Any:
     holding the objects keeps their ids from being reused.  ``_VOLATILE`` when the
     value holds something whose changes cannot be seen this way (numpy arrays, deques,
     container subclasses...).
+
+    A tuple of atoms is listed by itself alone: it cannot change, so its identity says
+    all its items would (``hidden`` counts those items and its end, so the budget is
+    spent exactly as if they were listed); containers of atoms and such tuples are
+    listed in one C-level step.
     """
     out: list[Any] = []
     stack = [value]
@@ -153,6 +166,7 @@ def _fingerprint(value: Any) -> Any:
     append = out.append
     extend = out.extend
     atoms = _ATOMS
+    hidden = 0
     while stack:
         item = pop()
         if item is _END:
@@ -164,11 +178,21 @@ def _fingerprint(value: Any) -> Any:
             continue
         if cls is list or cls is tuple:
             if atoms.issuperset(_map(_type, item)):
-                extend(item)
-                append(_END)
+                if cls is tuple:
+                    hidden += _len(item) + 1
+                else:
+                    extend(item)
+                    append(_END)
             else:
-                push(_END)
-                stack.extend(reversed(item))
+                batch = _flat_tuples(item)
+                if batch is None:
+                    push(_END)
+                    stack.extend(reversed(item))
+                else:
+                    hidden = _batch(out, hidden, item, batch)
+                    if hidden < 0:
+                        return _VOLATILE
+                    continue
         elif cls is dict:
             keys = list(item)
             values = list(item.values())
@@ -177,8 +201,15 @@ def _fingerprint(value: Any) -> Any:
                 extend(values)
                 append(_END)
             else:
-                push(_END)
-                stack.extend(reversed(values))
+                batch = _flat_tuples(values)
+                if batch is None:
+                    push(_END)
+                    stack.extend(reversed(values))
+                else:
+                    hidden = _batch(out, hidden, values, batch)
+                    if hidden < 0:
+                        return _VOLATILE
+                    continue
         elif cls is set or cls is frozenset:
             extend(item)
             append(_END)
@@ -196,15 +227,44 @@ def _fingerprint(value: Any) -> Any:
                 return _VOLATILE
             push(_END)
             push(attrs)
-        if _len(out) > _FINGERPRINT_BUDGET:
+        if _len(out) + hidden > _FINGERPRINT_BUDGET:
             return _VOLATILE
     return out
+
+
+def _flat_tuples(items: list[Any]) -> tuple[int, int] | None:
+    """When every item is an atom or a tuple of atoms: (where the last tuple is, how many
+    items the tuples hold); else None."""
+    kinds = [*_map(_type, items)]
+    if not _ATOMS_OR_TUPLE.issuperset(kinds):
+        return None
+    tuples = [*_compress(items, _map(_IS_TUPLE, kinds))]
+    if not _ATOMS.issuperset(_map(_type, _chain(tuples))):
+        return None
+    kinds.reverse()
+    return _len(kinds) - 1 - kinds.index(tuple), _sum(_map(_len, tuples)) + _len(tuples)
+
+
+def _batch(out: list[Any], hidden: int, items: list[Any], batch: tuple[int, int]) -> int:
+    """List a container's atoms and tuples of atoms (the tuples by themselves) in one go.
+
+    Returns the new ``hidden`` count, or -1 where the full listing would have run over
+    the budget: it checked after the container itself and after each tuple, and the
+    largest of those counts is the one after the last tuple.
+    """
+    listed = _len(out) + hidden
+    last, inside = batch
+    if listed > _FINGERPRINT_BUDGET or listed + last + 1 + inside > _FINGERPRINT_BUDGET:
+        return -1
+    out.extend(items)
+    out.append(_END)
+    return hidden + inside
 
 
 def _same(old: Any, new: Any) -> bool:
     if old is _VOLATILE or new is _VOLATILE or _len(old) != _len(new):
         return False
-    return _identical(old, new)
+    return _same_items(old, new)
 
 
 def _identical_slow(old: list[Any], new: list[Any]) -> bool:
@@ -500,6 +560,7 @@ class Recorder:
         self._atom_index: dict[int, int] = {}
         self._monitoring_tool: int | None = None
         self._make_snap: Any = None  # set by start(): see _snapshot_factory
+        self._gc_saved: tuple[tuple[int, ...], tuple[int, ...]] | None = None  # _pace_gc
         # id -> (object, state, envelope, size) of numpy scalars and matrices: _renumpy
         self._numpy_envelopes: dict[int, tuple[Any, Any, Any, int]] = {}
         self._make_local: Any = None  # set by start(): see _local_factory
@@ -518,6 +579,8 @@ class Recorder:
             if self.capture == CAPTURE_FULL:
                 self._make_snap = self._snapshot_factory()
             self._make_local = self._local_factory()
+        if self.capture == CAPTURE_FULL:
+            self._pace_gc()
         if self.backend == "monitoring":
             self._start_monitoring()
         else:
@@ -532,6 +595,30 @@ class Recorder:
             self._stop_monitoring()
         else:
             sys.settrace(None)
+        self._unpace_gc()
+
+    def _pace_gc(self) -> None:
+        """Raise the youngest GC generation's threshold while recording.
+
+        The recorder keeps about one container per traced line (a snapshot, an
+        envelope), many times what most programs allocate per line, and the cyclic GC
+        counts them all: left alone it would run its collections (full ones walk every
+        live object) ten times as often as for the untraced program.  A threshold ten
+        times higher keeps it near the program's own pace; the old one is put back by
+        ``stop()`` unless the program set its own meanwhile.
+        """
+        threshold = _gc.get_threshold()
+        if threshold[0] > 0 and self._gc_saved is None:
+            paced = (threshold[0] * _GC_PACE, *threshold[1:])
+            _gc.set_threshold(*paced)
+            self._gc_saved = (threshold, paced)
+
+    def _unpace_gc(self) -> None:
+        if self._gc_saved is not None:
+            saved, paced = self._gc_saved
+            self._gc_saved = None
+            if _gc.get_threshold() == paced:
+                _gc.set_threshold(*saved)
 
     def _truncate(self, reason: str) -> None:
         if self.truncated is None:
@@ -558,8 +645,7 @@ class Recorder:
         except Exception as exc:  # noqa: BLE001 - a hostile value must not stop the trace
             envelope = {"__type__": cls.__name__, "__truncated__": True,
                         "__reason__": f"unencodable: {_type(exc).__name__}"}
-        return self._store(envelope, _len(json.dumps(envelope, ensure_ascii=False,
-                                                     separators=(",", ":"), default=str)))
+        return self._store(envelope, _len(_SIZE_ENCODER.encode(envelope)))
 
     def _store(self, envelope: Any, size: int) -> int:
         if self.value_bytes > self.limits.max_bytes:
