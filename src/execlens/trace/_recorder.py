@@ -561,6 +561,9 @@ class Recorder:
         self._monitoring_tool: int | None = None
         self._make_snap: Any = None  # set by start(): see _snapshot_factory
         self._gc_saved: tuple[tuple[int, ...], tuple[int, ...]] | None = None  # _pace_gc
+        # [True] once the states or bytes cap is reached (both only grow): one test per
+        # line instead of two, and the caps are only looked at again then.
+        self._capped = [False]
         # id -> (object, state, envelope, size) of numpy scalars and matrices: _renumpy
         self._numpy_envelopes: dict[int, tuple[Any, Any, Any, int]] = {}
         self._make_local: Any = None  # set by start(): see _local_factory
@@ -652,6 +655,8 @@ class Recorder:
             self._truncate("bytes")
             return -1
         self.value_bytes += size
+        if self.value_bytes > self.limits.max_bytes:
+            self._capped[0] = True
         self.values.append(envelope)
         return _len(self.values) - 1
 
@@ -805,6 +810,8 @@ class Recorder:
         immutable = _IMMUTABLE
         recheck = _RECHECK
         unchanged = _unchanged
+        capped = self._capped
+        capped[0] = capped[0] or _len(snapshots) >= max_states or self.value_bytes > max_bytes
 
         def make(rec: _Frame) -> Any:
             cache = rec.cache
@@ -816,12 +823,13 @@ class Recorder:
 
             def snap(f_locals: dict[str, Any]) -> int:
                 nonlocal names, seen, indices, last, last_index
-                if _len(snapshots) >= max_states:
-                    recorder._truncate("states")
-                    return -1
-                if recorder.value_bytes > max_bytes:
-                    recorder._truncate("bytes")
-                    return -1
+                if capped[0]:
+                    if _len(snapshots) >= max_states:
+                        recorder._truncate("states")
+                        return -1
+                    if recorder.value_bytes > max_bytes:
+                        recorder._truncate("bytes")
+                        return -1
                 keys = [*f_locals]
                 if keys == names:
                     regroup = False
@@ -831,9 +839,9 @@ class Recorder:
                     indices = [-1] * _len(keys)
                     regroup = True
                 snapshot = None
-                i = -1
                 # A plain loop: for a handful of locals it costs less than building lists
                 # and comparing them in C, and a line that changed nothing allocates none.
+                i = -1
                 for value in f_locals.values():
                     i += 1
                     if value is seen[i]:
@@ -848,6 +856,8 @@ class Recorder:
                             store_atom(value)
                             atom_index[key] = index
                             recorder.value_bytes += 40 + (_len(value) if cls is str else 0)
+                            if recorder.value_bytes > max_bytes:
+                                capped[0] = True
                         seen[i] = value
                         # Another object than before: another index (an atom's index is
                         # its own; any other value's is fresh), so the snapshot changes.
@@ -863,8 +873,26 @@ class Recorder:
                     else:
                         name = keys[i]
                         entry = cache.get(name)
-                        if entry is not None and entry[0] is value and (
-                                entry[1] is immutable or unchanged(value, entry[1])):
+                        if entry is not None and entry[0] is value:
+                            check = entry[1]
+                            tag = check[0]
+                            # The two commonest checks inline: a plain object (``self``)
+                            # and a short flat list; the rest in ``_unchanged``.
+                            if tag == "O":
+                                attrs = _object_getattribute(value, "__dict__")
+                                held = check[2]
+                                same = attrs is check[1] and _len(attrs) == _len(held) and (
+                                    not held or (_all(_map(_is, held, attrs)) and _all(
+                                        _map(_is, check[3], attrs.values()))))
+                            elif tag == "L" and _len(check) == 3:
+                                held = check[1]
+                                same = _len(held) == _len(value) and _all(
+                                    _map(_is, held, value))
+                            else:
+                                same = check is immutable or unchanged(value, check)
+                        else:
+                            same = False
+                        if same:
                             index = entry[2]
                         elif skip[cls]:
                             index = -1
@@ -893,6 +921,8 @@ class Recorder:
                 last = snapshot
                 last_index = _len(snapshots)
                 add_snapshot(snapshot)
+                if last_index + 1 >= max_states:
+                    capped[0] = True
                 return last_index
 
             return snap
@@ -1046,6 +1076,8 @@ class Recorder:
             return -1
         index = _len(self.snapshots)
         self.snapshots.append({})
+        if index + 1 >= self.limits.max_states:
+            self._capped[0] = True
         return index
 
     def _exact_exit(self, frame: Any, rec: _Frame, value: Any, final: bool) -> None:
