@@ -242,3 +242,34 @@ def test_caps_truncate_but_keep_what_was_recorded(tracing_engine: Engine) -> Non
                                       limits=TraceLimits(max_states=10))
         assert states_capped.truncated == "states"
         assert len(states_capped.steps) > 10  # lines still recorded past the state cap
+
+
+FINALIZERS = (
+    "events = []\n"
+    "def gen():\n"
+    "    try:\n"
+    "        yield 1\n"
+    "        yield 2\n"
+    "    finally:\n"
+    "        events.append('generator closed')\n"
+    "class Noisy:\n"
+    "    def __del__(self):\n"
+    "        events.append('object freed')\n"
+    "def use():\n"
+    "    g = gen()\n"
+    "    n = Noisy()\n"
+    "    next(g)\n"
+    "    return len(events)\n"
+    "def main():\n"
+    "    before = use()\n"
+    "    return before, list(events)\n"
+)
+
+
+def test_a_frame_s_objects_are_released_when_it_ends(tracing_engine: Engine) -> None:
+    # Untraced, ``g`` and ``n`` die with ``use``'s frame: the generator's ``finally``
+    # and ``__del__`` run before ``main`` reads ``events``.  The recorder must not keep
+    # them alive past the frame.
+    for mode in ("reval", "exact"):
+        trace = _trace(tracing_engine, FINALIZERS, "main()", mode)
+        assert trace.output == (0, ["generator closed", "object freed"]), mode

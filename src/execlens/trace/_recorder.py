@@ -495,7 +495,7 @@ class _Frame:
     """What the recorder keeps about one program frame."""
 
     __slots__ = ("cache", "depth", "exception", "final", "ident", "inline", "last_raw",
-                 "local", "name", "parent", "result", "snap", "step_line")
+                 "local", "name", "parent", "release", "result", "snap", "step_line")
 
     def __init__(self, ident: int, name: str, depth: int, parent: int, inline: bool) -> None:
         self.ident = ident
@@ -505,6 +505,7 @@ class _Frame:
         self.inline = inline
         self.cache: dict[str, tuple[Any, Any, int]] = {}
         self.snap: Any = None
+        self.release: Any = None  # drops what ``snap`` holds once the frame has ended
         self.step_line = -1
         self.last_raw = -1
         self.result = -1
@@ -925,6 +926,14 @@ class Recorder:
                     capped[0] = True
                 return last_index
 
+            def release() -> None:
+                # The frame has ended: hold none of its objects any longer than it did
+                # (a generator kept alive would run its ``finally`` late, or never).
+                nonlocal names, seen, indices, last
+                names, seen, indices, last = None, [], [], None
+                cache.clear()
+
+            rec.release = release
             return snap
 
         return make
@@ -950,6 +959,12 @@ class Recorder:
             rec.snap = self._make_snap(rec)
         rec.local = self._make_local(rec)
         return rec
+
+    def _forget(self, frame: Any) -> None:
+        """A program frame has ended: stop tracking it and release what it holds."""
+        rec = self._live.pop(frame, None)
+        if rec is not None and rec.release is not None:
+            rec.release()
 
     def _is_yield(self, frame: Any) -> bool:
         try:
@@ -1063,7 +1078,7 @@ class Recorder:
         steps = self._steps
         index = self._intern(value) if self.capture == CAPTURE_FULL else -1
         if final:
-            self._live.pop(frame, None)
+            self._forget(frame)
         if not (steps and steps[-3] == line):
             if _len(steps) >= 3 * self.limits.max_steps:
                 self._truncate("steps")
@@ -1085,7 +1100,7 @@ class Recorder:
             rec.final = self._snapshot(rec, frame.f_locals)
             rec.result = self._intern(value)
         if final:
-            self._live.pop(frame, None)
+            self._forget(frame)
         else:
             rec.step_line = -1  # a generator resumes later: its next line is a new step
 
@@ -1189,7 +1204,7 @@ class Recorder:
         elif not rec.inline:
             self._exact_exit(frame, rec, value, final)
         if final:
-            self._live.pop(frame, None)
+            self._forget(frame)
 
     def _mon_raise(self, code: Any, offset: int, exc: BaseException) -> Any:
         if code.co_filename != self.filename or self._stopped:
@@ -1220,7 +1235,7 @@ class Recorder:
             rec.exception = self._intern(_type(exc))
             rec.final = self._snapshot(rec, frame.f_locals)
             rec.result = self._intern(None)
-        self._live.pop(frame, None)
+        self._forget(frame)
         return None
 
     # ------------------------------------------------------------------ result
