@@ -355,22 +355,16 @@ def _atom_envelope(value: Any, cls: type) -> dict[str, Any]:
 
 def _envelopes(values: list[Any]) -> list[dict[str, Any]]:
     """The value table with raw atoms encoded (``_atom_envelope``, common cases inline)."""
-    out: list[dict[str, Any]] = []
-    append = out.append
     max_str = _ENCODE_CAPS.max_str
-    for value in values:
-        cls = _type(value)
-        if cls is dict:
-            append(value)
-        elif cls is float and value - value == 0.0:
-            append({"__type__": "float", "__value__": value})
-        elif cls is int and -(1 << 62) < value < (1 << 62):
-            append({"__type__": "int", "__value__": value})
-        elif cls is str and _len(value) <= max_str:
-            append({"__type__": "str", "__value__": value})
-        else:
-            append(_atom_envelope(value, cls))
-    return out
+    return [value if (cls := _type(value)) is dict
+            else {"__type__": "float", "__value__": value}
+            if cls is float and value - value == 0.0
+            else {"__type__": "int", "__value__": value}
+            if cls is int and -(1 << 62) < value < (1 << 62)
+            else {"__type__": "str", "__value__": value}
+            if cls is str and _len(value) <= max_str
+            else _atom_envelope(value, cls)
+            for value in values]
 
 
 def _atom_size(value: Any, cls: type) -> int:
