@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -182,7 +183,7 @@ def _record(program: str, call: str, mode: str) -> tuple[Recorder, list[tuple[in
     recorder.start = start  # type: ignore[method-assign]
     recorder.start()
     try:
-        eval(compile(call, "<call>", "eval"), namespace)  # noqa: S307 - our own code
+        eval(compile(call, "<call>", "eval"), namespace)  # our own code
     finally:
         recorder.stop()
         sys.settrace(None)
@@ -224,5 +225,5 @@ def test_unchanged_lines_share_one_snapshot() -> None:
     recorder, pairs = _record(program, "f(3)", "exact")
     indices = [index for index, _ in pairs]
     # The ``if`` line changes nothing: its step reuses the ``for`` line's snapshot.
-    assert any(a == b for a, b in zip(indices, indices[1:]))
+    assert any(a == b for a, b in pairwise(indices))
     assert len(recorder.snapshots) == len(set(indices))

@@ -18,6 +18,14 @@ objects' ``__dict__``) did not change since the frame's last step reuses its env
 a loop over a large list does not re-encode the list on every line.  Envelopes and locals
 snapshots are interned in tables; steps refer to them by index.
 
+The per-line cost is kept down by looking only at what changed: each frame remembers the
+previous line's variable names, objects and value indices by position, so a line whose
+locals are the same objects costs one scan and reuses the previous snapshot, and a changed
+atom updates a copy of it.  Steps are stored flat and the GC is paced while recording (the
+recorder's own per-line containers would otherwise set off its full passes).  What is
+recorded is the same as encoding every local afresh at every line
+(``tests/trace/test_recorder_snapshots.py``).
+
 Keep this module lean: it is preloaded into every fork server.
 """
 
@@ -325,7 +333,7 @@ def _is(a: Any, b: Any) -> bool:
 
 
 try:  # the C version of ``a is b``
-    from operator import is_ as _is  # noqa: F811
+    from operator import is_ as _is
 except ImportError:  # pragma: no cover
     pass
 
@@ -801,7 +809,6 @@ class Recorder:
         max_bytes = self.limits.max_bytes
         encode_var = self._encode_var
         atoms = _ATOMS
-        positions = _POSITIONS
         immutable = _IMMUTABLE
         recheck = _RECHECK
         unchanged = _unchanged
@@ -1249,7 +1256,7 @@ class Recorder:
                 "mode": self.mode,
                 "capture": self.capture,
                 "backend": self.backend,
-                "python": "%d.%d" % sys.version_info[:2],
+                "python": f"{sys.version_info[0]}.{sys.version_info[1]}",
                 "coverage": sorted(self.coverage),
                 "steps": self.steps,
                 "frames": frames,
