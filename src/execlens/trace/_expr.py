@@ -15,7 +15,7 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
-from execlens.values import NIL, decode, encode, values_equal
+from execlens.values import decode, encode, values_equal
 
 __all__ = ["NIL_ENVELOPE", "VariableError", "evaluate", "parse_variable"]
 

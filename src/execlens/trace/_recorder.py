@@ -328,14 +328,9 @@ def _make_identical() -> tuple[Any, Any, Any, int]:
         return _identical_slow, None, None, 0
 
 
-def _is(a: Any, b: Any) -> bool:
-    return a is b
-
-
-try:  # the C version of ``a is b``
-    from operator import is_ as _is
-except ImportError:  # pragma: no cover
-    pass
+# The C version of ``a is b``: called per value per line, a Python function would cost
+# a frame each time.
+from operator import is_ as _is  # noqa: E402
 
 
 _IMMUTABLE = ("I",)  # nothing reachable can change while the object stays the same
@@ -461,13 +456,11 @@ def statement_line_map(source: str) -> dict[int, int]:
         if not isinstance(node, ast.stmt):
             continue
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            parts: list[ast.AST] = list(node.decorator_list)
             end = node.body[0].lineno - 1 if node.body else node.lineno
             span_end = max([node.lineno] + [end])
             for line in range(node.lineno + 1, span_end + 1):
                 if line not in starts:
                     mapping.setdefault(line, node.lineno)
-            del parts
             continue
         header_end = _header_end(node)
         for line in range(node.lineno + 1, header_end + 1):
