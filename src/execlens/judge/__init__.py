@@ -14,8 +14,9 @@ Importing this package starts nothing; names load on first use.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from execlens.judge._execute import (
@@ -95,17 +96,4 @@ _EXPORTS = {
     "VerdictStatus": "_verdict",
 }
 
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'execlens.judge' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"execlens.judge.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
