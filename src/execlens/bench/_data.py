@@ -240,6 +240,29 @@ class _FieldError(Exception):
         self.message = message
 
 
+def load_single_file_dataset(
+    data: str | Path | None,
+    *,
+    hub: str,
+    split: str,
+    local_names: Sequence[str],
+    what: str,
+    parse: Callable[[list[Row], str], LoadResult[T]],
+) -> LoadResult[T]:
+    """Rows of a one-file dataset from ``data`` (file or directory) or the hub, parsed.
+
+    Unreadable lines and malformed records end up together in ``errors``, in file order.
+    """
+    if data is None:
+        source, rows = hub_rows(hub, None, split)
+        return parse(rows, source)
+    path = resolve_local(data, local_names, what)
+    rows, errors = read_records(path)
+    result = parse(rows, str(path))
+    result.errors = sorted(errors + result.errors, key=lambda e: e.line or 0)
+    return result
+
+
 def resolve_local(path: str | Path, candidates: Sequence[str], what: str) -> Path:
     """The file to read for ``--data PATH``: the path, or the first candidate in a directory."""
     root = Path(path).expanduser()

@@ -13,9 +13,7 @@ from ._data import (
     Row,
     _FieldError,
     check_str,
-    hub_rows,
-    read_records,
-    resolve_local,
+    load_single_file_dataset,
 )
 
 __all__ = ["CRUXEVAL_HUB", "CruxEvalSample", "load_cruxeval"]
@@ -80,11 +78,5 @@ def load_cruxeval(
     data: str | Path | None = None, *, split: str = "test"
 ) -> LoadResult[CruxEvalSample]:
     """Load CRUXEval from ``data`` (a file, or a directory with ``cruxeval.jsonl``) or the hub."""
-    if data is None:
-        source, rows = hub_rows(CRUXEVAL_HUB, None, split)
-        return _parse(rows, source)
-    path = resolve_local(data, _LOCAL_NAMES, "CRUXEval")
-    rows, errors = read_records(path)
-    result = _parse(rows, str(path))
-    result.errors = sorted(errors + result.errors, key=lambda e: e.line or 0)
-    return result
+    return load_single_file_dataset(data, hub=CRUXEVAL_HUB, split=split,
+                                    local_names=_LOCAL_NAMES, what="CRUXEval", parse=_parse)

@@ -21,9 +21,7 @@ from ._data import (
     _FieldError,
     check_int,
     check_str,
-    hub_rows,
-    read_records,
-    resolve_local,
+    load_single_file_dataset,
 )
 
 __all__ = ["LCB_EXEC_HUB", "LCBExecSample", "lcb_order", "load_lcb_exec"]
@@ -128,11 +126,5 @@ def load_lcb_exec(
     data: str | Path | None = None, *, split: str = "test"
 ) -> LoadResult[LCBExecSample]:
     """Load LiveCodeBench execution from ``data`` (.jsonl/.json file or directory) or the hub."""
-    if data is None:
-        source, rows = hub_rows(LCB_EXEC_HUB, None, split)
-        return _parse(rows, source)
-    path = resolve_local(data, _LOCAL_NAMES, "LiveCodeBench execution")
-    rows, errors = read_records(path)
-    result = _parse(rows, str(path))
-    result.errors = sorted(errors + result.errors, key=lambda e: e.line or 0)
-    return result
+    return load_single_file_dataset(data, hub=LCB_EXEC_HUB, split=split,
+                                    local_names=_LOCAL_NAMES, what="LiveCodeBench execution", parse=_parse)
