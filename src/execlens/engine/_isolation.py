@@ -10,8 +10,8 @@ Layers:
   socket filter, else missing).
 * ``filesystem``   — a private mount namespace: every mount read-only, private tmpfs on
   ``/tmp``, ``/var/tmp`` and ``/dev/shm`` (the scratch dirs live there), directories the
-  sandbox user could not traverse hidden behind tmpfs with only the Python install bound
-  back in.
+  sandbox user could not traverse hidden behind tmpfs, and the Python install and
+  import roots those covers would hide bound back in read-only.
 * ``unprivileged_uid`` — children run as a random high uid/gid (one per server) with no
   supplementary groups.
 * ``process_limit`` — ``RLIMIT_NPROC`` bounds forks; only enforced for a non-root uid.
@@ -202,6 +202,47 @@ def _blocked_ancestors(paths: list[str]) -> dict[str, list[str]]:
     return blocked
 
 
+def _is_under(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip("/") + "/")
+
+
+def _outermost(paths: list[str]) -> list[str]:
+    """``paths`` without those inside another one (binding the outer one covers them)."""
+    kept: list[str] = []
+    for path in sorted(set(paths)):
+        if not any(_is_under(path, outer) for outer in kept):
+            kept.append(path)
+    return kept
+
+
+class _BindBack:
+    """Directories to show again after a tmpfs covers the directory holding them.
+
+    Each is opened (``O_PATH``) *before* it is covered and bound back from
+    ``/proc/self/fd/N`` afterwards: the open descriptor still reaches the covered
+    directory, so no staging mount point is needed (one under ``/tmp`` would itself be
+    covered).  Opened after ``unshare``, so the source mount is in our namespace.
+    """
+
+    def __init__(self, paths: list[str]) -> None:
+        self.fds = {path: os.open(path, os.O_PATH | os.O_DIRECTORY) for path in paths}
+
+    def restore(self, cover: str) -> list[str]:
+        """Bind back, read-only, every path under ``cover`` (just covered by a tmpfs)."""
+        restored = []
+        for path, fd in self.fds.items():
+            if _is_under(path, cover) and path != cover:
+                os.makedirs(path, exist_ok=True)
+                _mount(f"/proc/self/fd/{fd}", path, None, _MS_BIND | _MS_REC)
+                _mount(None, path, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY)
+                restored.append(path)
+        return restored
+
+    def close(self) -> None:
+        for fd in self.fds.values():
+            os.close(fd)
+
+
 def _setup_filesystem(report: IsolationReport) -> bool:
     """Private mount namespace: read-only everything, private tmpfs, reachable Python."""
     try:
@@ -210,26 +251,22 @@ def _setup_filesystem(report: IsolationReport) -> bool:
     except OSError as exc:
         report.add("filesystem", False, f"no mount namespace ({exc.strerror})")
         return False
+    hidden: list[str] = []
+    bound_back: list[str] = []
+    bind_back: _BindBack | None = None
     try:
-        # Bind the Python install back in where a parent directory (e.g. /root, 0700)
-        # would stop the sandbox uid from importing modules after the fork.
-        blocked = _blocked_ancestors(_import_roots())
-        staging = "/tmp/.execlens-staging"
-        hidden = []
-        for ancestor, needed in blocked.items():
-            keep = sorted({p for p in needed})
-            os.makedirs(staging, exist_ok=True)
-            staged = []
-            for i, path in enumerate(keep):
-                stage = os.path.join(staging, str(len(hidden)) + "-" + str(i))
-                os.makedirs(stage, exist_ok=True)
-                _mount(path, stage, None, _MS_BIND | _MS_REC)
-                staged.append((stage, path))
+        roots = _import_roots()
+        # The Python install and every import root (e.g. a project checked out under
+        # /tmp, or a venv in /root) must stay importable by the sandbox uid after the
+        # covers below go on: the zygote imports modules lazily after the fork server
+        # has started.
+        blocked = _blocked_ancestors(roots)
+        covered = [r for r in roots if any(_is_under(r, d) for d in SANDBOX_TMPFS_DIRS)]
+        bind_back = _BindBack(_outermost(covered + [p for ps in blocked.values() for p in ps]))
+        # Hide what the sandbox user could not traverse anyway (e.g. /root, 0700).
+        for ancestor in blocked:
             _mount("tmpfs", ancestor, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=755,size=1m")
-            for stage, path in staged:
-                os.makedirs(path, exist_ok=True)
-                _mount(stage, path, None, _MS_BIND | _MS_REC)
-                _check(_libc.umount2(stage.encode(), _MNT_DETACH), f"umount {stage}")
+            bound_back += bind_back.restore(ancestor)
             hidden.append(ancestor)
         # Everything read-only, mount by mount (a recursive bind remount does not exist).
         for mount_point, options in _mount_table():
@@ -245,14 +282,20 @@ def _setup_filesystem(report: IsolationReport) -> bool:
             if os.path.isdir(directory):
                 _mount("tmpfs", directory, "tmpfs", _MS_NOSUID | _MS_NODEV,
                        "mode=755,size=512m")
+                bound_back += bind_back.restore(directory)
         os.makedirs(SCRATCH_ROOT, mode=0o711, exist_ok=True)
     except OSError as exc:
         report.add("filesystem", False, f"mount setup failed ({exc})")
         return False
+    finally:
+        if bind_back is not None:
+            bind_back.close()
     detail = ("read-only view; private root-owned tmpfs on " + ", ".join(SANDBOX_TMPFS_DIRS)
               + "; writable: the job's scratch dir only")
     if hidden:
-        detail += "; hidden: " + ", ".join(hidden) + " (Python bound back in)"
+        detail += "; hidden: " + ", ".join(hidden)
+    if bound_back:
+        detail += "; import roots shown again read-only: " + ", ".join(bound_back)
     report.add("filesystem", True, detail)
     return True
 
