@@ -74,6 +74,7 @@ _ATOMS_OR_TUPLE = _ATOMS | {tuple}
 _IS_TUPLE = frozenset({tuple}).__contains__
 _INLINE_CODE_NAMES = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>", "<lambda>"})
 _YIELD_VALUE = __import__("opcode").opmap["YIELD_VALUE"]
+_RESUME = __import__("opcode").opmap["RESUME"]
 _END = object()  # closes a container in a structure fingerprint
 _VOLATILE = object()  # a fingerprint that never matches (value must be re-encoded)
 _RECHECK = object()  # stands for a mutable value in a frame's previous objects
@@ -961,8 +962,14 @@ class Recorder:
             rec.release()
 
     def _is_yield(self, frame: Any) -> bool:
+        # settrace's "return" event serves both returns and yields.  On a yield,
+        # f_lasti is the YIELD_VALUE itself up to 3.12, and the RESUME right after it
+        # from 3.13 on.
         try:
-            return frame.f_code.co_code[frame.f_lasti] == _YIELD_VALUE
+            code, last = frame.f_code.co_code, frame.f_lasti
+            op = code[last]
+            return op == _YIELD_VALUE or (op == _RESUME and last >= 2
+                                          and code[last - 2] == _YIELD_VALUE)
         except (IndexError, AttributeError):
             return False
 
@@ -1120,9 +1127,11 @@ class Recorder:
             raise RuntimeError("no free sys.monitoring tool id")
         self._monitoring_tool = tool
         self._mon_codes: set[Any] = set()
+        self._mon_lines: dict[Any, dict[int, int | None]] = {}
         mon.register_callback(tool, events.PY_START, self._mon_start)
         mon.register_callback(tool, events.PY_RESUME, self._mon_start)
         mon.register_callback(tool, events.LINE, self._mon_line)
+        mon.register_callback(tool, events.JUMP, self._mon_jump)
         mon.register_callback(tool, events.PY_RETURN, self._mon_return)
         mon.register_callback(tool, events.PY_YIELD, self._mon_yield)
         mon.register_callback(tool, events.RAISE, self._mon_raise)
@@ -1141,7 +1150,7 @@ class Recorder:
         for code in self._mon_codes:
             mon.set_local_events(tool, code, 0)
         for event in (mon.events.PY_START, mon.events.PY_RESUME, mon.events.LINE,
-                      mon.events.PY_RETURN, mon.events.PY_YIELD, mon.events.RAISE,
+                      mon.events.JUMP, mon.events.PY_RETURN, mon.events.PY_YIELD, mon.events.RAISE,
                       mon.events.PY_UNWIND):
             mon.register_callback(tool, event, None)
         mon.free_tool_id(tool)
@@ -1155,7 +1164,7 @@ class Recorder:
             self._mon_codes.add(code)
             local = mon.events.LINE
             if self.capture != CAPTURE_COVERAGE:
-                local |= mon.events.PY_RETURN | mon.events.PY_YIELD
+                local |= mon.events.PY_RETURN | mon.events.PY_YIELD | mon.events.JUMP
             mon.set_local_events(self._monitoring_tool, code, local)
         if self.capture == CAPTURE_COVERAGE:
             return None
@@ -1170,6 +1179,27 @@ class Recorder:
         if self.capture == CAPTURE_COVERAGE:
             self.coverage.add(line - 1)
             return sys.monitoring.DISABLE  # each line needs reporting once
+        frame = sys._getframe(1)
+        rec = self._live.get(frame)
+        if rec is None:
+            rec = self._enter(frame)
+        rec.local(frame, "line", None)
+        return None
+
+    def _mon_jump(self, code: Any, source: int, destination: int) -> Any:
+        # sys.settrace reports a line again on every backward jump that stays on it
+        # (one-line loops, inlined comprehensions); LINE events do not, since the line
+        # did not change.  Replaying that rule keeps both backends' traces identical.
+        if destination > source:
+            return sys.monitoring.DISABLE  # forward jumps never repeat a line
+        if self._stopped:
+            return sys.monitoring.DISABLE
+        lines = self._mon_lines.get(code)
+        if lines is None:
+            lines = self._mon_lines[code] = _line_at_offset(code)
+        line = lines.get(destination)
+        if line is None or line != lines.get(source):
+            return None  # a new line: its LINE event follows
         frame = sys._getframe(1)
         rec = self._live.get(frame)
         if rec is None:
@@ -1220,15 +1250,12 @@ class Recorder:
         rec = self._live.get(frame)
         if rec is None:
             return None
+        # RAISE has already reported the exception in this frame (it fires in every
+        # frame the exception passes through); settrace then reports a return of None.
         if self.mode == "reval":
-            # settrace reports the exception in each frame it passes, then a return.
-            line = frame.f_lineno - 1
-            self._reval_mark(frame, rec, line, "exception", _type(exc), False)
-            self._reval_mark(frame, rec, line, "return", None, True)
-        elif not rec.inline and self.capture == CAPTURE_FULL:
-            rec.exception = self._intern(_type(exc))
-            rec.final = self._snapshot(rec, frame.f_locals)
-            rec.result = self._intern(None)
+            self._reval_mark(frame, rec, frame.f_lineno - 1, "return", None, True)
+        elif not rec.inline:
+            self._exact_exit(frame, rec, None, final=True)
         self._forget(frame)
         return None
 
@@ -1262,3 +1289,12 @@ class Recorder:
         finally:
             if collecting:
                 _gc.enable()
+
+
+def _line_at_offset(code: Any) -> dict[int, int | None]:
+    """Byte offset of each instruction of ``code`` -> its line (None: no line)."""
+    lines: dict[int, int | None] = {}
+    for start, end, line in code.co_lines():
+        for offset in range(start, end, 2):
+            lines[offset] = line
+    return lines
