@@ -53,3 +53,13 @@ def test_mean_is_the_official_average_in_percent() -> None:
 def test_sample_accuracy() -> None:
     assert sample_accuracy([True, False, False, True]) == 0.5
     assert sample_accuracy([]) == 0.0
+
+
+def test_mean_adds_left_to_right_on_every_python() -> None:
+    # Ten samples with pass@1 = 0.6 (3 of 5 correct): added left to right, as the
+    # official scorers' sum() did up to Python 3.11, the mean is 59.999999999999986;
+    # 3.12's compensated sum() would report 60.0.
+    verdicts = [[True] * 3 + [False] * 2] * 10
+    value = pass_at_k(5, 3, 1)
+    assert math.fsum([value] * 10) / 10 * 100 == 60.0
+    assert mean_pass_at_k(verdicts, 1) == 59.999999999999986

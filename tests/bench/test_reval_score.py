@@ -41,7 +41,8 @@ def items(problems: list) -> tuple[list, list]:
     return reval_questions(problems), reval_pairs(problems)
 
 
-def test_truth_answers_every_runnable_question(truths: dict[str, RevalTruth]) -> None:
+def test_truth_answers_every_runnable_question(reval_reference: None,
+                                               truths: dict[str, RevalTruth]) -> None:
     for mode, truth in truths.items():
         assert len(truth.questions) == 3070, mode
         assert len(truth.skipped) == 8  # the pairs of DREval/117 and /149
@@ -59,8 +60,9 @@ def test_truth_answers_every_runnable_question(truths: dict[str, RevalTruth]) ->
     assert mask_leaks["literal_visible"] == 25 and mask_leaks["hides_expression"] == 30
 
 
-def test_constant_answers_reproduce_the_anchor_baselines(problems: list, items: tuple,
-                                                         truths: dict, engine: Engine) -> None:
+def test_constant_answers_reproduce_the_anchor_baselines(
+        reval_reference: None, problems: list, items: tuple, truths: dict,
+        engine: Engine) -> None:
     questions, pairs = items
     scores = score_reval(problems, reval_constant_answers(questions, pairs), "direct", engine,
                          truth=truths)
@@ -100,7 +102,8 @@ IMPOSSIBLE = {"official": {"state": 5}, "strict": {"state": 2}}
 
 @pytest.mark.parametrize("mode", ["official", "strict"])
 def test_answers_from_the_truth_score_every_judgeable_question(
-        mode: str, problems: list, items: tuple, truths: dict, engine: Engine) -> None:
+        reval_reference: None, mode: str, problems: list, items: tuple, truths: dict,
+        engine: Engine) -> None:
     questions, pairs = items
     answers, impossible = reval_oracle_answers(questions, pairs, truths[mode],
                                                output_truth=truths["strict"])

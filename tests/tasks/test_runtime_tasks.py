@@ -62,7 +62,7 @@ def test_candidate_lines_rules() -> None:
     assert candidate_lines(source, fallback=False)[2].variables == ()
 
 
-def test_given_questions_reproduce_reval_baselines(reval_dir: Path,
+def test_given_questions_reproduce_reval_baselines(reval_reference: None, reval_dir: Path,
                                                    tracing_engine: Engine) -> None:
     programs = programs_from_reval(reval_dir)
     tasks = build_tasks(programs, engine=tracing_engine, mode="reval", selection="given")

@@ -133,7 +133,7 @@ import numpy as np
 
 def arrays(n):
     a = np.arange(6, dtype=np.float64)
-    m = np.mat([[1, 2], [3, 4]])
+    m = np.asmatrix([[1, 2], [3, 4]])
     total = np.float64(0.0)
     for i in range(n):
         total = total + a[i]

@@ -65,7 +65,7 @@ def test_every_humaneval_output_reproduced(reval_dir: Path, tracing_engine: Engi
         assert checked == 651
 
 
-def test_classeval_inputs_run_their_test_method(reval_dir: Path,
+def test_classeval_inputs_run_their_test_method(reval_reference: None, reval_dir: Path,
                                                 traced: dict[str, dict]) -> None:
     problems = load_reval(reval_dir)
     for mode, traces in traced.items():
@@ -81,7 +81,8 @@ def test_classeval_inputs_run_their_test_method(reval_dir: Path,
         assert {s for s in statuses.values() if s != "skipped"} == {"ok"}
 
 
-def test_reval_mode_answers_every_question(reval_dir: Path, traced: dict[str, dict]) -> None:
+def test_reval_mode_answers_every_question(reval_reference: None, reval_dir: Path,
+                                           traced: dict[str, dict]) -> None:
     questions = load_reval_tasks(reval_dir)
     assert len(questions) == 3152
     reval = traced["reval"]

@@ -2,7 +2,8 @@
 
 CRUXEval and LiveCodeBench both use the unbiased estimator of Chen et al. (2021),
 ``1 - prod_{j=n-c+1..n} (1 - k/j)`` (``1.0`` when ``n - c < k``), averaged over samples
-with Python's ``sum(...) / len(...) * 100``.  The product is taken with numpy, as the
+with Python's ``sum(...) / len(...) * 100`` as Python 3.11 and older compute it (left to
+right; 3.12's ``sum`` compensates rounding and can differ in the last bit).  The product is taken with numpy, as the
 official scripts take it, so our figures match theirs to the last bit; without numpy a
 left-to-right product is used (equal for every n <= 10 we have checked).
 """
@@ -41,7 +42,10 @@ def mean_pass_at_k(results: Iterable[Sequence[bool]], k: int) -> float:
               for verdicts in results]
     if not values:
         raise ValueError("mean_pass_at_k needs at least one sample")
-    return sum(values) / len(values) * 100
+    total = 0.0
+    for value in values:  # not sum(): see the module docstring
+        total += value
+    return total / len(values) * 100
 
 
 def sample_accuracy(verdicts: Sequence[bool]) -> float:
