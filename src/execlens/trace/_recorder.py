@@ -1179,12 +1179,15 @@ class Recorder:
         if self.capture == CAPTURE_COVERAGE:
             self.coverage.add(line - 1)
             return sys.monitoring.DISABLE  # each line needs reporting once
-        frame = sys._getframe(1)
+        self._mon_line_event(sys._getframe(1))
+        return None
+
+    def _mon_line_event(self, frame: Any) -> None:
+        """A line event of a program frame, handed to its settrace-style handler."""
         rec = self._live.get(frame)
         if rec is None:
             rec = self._enter(frame)
         rec.local(frame, "line", None)
-        return None
 
     def _mon_jump(self, code: Any, source: int, destination: int) -> Any:
         # sys.settrace reports a line again on every backward jump that stays on it
@@ -1200,11 +1203,7 @@ class Recorder:
         line = lines.get(destination)
         if line is None or line != lines.get(source):
             return None  # a new line: its LINE event follows
-        frame = sys._getframe(1)
-        rec = self._live.get(frame)
-        if rec is None:
-            rec = self._enter(frame)
-        rec.local(frame, "line", None)
+        self._mon_line_event(sys._getframe(1))
         return None
 
     def _mon_return(self, code: Any, offset: int, value: Any) -> Any:
