@@ -11,7 +11,10 @@ its value sent back to the caller) with as many concurrent workers as cores:
 * ``multiprocessing.Process`` + ``Manager`` per run (the human-eval / CRUXEval shape);
 * ``multiprocessing.Process`` + ``Pipe`` per run (that shape made lean);
 * the execlens engine, one job per forked child, full isolation;
-* the execlens engine, 16 inputs per forked child.
+* the execlens engine, 16 inputs per forked child;
+* the floor under any fresh-process-per-run design: ``fork`` + ``os._exit`` + ``waitpid``
+  and nothing else, from an interpreter holding the engine zygote's modules, one such
+  loop per core (no job, no isolation, no result).
 
 Slow baselines are sampled on a few hundred runs.  Prints runs/s and the engine's
 ratios to each baseline; ``--json`` adds one JSON object on the last line.
@@ -29,7 +32,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from execlens.engine import Engine, Job
+from execlens.engine import DEFAULT_PRELOAD, Engine, Job
 
 PROGRAM = "def f(x):\n    return x * 2\n"
 WORKERS = os.cpu_count() or 2
@@ -123,6 +126,35 @@ def _pipe_one(i: int) -> object:
     return value
 
 
+# Run in a fresh interpreter (started like the engine's servers) so that nothing this
+# benchmark imported, such as threading and its at-fork hook, inflates the floor.
+_FORK_FLOOR = '''
+import os, sys, time
+import execlens.engine._server
+for name in sys.argv[2:]:
+    __import__(name)
+assert "threading" not in sys.modules
+runs = int(sys.argv[1])
+start = time.perf_counter()
+for _ in range(runs):
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+print(time.perf_counter() - start)
+'''
+
+
+def fork_floor(runs: int) -> float:
+    per_worker = runs // WORKERS
+    loops = [subprocess.Popen([sys.executable, "-s", "-B", "-c", _FORK_FLOOR, str(per_worker),
+                               *DEFAULT_PRELOAD],
+                              stdout=subprocess.PIPE, text=True, cwd="/")
+             for _ in range(WORKERS)]
+    elapsed = max(float(loop.communicate(timeout=300)[0]) for loop in loops)
+    return per_worker * WORKERS / elapsed
+
+
 def engine_rate(engine: Engine, runs: int, batch_size: int) -> float:
     jobs = [Job(PROGRAM, call=f"f({i})") for i in range(runs)]
     list(engine.map(jobs[:50], batch_size=batch_size))  # warm up
@@ -149,6 +181,7 @@ def main() -> None:
     figures["subprocess_numpy_prefix_per_run"] = _threaded(n(40), _subprocess_prefixed_one)
     figures["process_manager_per_run"] = _threaded(n(200), _manager_one)
     figures["process_pipe_per_run"] = _threaded(n(600), _pipe_one)
+    figures["fork_exit_floor"] = fork_floor(n(4000))
     with Engine(workers=WORKERS, isolation="full") as engine:
         layers = [layer.name for layer in engine.isolation_report().layers if layer.active]
         figures["engine_one_per_child"] = engine_rate(engine, n(3000), 1)
@@ -179,7 +212,8 @@ def main() -> None:
         print(f"{name:<40}{ratio:>8.1f}×{verdict}")
     needed = 10 * figures["subprocess_per_run"]
     print(f"(10× the bare subprocess row needs {needed:,.0f} runs/s with a fresh process per run;"
-          " a Python fork+exit costs ~2 ms CPU here, about 1,000 runs/s on 2 cores)")
+          f" fork + exit alone, doing nothing, reaches {figures['fork_exit_floor']:,.0f} runs/s;"
+          f" the engine gets {one / figures['fork_exit_floor']:.0%} of that)")
     batched_target = figures["engine_16_per_child"] >= 5000
     print(f"{'engine_16_per_child ≥ 5,000 runs/s':<40}{'met' if batched_target else 'MISSED':>9}")
     if args.json:

@@ -174,3 +174,24 @@ def test_bad_limits_are_clear_errors() -> None:
         Job(SQUARE, call="f(1)", entry_point="f")
     with pytest.raises(ValueError):
         Job(SQUARE, args=(1,))
+
+
+def test_each_child_has_its_own_process_group_and_no_terminal(engine: Engine) -> None:
+    program = (
+        "import os\n"
+        "def f():\n"
+        "    try:\n"
+        "        os.open('/dev/tty', os.O_RDWR)\n"
+        "        tty = 'opened'\n"
+        "    except OSError as exc:\n"
+        "        tty = type(exc).__name__\n"
+        "    return [os.getpid(), os.getpgid(0), os.getsid(0), tty]\n"
+    )
+    outcomes = list(engine.map([Job(program, call="f()") for _ in range(4)]))
+    assert all(o.ok for o in outcomes), outcomes
+    seen = [o.decoded() for o in outcomes]
+    for pid, pgid, sid, tty in seen:
+        assert pgid == pid  # its own group: the server kills the whole group
+        assert sid != os.getsid(0) and sid != pid  # out of the host's session, not a leader
+        assert tty == "OSError"  # no controlling terminal to read from or inject into
+    assert len({pid for pid, *_ in seen}) == 4  # a fresh child each time

@@ -32,7 +32,7 @@ import sys
 import time
 from typing import Any, NoReturn
 
-from execlens.engine._child import Prepared, prepare_server, run_child, warm_up
+from execlens.engine._child import Prepared, address_space_now, prepare_server, run_child, warm_up
 from execlens.engine._isolation import (
     ServerIsolation,
     set_child_subreaper,
@@ -71,6 +71,7 @@ def _zygote_main(command_fd: int, reply_fd: int, result_fd: int, output_fd: int,
     """
     set_parent_death_signal()
     set_child_subreaper()  # orphans of a job come back here to be reaped
+    os.setsid()  # a session without a controlling terminal, shared by every child
     if iso.seccomp is not None:
         iso.seccomp.load()  # once here; every child inherits it
     warm_up()
@@ -86,6 +87,9 @@ def _zygote_main(command_fd: int, reply_fd: int, result_fd: int, output_fd: int,
         if payload[:1] == _OP_RUN:
             _reap_all()
             job = Prepared(payload[1:])
+            # Read here, not in the child: opening /proc there costs it a score of
+            # copy-on-write faults.  The child's memory limit is counted on top of it.
+            job.vm_size = address_space_now()
             pid = os.fork()
             if pid == 0:
                 run_child(job, result_fd, output_fd, iso, scratch)
