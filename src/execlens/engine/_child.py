@@ -298,6 +298,11 @@ class Prepared:
             self.compile_program()
             self.calls = [_try_compile_call(spec.get("call")) for spec in self.request["calls"]]
 
+    def retarget(self, header: bytes) -> None:
+        """Reuse this job for another child of the same request (token + start input)."""
+        self.token = header[:16].decode("ascii")
+        self.start = int.from_bytes(header[16:20], "big")
+
     def compile_program(self) -> None:
         """Compile the program (in the child, for sources too large for the zygote)."""
         try:
