@@ -62,9 +62,17 @@ def test_output_prediction_reproduces_the_official_numbers(data_dir: Path, engin
     items = match_generations(load_cruxeval_problems(_crux(data_dir)),
                               load_cruxeval_generations(gens_file), str(gens_file))
     result = score_run(tmp_path / "out", items, benchmark="cruxeval", task="output",
-                       engine=engine)
+                       engine=engine, model="codellama/CodeLlama-7b-hf", temperature=0.2)
     modes = result.results["modes"]
     assert (modes["official"]["pass@1"], modes["official"]["pass@5"]) == OFFICIAL["output"]
+    # The published numbers are attached beside ours, and ours match them.
+    reference = result.results["reference_numbers"]
+    assert reference == {"pass@1": round(OFFICIAL["output"][0], 2),
+                         "pass@5": round(OFFICIAL["output"][1], 2)}
+    assert round(modes["official"]["pass@1"], 2) == reference["pass@1"]
+    assert "Code Llama 7B" in result.results["reference_source"]
+    saved = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert saved["reference_numbers"] == reference and saved["model"] == "codellama/CodeLlama-7b-hf"
     # Code Llama does not exploit the scorer: strict agrees on every generation.
     assert (modes["strict"]["pass@1"], modes["strict"]["pass@5"]) == OFFICIAL["output"]
     assert result.results["differences"]["total"] == 0
@@ -160,6 +168,19 @@ def test_official_mode_takes_its_task_from_the_path(data_dir: Path, tmp_path: Pa
     assert (results["official_task"], results["task"]) == ("input", "output")
     assert results["modes"]["official"]["verdicts"].get("skipped:filter", 0) > 0
     assert results["modes"]["official"]["pass@1"] < results["modes"]["strict"]["pass@1"]
+
+
+def test_the_cli_records_who_generated_the_file(data_dir: Path, tmp_path: Path) -> None:
+    data, gens = _subset(data_dir, tmp_path, "output", 8)
+    result = CliRunner().invoke(app, ["score", str(gens), "--task", "output", "--data",
+                                      str(data), "--out", str(tmp_path / "o"), "--workers", "2",
+                                      "--model", "codellama-7b", "--temperature", "0.2", "--json"])
+    assert result.exit_code == 0, result.output
+    results = json.loads(result.stdout.strip().splitlines()[-1])
+    assert results["model"] == "codellama-7b" and results["sampling"] == {"temperature": 0.2}
+    # 8 of 800 samples: the published full-benchmark figure is named, not compared.
+    assert "reference_numbers" not in results
+    assert "slice" in results["reference_source"]
 
 
 def test_bad_generation_files_get_named_errors(data_dir: Path, tmp_path: Path) -> None:

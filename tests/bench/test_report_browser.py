@@ -84,3 +84,25 @@ def test_comparison_report_renders(browser, scored_runs: list[Path], tmp_path: P
     headings = page.locator("h2").all_inner_texts()
     assert any("input" in h for h in headings) and any("output" in h for h in headings)
     page.close()
+
+
+def test_reference_and_baselines_are_shown_beside_the_scores(  # type: ignore[no-untyped-def]
+        browser, scored_runs: list[Path], tmp_path: Path) -> None:
+    run = tmp_path / "with-reference"
+    shutil.copytree(scored_runs[1], run)
+    results = json.loads((run / "results.json").read_text())
+    results["reference_numbers"] = {"pass@1": 34.21, "pass@5": 40.29}
+    results["reference_source"] = "CRUXEval official scored generations, Code Llama 7B, T = 0.2"
+    results["baselines"] = {"always_yes (official)": {"pass@1": 50.0}}  # REval's nested shape
+    (run / "results.json").write_text(json.dumps(results))
+    page, errors = _open(browser, write_report([run], run / "report.html"))
+    assert errors == []
+    row = page.locator("#summary tr.reference")
+    assert row.count() == 1 and "34.21" in row.inner_text()
+    assert "Code Llama 7B" in page.locator(".reference-source").inner_text()
+    names = page.evaluate(
+        "Array.from(document.querySelectorAll('.js-plotly-plot'))"
+        ".flatMap(plot => plot.data.map(trace => trace.name))")
+    assert any(name.startswith("reference: CRUXEval") for name in names)
+    assert "baseline: always_yes (official)" in names
+    page.close()

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from execlens.bench._references import attach_reference
 from execlens.bench.metrics import mean_pass_at_k, sample_accuracy
 from execlens.judge import (
     CruxEvalOfficialScorer,
@@ -234,6 +235,8 @@ def score_run(
     overwrite: bool = False,
     progress: Callable[[int, int], None] | None = None,
     extras: Mapping[str, Mapping[str, Any]] | None = None,
+    model: str | None = None,
+    temperature: float | None = None,
 ) -> ScoreRunResult:
     """Score ``items`` (problem, generations) in both modes into ``out_dir``, resumably.
 
@@ -242,6 +245,8 @@ def score_run(
     this one (not closed here); otherwise a scoring engine is started when needed.
     ``progress(done, total)`` is called as samples finish.  ``extras[id]`` is merged into
     that sample's ``samples.jsonl`` line (the eval runner adds prompts and raw responses).
+    ``model`` and ``temperature`` say who generated the file: recorded, and used to put a
+    published reference beside the scores when one is known.
     """
     if benchmark not in BENCHMARKS:
         raise ValueError(f"benchmark must be one of {BENCHMARKS}, got {benchmark!r}")
@@ -300,5 +305,10 @@ def score_run(
         "samples_resumed": len(items) - len(remaining),
         "generations_per_second": round(scored_generations / seconds, 1) if seconds else None,
     }
+    if model is not None:
+        results["model"] = model
+        results["sampling"] = {"temperature": temperature}
+        attach_reference(results, benchmark=benchmark, task=official_task, model=model,
+                         temperature=temperature, full_benchmark=True)
     _write_atomic(out / "results.json", json.dumps(results, indent=2, ensure_ascii=False) + "\n")
     return ScoreRunResult(results, out, len(remaining), len(items) - len(remaining), seconds)

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from execlens.bench._references import attach_reference
 from execlens.tasks.prompts import BENCHMARKS, Extraction, RenderedPrompt
 
 __all__ = ["BenchmarkAdapter", "EvalConfig", "EvalError", "EvalResult", "run_eval"]
@@ -324,6 +325,9 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
         first_items[0], first_task, config.prompt)).items() if k != "stop"}
     results["usage"] = {"requests_this_run": requests_made, "cache_hits_this_run": cache_hits,
                         **{k: v for k, v in usage.items() if k not in ("requests",)}}
+    attach_reference(results, benchmark=config.benchmark, task=str(results.get("task", "")),
+                     model=config.model, temperature=results["sampling"].get("temperature"),
+                     full_benchmark=config.limit is None and not config.offset)
     (out / "results.json").write_text(json.dumps(results, indent=2, ensure_ascii=False,
                                                  default=str) + "\n", encoding="utf-8")
     from execlens.bench._report import write_report

@@ -109,20 +109,40 @@ def _bar_figure(runs: Sequence[RunView]) -> dict[str, Any]:
                 "y": [round(values[k], 3) for k in keys],
             })
     for run in runs:
+        shown = {k for values in run.metrics().values() for k in values}
         reference = run.results.get("reference_numbers") or {}
         if reference:
-            keys = sorted(reference)
-            traces.append({"type": "scatter", "mode": "markers", "name": "reference (paper)",
+            keys = sorted(k for k in reference if k in shown)
+            traces.append({"type": "scatter", "mode": "markers",
+                           "name": f"reference: {run.results.get('reference_source', 'published')}",
                            "x": keys, "y": [reference[k] for k in keys],
                            "marker": {"symbol": "diamond", "size": 12}})
-        baselines = run.results.get("baselines") or {}
-        if baselines:
-            keys = sorted(k for k, v in baselines.items() if isinstance(v, (int, float)))
-            traces.append({"type": "scatter", "mode": "markers", "name": "constant-answer baseline",
-                           "x": keys, "y": [baselines[k] for k in keys],
-                           "marker": {"symbol": "x", "size": 12}})
+        for name, values in _baselines(run).items():
+            keys = sorted(k for k in values if k in shown)
+            traces.append({"type": "scatter", "mode": "markers", "name": f"baseline: {name}",
+                           "x": keys, "y": [round(values[k], 3) for k in keys],
+                           "marker": {"symbol": "x", "size": 10}})
     return {"data": traces, "layout": {"barmode": "group", "title": {"text": "Scores by mode"},
                                        "yaxis": {"title": {"text": "%"}}, "height": 420}}
+
+
+def _baselines(run: RunView) -> dict[str, dict[str, float]]:
+    """Constant-answer baselines as ``{name: {metric: value}}`` (flat ones under one name)."""
+    baselines = run.results.get("baselines") or {}
+    if not isinstance(baselines, dict):
+        return {}
+    found: dict[str, dict[str, float]] = {}
+    flat = {k: float(v) for k, v in baselines.items()
+            if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    if flat:
+        found["constant answer"] = flat
+    for name, values in baselines.items():
+        if isinstance(values, dict):
+            numeric = {k: float(v) for k, v in values.items()
+                       if isinstance(v, (int, float)) and not isinstance(v, bool)}
+            if numeric:
+                found[str(name)] = numeric
+    return found
 
 
 def _difference_reasons(run: RunView) -> dict[str, int]:

@@ -13,7 +13,7 @@ from execlens.bench._eval import EvalConfig, EvalError, EvalResult, run_eval
 
 
 def print_summary(result: EvalResult, console: Console) -> None:
-    """The terminal summary: metrics per mode, baselines, what the run cost."""
+    """The terminal summary: metrics per mode, baselines, published reference, run cost."""
     results = result.results
     console.print(f"[bold]{results.get('benchmark')}/{results.get('task')}/"
                   f"{results.get('prompt')}[/bold] · model {results.get('model')}")
@@ -29,7 +29,14 @@ def print_summary(result: EvalResult, console: Console) -> None:
         if isinstance(values, dict):
             table.add_row(f"[dim]{label}[/dim]",
                           *(f"[dim]{values[n]:.2f}[/dim]" if n in values else "" for n in names))
+    reference = results.get("reference_numbers") or {}
+    if reference:
+        table.add_row("[italic]reference[/italic]",
+                      *(f"[italic]{reference[n]:.2f}[/italic]" if n in reference else ""
+                        for n in names))
     console.print(table)
+    if results.get("reference_source"):
+        console.print(f"reference: {results['reference_source']}")
     differences = results.get("differences") or {}
     if differences.get("total"):
         console.print(f"verdicts that differ between modes: {differences['total']}")

@@ -64,7 +64,14 @@ def _summary(results: dict[str, Any], console: Console) -> None:
     for mode, data in results["modes"].items():
         table.add_row(mode, f"{data['pass@1']:.2f}", f"{data['pass@5']:.2f}",
                       str(data["solved"]), str(data["denominator"]))
+    reference = results.get("reference_numbers") or {}
+    if reference:
+        table.add_row("[italic]reference[/italic]",
+                      *(f"{reference[k]:.2f}" if k in reference else "" for k in
+                        ("pass@1", "pass@5")), "", "")
     console.print(table)
+    if results.get("reference_source"):
+        console.print(f"reference: {results['reference_source']}")
     diff = results["differences"]
     table = Table(title=f"generations judged differently: {diff['total']}")
     for column in ("direction", "reason", "count", "meaning"):
@@ -100,6 +107,11 @@ def score(
     workers: Annotated[int | None, typer.Option(
         help="Execution servers, so timeouts overlap (default 16; 8 for lcb-exec, whose "
              "servers preload numpy and pandas).")] = None,
+    model: Annotated[str | None, typer.Option(
+        help="Who generated the file (e.g. codellama-7b): recorded, and a published "
+             "reference is shown beside the scores when one is known.")] = None,
+    temperature: Annotated[float | None, typer.Option(
+        help="The sampling temperature of the generations (with --model).")] = None,
     overwrite: Annotated[bool, typer.Option(help="Discard an earlier run in --out.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print results.json on one line.")
                        ] = False,
@@ -124,7 +136,8 @@ def score(
         with _progress(console, len(items)) as report:
             result = score_run(out, items, benchmark=benchmark, task=strict_task,
                                official_task=official_task, generations_file=str(generations),
-                               workers=workers, overwrite=overwrite, progress=report)
+                               workers=workers, overwrite=overwrite, progress=report,
+                               model=model, temperature=temperature)
     except (GenerationsError, ProblemError, ScoreRunError) as exc:
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
