@@ -145,6 +145,35 @@ def test_eval_refuses_to_mix_runs(tmp_path: Path, cache_dir: Path, data_dir: Pat
         run_eval(EvalConfig("cruxeval", "output", prompt="socratic"), out, show_progress=False)
 
 
+def test_extra_body_reaches_the_server_and_keys_the_cache(tmp_path: Path, cache_dir: Path,
+                                                          data_dir: Path) -> None:
+    config = _config("cruxeval", "output", data_dir / "cruxeval")
+    config.limit = 2
+    config.extra_body = {"top_k": 1}  # llama.cpp's server takes it, like vLLM does
+    first = run_eval(config, tmp_path / "a", show_progress=False)
+    assert first.requests == 2
+    assert first.results["sampling"]["extra_body"] == {"top_k": 1}
+    # Other server fields are another request: nothing is served from the first's cache.
+    plain = _config("cruxeval", "output", data_dir / "cruxeval")
+    plain.limit = 2
+    assert run_eval(plain, tmp_path / "b", show_progress=False).requests == 2
+    # A run directory keeps its fields: resuming it with others is refused.
+    config.extra_body = {"top_k": 5}
+    with pytest.raises(EvalError, match="extra_body"):
+        run_eval(config, tmp_path / "a", show_progress=False)
+
+
+def test_cli_rejects_extra_body_that_is_not_a_json_object(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from execlens.cli import app
+
+    for bad, message in (("{top_k: 1}", "not valid JSON"), ("[1]", "JSON object")):
+        result = CliRunner().invoke(app, ["eval", "--benchmark", "cruxeval", "--task", "output",
+                                          "--extra-body", bad, "--out", str(tmp_path / "x")])
+        assert result.exit_code == 2 and message in result.output, result.output
+
+
 def _cache_rows(cache: Path) -> int:
     database = cache / "requests.sqlite"
     if not database.exists():

@@ -64,12 +64,17 @@ class EvalConfig:
     workers: int | None = None
     no_cache: bool = False
     max_concurrency: int | None = None
+    extra_body: dict[str, Any] = field(default_factory=dict)
+    """Server-specific request fields (vLLM's ``top_k``, ``chat_template_kwargs``, ...)."""
 
     def identity(self) -> dict[str, Any]:
         """What must match for a rerun to resume this run (not --limit: it may grow)."""
         keys = ("benchmark", "task", "prompt", "model", "base_url", "n", "temperature",
                 "top_p", "max_tokens", "seed", "endpoint", "data")
-        return {key: getattr(self, key) for key in keys}
+        identity = {key: getattr(self, key) for key in keys}
+        if self.extra_body:  # absent when empty: runs from before the option still resume
+            identity["extra_body"] = self.extra_body
+        return identity
 
 
 @dataclass
@@ -156,6 +161,7 @@ def _sampling(config: EvalConfig, prompt: RenderedPrompt) -> dict[str, Any]:
         "max_tokens": config.max_tokens if config.max_tokens is not None else defaults.max_tokens,
         "stop": tuple(stop),
         "seed": config.seed,
+        "extra_body": dict(config.extra_body),
     }
 
 

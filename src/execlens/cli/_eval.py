@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
@@ -69,10 +70,13 @@ def eval_command(
     workers: Annotated[Optional[int], typer.Option(help="Scoring servers.")] = None,
     concurrency: Annotated[Optional[int], typer.Option(help="Requests in flight.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Bypass the request cache.")] = False,
+    extra_body: Annotated[Optional[str], typer.Option(
+        help='Server-specific request fields as a JSON object, e.g. '
+             '\'{"top_k": 20, "chat_template_kwargs": {"enable_thinking": false}}\'.')] = None,
     overwrite: Annotated[bool, typer.Option(help="Replace a different run in --out.")] = False,
 ) -> None:
     """Run inference and scoring; write samples.jsonl, results.json and report.html."""
-    config = EvalConfig(benchmark=benchmark, task=task, prompt=prompt, model=model,
+    config = EvalConfig(extra_body=_json_object(extra_body, "--extra-body"),benchmark=benchmark, task=task, prompt=prompt, model=model,
                         base_url=base_url, n=n, temperature=temperature, top_p=top_p,
                         max_tokens=max_tokens, seed=seed, endpoint=endpoint, limit=limit,
                         offset=offset, data=data, workers=workers, no_cache=no_cache,
@@ -85,6 +89,18 @@ def eval_command(
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
     print_summary(result, console)
+
+
+def _json_object(text: str | None, option: str) -> dict[str, Any]:
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise typer.BadParameter(f"not valid JSON: {exc}", param_hint=option) from exc
+    if not isinstance(value, dict):
+        raise typer.BadParameter("must be a JSON object ({...})", param_hint=option)
+    return value
 
 
 def register(app: typer.Typer) -> None:
