@@ -49,17 +49,28 @@ range = range  # noqa: PLW0127
 str = str  # noqa: PLW0127
 type = type  # noqa: PLW0127
 
-class _State:
-    """Mutable per-child state, reachable from the output capture on overflow."""
+class _ChildState:
+    """Mutable per-child state, reachable from the output capture on overflow.
 
-    token = ""
-    result_fd = RESULT_FD
-    index = 0
-    used = 0
-    limit = 0
-    started = 0.0
-    stdout: _Capture | None = None
-    stderr: _Capture | None = None
+    An instance, not class attributes: assigning to a class attribute invalidates the
+    type's version tag, and every specialised instruction that read it then rewrites
+    itself — in a forked child, each such write is a copy-on-write page fault.
+    """
+
+    __slots__ = ("index", "limit", "result_fd", "started", "stderr", "stdout", "token", "used")
+
+    def __init__(self) -> None:
+        self.token = ""
+        self.result_fd = RESULT_FD
+        self.index = 0
+        self.used = 0
+        self.limit = 0
+        self.started = 0.0
+        self.stdout: _Capture | None = None
+        self.stderr: _Capture | None = None
+
+
+_State = _ChildState()
 
 
 def _emit(record: dict[str, Any]) -> None:
