@@ -46,19 +46,12 @@ class RunView:
 
     def metrics(self) -> dict[str, dict[str, float]]:
         """``{mode: {metric: value}}`` for numeric metrics only."""
-        found: dict[str, dict[str, float]] = {}
         source = self.results.get("metrics")
         if not source:  # a score run: pass@k per mode under "modes"
             source = {mode: {k: v for k, v in values.items() if k.startswith("pass@")}
                       for mode, values in (self.results.get("modes") or {}).items()
                       if isinstance(values, dict)}
-        for mode, values in (source or {}).items():
-            if isinstance(values, dict):
-                numeric = {k: float(v) for k, v in values.items()
-                           if isinstance(v, (int, float)) and not isinstance(v, bool)}
-                if numeric:
-                    found[mode] = numeric
-        return found
+        return _numeric_groups(source or {})
 
     def failed(self) -> list[dict[str, Any]]:
         """Samples that failed in any mode (strict failures first)."""
@@ -131,17 +124,24 @@ def _baselines(run: RunView) -> dict[str, dict[str, float]]:
     baselines = run.results.get("baselines") or {}
     if not isinstance(baselines, dict):
         return {}
-    found: dict[str, dict[str, float]] = {}
-    flat = {k: float(v) for k, v in baselines.items()
+    flat = _numeric(baselines)
+    found = {"constant answer": flat} if flat else {}
+    found.update(_numeric_groups(baselines))
+    return found
+
+
+def _numeric(values: dict[str, Any]) -> dict[str, float]:
+    """The numeric entries of ``values`` (a bool is not a score)."""
+    return {k: float(v) for k, v in values.items()
             if isinstance(v, (int, float)) and not isinstance(v, bool)}
-    if flat:
-        found["constant answer"] = flat
-    for name, values in baselines.items():
-        if isinstance(values, dict):
-            numeric = {k: float(v) for k, v in values.items()
-                       if isinstance(v, (int, float)) and not isinstance(v, bool)}
-            if numeric:
-                found[str(name)] = numeric
+
+
+def _numeric_groups(groups: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """``{name: numeric entries}`` for every mapping in ``groups`` that has any."""
+    found: dict[str, dict[str, float]] = {}
+    for name, values in groups.items():
+        if isinstance(values, dict) and (numeric := _numeric(values)):
+            found[str(name)] = numeric
     return found
 
 
