@@ -295,8 +295,7 @@ class Prepared:
                  "vm_size")
 
     def __init__(self, payload: bytes) -> None:
-        self.token = payload[:16].decode("ascii")
-        self.start = int.from_bytes(payload[16:20], "big")
+        self.retarget(payload[:20])
         # marshal, not JSON: the server built these bytes from the host's JSON request,
         # and marshal decodes in C.
         self.request: dict[str, Any] = marshal.loads(payload[20:])
@@ -310,9 +309,12 @@ class Prepared:
             self.calls = [_try_compile_call(spec.get("call")) for spec in self.request["calls"]]
 
     def retarget(self, header: bytes) -> None:
-        """Reuse this job for another child of the same request (token + start input)."""
-        self.token = header[:16].decode("ascii")
-        self.start = int.from_bytes(header[16:20], "big")
+        """Point this job at one child: ``header`` is its token (16 bytes) + start input (4).
+
+        The zygote calls it again to reuse the job for the next child of the same request.
+        """
+        self.token: str = header[:16].decode("ascii")
+        self.start: int = int.from_bytes(header[16:20], "big")
 
     def compile_program(self) -> None:
         """Compile the program (in the child, for sources too large for the zygote)."""
