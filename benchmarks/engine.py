@@ -23,6 +23,7 @@ ratios to each baseline; ``--json`` adds one JSON object on the last line.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import multiprocessing
 import os
@@ -67,13 +68,6 @@ def _threaded(runs: int, one: Callable[[int], object]) -> float:
     return runs / elapsed
 
 
-def _subprocess_one(i: int) -> object:
-    code = PROGRAM + f"print(repr(f({i})))\n"
-    done = subprocess.run([sys.executable, "-"], input=code, capture_output=True, text=True,
-                          timeout=10, check=True)
-    return done.stdout.strip()
-
-
 # CodeI/O's checker prepends a block of imports (numpy among them) to every program; this
 # stands in for it (ours, not theirs): the common modules such a prefix loads.
 CODEIO_STYLE_PREFIX = (
@@ -82,8 +76,8 @@ CODEIO_STYLE_PREFIX = (
 )
 
 
-def _subprocess_prefixed_one(i: int) -> object:
-    code = CODEIO_STYLE_PREFIX + PROGRAM + f"print(repr(f({i})))\n"
+def _subprocess_one(i: int, prefix: str = "") -> object:
+    code = prefix + PROGRAM + f"print(repr(f({i})))\n"
     done = subprocess.run([sys.executable, "-"], input=code, capture_output=True, text=True,
                           timeout=30, check=True)
     return done.stdout.strip()
@@ -178,7 +172,8 @@ def main() -> None:
     figures: dict[str, float] = {}
     figures["in_process_exec"] = in_process(n(200_000))
     figures["subprocess_per_run"] = _threaded(n(200), _subprocess_one)
-    figures["subprocess_numpy_prefix_per_run"] = _threaded(n(40), _subprocess_prefixed_one)
+    figures["subprocess_numpy_prefix_per_run"] = _threaded(
+        n(40), functools.partial(_subprocess_one, prefix=CODEIO_STYLE_PREFIX))
     figures["process_manager_per_run"] = _threaded(n(200), _manager_one)
     figures["process_pipe_per_run"] = _threaded(n(600), _pipe_one)
     figures["fork_exit_floor"] = fork_floor(n(4000))
@@ -192,7 +187,8 @@ def main() -> None:
         "one_per_child_vs_process_manager": one / figures["process_manager_per_run"],
         "one_per_child_vs_process_pipe": one / figures["process_pipe_per_run"],
         "one_per_child_vs_subprocess": one / figures["subprocess_per_run"],
-        "one_per_child_vs_subprocess_numpy_prefix": one / figures["subprocess_numpy_prefix_per_run"],
+        "one_per_child_vs_subprocess_numpy_prefix":
+            one / figures["subprocess_numpy_prefix_per_run"],
         "batched_vs_process_pipe": figures["engine_16_per_child"] / figures["process_pipe_per_run"],
     }
     targets = {
