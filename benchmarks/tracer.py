@@ -13,8 +13,9 @@ process — no engine, so fork costs do not hide the tracer's — under five reg
 Each regime runs the whole set ``--rounds`` times; the best round counts (a traced
 run includes building the recorder and its ``result()``, and any GC passes it causes).
 Prints total seconds, runs/s, the ratio to untraced and the speed-up over the deepcopy
-baseline; ``--json`` adds one JSON object on the last line.  Dataset code runs in-process here, from a scratch working directory: only run it
-on data you trust (the REval release).
+baseline; ``--json`` adds one JSON object on the last line.  Dataset code runs
+in-process here, from a scratch working directory: only run it on data you trust (the
+REval release).
 
     .venv/bin/python benchmarks/tracer.py [--data ../shared/data/reval] [--rounds 3] [--json]
 """

@@ -78,7 +78,8 @@ EDGE_PROGRAMS = {
     "exception through frames": (
         "def inner(x):\n    y = x + 1\n    raise ValueError(y)\n"
         "def outer(x):\n    z = 1\n    return inner(x)\n"
-        "def f(x):\n    try:\n        return outer(x)\n    except ValueError:\n        return -1\n"),
+        "def f(x):\n    try:\n        return outer(x)\n"
+        "    except ValueError:\n        return -1\n"),
     "uncaught exception": "def g(x):\n    raise KeyError(x)\ndef f(x):\n    return g(x)\n",
     "generator closed early": "def f(x):\n    return all(int(c) % 2 == 1 for c in str(x))\n",
     "generator resumed": (

@@ -127,4 +127,5 @@ def load_lcb_exec(
 ) -> LoadResult[LCBExecSample]:
     """Load LiveCodeBench execution from ``data`` (.jsonl/.json file or directory) or the hub."""
     return load_single_file_dataset(data, hub=LCB_EXEC_HUB, split=split,
-                                    local_names=_LOCAL_NAMES, what="LiveCodeBench execution", parse=_parse)
+                                    local_names=_LOCAL_NAMES, what="LiveCodeBench execution",
+                                    parse=_parse)

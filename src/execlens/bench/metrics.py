@@ -3,9 +3,10 @@
 CRUXEval and LiveCodeBench both use the unbiased estimator of Chen et al. (2021),
 ``1 - prod_{j=n-c+1..n} (1 - k/j)`` (``1.0`` when ``n - c < k``), averaged over samples
 with Python's ``sum(...) / len(...) * 100`` as Python 3.11 and older compute it (left to
-right; 3.12's ``sum`` compensates rounding and can differ in the last bit).  The product is taken with numpy, as the
-official scripts take it, so our figures match theirs to the last bit; without numpy a
-left-to-right product is used (equal for every n <= 10 we have checked).
+right; 3.12's ``sum`` compensates rounding and can differ in the last bit).  The product
+is taken with numpy, as the official scripts take it, so our figures match theirs to the
+last bit; without numpy a left-to-right product is used (equal for every n <= 10 we have
+checked).
 """
 
 from __future__ import annotations

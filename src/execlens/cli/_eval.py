@@ -76,11 +76,12 @@ def eval_command(
     overwrite: Annotated[bool, typer.Option(help="Replace a different run in --out.")] = False,
 ) -> None:
     """Run inference and scoring; write samples.jsonl, results.json and report.html."""
-    config = EvalConfig(extra_body=_json_object(extra_body, "--extra-body"),benchmark=benchmark, task=task, prompt=prompt, model=model,
+    config = EvalConfig(benchmark=benchmark, task=task, prompt=prompt, model=model,
                         base_url=base_url, n=n, temperature=temperature, top_p=top_p,
                         max_tokens=max_tokens, seed=seed, endpoint=endpoint, limit=limit,
                         offset=offset, data=data, workers=workers, no_cache=no_cache,
-                        max_concurrency=concurrency)
+                        max_concurrency=concurrency,
+                        extra_body=_json_object(extra_body, "--extra-body"))
     target = out or Path("runs") / f"{benchmark}-{task}-{prompt}-{model.replace('/', '_')}"
     console = Console()
     try:
