@@ -90,19 +90,19 @@ def _zygote_main(command_fd: int, reply_fd: int, result_fd: int, output_fd: int,
             # The children of one request (one per input, or per ``per_child`` inputs)
             # share its program: decode and compile it once, not once per child.  Fewer
             # pages written here between forks means fewer copy-on-write faults.
-            if payload[21:] == last_request:
+            request = payload[21:]
+            if request == last_request:
                 job = last_job
                 job.retarget(payload[1:21])
             else:
                 job = last_job = Prepared(payload[1:])
-                last_request = payload[21:]
+                last_request = request
             # Read here, not in the child: opening /proc there costs it a score of
             # copy-on-write faults.  The child's memory limit is counted on top of it.
             job.vm_size = address_space_now()
             pid = os.fork()
             if pid == 0:
                 run_child(job, result_fd, output_fd, iso, scratch)
-            del job
             os.write(reply_fd, pid.to_bytes(4, "big"))
         else:
             pid = int.from_bytes(payload[1:5], "big")
