@@ -210,11 +210,9 @@ def address_space_now() -> int:
 _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
 
-def _lock_down(request: dict[str, Any], iso: ServerIsolation, scratch: str,
-               vm_size: int) -> None:
-    # Everything here runs after fork: keep it to syscalls, since every Python object
-    # touched costs a copy-on-write page fault.
-    limits = request["limits"]
+def _lock_down(job: Prepared, iso: ServerIsolation, scratch: str) -> None:
+    # Everything here runs after fork: keep it to syscalls on values the zygote prepared,
+    # since every Python object touched costs a copy-on-write page fault.
     # Its own process group (the server kills the whole group), inside the session the
     # zygote leads: no controlling terminal, and not being a session leader it can never
     # acquire one.  Not a session of its own: with the kernel's scheduler autogroups on,
@@ -222,19 +220,13 @@ def _lock_down(request: dict[str, Any], iso: ServerIsolation, scratch: str,
     os.setpgid(0, 0)
     os.chdir(scratch)
     os.umask(0o077)
-    address_space = vm_size + int(limits["memory_mb"]) * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
-    cpu = int(limits["cpu_seconds"]) + 1
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    file_size = int(limits["file_size_mb"]) * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_FSIZE, (file_size, file_size))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    nofile = int(limits["open_files"])
-    resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+    setrlimit = resource.setrlimit
+    setrlimit(resource.RLIMIT_AS, job.address_space)
+    for which, limit in job.rlimits:
+        setrlimit(which, limit)
     if iso.uid is not None and iso.gid is not None:
-        nproc = int(limits["max_processes"])
-        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-        os.setgroups([])
+        setrlimit(resource.RLIMIT_NPROC, job.nproc)
+        os.setgroups(())
         os.setresgid(iso.gid, iso.gid, iso.gid)
         os.setresuid(iso.uid, iso.uid, iso.uid)
     # Cleared by the uid change above, so set after it: die with the server.
@@ -291,8 +283,8 @@ class Prepared:
     the zygote never spends long on one job.
     """
 
-    __slots__ = ("calls", "compile_error", "program_code", "request", "start", "token",
-                 "vm_size")
+    __slots__ = ("address_space", "calls", "compile_error", "memory_bytes", "nproc",
+                 "output_limit", "program_code", "request", "rlimits", "start", "token")
 
     def __init__(self, payload: bytes) -> None:
         self.retarget(payload[:20])
@@ -302,7 +294,21 @@ class Prepared:
         self.program_code: Any = None
         self.compile_error: BaseException | None = None
         self.calls: list[tuple[Any, bool] | BaseException | None] = []
-        self.vm_size = 0  # the zygote's address space, read just before it forks
+        # The limits, as the tuples setrlimit takes: built here once per request, so
+        # each child reads a few adjacent objects instead of converting the JSON values.
+        limits = self.request["limits"]
+        self.output_limit = int(limits["output_bytes"])
+        self.memory_bytes = int(limits["memory_mb"]) * 1024 * 1024
+        self.address_space = (0, 0)  # set by the zygote: set_address_space()
+        cpu = int(limits["cpu_seconds"]) + 1
+        file_size = int(limits["file_size_mb"]) * 1024 * 1024
+        nofile = int(limits["open_files"])
+        self.rlimits = ((resource.RLIMIT_CPU, (cpu, cpu + 1)),
+                        (resource.RLIMIT_FSIZE, (file_size, file_size)),
+                        (resource.RLIMIT_CORE, (0, 0)),
+                        (resource.RLIMIT_NOFILE, (nofile, nofile)))
+        nproc = int(limits["max_processes"])
+        self.nproc = (nproc, nproc)
         source: str = self.request["program"]
         if len(source) <= _COMPILE_IN_ZYGOTE_LIMIT:
             self.compile_program()
@@ -315,6 +321,11 @@ class Prepared:
         """
         self.token: str = header[:16].decode("ascii")
         self.start: int = int.from_bytes(header[16:20], "big")
+
+    def set_address_space(self, vm_size: int) -> None:
+        """Cap the child's address space at the zygote's current size plus its memory limit."""
+        limit = vm_size + self.memory_bytes
+        self.address_space = (limit, limit)
 
     def compile_program(self) -> None:
         """Compile the program (in the child, for sources too large for the zygote)."""
@@ -472,7 +483,8 @@ def warm_up(iterations: int = 3) -> None:
     saved_streams = (sys.stdin, sys.stdout, sys.stderr)
     request = {"program": _WARM_UP_PROGRAM, "module_name": "__main__", "runner": None,
                "runner_options": None, "stdin": None, "calls": _WARM_UP_CALLS,
-               "limits": {"output_bytes": 1 << 20}}
+               "limits": {"output_bytes": 1 << 20, "memory_mb": 512, "cpu_seconds": 5,
+                          "file_size_mb": 16, "open_files": 256, "max_processes": 32}}
     payload = b"0" * 16 + bytes(4) + marshal.dumps(request)
     try:
         _State.result_fd = sink
@@ -500,7 +512,7 @@ def run_child(job: Prepared, result_fd: int, output_fd: int, iso: ServerIsolatio
     request = job.request
     try:
         _State.token = job.token
-        _State.limit = int(request["limits"]["output_bytes"])
+        _State.limit = job.output_limit
         os.dup2(result_fd, RESULT_FD)
         os.dup2(output_fd, 1)
         os.dup2(output_fd, 2)
@@ -509,7 +521,7 @@ def run_child(job: Prepared, result_fd: int, output_fd: int, iso: ServerIsolatio
         # Close everything else: the zygote's command pipes, the shared pipes' spares.
         os.closerange(3, RESULT_FD)
         os.closerange(RESULT_FD + 1, 1 << 16)
-        _lock_down(request, iso, scratch, job.vm_size)
+        _lock_down(job, iso, scratch)
     except BaseException as exc:  # noqa: BLE001
         try:
             write_frame(RESULT_FD, {"t": _State.token, "i": job.start, "status": "sandbox_error",

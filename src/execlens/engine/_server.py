@@ -28,6 +28,7 @@ import marshal
 import os
 import select
 import signal
+import stat
 import sys
 import time
 from typing import Any, NoReturn
@@ -86,7 +87,6 @@ def _zygote_main(command_fd: int, reply_fd: int, result_fd: int, output_fd: int,
         if payload is None:
             os._exit(0)
         if payload[:1] == _OP_RUN:
-            _reap_all()
             # The children of one request (one per input, or per ``per_child`` inputs)
             # share its program: decode and compile it once, not once per child.  Fewer
             # pages written here between forks means fewer copy-on-write faults.
@@ -97,9 +97,11 @@ def _zygote_main(command_fd: int, reply_fd: int, result_fd: int, output_fd: int,
             else:
                 job = last_job = Prepared(payload[1:])
                 last_request = request
-            # Read here, not in the child: opening /proc there costs it a score of
-            # copy-on-write faults.  The child's memory limit is counted on top of it.
-            job.vm_size = address_space_now()
+                # Read here, not in the child: opening /proc there costs it a score of
+                # copy-on-write faults.  Once per request: between the forks of one
+                # request the zygote's own size hardly moves.
+                job.set_address_space(address_space_now())
+            _reap_all()
             pid = os.fork()
             if pid == 0:
                 run_child(job, result_fd, output_fd, iso, scratch)
@@ -209,9 +211,11 @@ class _Scratch:
     def reset(self) -> None:
         """Leave an empty directory, whatever the last child did to it."""
         try:
+            # One lstat answers "a real directory (not a link), mode 0700"; the common
+            # case then costs one more syscall, the listing.
             st = os.lstat(self.path)
-            fresh = (os.path.isdir(self.path) and not os.path.islink(self.path)
-                     and st.st_mode & 0o7777 == 0o700 and not os.listdir(self.path))
+            fresh = (stat.S_ISDIR(st.st_mode) and st.st_mode & 0o7777 == 0o700
+                     and not os.listdir(self.path))
         except OSError:
             fresh = False
         if fresh:
@@ -239,11 +243,17 @@ def _kill_uid(uid: int) -> None:
 
 
 def _kill_group(pid: int) -> None:
-    for target in (-pid, pid):
-        try:
-            os.kill(target, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            continue
+    # The group first: the child made its own, so this reaches whatever it spawned
+    # there.  The pid alone only if that group never existed (setpgid failed).
+    try:
+        os.kill(-pid, signal.SIGKILL)
+        return
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def _signal_name(number: int) -> str:
@@ -348,8 +358,12 @@ class _Server:
         prepare_server(self.scratch.path)
         self.result_r, self.result_w = os.pipe()
         self.output_r, self.output_w = os.pipe()
+        # One poll set for the server's life: the shared pipes stay in it, each child's
+        # pidfd joins it for that child's run.
+        self.poller = select.poll()
         for fd in (self.result_r, self.output_r):
             os.set_blocking(fd, False)
+            self.poller.register(fd, select.POLLIN)
         self.zygote = self._new_zygote()
 
     def _new_zygote(self) -> _Zygote:
@@ -430,9 +444,8 @@ class _Server:
         # The pidfd turns readable when the child exits, even if a grandchild still holds
         # a pipe open: then we stop waiting instead of running into the deadline.
         pidfd = os.pidfd_open(pid)
-        poller = select.poll()
-        for fd in (self.result_r, self.output_r, pidfd):
-            poller.register(fd, select.POLLIN)
+        poller = self.poller
+        poller.register(pidfd, select.POLLIN)
         deadline = time.monotonic() + wall
         input_started = time.monotonic()
         while watch.running:
@@ -455,6 +468,7 @@ class _Server:
         ended = time.monotonic()
         _kill_group(pid)
         self._sweep()
+        poller.unregister(pidfd)
         os.close(pidfd)
         current = watch.current
         for index in range(start, current):
