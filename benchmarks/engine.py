@@ -17,7 +17,10 @@ its value sent back to the caller) with as many concurrent workers as cores:
   loop per core (no job, no isolation, no result).
 
 Slow baselines are sampled on a few hundred runs.  Prints runs/s and the engine's
-ratios to each baseline; ``--json`` adds one JSON object on the last line.
+ratios to each baseline, then where a one-job run's CPU goes: host, fork servers,
+zygotes and children (CPU ms and minor page faults per run, from the kernel's
+per-process accounting) beside the do-nothing fork loop's forking and forked
+processes.  ``--json`` adds one JSON object on the last line.
 """
 
 from __future__ import annotations
@@ -129,24 +132,107 @@ for name in sys.argv[2:]:
     __import__(name)
 assert "threading" not in sys.modules
 runs = int(sys.argv[1])
+
+def usage():
+    fields = open("/proc/self/stat").read().rsplit(")", 1)[1].split()
+    return [int(fields[i]) for i in (11, 12, 13, 14, 7, 8)]
+
+before = usage()
 start = time.perf_counter()
 for _ in range(runs):
     pid = os.fork()
     if pid == 0:
         os._exit(0)
     os.waitpid(pid, 0)
-print(time.perf_counter() - start)
+elapsed = time.perf_counter() - start
+print(elapsed, *[b - a for a, b in zip(before, usage())])
 '''
 
 
-def fork_floor(runs: int) -> float:
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+class RoleCost:
+    """CPU time and minor page faults of one role, summed over its processes."""
+
+    def __init__(self, ticks: int = 0, faults: int = 0) -> None:
+        self.ticks = ticks
+        self.faults = faults
+
+    def per_run(self, runs: int) -> dict[str, float]:
+        return {"cpu_ms": round(self.ticks / _TICKS / runs * 1e3, 3),
+                "faults": round(self.faults / runs, 1)}
+
+
+def fork_floor(runs: int) -> tuple[float, dict[str, RoleCost]]:
+    """Forks/s of the do-nothing loops, and what the forking and the forked processes cost."""
     per_worker = runs // WORKERS
     loops = [subprocess.Popen([sys.executable, "-s", "-B", "-c", _FORK_FLOOR, str(per_worker),
                                *DEFAULT_PRELOAD],
                               stdout=subprocess.PIPE, text=True, cwd="/")
              for _ in range(WORKERS)]
-    elapsed = max(float(loop.communicate(timeout=300)[0]) for loop in loops)
-    return per_worker * WORKERS / elapsed
+    reports = [loop.communicate(timeout=300)[0].split() for loop in loops]
+    elapsed = max(float(report[0]) for report in reports)
+    parent, child = RoleCost(), RoleCost()
+    for report in reports:
+        utime, stime, cutime, cstime, minflt, cminflt = (int(v) for v in report[1:])
+        parent.ticks += utime + stime
+        parent.faults += minflt
+        child.ticks += cutime + cstime
+        child.faults += cminflt
+    return per_worker * WORKERS / elapsed, {"forking process": parent, "forked child": child}
+
+
+def _proc_usage(pid: int) -> tuple[int, int, int, int]:
+    """(own CPU ticks, own minor faults, reaped children's CPU ticks, their minor faults)."""
+    with open(f"/proc/{pid}/stat") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12]), int(fields[7]),
+            int(fields[13]) + int(fields[14]), int(fields[8]))
+
+
+def _engine_processes() -> dict[str, list[int]]:
+    """This process's fork servers and their zygotes, found through /proc."""
+    me = os.getpid()
+    servers = []
+    for task in os.listdir(f"/proc/{me}/task"):
+        with open(f"/proc/{me}/task/{task}/children") as handle:
+            for pid in handle.read().split():
+                with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                    if b"execlens.engine._server" in cmdline.read():
+                        servers.append(int(pid))
+    zygotes = []
+    for server in servers:
+        with open(f"/proc/{server}/task/{server}/children") as handle:
+            zygotes.extend(int(pid) for pid in handle.read().split()[:1])
+    return {"servers": servers, "zygotes": zygotes}
+
+
+def engine_costs(engine: Engine, runs: int) -> dict[str, RoleCost]:
+    """Run ``runs`` one-job children and account each role's CPU and page faults.
+
+    Children are counted through their zygote (its reaped-children totals), the host
+    through this process.  Linux's per-process accounting, so noisy neighbours on the
+    machine do not enter these figures the way they enter runs/s.
+    """
+    jobs = [Job(PROGRAM, call=f"f({i})") for i in range(runs)]
+    processes = _engine_processes()
+    before = {pid: _proc_usage(pid) for pids in processes.values() for pid in pids}
+    host_before = _proc_usage(os.getpid())
+    outcomes = list(engine.map(jobs, batch_size=1))
+    assert all(o.ok for o in outcomes)
+    host_after = _proc_usage(os.getpid())
+    costs = {"host": RoleCost(host_after[0] - host_before[0], host_after[1] - host_before[1]),
+             "servers": RoleCost(), "zygotes": RoleCost(), "children": RoleCost()}
+    for role, pids in processes.items():
+        for pid in pids:
+            after = _proc_usage(pid)
+            costs[role].ticks += after[0] - before[pid][0]
+            costs[role].faults += after[1] - before[pid][1]
+            if role == "zygotes":
+                costs["children"].ticks += after[2] - before[pid][2]
+                costs["children"].faults += after[3] - before[pid][3]
+    return costs
 
 
 def engine_rate(engine: Engine, runs: int, batch_size: int) -> float:
@@ -176,11 +262,18 @@ def main() -> None:
         n(40), functools.partial(_subprocess_one, prefix=CODEIO_STYLE_PREFIX))
     figures["process_manager_per_run"] = _threaded(n(200), _manager_one)
     figures["process_pipe_per_run"] = _threaded(n(600), _pipe_one)
-    figures["fork_exit_floor"] = fork_floor(n(4000))
+    floor_runs = n(4000)
+    figures["fork_exit_floor"], floor_costs = fork_floor(floor_runs)
+    cost_runs = n(2000)
     with Engine(workers=WORKERS, isolation="full") as engine:
         layers = [layer.name for layer in engine.isolation_report().layers if layer.active]
         figures["engine_one_per_child"] = engine_rate(engine, n(3000), 1)
         figures["engine_16_per_child"] = engine_rate(engine, n(20_000), 16)
+        engine_cost = engine_costs(engine, cost_runs)
+    per_run = {"engine_one_per_child": {role: cost.per_run(cost_runs)
+                                        for role, cost in engine_cost.items()},
+               "fork_exit_floor": {role: cost.per_run(floor_runs)
+                                   for role, cost in floor_costs.items()}}
 
     one = figures["engine_one_per_child"]
     ratios = {
@@ -212,9 +305,17 @@ def main() -> None:
           f" the engine gets {one / figures['fork_exit_floor']:.0%} of that)")
     batched_target = figures["engine_16_per_child"] >= 5000
     print(f"{'engine_16_per_child ≥ 5,000 runs/s':<40}{'met' if batched_target else 'MISSED':>9}")
+    print()
+    print("where one run's CPU goes (ms and minor page faults per run, all processes):")
+    print(f"{'':<36}{'CPU ms':>9}{'faults':>9}")
+    for shape, roles in per_run.items():
+        total_cpu = sum(role["cpu_ms"] for role in roles.values())
+        for role, cost in roles.items():
+            print(f"  {shape + ': ' + role:<34}{cost['cpu_ms']:>9.3f}{cost['faults']:>9.0f}")
+        print(f"  {shape + ': total':<34}{total_cpu:>9.3f}")
     if args.json:
         print(json.dumps({"runs_per_s": figures, "ratios": ratios, "workers": WORKERS,
-                          "layers": layers}))
+                          "layers": layers, "per_run_cost": per_run}))
 
 
 if __name__ == "__main__":
