@@ -132,12 +132,7 @@ for name in sys.argv[2:]:
     __import__(name)
 assert "threading" not in sys.modules
 runs = int(sys.argv[1])
-
-def usage():
-    fields = open("/proc/self/stat").read().rsplit(")", 1)[1].split()
-    return [int(fields[i]) for i in (11, 12, 13, 14, 7, 8)]
-
-before = usage()
+before = open("/proc/self/stat").read()
 start = time.perf_counter()
 for _ in range(runs):
     pid = os.fork()
@@ -145,7 +140,9 @@ for _ in range(runs):
         os._exit(0)
     os.waitpid(pid, 0)
 elapsed = time.perf_counter() - start
-print(elapsed, *[b - a for a, b in zip(before, usage())])
+print(elapsed)
+print(before.strip())
+print(open("/proc/self/stat").read().strip())
 '''
 
 
@@ -171,24 +168,30 @@ def fork_floor(runs: int) -> tuple[float, dict[str, RoleCost]]:
                                *DEFAULT_PRELOAD],
                               stdout=subprocess.PIPE, text=True, cwd="/")
              for _ in range(WORKERS)]
-    reports = [loop.communicate(timeout=300)[0].split() for loop in loops]
+    reports = [loop.communicate(timeout=300)[0].splitlines() for loop in loops]
     elapsed = max(float(report[0]) for report in reports)
     parent, child = RoleCost(), RoleCost()
-    for report in reports:
-        utime, stime, cutime, cstime, minflt, cminflt = (int(v) for v in report[1:])
-        parent.ticks += utime + stime
-        parent.faults += minflt
-        child.ticks += cutime + cstime
-        child.faults += cminflt
+    for _, before_text, after_text in reports:
+        before, after = _parse_stat(before_text), _parse_stat(after_text)
+        parent.ticks += after[0] - before[0]
+        parent.faults += after[1] - before[1]
+        child.ticks += after[2] - before[2]
+        child.faults += after[3] - before[3]
     return per_worker * WORKERS / elapsed, {"forking process": parent, "forked child": child}
 
 
-def _proc_usage(pid: int) -> tuple[int, int, int, int]:
-    """(own CPU ticks, own minor faults, reaped children's CPU ticks, their minor faults)."""
-    with open(f"/proc/{pid}/stat") as handle:
-        fields = handle.read().rsplit(")", 1)[1].split()
+def _parse_stat(text: str) -> tuple[int, int, int, int]:
+    """From a /proc/PID/stat line: (own CPU ticks, own minor faults, reaped children's
+    CPU ticks, their minor faults)."""
+    fields = text.rsplit(")", 1)[1].split()  # the command name may hold spaces
     return (int(fields[11]) + int(fields[12]), int(fields[7]),
             int(fields[13]) + int(fields[14]), int(fields[8]))
+
+
+def _proc_usage(pid: int) -> tuple[int, int, int, int]:
+    """:func:`_parse_stat` of a live process."""
+    with open(f"/proc/{pid}/stat") as handle:
+        return _parse_stat(handle.read())
 
 
 def _engine_processes() -> dict[str, list[int]]:

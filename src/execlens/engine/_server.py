@@ -87,6 +87,7 @@ def _zygote_main(command_fd: int, reply_fd: int, result_fd: int, output_fd: int,
         if payload is None:
             os._exit(0)
         if payload[:1] == _OP_RUN:
+            _reap_all()
             # The children of one request (one per input, or per ``per_child`` inputs)
             # share its program: decode and compile it once, not once per child.  Fewer
             # pages written here between forks means fewer copy-on-write faults.
@@ -101,7 +102,6 @@ def _zygote_main(command_fd: int, reply_fd: int, result_fd: int, output_fd: int,
                 # copy-on-write faults.  Once per request: between the forks of one
                 # request the zygote's own size hardly moves.
                 job.set_address_space(address_space_now())
-            _reap_all()
             pid = os.fork()
             if pid == 0:
                 run_child(job, result_fd, output_fd, iso, scratch)
