@@ -1,0 +1,125 @@
+"""The benchmark protocol: what one ``bench/<name>/`` folder declares to the runners.
+
+A benchmark is a plug-in: its folder holds the loader, prompts, extraction, official
+scorer, references and (optionally) an export, and registers one object satisfying
+:class:`Benchmark`.  The generic runners (``run_eval``, ``run_score``) and the CLI only
+ever talk to this protocol; no benchmark name appears outside the benchmark's folder.
+
+The flow of a run, in the protocol's words::
+
+    load(data) -> records                       (malformed records named, never dropped)
+    plan(records, task, limit, offset)          -> [(task, [item, ...]), ...]
+    render(item, task, style)                   -> RenderedPrompt       (models ask it)
+    extract(raw, item, task, style, flavor)     -> Extraction           (what was answered)
+    prepare(items, task, engine)                -> context              (e.g. traced truth)
+    scorers(task, style, context)[mode]         -> judge.Scorer         (plan jobs, finish)
+    metrics(records, task)[mode]                -> {metric: percent}    (pass@k, IC, F1, ...)
+
+``item`` is the benchmark's own record type; it must have a ``sample_id: str`` unique
+within its task.  A scorer's ``plan(item, generations)`` receives the *raw* responses
+when :attr:`Benchmark.scores_raw` is true (REval re-reads text its stop strings cut) and
+the extracted answers otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from execlens.engine import Engine
+    from execlens.judge import Scorer
+    from execlens.tasks.prompts import Extraction, RenderedPrompt
+
+__all__ = ["Benchmark", "BenchmarkError", "ExportSpec", "Plan", "TaskSpec"]
+
+#: ``[(task, items), ...]``: one entry per task a run asks (several for composite tasks
+#: such as REval's ``consistency``, which asks coverage, path, state and output).
+Plan = list[tuple[str, list[Any]]]
+
+
+class BenchmarkError(ValueError):
+    """A benchmark, task, prompt style or mode that does not exist (message names the choices)."""
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """One task of a benchmark: its prompt styles and what it asks."""
+
+    name: str
+    styles: tuple[str, ...]
+    description: str = ""
+    composite: tuple[str, ...] = ()
+    """For a composite task, the tasks it is made of (REval ``consistency``)."""
+
+
+@dataclass(frozen=True)
+class ExportSpec:
+    """An optional export a benchmark offers (REval's JetBrains layout)."""
+
+    name: str
+    description: str
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Benchmark(Protocol):
+    """Everything the runners, the CLI and the reports need to know about one benchmark."""
+
+    name: str
+    """The registry key and ``--benchmark`` value (``cruxeval``, ``lcb-exec``, ``reval``)."""
+    description: str
+    tasks: Mapping[str, TaskSpec]
+    modes: tuple[str, ...]
+    """Scoring modes, ``("official", "strict")`` for every built-in benchmark."""
+    scores_raw: bool
+    """Scorers judge raw responses (True) or extracted answers (False)."""
+
+    def load(self, data: str | None) -> list[Any]:
+        """All records from ``data`` (a path) or the benchmark's default source.
+
+        Raises ``DatasetError`` naming the file, record and field of the first malformed
+        records, or ``DatasetUnavailableError`` when the source cannot be read.
+        """
+        ...
+
+    def plan(self, records: Sequence[Any], task: str, *, limit: int | None,
+             offset: int) -> Plan:
+        """The items to ask for ``task``, sliced by ``limit`` / ``offset``."""
+        ...
+
+    def render(self, item: Any, task: str, style: str) -> RenderedPrompt:
+        """The official prompt of ``item``."""
+        ...
+
+    def extract(self, raw: str, item: Any, task: str, style: str, flavor: str) -> Extraction:
+        """The answer text the official post-processing reads from ``raw``.
+
+        ``flavor`` is ``"openai"`` for chat endpoints and ``"harness"`` for completions.
+        """
+        ...
+
+    def prepare(self, items: Sequence[Any], task: str, engine: Engine) -> Any:
+        """Whatever scoring needs computed once for all items (ground-truth traces); may be None."""
+        ...
+
+    def scorers(self, task: str, style: str, context: Any) -> Mapping[str, Scorer]:
+        """One scorer per mode for ``task``; ``context`` is what :meth:`prepare` returned."""
+        ...
+
+    def metrics(self, records: Sequence[Mapping[str, Any]], task: str) -> dict[str, Any]:
+        """``{mode: {metric: value}}`` from finished sample records (``samples.jsonl`` lines).
+
+        Also the place for constant-answer baselines (under ``"baselines"``) and anything
+        the report shows; values are percentages.
+        """
+        ...
+
+    def references(self) -> Sequence[Any]:
+        """Published results this benchmark can be compared with (``bench.Reference``)."""
+        ...
+
+    def exports(self) -> Sequence[ExportSpec]:
+        """Extra export formats (empty for most benchmarks)."""
+        ...
