@@ -7,7 +7,11 @@ Two modes, always side by side:
 * ``strict`` parses answers as literals / one literal-argument call, compares decoded
   values type-strictly in the host and skips nothing (:class:`StrictScorer`).
 
-Single answers: :func:`judge_output_prediction`, :func:`judge_input_prediction`.
+Single answers: :func:`judge_output_prediction`, :func:`judge_input_prediction`
+(CRUXEval-style problems); the generic judges of every task kind over a task's reference
+-- :func:`judge_coverage`, :func:`judge_path`, :func:`judge_state`, :func:`judge_output`,
+:func:`judge_input` -- and :func:`judge_task` / :class:`TaskScorer` dispatching by kind.
+A judge's failure on one answer is that answer's ``scoring_error`` verdict.
 Many samples: :func:`score_samples` over an engine (see :func:`scoring_engine`).
 Importing this package starts nothing; names load on first use.
 """
@@ -43,14 +47,33 @@ if TYPE_CHECKING:
         cruxeval_mode_from_path,
         official_check_verdict,
     )
+    from execlens.judge._plan import JudgePlan, guarded, scoring_error
     from execlens.judge._problem import ExecProblem, ProblemError
     from execlens.judge._reval import judge_reval, plan_reval
     from execlens.judge._reval_plan import REVAL_MODES, REVAL_TASKS, RevalPlan
     from execlens.judge._reval_truth import MaskTruth, OutputTruth, QuestionTruth, RevalContext
-    from execlens.judge._reval_values import parse_state_value
     from execlens.judge._reval_var import reval_interpret
+    from execlens.judge._runtime import (
+        judge_coverage,
+        judge_input,
+        judge_output,
+        judge_path,
+        judge_state,
+        judge_state_value,
+        plan_input,
+        run_plan,
+    )
     from execlens.judge._scoring import SampleScore, ScorePlan, Scorer
     from execlens.judge._strict import StrictScorer, compare_values, parse_reference
+    from execlens.judge._tasks import TASK_JUDGES, TaskScorer, judge_task, plan_task
+    from execlens.judge._values import (
+        envelope_type_key,
+        is_ndarray,
+        literal_text,
+        parse_state_value,
+        strict_equal,
+        type_names,
+    )
     from execlens.judge._verdict import Verdict, VerdictStatus
 
 _EXPORTS = {
@@ -73,6 +96,9 @@ _EXPORTS = {
     "LCBOfficialScorer": "_official",
     "cruxeval_mode_from_path": "_official",
     "official_check_verdict": "_official",
+    "JudgePlan": "_plan",
+    "guarded": "_plan",
+    "scoring_error": "_plan",
     "ExecProblem": "_problem",
     "ProblemError": "_problem",
     "judge_reval": "_reval",
@@ -84,14 +110,31 @@ _EXPORTS = {
     "OutputTruth": "_reval_truth",
     "QuestionTruth": "_reval_truth",
     "RevalContext": "_reval_truth",
-    "parse_state_value": "_reval_values",
     "reval_interpret": "_reval_var",
+    "judge_coverage": "_runtime",
+    "judge_input": "_runtime",
+    "judge_output": "_runtime",
+    "judge_path": "_runtime",
+    "judge_state": "_runtime",
+    "judge_state_value": "_runtime",
+    "plan_input": "_runtime",
+    "run_plan": "_runtime",
     "SampleScore": "_scoring",
     "ScorePlan": "_scoring",
     "Scorer": "_scoring",
     "StrictScorer": "_strict",
     "compare_values": "_strict",
     "parse_reference": "_strict",
+    "TASK_JUDGES": "_tasks",
+    "TaskScorer": "_tasks",
+    "judge_task": "_tasks",
+    "plan_task": "_tasks",
+    "envelope_type_key": "_values",
+    "is_ndarray": "_values",
+    "literal_text": "_values",
+    "parse_state_value": "_values",
+    "strict_equal": "_values",
+    "type_names": "_values",
     "Verdict": "_verdict",
     "VerdictStatus": "_verdict",
 }

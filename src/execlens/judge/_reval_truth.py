@@ -14,37 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from execlens.judge._values import envelope_type_key
+
 __all__ = ["MaskTruth", "OutputTruth", "QuestionTruth", "RevalContext", "envelope_type_key"]
-
-_BUILTIN_TYPES = frozenset({
-    "int", "str", "bool", "float", "NoneType", "list", "tuple", "set", "frozenset", "dict",
-    "bytes", "bytearray", "complex", "range", "type", "object", "slice", "memoryview",
-})
-_MODULE_OF = {
-    "datetime": "datetime", "date": "datetime", "time": "datetime", "timedelta": "datetime",
-    "Decimal": "decimal", "Fraction": "fractions", "deque": "collections",
-    "defaultdict": "collections", "OrderedDict": "collections", "Counter": "collections",
-    "ChainMap": "collections",
-}
-
-
-def envelope_type_key(envelope: Mapping[str, Any]) -> tuple[str | None, str]:
-    """``(module, name)`` of the type an envelope records, e.g. ``("builtins", "int")``.
-
-    The module is ``None`` when the envelope does not say and the name is not a known
-    builtin or standard-library type (a subclass of a builtin container).
-    """
-    name = str(envelope.get("__type__", ""))
-    kind = envelope.get("__kind__")
-    if kind == "numpy":
-        return "numpy", name
-    module = envelope.get("__module__")
-    if module:
-        return str(module), name
-    if name in _BUILTIN_TYPES:
-        return "builtins", name
-    return _MODULE_OF.get(name), name
-
 
 @dataclass(frozen=True, slots=True)
 class QuestionTruth:

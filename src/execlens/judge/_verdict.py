@@ -24,6 +24,7 @@ class VerdictStatus(str, Enum):
     CRASHED = "crashed"
     SANDBOX_ERROR = "sandbox_error"  # the engine failed; not the answer's fault
     REFERENCE_ERROR = "reference_error"  # the benchmark's own reference did not parse
+    SCORING_ERROR = "scoring_error"  # the judge itself failed on this answer (a bug, named)
 
 
 @dataclass(frozen=True, slots=True)
