@@ -1,0 +1,49 @@
+"""CodeI/O and CodeI/O++ synthesis: raw code → verified prediction data, resumable.
+
+A pipeline of stages (``synth/stages/``, one file each) over shards of plain records;
+an executor (``local`` or ``ray``) owns sharding, completion markers and resume through
+:mod:`execlens.store`.  Names load on first use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from execlens._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from execlens.synth._config import ConfigError, SynthConfig, load_config
+    from execlens.synth._demo import run_demo_synthesis
+    from execlens.synth._extract import Extracted, extract_answer, last_json_object
+    from execlens.synth._pipeline import run_pipeline, synth_status
+    from execlens.synth._programs import collect_program, probe_program
+    from execlens.synth._prompts import render_prediction_prompt, render_transform_prompt
+    from execlens.synth._size import deep_size, size_ok
+    from execlens.synth._stage import STAGES, Stage, StageContext, register_stage
+    from execlens.synth._unified import UnifiedParse, parse_unified
+
+_EXPORTS = {
+    "ConfigError": "_config",
+    "SynthConfig": "_config",
+    "load_config": "_config",
+    "run_demo_synthesis": "_demo",
+    "Extracted": "_extract",
+    "extract_answer": "_extract",
+    "last_json_object": "_extract",
+    "run_pipeline": "_pipeline",
+    "synth_status": "_pipeline",
+    "collect_program": "_programs",
+    "probe_program": "_programs",
+    "render_prediction_prompt": "_prompts",
+    "render_transform_prompt": "_prompts",
+    "deep_size": "_size",
+    "size_ok": "_size",
+    "STAGES": "_stage",
+    "Stage": "_stage",
+    "StageContext": "_stage",
+    "register_stage": "_stage",
+    "UnifiedParse": "_unified",
+    "parse_unified": "_unified",
+}
+
+__all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

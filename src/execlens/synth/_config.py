@@ -1,0 +1,215 @@
+"""The synthesis run's configuration (YAML, validated by pydantic).
+
+```yaml
+out: runs/codeio-demo
+executor: local            # or ray
+sources:
+  - path: ../shared/data/codeio/rawcode_1k_parsed.jsonl   # .jsonl / .parquet
+    limit: 20
+    pairs_per_function: 3
+  - dataset: some/hf-dataset   # a `datasets` dataset with a `content` column
+    split: train
+model: {name: local}          # or {name: Qwen/..., base_url: http://127.0.0.1:8000/v1}
+stages: [collect, prompts, predict, verify, revise, assemble]
+```
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+__all__ = ["PIPELINE_ORDER", "ConfigError", "SynthConfig", "load_config"]
+
+# Every stage's place in the pipeline; a config names the ones it runs.
+PIPELINE_ORDER = ("transform", "collect", "difficulty", "runtime-tasks", "prompts", "predict",
+                  "verify", "revise", "assemble")
+
+
+class ConfigError(ValueError):
+    """A config file that cannot drive a run; the message names the field and the fix."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SourceConfig(_Strict):
+    """One input: a JSONL/Parquet file, or a ``datasets`` dataset.
+
+    Raw code (a ``content`` column) enters at ``transform``; records that already hold
+    a function (``refcode``, with or without stored ``ios`` pairs) enter at ``collect``.
+    """
+
+    path: Path | None = None
+    dataset: str | None = None
+    split: str = "train"
+    name: str | None = None
+    offset: int = Field(default=0, ge=0)
+    limit: int | None = Field(default=None, ge=1)
+    pairs_per_function: int = Field(default=3, ge=2, le=100)
+
+    @model_validator(mode="after")
+    def _one_origin(self) -> SourceConfig:
+        if (self.path is None) == (self.dataset is None):
+            raise ValueError("give exactly one of path (a .jsonl/.parquet file) or dataset")
+        if self.path is not None and self.path.suffix not in (".jsonl", ".parquet"):
+            raise ValueError(f"path must end in .jsonl or .parquet, not {self.path.name!r}")
+        return self
+
+    @property
+    def label(self) -> str:
+        """The source's name in record ids and the card."""
+        if self.name:
+            return self.name
+        return self.path.stem if self.path is not None else str(self.dataset).replace("/", "_")
+
+
+class ModelSettings(_Strict):
+    """The model: ``local`` (the embedded one) or a served model behind ``base_url``."""
+
+    name: str = "local"
+    base_url: str | None = None
+    api_key: str | None = None
+    max_concurrency: int = Field(default=8, ge=1)
+    timeout: float = Field(default=600.0, gt=0)
+
+
+class SamplingSettings(_Strict):
+    """Sampling of one stage's requests."""
+
+    n: int = Field(default=1, ge=1)
+    temperature: float = Field(default=0.0, ge=0.0)
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0)
+    max_tokens: int = Field(default=512, ge=1)
+    seed: int | None = 0
+
+
+class LimitSettings(_Strict):
+    """Sandbox limits: one function run (collection, one check) and its memory."""
+
+    run_seconds: float = Field(default=5.0, gt=0)
+    memory_mb: int = Field(default=512, ge=64)
+    generator_calls: int = Field(default=1000, ge=1, le=100_000)
+
+
+class DifficultySettings(_Strict):
+    """The CodeMix filter: keep functions whose k-sample success rate lies in [low, high]."""
+
+    samples: int = Field(default=4, ge=1)
+    low: float = Field(default=0.1, ge=0.0, le=1.0)
+    high: float = Field(default=0.9, ge=0.0, le=1.0)
+
+    @model_validator(mode="after")
+    def _band(self) -> DifficultySettings:
+        if self.low > self.high:
+            raise ValueError("low must not exceed high")
+        return self
+
+
+class RuntimeTaskSettings(_Strict):
+    """Runtime-behaviour tasks built by the tracer for collected functions."""
+
+    kinds: tuple[str, ...] = ("coverage", "path", "state", "output")
+    pairs_per_function: int = Field(default=1, ge=1)
+    max_tasks_per_pair: int = Field(default=4, ge=1)
+
+
+class RaySettings(_Strict):
+    """Where Ray runs: ``address`` of a cluster, else a local instance of ``num_cpus``."""
+
+    address: str | None = None
+    num_cpus: int = Field(default=2, ge=1)
+    actors: int = Field(default=2, ge=1)
+
+
+class SynthConfig(_Strict):
+    """A whole synthesis run."""
+
+    out: Path
+    executor: Literal["local", "ray"] = "local"
+    workers: int = Field(default=2, ge=1)
+    ray: RaySettings = RaySettings()
+    sources: list[SourceConfig] = Field(min_length=1)
+    stages: list[str] = Field(min_length=1)
+    model: ModelSettings | None = None
+    sampling: SamplingSettings = SamplingSettings()
+    transform_sampling: SamplingSettings = SamplingSettings(max_tokens=1024)
+    limits: LimitSettings = LimitSettings()
+    difficulty: DifficultySettings = DifficultySettings()
+    runtime_tasks: RuntimeTaskSettings = RuntimeTaskSettings()
+    templates: dict[Literal["transform", "i", "o", "tip"], str] = Field(default_factory=dict)
+    shard_size: int = Field(default=8, ge=1)
+    hash_seed: int = 0
+    check_seed: int = 1
+    seed: int = 0
+    cache: bool = True
+
+    @field_validator("stages")
+    @classmethod
+    def _known_stages(cls, stages: list[str]) -> list[str]:
+        unknown = [s for s in stages if s not in PIPELINE_ORDER]
+        if unknown:
+            raise ValueError(f"unknown stage {unknown[0]!r}; stages are {', '.join(PIPELINE_ORDER)}")
+        if len(set(stages)) != len(stages):
+            raise ValueError("a stage is listed twice")
+        return sorted(stages, key=PIPELINE_ORDER.index)
+
+    @model_validator(mode="after")
+    def _check_seeds_and_model(self) -> SynthConfig:
+        if self.check_seed == self.hash_seed:
+            raise ValueError("check_seed must differ from hash_seed (the determinism rerun)")
+        needs_model = {"transform", "predict", "revise", "difficulty"} & set(self.stages)
+        if needs_model and self.model is None:
+            raise ValueError(f"stage {sorted(needs_model)[0]!r} needs a model: add "
+                             "`model: {name: local}` or a served model with base_url")
+        return self
+
+    def identity(self) -> dict[str, Any]:
+        """What makes two runs the same run (the manifest's identity): everything that
+        shapes the records, not where or how it executes."""
+        data = self.model_dump(mode="json", exclude={"out", "executor", "workers", "ray"})
+        if data.get("model"):
+            data["model"].pop("api_key", None)
+            data["model"].pop("max_concurrency", None)
+            data["model"].pop("timeout", None)
+        return data
+
+
+def _location(error: dict[str, Any]) -> str:
+    parts = []
+    for part in error.get("loc", ()):
+        if isinstance(part, int):
+            parts.append(f"[{part}]")
+        else:
+            parts.append(("." if parts else "") + str(part))
+    return "".join(parts) or "(top level)"
+
+
+def load_config(path: str | Path, **overrides: Any) -> SynthConfig:
+    """Read and validate a YAML config; ``overrides`` replace top-level fields.
+
+    Raises :class:`ConfigError` with one line naming the file, the field and the fix.
+    """
+    import yaml
+
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such config file")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        raise ConfigError(f"{path}: not valid YAML{where}: fix the syntax") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the config must be a mapping of fields (out, sources, stages ...)")
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return SynthConfig.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        message = first.get("msg", "invalid").removeprefix("Value error, ")
+        raise ConfigError(f"{path}: field {_location(first)}: {message}") from exc

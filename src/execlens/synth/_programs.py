@@ -1,0 +1,155 @@
+"""The programs the sandbox runs for synthesis: a function's code behind the import
+prefix its code was written against, plus small drivers of our own.
+
+CodeI/O generated and executed every function behind a prefix of common imports
+(``math``, ``collections``, ``itertools``, ``numpy as np`` ...), so many functions use
+those names without importing them.  We supply the same names; numpy only when the
+code mentions it, because importing numpy costs every child tens of milliseconds.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+
+__all__ = ["IMPORT_PREFIX", "NUMPY_PREFIX", "collect_program", "needs_numpy", "probe_program"]
+
+IMPORT_PREFIX = """\
+import bisect, collections, copy, datetime, functools, heapq, itertools, json, math
+import operator, random, re, string, sys
+from bisect import bisect, bisect_left, bisect_right, insort
+from collections import Counter, OrderedDict, defaultdict, deque
+from copy import deepcopy
+from functools import cache, cmp_to_key, lru_cache, partial, reduce
+from heapq import heapify, heappop, heappush, heapreplace, merge, nlargest
+from itertools import (accumulate, chain, combinations, count, cycle, groupby, islice,
+                       pairwise, permutations, product, repeat, zip_longest)
+from math import (atan2, ceil, comb, dist, factorial, floor, gcd, hypot, inf, isqrt, lcm,
+                  log, log2, log10, pi, prod, sqrt)
+from operator import and_, itemgetter, or_, sub, xor
+from os.path import commonprefix
+from random import randint, randrange, shuffle
+from re import search as re_search
+from string import ascii_lowercase, ascii_uppercase
+from typing import (Any, Callable, Dict, Generator, Iterable, Iterator, List, Optional, Set,
+                    Tuple, Union)
+"""
+
+NUMPY_PREFIX = "import numpy as np\n"
+
+_NUMPY = re.compile(r"\b(np|numpy)\b")
+
+
+def needs_numpy(code: str) -> bool:
+    """Whether ``code`` mentions numpy (then the prefix imports it)."""
+    return bool(_NUMPY.search(code))
+
+
+def _prefix(*codes: str) -> str:
+    return IMPORT_PREFIX + (NUMPY_PREFIX if any(needs_numpy(c) for c in codes) else "")
+
+
+@functools.lru_cache(maxsize=1)
+def _size_source() -> str:
+    from execlens.synth import _size
+
+    return inspect.getsource(_size)
+
+
+# The drivers run inside the sandbox, after the function's code.  Their names start
+# with ``__synth_`` so they cannot collide with a function's own names.
+_COLLECT_DRIVER = '''
+
+def __synth_collect__(calls, keep, seed):
+    """Call input_generator up to `calls` times; keep up to `keep` new, size-checked,
+    JSON-stable pairs; each input is recorded before main_solution sees it."""
+    import json as _json
+    import random as _random
+    import sys as _sys
+    _random.seed(seed)
+    if "numpy" in _sys.modules:
+        _sys.modules["numpy"].random.seed(seed % (2 ** 32))
+    pairs, seen, counts, made = [], set(), {}, 0
+
+    def bump(reason):
+        counts[reason] = counts.get(reason, 0) + 1
+
+    for _ in range(calls):
+        made += 1
+        try:
+            given = input_generator()
+        except Exception as exc:
+            bump("generator_exception:" + type(exc).__name__)
+            continue
+        if not isinstance(given, dict):
+            bump("generator_not_dict")
+            continue
+        try:
+            text = _json.dumps(given, sort_keys=True, allow_nan=False)
+            recorded = _json.loads(text)
+        except Exception:
+            bump("input_not_json")
+            continue
+        if text in seen:
+            bump("duplicate_input")
+            continue
+        seen.add(text)
+        if recorded != given:
+            bump("input_not_json_stable")
+            continue
+        if not size_ok(given):
+            bump("input_too_large")
+            continue
+        try:
+            result = main_solution(**given)
+        except Exception as exc:
+            bump("exception:" + type(exc).__name__)
+            continue
+        if result is None:
+            bump("output_none")
+            continue
+        try:
+            output = _json.loads(_json.dumps(result, allow_nan=False))
+        except Exception:
+            bump("output_not_json")
+            continue
+        if not size_ok(result):
+            bump("output_too_large")
+            continue
+        pairs.append({"input": recorded, "output": output})
+        if len(pairs) >= keep:
+            break
+    return {"pairs": pairs, "counts": counts, "calls": made}
+'''
+
+_PROBE_DRIVER = '''
+
+def __synth_probe__(given):
+    """main_solution(**given) (positional when not a dict); the JSON output, whether
+    the call changed its input, and the size rule on the output."""
+    import json as _json
+    before = _json.dumps(given, sort_keys=True, default=repr)
+    if isinstance(given, dict):
+        result = main_solution(**given)
+    else:
+        result = main_solution(given)
+    after = _json.dumps(given, sort_keys=True, default=repr)
+    try:
+        output, json_ok = _json.loads(_json.dumps(result, allow_nan=False)), True
+    except Exception:
+        output, json_ok = repr(result)[:2000], False
+    return {"output": output, "json_ok": json_ok, "mutated": before != after,
+            "size_ok": json_ok and size_ok(result), "none": result is None}
+'''
+
+
+def collect_program(refcode: str, generator: str) -> str:
+    """The generator-driven collection program for one function."""
+    return "\n\n".join((_prefix(refcode, generator), refcode, generator, _size_source(),
+                        _COLLECT_DRIVER))
+
+
+def probe_program(refcode: str) -> str:
+    """The program that runs one input through ``main_solution`` (``__synth_probe__``)."""
+    return "\n\n".join((_prefix(refcode), refcode, _size_source(), _PROBE_DRIVER))
