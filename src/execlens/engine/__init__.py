@@ -14,7 +14,14 @@ if TYPE_CHECKING:
     from execlens.engine._determinism import DeterminismReport, check_determinism
     from execlens.engine._engine import DEFAULT_PRELOAD, Engine, EngineError
     from execlens.engine._isolation import IsolationReport, LayerStatus
-    from execlens.engine._types import ExceptionInfo, Job, Limits, Outcome, Status
+    from execlens.engine._types import (
+        MAX_OUTPUT_BYTES,
+        ExceptionInfo,
+        Job,
+        Limits,
+        Outcome,
+        Status,
+    )
 
 _EXPORTS = {
     "DEFAULT_PRELOAD": "_engine",
@@ -26,6 +33,7 @@ _EXPORTS = {
     "Job": "_types",
     "LayerStatus": "_isolation",
     "Limits": "_types",
+    "MAX_OUTPUT_BYTES": "_types",
     "Outcome": "_types",
     "Status": "_types",
     "check_determinism": "_determinism",

@@ -40,6 +40,7 @@ _HANDSHAKE_TIMEOUT = 120.0
 _PIPELINE_DEPTH = 2
 _REQUEST_GROUP = 16  # jobs of one program sent to a server in one request
 _SERVER_MODULE = "execlens.engine._server"
+_MAX_WORKERS = 4096
 
 
 class EngineError(RuntimeError):
@@ -126,8 +127,8 @@ class _ServerProcess:
         self.preload_errors: dict[str, str] = hello.get("preload_errors", {})
         self.pid: int = hello["pid"]
 
-    def send(self, request: dict[str, Any]) -> None:
-        self.sock.sendall(encode_frame(request))
+    def send(self, payload: bytes) -> None:
+        self.sock.sendall(payload)
 
     def receive(self, timeout: float) -> list[dict[str, Any]]:
         reply = _recv_frame(self.sock, timeout)
@@ -150,7 +151,7 @@ class _ServerProcess:
 
 @dataclass
 class _Batch:
-    request: dict[str, Any]
+    payload: bytes  # the request, already framed: encoding errors belong to the caller
     jobs: list[Job]
     futures: list[Future[Outcome]]
     timeout: float
@@ -167,6 +168,8 @@ class _Pool:
     threads: list[threading.Thread] = field(default_factory=list)
     servers: list[_ServerProcess | None] = field(default_factory=list)
     restarts: int = 0
+    thread_failures: int = 0
+    stopping: bool = False
 
     def start(self) -> None:
         self.servers = [None] * self.size
@@ -197,15 +200,49 @@ class _Pool:
         ready.wait()
         if errors:
             return
-        self._serve_slot(slot)
+        self._run_slot(slot)
+
+    def _run_slot(self, slot: int) -> None:
+        inflight: deque[_Batch] = deque()
+        try:
+            self._serve_slot(slot, inflight)
+        except BaseException as exc:  # noqa: BLE001 - no caller may be left waiting
+            self._thread_died(slot, inflight, exc)
+            return
         server = self.servers[slot]
         if server is not None:
             server.close()
 
-    def _serve_slot(self, slot: int) -> None:
+    def _thread_died(self, slot: int, inflight: deque[_Batch], exc: BaseException) -> None:
+        """This slot's thread hit an unexpected error: fail its jobs, start a new thread.
+
+        Whatever the error, every job it had taken ends as ``sandbox_error`` (a waiting
+        ``run``/``map`` returns instead of hanging), its server is replaced, and a fresh
+        thread takes over the slot so jobs still queued are served.
+        """
+        self.thread_failures += 1
+        reason = f"the engine's worker thread failed ({type(exc).__name__}: {exc})"
+        for batch in inflight:
+            _fail(batch.jobs, batch.futures, reason)
+        inflight.clear()
+        server = self.servers[slot]
+        self.servers[slot] = None
+        if server is not None:
+            try:
+                server.close()
+            except BaseException:  # noqa: BLE001 - already failing; the process is gone
+                pass
+        if self.stopping:
+            return
+        thread = threading.Thread(target=self._run_slot, args=(slot,),
+                                  name=f"execlens-engine-{self.hash_seed}-{slot}",
+                                  daemon=True)
+        self.threads.append(thread)
+        thread.start()
+
+    def _serve_slot(self, slot: int, inflight: deque[_Batch]) -> None:
         # Up to _PIPELINE_DEPTH batches wait in the server's socket, so the server starts
         # the next one the moment it answers, without waiting for this thread.
-        inflight: deque[_Batch] = deque()
         stopping = False
         while True:
             while not stopping and len(inflight) < _PIPELINE_DEPTH:
@@ -236,7 +273,7 @@ class _Pool:
 
     def _send(self, slot: int, batch: _Batch) -> bool:
         try:
-            self._server(slot).send(batch.request)
+            self._server(slot).send(batch.payload)
             return True
         except (OSError, EngineError):
             return False
@@ -267,21 +304,27 @@ class _Pool:
         self.servers[slot] = None
         self.restarts += 1
         failed = inflight.popleft()
-        for job, future in zip(failed.jobs, failed.futures):
-            future.set_result(Outcome(
-                Status.SANDBOX_ERROR, tag=job.tag,
-                message=f"execution server died and was replaced ({reason})"))
+        _fail(failed.jobs, failed.futures, f"execution server died and was replaced ({reason})")
         for batch in list(inflight):
             if not self._send(slot, batch):
                 self._server_lost(slot, inflight, "the replacement server failed too")
                 return
 
     def stop(self) -> None:
-        for _ in self.threads:
+        self.stopping = True
+        threads = list(self.threads)
+        for _ in threads:
             self.queue.put(None)
-        for thread in self.threads:
+        for thread in threads:
             thread.join(timeout=30)
         self.threads.clear()
+
+
+def _fail(jobs: Sequence[Job], futures: Sequence[Future[Outcome]], message: str) -> None:
+    """End every still-pending future as ``sandbox_error`` with ``message``."""
+    for job, future in zip(jobs, futures):
+        if not future.done():
+            future.set_result(Outcome(Status.SANDBOX_ERROR, tag=job.tag, message=message))
 
 
 def _group_key(job: Job, limits: Limits, seed: int) -> tuple[Any, ...]:
@@ -317,6 +360,10 @@ class Engine:
             raise ValueError("isolation must be 'full', 'auto' or 'none'")
         if batch_size < 1:
             raise ValueError("batch_size must be >= 1")
+        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                    or not 1 <= workers <= _MAX_WORKERS):
+            raise ValueError(f"workers must be an integer from 1 to {_MAX_WORKERS} "
+                             f"(or None: one per core), not {workers!r}")
         self.workers = workers or os.cpu_count() or 1
         self.limits = limits or Limits()
         self.hash_seed = hash_seed
@@ -423,7 +470,16 @@ class Engine:
         # The server enforces every deadline; this host-side bound only catches a hung
         # server (it covers every input running to its limit, plus fork slack).
         timeout = 30.0 + len(jobs) * (limits.wall_time + 1.0) * 2
-        self._pool(seed).queue.put(_Batch(request, jobs, futures, timeout))
+        pool = self._pool(seed)
+        try:
+            # Encoded here, in the caller's thread: a value JSON cannot carry (a set in
+            # runner_options, a lone surrogate...) fails these jobs, not a worker thread.
+            payload = encode_frame(request)
+        except (TypeError, ValueError, OverflowError, UnicodeError) as exc:
+            _fail(jobs, futures, f"the job could not be sent to the sandbox: "
+                                 f"{type(exc).__name__}: {exc}")
+            return
+        pool.queue.put(_Batch(payload, jobs, futures, timeout))
 
     def submit(self, job: Job) -> Future[Outcome]:
         """Queue one job; returns a future of its outcome."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
@@ -9,7 +10,38 @@ from typing import Any
 
 from execlens.values._decode import decode
 
-__all__ = ["ExceptionInfo", "Job", "Limits", "Outcome", "Status"]
+__all__ = ["MAX_OUTPUT_BYTES", "ExceptionInfo", "Job", "Limits", "Outcome", "Status"]
+
+# Upper bounds: a limit past these is a typo (or an ``inf`` that would reach the JSON
+# protocol and stop the engine), never a real need.
+MAX_WALL_TIME = 24 * 3600.0
+MAX_MEMORY_MB = 1024 * 1024
+MAX_FILE_SIZE_MB = 1024 * 1024
+MAX_OPEN_FILES = 1 << 16
+MAX_PROCESSES = 1 << 16
+# What one result frame (64 MiB, see _protocol.RESULT_FRAME_LIMIT) can always carry:
+# captured text may cost up to 6 bytes per character once JSON-escaped, and the value,
+# traceback and runner data need room beside it.
+MAX_OUTPUT_BYTES = 8 * 1024 * 1024
+
+
+def _check_number(name: str, value: Any, low: float, high: float, unit: str, *,
+                  integer: bool = True, minimum_ok: bool = False) -> None:
+    """Raise ``ValueError`` naming the field and the accepted range unless ``value`` fits."""
+    integral = hasattr(value, "__index__")  # int and integer-like (numpy.int64)
+    if isinstance(value, bool) or not (integral or (not integer and isinstance(value, float))):
+        kind = "an integer" if integer else "a number"
+        raise ValueError(f"{name} must be {kind}, not {value!r}")
+    low_ok = value >= low if minimum_ok else value > low
+    # NaN fails every comparison, inf fails the upper bound: both end up here.
+    if not (low_ok and value <= high and math.isfinite(value)):
+        bound = f">= {_plain(low)}" if minimum_ok else f"> {_plain(low)}"
+        raise ValueError(f"{name} must be a finite number {bound} and <= {_plain(high)} "
+                         f"{unit}, not {value!r}")
+
+
+def _plain(number: float) -> str:
+    return f"{int(number)}" if float(number).is_integer() else f"{number}"
 
 
 class Status(str, Enum):
@@ -42,12 +74,19 @@ class Limits:
     max_processes: int = 32
 
     def __post_init__(self) -> None:
-        if self.wall_time <= 0:
-            raise ValueError("wall_time must be positive")
-        if self.memory_mb < 16:
-            raise ValueError("memory_mb must be at least 16")
-        if self.output_bytes < 0:
-            raise ValueError("output_bytes must be >= 0")
+        _check_number("wall_time", self.wall_time, 0.0, MAX_WALL_TIME, "seconds", integer=False)
+        if self.cpu_time is not None:
+            _check_number("cpu_time", self.cpu_time, 0.0, MAX_WALL_TIME, "seconds",
+                          integer=False)
+        _check_number("memory_mb", self.memory_mb, 16, MAX_MEMORY_MB, "MB", minimum_ok=True)
+        _check_number("output_bytes", self.output_bytes, 0, MAX_OUTPUT_BYTES, "bytes",
+                      minimum_ok=True)
+        _check_number("file_size_mb", self.file_size_mb, 0, MAX_FILE_SIZE_MB, "MB",
+                      minimum_ok=True)
+        _check_number("open_files", self.open_files, 16, MAX_OPEN_FILES, "descriptors",
+                      minimum_ok=True)
+        _check_number("max_processes", self.max_processes, 1, MAX_PROCESSES, "processes",
+                      minimum_ok=True)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form."""
