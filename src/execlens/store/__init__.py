@@ -1,0 +1,64 @@
+"""Run directories: locks, manifests, resumable shards and logs, atomic files.
+
+The one implementation every long job writes through (stdlib and pyarrow only):
+
+```python
+from execlens.store import RunDir
+
+with RunDir.open(out, identity={"task": "trace", "data": digest}) as run:
+    shards = run.shards("samples")                 # or format="parquet"
+    for i, chunk in enumerate(chunks):
+        if not shards.done(i):
+            shards.write(i, work(chunk), stats={"n": len(chunk)})
+    shards.merge(run.file("samples.jsonl"))
+    run.write_json("results.json", summary)
+```
+
+A run killed at any point (SIGKILL included) and rerun redoes only unfinished shards
+and produces byte-identical final files.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from execlens._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from execlens.store._atomic import (
+        read_json,
+        write_bytes_atomic,
+        write_json_atomic,
+        write_parquet_atomic,
+        write_text_atomic,
+    )
+    from execlens.store._errors import (
+        CorruptRecordError,
+        ManifestMismatchError,
+        RunLockedError,
+        StoreError,
+    )
+    from execlens.store._log import JsonlLog
+    from execlens.store._manifest import Manifest, current_versions
+    from execlens.store._run import RunDir
+    from execlens.store._shards import ShardFormat, ShardSet
+
+_EXPORTS = {
+    "CorruptRecordError": "_errors",
+    "JsonlLog": "_log",
+    "Manifest": "_manifest",
+    "ManifestMismatchError": "_errors",
+    "RunDir": "_run",
+    "RunLockedError": "_errors",
+    "ShardFormat": "_shards",
+    "ShardSet": "_shards",
+    "StoreError": "_errors",
+    "current_versions": "_manifest",
+    "read_json": "_atomic",
+    "write_bytes_atomic": "_atomic",
+    "write_json_atomic": "_atomic",
+    "write_parquet_atomic": "_atomic",
+    "write_text_atomic": "_atomic",
+}
+
+__all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
