@@ -33,6 +33,7 @@ from execlens.bench._reval_score_truth import (
     missing_modules,
     reval_context,
 )
+from execlens.judge import guarded
 from execlens.judge._reval import plan_reval
 from execlens.judge._reval_plan import REVAL_MODES, REVAL_TASKS, RevalPlan
 from execlens.judge._reval_truth import QuestionTruth
@@ -334,7 +335,9 @@ def score_reval(source: Any, answers: Mapping[str, Mapping[str, Sequence[str]]],
                                           "was it built from other problems?")
                 verdicts[mode][task][item_id] = [_missing()] * len(responses)
                 for k, raw in enumerate(responses):
-                    plan = plan_reval(task, mode, raw, style, contexts[item_id], item_truth)
+                    # A judge's failure on one answer is that answer's scoring_error.
+                    plan = guarded(plan_reval, task, mode, raw, style, contexts[item_id],
+                                   item_truth)
                     plans.append((mode, task, item_id, k, plan))
     jobs = [job for *_, plan in plans for job in plan.jobs]
     outcomes = _run_jobs(engine, jobs, batch_size, progress) if jobs else []

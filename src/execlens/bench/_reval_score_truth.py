@@ -51,7 +51,8 @@ __all__ = [
     "reval_context",
 ]
 
-TRUTH_VERSION = 1
+# 2: a numpy.matrix is subscripted as REval's interpreter does (DREval/122 `ysum[0, i]`).
+TRUTH_VERSION = 2
 TRACE_MODE = {"official": "reval", "strict": "exact"}
 _CHILD = "__import__('execlens.judge._reval_child', fromlist=['_'])"
 

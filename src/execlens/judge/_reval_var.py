@@ -16,8 +16,8 @@ not state by state:
 Here values are envelopes.  Differences that cannot be helped, each rare in the data:
 attributes are read from an object's instance ``__dict__`` (REval's ``hasattr`` also sees
 class attributes and properties); subscripts work on builtin containers, strings and
-numpy arrays (REval would also call a program class's ``__getitem__``, a
-``defaultdict``'s default factory, a ``deque``'s indexing).
+numpy arrays, ``numpy.matrix`` included (REval would also call a program class's
+``__getitem__``, a ``defaultdict``'s default factory, a ``deque``'s indexing).
 """
 
 from __future__ import annotations
@@ -135,7 +135,9 @@ def _subscript(base: Envelope, key: Any) -> Envelope:
         raise TypeError("truncated value")
     kind = base.get("__kind__")
     if kind == "numpy":
-        if base.get("__type__") != "ndarray":
+        # Arrays carry a shape (``ndarray`` and subclasses: REval indexes a
+        # ``numpy.matrix`` too, ``ysum[0, i]`` giving a numpy.float64); scalars do not.
+        if "shape" not in base:
             raise TypeError("numpy scalar")
         array = decode(base)
         return encode(array[key])
