@@ -36,8 +36,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from execlens.trace import load_reval, statement_line_map
-from execlens.trace._recorder import Recorder
+from execlens.trace import Recorder, load_reval, statement_line_map
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "reval"

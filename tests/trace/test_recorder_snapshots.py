@@ -19,7 +19,9 @@ from typing import Any
 import pytest
 
 from execlens.trace import Recorder, statement_line_map
-from execlens.trace._recorder import _ENCODE_CAPS, Limits, _SkipCache
+from execlens.trace._recorder import Limits
+from execlens.trace._recorder._fingerprint import _SkipCache
+from execlens.trace._recorder._values import _ENCODE_CAPS
 from execlens.values import encode
 
 PROGRAM = '''
