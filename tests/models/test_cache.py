@@ -117,3 +117,114 @@ def test_concurrent_writers_in_separate_processes_lose_nothing(tmp_path: Path) -
         assert len(cache) == 600
         keys = [f"{t}-{i}" for t in "abc" for i in range(200)]
         assert len(cache.get_many(keys)) == 600
+
+
+def _filled_cache(path: Path, rows: int = 3000) -> list[str]:
+    keys = [f"key-{i:05d}" for i in range(rows)]
+    with RequestCache(path) as cache:
+        cache.put_many([(key, Completion(index=0, text=key * 20)) for key in keys],
+                       model="m", namespace="n", kind="chat")
+    # Fold the write-ahead log into the main file so the damage below hits real pages.
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    return keys
+
+
+def _corrupt_copies(path: Path) -> list[Path]:
+    return sorted(path.parent.glob(path.name + ".corrupt-*"))
+
+
+def test_truncated_cache_is_moved_aside_at_open(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "requests.sqlite"
+    _filled_cache(path)
+    size = path.stat().st_size
+    with path.open("r+b") as handle:
+        handle.truncate(size // 2)
+    damaged = path.read_bytes()
+    with caplog.at_level("WARNING", logger="execlens.models"), RequestCache(path) as cache:
+        assert len(cache) == 0
+        good = Completion(index=0, text="fresh")
+        assert cache.put_many([("k", good)], model="m", namespace="n", kind="chat") == 1
+        assert cache.get_many(["k"])["k"].text == "fresh"
+    [aside] = _corrupt_copies(path)
+    assert aside.read_bytes() == damaged  # kept for a human, byte for byte
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1
+    assert str(path) in warnings[0] and str(aside) in warnings[0]
+    assert "\n" not in warnings[0]
+
+
+def test_a_file_that_is_not_a_database_is_replaced(tmp_path: Path) -> None:
+    path = tmp_path / "requests.sqlite"
+    path.write_bytes(b"this is not sqlite at all\n" * 200)
+    with RequestCache(path) as cache:
+        assert len(cache) == 0
+        assert cache.recovered == _corrupt_copies(path)
+    assert len(_corrupt_copies(path)) == 1
+
+
+def test_damage_found_on_first_query_is_recovered(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "requests.sqlite"
+    keys = _filled_cache(path)
+    # Garble pages in the middle: the header, first and last pages still read fine.
+    size = path.stat().st_size
+    with path.open("r+b") as handle:
+        handle.seek(size // 3)
+        handle.write(b"\xa5" * (size // 3))
+    with caplog.at_level("WARNING", logger="execlens.models"), RequestCache(path) as cache:
+        assert cache.recovered == []  # opening did not notice
+        found = cache.get_many(keys)  # the query reads the damaged pages
+        assert found == {}
+        assert len(cache.recovered) == 1
+        assert cache.put_many([("k", Completion(index=0, text="x"))],
+                              model="m", namespace="n", kind="chat") == 1
+        assert len(cache) == 1
+    assert any(str(cache.recovered[0]) in r.getMessage() for r in caplog.records)
+
+
+_OPENER = """
+import sys
+from execlens.models import Completion, RequestCache
+with RequestCache(sys.argv[1]) as cache:
+    cache.put_many([(sys.argv[2], Completion(index=0, text="x"))],
+                   model="m", namespace="n", kind="chat")
+    print(len(cache.recovered))
+"""
+
+
+def test_two_processes_opening_a_corrupt_cache_recover_it_once(tmp_path: Path) -> None:
+    path = tmp_path / "requests.sqlite"
+    path.write_bytes(b"\x00garbage" * 4096)
+    openers = [
+        subprocess.Popen([sys.executable, "-c", _OPENER, str(path), tag],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for tag in ("a", "b", "c")
+    ]
+    recoveries = 0
+    for opener in openers:
+        out, err = opener.communicate(timeout=60)
+        assert opener.returncode == 0, err
+        recoveries += int(out)
+    assert recoveries == 1
+    assert len(_corrupt_copies(path)) == 1
+    with RequestCache(path) as cache:
+        assert set(cache.get_many(["a", "b", "c"])) == {"a", "b", "c"}
+
+
+def test_fresh_cache_opened_by_many_processes_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "new.sqlite"
+    openers = [
+        subprocess.Popen([sys.executable, "-c", _OPENER, str(path), f"t{i}"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for i in range(4)
+    ]
+    for opener in openers:
+        out, err = opener.communicate(timeout=60)
+        assert opener.returncode == 0, err
+        assert out.strip() == "0"
+    with RequestCache(path) as cache:
+        assert len(cache) == 4
+    assert _corrupt_copies(path) == []

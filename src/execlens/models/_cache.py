@@ -4,21 +4,38 @@ One row per sample.  The key is the sha256 of everything that determines the sam
 endpoint kind, server identity (base URL or a stable namespace), model, the messages or
 prompt, the sampling parameters (without ``n``) and the sample index.  Rows are written
 as each response arrives, so a killed run loses only what was in flight.
+
+A corrupt cache file (truncated, overwritten, not a database) is never fatal: it is
+detected when opened and on any query, moved aside to ``<name>.corrupt-<timestamp>``
+(one warning line names both files) and replaced by a fresh, empty cache.  Opening,
+checking and moving aside happen under an exclusive ``flock`` on ``<name>.lock``, so
+two processes opening one cache at once neither race on its setup nor move aside a
+cache the other has just rebuilt.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
+import logging
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ._types import Completion, GenerationRequest, SamplingParams, Usage
+
+logger = logging.getLogger("execlens.models")
+_T = TypeVar("_T")
+
+# sqlite's primary result codes that mean the file itself is damaged, not busy.
+_SQLITE_CORRUPT = 11
+_SQLITE_NOTADB = 26
 
 KEY_VERSION = 1
 CACHE_FILE = "requests.sqlite"
@@ -97,56 +114,155 @@ class RequestCache:
             path = default_cache_dir() / CACHE_FILE
         self.path = Path(path).expanduser()
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.lock_path = self.path.with_name(self.path.name + ".lock")
         self._busy_ms = int(busy_timeout * 1000)
         self._local = threading.local()
         self._lock = threading.Lock()
         self._connections: list[sqlite3.Connection] = []
         self._closed = False
+        # Bumped when a corrupt file is replaced: threads then drop their old connection.
+        self._generation = 0
+        self.recovered: list[Path] = []  # where corrupt files were moved, in order
         self._connect()  # fail early (bad path, unwritable dir) rather than mid-run
 
     def _connect(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is not None:
+        if conn is not None and self._local.generation == self._generation:
             return conn
+        if conn is not None:
+            self._forget(conn)
         if self._closed:
             raise RuntimeError(f"request cache {self.path} is closed")
+        with self._file_lock():
+            try:
+                conn = self._open_checked()
+            except sqlite3.DatabaseError as error:
+                if not _is_corruption(error):
+                    raise
+                self._move_aside(error)
+                conn = self._open_checked()
+        self._local.conn = conn
+        self._local.generation = self._generation
+        with self._lock:
+            self._connections.append(conn)
+        return conn
+
+    def _open_checked(self) -> sqlite3.Connection:
         conn = sqlite3.connect(
             self.path, timeout=self._busy_ms / 1000, isolation_level=None,
             check_same_thread=False,
         )
-        conn.execute(f"PRAGMA busy_timeout={self._busy_ms}")
-        conn.execute("PRAGMA journal_mode=WAL")
-        # NORMAL in WAL mode: a committed row survives a killed process (only an OS
-        # crash could lose the last commits), and commits stay cheap enough for one each.
-        conn.execute("PRAGMA synchronous=NORMAL")
-        conn.execute(_SCHEMA)
-        self._local.conn = conn
-        with self._lock:
-            self._connections.append(conn)
+        try:
+            conn.execute(f"PRAGMA busy_timeout={self._busy_ms}")
+            conn.execute("PRAGMA journal_mode=WAL")
+            # NORMAL in WAL mode: a committed row survives a killed process (only an OS
+            # crash could lose the last commits), and commits stay cheap enough for one each.
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute(_SCHEMA)
+            # Touch the table's first and last pages: a truncated file fails here, at
+            # open, not in the middle of a run (a full integrity check would read it all).
+            conn.execute("SELECT key FROM samples ORDER BY rowid LIMIT 1").fetchall()
+            conn.execute("SELECT key FROM samples ORDER BY rowid DESC LIMIT 1").fetchall()
+        except BaseException:
+            conn.close()
+            raise
         return conn
+
+    @contextlib.contextmanager
+    def _file_lock(self) -> Iterator[None]:
+        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing drops the flock
+
+    def _move_aside(self, error: sqlite3.DatabaseError) -> None:
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+        target = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+        suffix = 1
+        while target.exists():
+            suffix += 1
+            target = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{suffix}")
+        os.replace(self.path, target)
+        # The write-ahead log and shared memory belong to the moved file, not the new one.
+        for extra in ("-wal", "-shm"):
+            side = self.path.with_name(self.path.name + extra)
+            if side.exists():
+                os.replace(side, target.with_name(target.name + extra))
+        self.recovered.append(target)
+        logger.warning("request cache %s is corrupt (%s); moved it to %s and started an "
+                       "empty cache", self.path, error, target)
+
+    def _recover(self, conn: sqlite3.Connection, error: sqlite3.DatabaseError) -> None:
+        """Replace the corrupt file under the lock unless another opener already did."""
+        self._forget(conn)
+        self._local.conn = None
+        with self._file_lock():
+            try:
+                self._open_checked().close()
+                healthy = self._probe_all()
+            except sqlite3.DatabaseError as again:
+                if not _is_corruption(again):
+                    raise
+                healthy = False
+            if not healthy:
+                self._move_aside(error)
+            self._generation += 1
+
+    def _probe_all(self) -> bool:
+        # Only after a query failed: now reading the whole file is worth it.
+        probe = sqlite3.connect(self.path, timeout=self._busy_ms / 1000)
+        try:
+            return bool(probe.execute("PRAGMA quick_check").fetchone()[0] == "ok")
+        finally:
+            probe.close()
+
+    def _forget(self, conn: sqlite3.Connection) -> None:
+        with self._lock:
+            if conn in self._connections:
+                self._connections.remove(conn)
+        with contextlib.suppress(sqlite3.Error):
+            conn.close()
+
+    def _guarded(self, operation: Callable[[sqlite3.Connection], _T]) -> _T:
+        """Run ``operation``; a corrupt file is replaced once and the operation retried."""
+        conn = self._connect()
+        try:
+            return operation(conn)
+        except sqlite3.DatabaseError as error:
+            if not _is_corruption(error):
+                raise
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+            self._recover(conn, error)
+            return operation(self._connect())
 
     def get_many(self, keys: Sequence[str]) -> dict[str, Completion]:
         """The cached samples among ``keys`` (missing keys are simply absent)."""
         if not keys:
             return {}
-        conn = self._connect()
-        found: dict[str, Completion] = {}
-        # sqlite limits bound parameters per statement; stay well below it.
-        for start in range(0, len(keys), 500):
-            chunk = list(keys[start : start + 500])
-            marks = ",".join("?" * len(chunk))
-            rows = conn.execute(
-                "SELECT key, sample_index, text, reasoning, finish_reason, prompt_tokens,"
-                f" completion_tokens, choices_in_request FROM samples WHERE key IN ({marks})",
-                chunk,
-            ).fetchall()
-            for key, index, text, reasoning, finish, ptok, ctok, choices in rows:
-                found[key] = Completion(
-                    index=index, text=text, reasoning=reasoning, finish_reason=finish,
-                    usage=Usage(prompt_tokens=ptok, completion_tokens=ctok),
-                    choices_in_request=choices, cached=True,
-                )
-        return found
+        def query(conn: sqlite3.Connection) -> dict[str, Completion]:
+            found: dict[str, Completion] = {}
+            # sqlite limits bound parameters per statement; stay well below it.
+            for start in range(0, len(keys), 500):
+                chunk = list(keys[start : start + 500])
+                marks = ",".join("?" * len(chunk))
+                rows = conn.execute(
+                    "SELECT key, sample_index, text, reasoning, finish_reason, prompt_tokens,"
+                    " completion_tokens, choices_in_request FROM samples"
+                    f" WHERE key IN ({marks})",
+                    chunk,
+                ).fetchall()
+                for key, index, text, reasoning, finish, ptok, ctok, choices in rows:
+                    found[key] = Completion(
+                        index=index, text=text, reasoning=reasoning, finish_reason=finish,
+                        usage=Usage(prompt_tokens=ptok, completion_tokens=ctok),
+                        choices_in_request=choices, cached=True,
+                    )
+            return found
+
+        return self._guarded(query)
 
     def put_many(
         self, rows: Iterable[tuple[str, Completion]], *, model: str, namespace: str, kind: str
@@ -163,25 +279,30 @@ class RequestCache:
         ]
         if not values:
             return 0
-        conn = self._connect()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            conn.executemany(
-                "INSERT OR REPLACE INTO samples VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", values
-            )
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
-        return len(values)
+
+        def insert(conn: sqlite3.Connection) -> int:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.executemany(
+                    "INSERT OR REPLACE INTO samples VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", values
+                )
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+            return len(values)
+
+        return self._guarded(insert)
 
     def __len__(self) -> int:
         """How many samples are stored."""
-        return int(self._connect().execute("SELECT COUNT(*) FROM samples").fetchone()[0])
+        return self._guarded(
+            lambda conn: int(conn.execute("SELECT COUNT(*) FROM samples").fetchone()[0]))
 
     def clear(self) -> None:
         """Delete every stored sample."""
-        self._connect().execute("DELETE FROM samples")
+        self._guarded(lambda conn: conn.execute("DELETE FROM samples"))
 
     def close(self) -> None:
         """Close every connection this object opened (in any thread)."""
@@ -200,3 +321,12 @@ class RequestCache:
 
     def __repr__(self) -> str:
         return f"RequestCache({str(self.path)!r})"
+
+
+def _is_corruption(error: sqlite3.DatabaseError) -> bool:
+    """Whether ``error`` says the file is damaged (not merely busy or locked)."""
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB)
+    text = str(error).lower()
+    return "malformed" in text or "not a database" in text
