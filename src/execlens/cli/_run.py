@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, NoReturn, Optional
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from execlens.engine import Engine, Job, Limits, Outcome
+from execlens.engine import MAX_OUTPUT_BYTES, Engine, EngineError, Job, Limits, Outcome
 
 
 def _value_text(outcome: Outcome) -> str:
@@ -45,26 +46,106 @@ def _print_outcome(outcome: Outcome, console: Console) -> None:
             console.print(text, markup=False, highlight=False, end="")
 
 
+_LIMIT_OPTIONS = {"wall_time": "--timeout", "memory_mb": "--memory",
+                  "output_bytes": "--output-limit"}
+_ISOLATION_MODES = ("full", "auto", "none")
+
+
+def usage_error(message: str) -> NoReturn:
+    """End the command as a user's mistake: one ``error:`` line on stderr, exit code 2."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def read_source_file(path: Path, what: str) -> str:
+    """The UTF-8 text of ``path``, or a usage error naming the problem and the fix."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        usage_error(f"{what} {path} does not exist; give the path of an existing file")
+    except IsADirectoryError:
+        usage_error(f"{what} {path} is a directory; give the path of a file")
+    except OSError as exc:
+        usage_error(f"cannot read {what} {path}: {exc.strerror}; check its permissions")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        usage_error(f"{what} {path} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
+                    f"{exc.start}); save it as UTF-8")
+
+
+def build_limits(timeout: float, memory: int, output_limit: int) -> Limits:
+    """``Limits`` from the CLI's options, or a usage error naming the offending option."""
+    try:
+        return Limits(wall_time=timeout, memory_mb=memory, output_bytes=output_limit)
+    except ValueError as exc:
+        text = str(exc)
+        for field_name, option in _LIMIT_OPTIONS.items():
+            if text.startswith(field_name):
+                text = option + text[len(field_name):]
+        usage_error(text)
+
+
+def check_program_python(program_python: Optional[Path]) -> Optional[str]:
+    """The ``--program-python`` path if it names an executable, else a usage error."""
+    if program_python is None:
+        return None
+    if not program_python.exists():
+        usage_error(f"--program-python {program_python} does not exist; give the path of a "
+                    "Python >= 3.11 interpreter (e.g. .venv-programs/bin/python)")
+    if program_python.is_dir() or not os.access(program_python, os.X_OK):
+        usage_error(f"--program-python {program_python} is not an executable file; give the "
+                    "path of a Python >= 3.11 interpreter (e.g. .venv-programs/bin/python)")
+    return str(program_python)
+
+
+def check_isolation(isolation: str) -> None:
+    """A usage error unless ``isolation`` is one of the engine's modes."""
+    if isolation not in _ISOLATION_MODES:
+        usage_error(f"--isolation must be one of {', '.join(_ISOLATION_MODES)}, "
+                    f"not {isolation!r}")
+
+
 def run(
     file: Annotated[Path, typer.Argument(help="Python source file to run ('-' for stdin).")],
     call: Annotated[Optional[str], typer.Option(
         "--call", help='Source run after the module, e.g. "f(1, 2)"; its value is reported.')
     ] = None,
-    timeout: Annotated[float, typer.Option(help="Wall-time limit in seconds.")] = 5.0,
-    memory: Annotated[int, typer.Option(help="Memory limit in MB on top of the interpreter.")] = 512,
-    output_limit: Annotated[int, typer.Option(help="stdout+stderr limit in characters.")] = 65536,
+    timeout: Annotated[float, typer.Option(
+        help="Wall-time limit in seconds (> 0, at most 86400).")] = 5.0,
+    memory: Annotated[int, typer.Option(
+        help="Memory limit in MB on top of the interpreter (at least 16).")] = 512,
+    output_limit: Annotated[int, typer.Option(
+        help=f"stdout+stderr limit in characters (at most {MAX_OUTPUT_BYTES}).")] = 65536,
     stdin: Annotated[Optional[Path], typer.Option(help="File fed to the program's stdin.")] = None,
     isolation: Annotated[str, typer.Option(help="full | auto | none")] = "auto",
     hash_seed: Annotated[int, typer.Option(help="PYTHONHASHSEED of the run.")] = 0,
+    program_python: Annotated[Optional[Path], typer.Option(
+        "--program-python",
+        help="Interpreter the sandboxed program runs under (its own packages, e.g. NumPy "
+             "1.x); default: $EXECLENS_PROGRAM_PYTHON, else this interpreter.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the outcome as one JSON object.")] = False,
 ) -> None:
     """Run a program (and optionally a call) in the sandbox and report its outcome."""
-    source = sys.stdin.read() if str(file) == "-" else file.read_text(encoding="utf-8")
-    limits = Limits(wall_time=timeout, memory_mb=memory, output_bytes=output_limit)
-    job = Job(program=source, call=call, limits=limits,
-              stdin=stdin.read_text(encoding="utf-8") if stdin else None)
-    with Engine(workers=1, limits=limits, isolation=isolation, hash_seed=hash_seed) as engine:
-        outcome = engine.run(job)
+    check_isolation(isolation)
+    limits = build_limits(timeout, memory, output_limit)
+    python = check_program_python(program_python)
+    if not 0 <= hash_seed <= 4294967295:
+        usage_error(f"--hash-seed must be from 0 to 4294967295, not {hash_seed}")
+    if str(file) == "-":
+        source = sys.stdin.read()
+    else:
+        source = read_source_file(file, "program file")
+    stdin_text = read_source_file(stdin, "--stdin file") if stdin is not None else None
+    job = Job(program=source, call=call, limits=limits, stdin=stdin_text)
+    try:
+        with Engine(workers=1, limits=limits, isolation=isolation, hash_seed=hash_seed,
+                    python=python) as engine:
+            outcome = engine.run(job)
+    except EngineError as exc:
+        fix = ("use --isolation auto" if isolation == "full" else
+               "check --program-python / $EXECLENS_PROGRAM_PYTHON")
+        usage_error(f"{exc}; {fix}")
     if as_json:
         typer.echo(json.dumps(outcome.to_dict(), ensure_ascii=False))
     else:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from execlens.engine._isolation import ServerIsolation, set_parent_death_signal
-from execlens.engine._protocol import write_frame
+from execlens.engine._protocol import RESULT_FRAME_LIMIT, encode_frame, write_bytes, write_frame
 from execlens.values._decode import decode
 from execlens.values._envelope import Caps, encode
 
@@ -75,7 +75,28 @@ _State = _ChildState()
 
 def _emit(record: dict[str, Any]) -> None:
     record["t"] = _State.token
-    write_frame(_State.result_fd, record)
+    frame = encode_frame(record)
+    if len(frame) > RESULT_FRAME_LIMIT:
+        frame = _within_frame_limit(record, len(frame))
+    write_bytes(_State.result_fd, frame)
+
+
+def _within_frame_limit(record: dict[str, Any], size: int) -> bytes:
+    """A frame the server accepts for a result too large for one (the value or runner
+    data is what overflows: captured output alone always fits, see Limits.output_bytes)."""
+    message = (f"the result ({size} bytes encoded) exceeds the {RESULT_FRAME_LIMIT}-byte "
+               "result frame; its value and runner data were dropped")
+    slim = {key: record[key] for key in ("t", "i", "duration", "peak_memory_mb")
+            if key in record}
+    slim.update(status="sandbox_error", message=message)
+    for key in ("stdout", "stderr", "stdout_truncated", "stderr_truncated"):
+        if key in record:
+            slim[key] = record[key]
+    frame = encode_frame(slim)
+    if len(frame) > RESULT_FRAME_LIMIT:
+        slim.update(stdout="", stderr="", stdout_truncated=True, stderr_truncated=True)
+        frame = encode_frame(slim)
+    return frame
 
 
 class _Capture:

@@ -11,11 +11,14 @@ import os
 import struct
 from typing import Any
 
-__all__ = ["FrameError", "FrameReader", "encode_frame", "read_frame", "read_frame_bytes",
-           "write_frame"]
+__all__ = ["RESULT_FRAME_LIMIT", "FrameError", "FrameReader", "encode_frame", "read_frame",
+           "read_frame_bytes", "write_bytes", "write_frame"]
 
 _HEADER = struct.Struct(">I")
 MAX_FRAME = 256 * 1024 * 1024
+# The largest result frame a child may send its server (Limits.output_bytes is bounded
+# so that captured output always fits in one).
+RESULT_FRAME_LIMIT = 64 * 1024 * 1024
 
 
 # Bound at import, as module globals: sandboxed code may replace these in builtins
@@ -65,7 +68,12 @@ _os_write = os.write  # bound at import: sandboxed code may replace os.write
 
 def write_frame(fd: int, message: Any) -> None:
     """Write one frame to a file descriptor, retrying short writes."""
-    data = memoryview(encode_frame(message))
+    write_bytes(fd, encode_frame(message))
+
+
+def write_bytes(fd: int, frame: bytes) -> None:
+    """Write an encoded frame to a file descriptor, retrying short writes."""
+    data = memoryview(frame)
     while data:
         written = _os_write(fd, data)
         data = data[written:]

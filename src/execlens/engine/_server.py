@@ -41,6 +41,7 @@ from execlens.engine._isolation import (
     setup_server_isolation,
 )
 from execlens.engine._protocol import (
+    RESULT_FRAME_LIMIT,
     FrameError,
     FrameReader,
     read_frame,
@@ -276,7 +277,7 @@ class _ChildWatch:
         self.cap = cap
         self.result_fd = result_fd
         self.output_fd = output_fd
-        self.reader = FrameReader(max_frame=64 * 1024 * 1024)
+        self.reader = FrameReader(max_frame=RESULT_FRAME_LIMIT)
         self.raw_output: dict[int, bytearray] = {}
         self.raw_total = 0
         self.exited = False
