@@ -194,8 +194,17 @@ def _proc_usage(pid: int) -> tuple[int, int, int, int]:
         return _parse_stat(handle.read())
 
 
-def _engine_processes() -> dict[str, list[int]]:
-    """This process's fork servers and their zygotes, found through /proc."""
+def _children(pid: int) -> list[int]:
+    with open(f"/proc/{pid}/task/{pid}/children") as handle:
+        return [int(child) for child in handle.read().split()]
+
+
+def _engine_processes(in_pid_namespace: bool) -> dict[str, list[int]]:
+    """This process's fork servers and their zygotes, found through /proc.
+
+    With the PID-namespace layer, the process the host started only waits: the server is
+    its one child (pid 1 of the namespace), and the zygote the server's first child.
+    """
     me = os.getpid()
     servers = []
     for task in os.listdir(f"/proc/{me}/task"):
@@ -203,11 +212,11 @@ def _engine_processes() -> dict[str, list[int]]:
             for pid in handle.read().split():
                 with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
                     if b"execlens.engine._server" in cmdline.read():
-                        servers.append(int(pid))
+                        servers.extend(_children(int(pid))[:1] if in_pid_namespace
+                                       else [int(pid)])
     zygotes = []
     for server in servers:
-        with open(f"/proc/{server}/task/{server}/children") as handle:
-            zygotes.extend(int(pid) for pid in handle.read().split()[:1])
+        zygotes.extend(_children(server)[:1])
     return {"servers": servers, "zygotes": zygotes}
 
 
@@ -219,7 +228,7 @@ def engine_costs(engine: Engine, runs: int) -> dict[str, RoleCost]:
     machine do not enter these figures the way they enter runs/s.
     """
     jobs = [Job(PROGRAM, call=f"f({i})") for i in range(runs)]
-    processes = _engine_processes()
+    processes = _engine_processes(engine.isolation_report().active("pid_namespace"))
     before = {pid: _proc_usage(pid) for pids in processes.values() for pid in pids}
     host_before = _proc_usage(os.getpid())
     outcomes = list(engine.map(jobs, batch_size=1))

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -306,6 +308,50 @@ def test_attack_reading_environment_secrets(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 # ---------------------------------------------------------------------- processes
+def test_attack_reading_host_process_arguments_through_proc(
+    sandbox: Engine, host_unaffected: None
+) -> None:
+    if not _layer(sandbox, "pid_namespace"):
+        pytest.skip("doctor reports no PID namespace here: /proc shows every host process")
+    marker = f"EXECLENS-HOST-ARGV-{uuid.uuid4().hex}"
+    host_process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)",
+                                     marker])
+    try:
+        assert marker.encode() in Path(f"/proc/{host_process.pid}/cmdline").read_bytes()
+        program = (
+            "import os\n"
+            "def attack(marker, host_pids):\n"
+            "    visible, found = [], []\n"
+            "    for entry in os.listdir('/proc'):\n"
+            "        if not entry.isdigit():\n"
+            "            continue\n"
+            "        visible.append(int(entry))\n"
+            "        try:\n"
+            "            if marker.encode() in open(f'/proc/{entry}/cmdline', 'rb').read():\n"
+            "                found.append(entry)\n"
+            "        except OSError:\n"
+            "            pass\n"
+            "    direct = []\n"
+            "    for pid in host_pids:\n"
+            "        try:\n"
+            "            direct.append(open(f'/proc/{pid}/cmdline', 'rb').read().decode())\n"
+            "        except OSError as exc:\n"
+            "            direct.append(type(exc).__name__)\n"
+            "    return [found, direct, len(visible)]\n"
+        )
+        host_pids = [host_process.pid, os.getpid()]
+        outcome = run(sandbox, program, call=f"attack({marker!r}, {host_pids!r})")
+    finally:
+        host_process.kill()
+        host_process.wait()
+    assert outcome.status is Status.OK, outcome.message
+    found, direct, visible = outcome.decoded()
+    assert found == []
+    assert marker not in repr(direct)
+    # Only the sandbox's own processes: the server (pid 1), its zygote, this child.
+    assert visible <= 4
+
+
 def test_attack_killing_the_parent(sandbox: Engine, host_unaffected: None) -> None:
     program = (
         "import os, signal\n"

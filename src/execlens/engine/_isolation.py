@@ -12,6 +12,11 @@ Layers:
   ``/tmp``, ``/var/tmp`` and ``/dev/shm`` (the scratch dirs live there), directories the
   sandbox user could not traverse hidden behind tmpfs, and the Python install and
   import roots those covers would hide bound back in read-only.
+* ``pid_namespace`` — the server becomes pid 1 of its own PID namespace with a fresh
+  ``/proc`` (mounted in the filesystem layer's mount namespace): a child sees only its
+  own sandbox's processes, never the host's (``/proc/<pid>/cmdline`` of other
+  processes); ``kill(-1)`` reaches nothing outside it.  The process the host started
+  stays outside as a waiter: it exits when the server does, and the server dies with it.
 * ``unprivileged_uid`` — children run as a random high uid/gid (one per server) with no
   supplementary groups.
 * ``process_limit`` — ``RLIMIT_NPROC`` bounds forks; only enforced for a non-root uid.
@@ -46,6 +51,7 @@ __all__ = [
 _CLONE_NEWNS = 0x00020000
 _CLONE_NEWNET = 0x40000000
 _CLONE_NEWUSER = 0x10000000
+_CLONE_NEWPID = 0x20000000
 _MS_RDONLY = 1
 _MS_NOSUID = 2
 _MS_NODEV = 4
@@ -309,6 +315,52 @@ def _setup_network(report: IsolationReport) -> bool:
     return True
 
 
+def _setup_pid_namespace(report: IsolationReport, filesystem: bool) -> int | None:
+    """Move the server into a new PID namespace as its pid 1, with its own ``/proc``.
+
+    ``unshare(CLONE_NEWPID)`` only places this process's *children* in the new
+    namespace, so it forks once: the child carries on as the server (pid 1, the
+    namespace's init, which reaps whatever the zygote leaves), the parent stays behind
+    as a waiter the host holds.  Returns the server's pid as the host sees it, or
+    ``None`` when the layer is missing (the server then runs as before).
+    """
+    if not filesystem:
+        report.add("pid_namespace", False,
+                   "needs the filesystem layer's mount namespace for a private /proc")
+        return None
+    try:
+        _check(_libc.unshare(_CLONE_NEWPID), "unshare(CLONE_NEWPID)")
+    except OSError as exc:
+        report.add("pid_namespace", False, f"no PID namespace ({exc.strerror})")
+        return None
+    # Errors after this point cannot fall back: this process can no longer fork into
+    # the host's namespace.  Both sides report through the server (the child).
+    pid = os.fork()
+    if pid:
+        _wait_for_server(pid)
+    set_parent_death_signal()  # the waiter dies with the host: the namespace follows
+    host_pid = int(os.readlink("/proc/self"))  # still the host's /proc: the host's pid
+    try:
+        _mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
+    except OSError as exc:
+        raise RuntimeError(f"PID namespace without a private /proc: {exc}") from exc
+    report.add("pid_namespace", True,
+               "the server is pid 1 of its own PID namespace; a private /proc shows the "
+               "sandbox's processes only")
+    return host_pid
+
+
+def _wait_for_server(pid: int) -> None:
+    """The waiter: hold no descriptor of the server's, exit when the server does."""
+    os.closerange(3, 1 << 16)  # the host sees EOF the moment the server is gone
+    try:
+        _, status = os.waitpid(pid, 0)
+        code = os.waitstatus_to_exitcode(status)
+    except ChildProcessError:
+        code = 1
+    os._exit(code if code >= 0 else 128 - code)
+
+
 def _pick_uid() -> int:
     # A random high id per server: two servers (or two engines) never share one, so
     # RLIMIT_NPROC and kill(-1) are confined to a single server's children.
@@ -407,12 +459,15 @@ class ServerIsolation:
     """What a server set up, for its children to apply after each fork."""
 
     def __init__(self, report: IsolationReport, uid: int | None, gid: int | None,
-                 seccomp: SeccompProgram | None, scratch_root: str) -> None:
+                 seccomp: SeccompProgram | None, scratch_root: str,
+                 host_pid: int | None = None) -> None:
         self.report = report
         self.uid = uid
         self.gid = gid
         self.seccomp = seccomp
         self.scratch_root = scratch_root
+        # The server's pid as the host sees it (differs from getpid() in a PID namespace).
+        self.host_pid = host_pid if host_pid is not None else os.getpid()
 
 
 def setup_server_isolation(mode: str, seccomp_filters: dict[str, Any] | None = None
@@ -430,13 +485,15 @@ def setup_server_isolation(mode: str, seccomp_filters: dict[str, Any] | None = N
     report.add("reaper", True, "the zygote is a child subreaper: orphans are reaped, "
                                "leftovers are SIGKILLed after every job")
     if mode == "none":
-        for name in ("network", "filesystem", "unprivileged_uid", "process_limit", "seccomp"):
+        for name in ("network", "filesystem", "pid_namespace", "unprivileged_uid",
+                     "process_limit", "seccomp"):
             report.add(name, False, "disabled (isolation='none')")
         scratch = os.path.join("/tmp", f"execlens-scratch-{os.getpid()}")
         os.makedirs(scratch, exist_ok=True)
         return ServerIsolation(report, None, None, None, scratch)
     network = _setup_network(report)
     filesystem = _setup_filesystem(report)
+    host_pid = _setup_pid_namespace(report, filesystem)
     uid = gid = None
     if is_root:
         uid = gid = _pick_uid()
@@ -472,7 +529,7 @@ def setup_server_isolation(mode: str, seccomp_filters: dict[str, Any] | None = N
     scratch_root = SCRATCH_ROOT if filesystem else os.path.join(
         "/tmp", f"execlens-scratch-{os.getpid()}")
     os.makedirs(scratch_root, mode=0o711, exist_ok=True)
-    return ServerIsolation(report, uid, gid, seccomp_program, scratch_root)
+    return ServerIsolation(report, uid, gid, seccomp_program, scratch_root, host_pid)
 
 
 _ALLOWED_ENV = frozenset({

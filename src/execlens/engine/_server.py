@@ -408,6 +408,8 @@ class _Server:
 
     def _replace_zygote(self) -> None:
         self.zygote.close()
+        # As its PID namespace's init, the server inherits what the old zygote left.
+        _reap_all()
         self.zygote = self._new_zygote()
 
     def _fork(self, payload: bytes, timeout: float) -> int | None:
@@ -549,7 +551,7 @@ def main() -> None:
         return
     write_frame(sock, {
         "ready": True,
-        "pid": os.getpid(),
+        "pid": iso.host_pid,
         "report": iso.report.to_dict(),
         "preload_errors": preload_errors,
         "hash_seed": os.environ.get("PYTHONHASHSEED"),
