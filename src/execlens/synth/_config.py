@@ -27,6 +27,11 @@ __all__ = ["PIPELINE_ORDER", "ConfigError", "SynthConfig", "load_config"]
 PIPELINE_ORDER = ("transform", "collect", "difficulty", "runtime-tasks", "prompts", "predict",
                   "verify", "revise", "assemble")
 
+# The stage whose output each stage reads (the pipeline must include it).
+_REQUIRES = {"prompts": "collect", "predict": "prompts", "verify": "predict",
+             "revise": "verify", "assemble": "verify", "difficulty": "collect",
+             "runtime-tasks": "collect"}
+
 
 class ConfigError(ValueError):
     """A config file that cannot drive a run; the message names the field and the fix."""
@@ -156,6 +161,14 @@ class SynthConfig(_Strict):
         if len(set(stages)) != len(stages):
             raise ValueError("a stage is listed twice")
         return sorted(stages, key=PIPELINE_ORDER.index)
+
+    @model_validator(mode="after")
+    def _stage_inputs(self) -> SynthConfig:
+        for stage, needed in _REQUIRES.items():
+            if stage in self.stages and needed not in self.stages:
+                raise ValueError(f"stage {stage!r} reads {needed!r}'s output: add {needed!r} "
+                                 "to stages")
+        return self
 
     @model_validator(mode="after")
     def _check_seeds_and_model(self) -> SynthConfig:

@@ -29,16 +29,16 @@ class StageContext:
     """What a worker's stages share: the config, one engine, one model client.
 
     The engine and the client start on first use, so a stage that needs neither (and a
-    Ray worker that never runs one that does) starts nothing.  ``model_base_url``
-    overrides the configured URL: the driver starts the embedded model's server once
-    and hands its address to every worker.
+    Ray worker that never runs one that does) starts nothing.  ``client_config`` is
+    resolved once by the driver (which also starts the embedded model's server when the
+    model is ``local``) and handed to every worker.
     """
 
     def __init__(self, config: SynthConfig, *, run_path: Path | None = None,
-                 model_base_url: str | None = None, workers: int | None = None) -> None:
+                 client_config: ClientConfig | None = None, workers: int | None = None) -> None:
         self.config = config
         self.run_path = run_path
-        self.model_base_url = model_base_url
+        self.client_config = client_config
         self.workers = workers or config.workers
         self._engine: Engine | None = None
         self._client: ModelClient | None = None

@@ -1,0 +1,56 @@
+"""``revise`` (CodeI/O++): every non-success gets a second turn with the execution
+feedback and the paper's redo request; the second answer is verified again."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from execlens.synth._prompts import REDO_SUFFIX
+from execlens.synth._stage import Stage, register_stage
+from execlens.synth._verify import Check, verify_checks
+from execlens.synth.stages._predict import sampling_params
+
+
+@register_stage
+class ReviseStage(Stage):
+    """One revision turn for the wrong; successes pass through unchanged."""
+
+    name = "revise"
+    needs_model = True
+
+    def run(self, records: list[dict[str, Any]], shard: int, shards: int
+            ) -> Iterator[dict[str, Any]]:
+        """Yields every record; revised ones gain ``feedback_1``, ``turn_2``, ``verdict_2``."""
+        from execlens.models import GenerationRequest
+
+        params = sampling_params(self.config.sampling, n=1)
+        wrong = [r for r in records if r["verdict_1"]["label"] != "success"]
+        requests = [GenerationRequest.chat([
+            {"role": "user", "content": r["prompt"]},
+            {"role": "assistant", "content": r["turn_1"]["text"] or ""},
+            {"role": "user", "content": r["verdict_1"]["message"] + REDO_SUFFIX},
+        ], params=params, id=r["id"]) for r in wrong]
+        responses = self.context.client.generate_sync(requests) if requests else []
+        revised: dict[str, dict[str, Any]] = {}
+        pending: list[dict[str, Any]] = []
+        for record, response in zip(wrong, responses):
+            completion = response.completions[0]
+            out = {**record, "feedback_1": record["verdict_1"]["message"] + REDO_SUFFIX,
+                   "turn_2": {"text": completion.text,
+                              "finish_reason": completion.finish_reason}}
+            if not completion.ok:
+                out["verdict_2"] = {"label": "model_error",
+                                    "message": f"no second turn: {completion.error}"}
+                revised[record["id"]] = out
+            else:
+                pending.append(out)
+        checks = [Check(r["kind"], r["turn_2"]["text"], r["refcode"], r["input"], r["output"])
+                  for r in pending]
+        for record, verdict in zip(pending, verify_checks(self.context.engine, checks)):
+            revised[record["id"]] = {**record, "verdict_2": verdict}
+        for record in records:
+            out = revised.get(record["id"], record)
+            if "verdict_2" in out:
+                self.counters[f"label_2:{out['verdict_2']['label']}"] += 1
+            yield out

@@ -1,0 +1,26 @@
+"""``verify``: label every first-turn prediction by execution."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from execlens.synth._stage import Stage, register_stage
+from execlens.synth._verify import Check, verify_checks
+
+
+@register_stage
+class VerifyStage(Stage):
+    """Output predictions compared in the host; input predictions re-run in the engine."""
+
+    name = "verify"
+
+    def run(self, records: list[dict[str, Any]], shard: int, shards: int
+            ) -> Iterator[dict[str, Any]]:
+        """Yields each record with ``verdict_1`` = label, message (+ exception type)."""
+        checks = [Check(r["kind"], r["turn_1"]["text"], r["refcode"], r["input"], r["output"])
+                  for r in records]
+        verdicts = verify_checks(self.context.engine, checks)
+        for record, verdict in zip(records, verdicts):
+            self.counters[f"label:{verdict['label']}"] += 1
+            yield {**record, "verdict_1": verdict}
