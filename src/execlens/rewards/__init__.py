@@ -1,0 +1,84 @@
+"""Execution-verified rewards: ``score(task, response) -> Verdict`` and trainer adapters.
+
+* :func:`score` / :func:`score_batch`: judge completions against :class:`RewardTask`
+  ground truths (output / input prediction, coverage, path, state, REval-style output
+  completion), strictly, over ``execlens.judge``; :class:`Shaping` maps verdicts to
+  rewards.
+* TRL: :class:`ExeclensReward` (and the ready instances :data:`execlens_reward`,
+  :data:`execlens_reward_async`, :data:`execlens_format_reward`) for ``GRPOTrainer``.
+* verl: :func:`compute_score` (single and batch); load it through
+  ``pkg://execlens.rewards.verl_reward``.
+* Export: :func:`export_tasks` writes TRL prompt datasets and verl Parquet rows, after
+  decontamination against the evaluation benchmarks.
+
+Importing this package starts nothing; the judging engine starts on the first batch that
+runs code and stops at exit.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from execlens._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from execlens.rewards._core import judge_answer, score, score_batch
+    from execlens.rewards._decontam import Decontaminator, normalize_program
+    from execlens.rewards._engine import close_shared_engine, shared_executor
+    from execlens.rewards._export import ExportResult, export_tasks, trl_row, verl_row
+    from execlens.rewards._extract import ANSWER_CLOSE, ANSWER_OPEN, Extracted, extract_answer
+    from execlens.rewards._format import well_formed
+    from execlens.rewards._prompts import render_messages
+    from execlens.rewards._shaping import Shaping
+    from execlens.rewards._sources import (
+        tasks_from_codeio,
+        tasks_from_exec_problem,
+        tasks_from_runtime,
+    )
+    from execlens.rewards._task import KINDS, RewardTask, RewardTaskError
+    from execlens.rewards._trl import (
+        AsyncExeclensReward,
+        ExeclensFormatReward,
+        ExeclensReward,
+        execlens_format_reward,
+        execlens_reward,
+        execlens_reward_async,
+    )
+    from execlens.rewards._verl import compute_score, compute_score_async
+
+_EXPORTS = {
+    "judge_answer": "_core",
+    "score": "_core",
+    "score_batch": "_core",
+    "Decontaminator": "_decontam",
+    "normalize_program": "_decontam",
+    "close_shared_engine": "_engine",
+    "shared_executor": "_engine",
+    "ExportResult": "_export",
+    "export_tasks": "_export",
+    "trl_row": "_export",
+    "verl_row": "_export",
+    "ANSWER_CLOSE": "_extract",
+    "ANSWER_OPEN": "_extract",
+    "Extracted": "_extract",
+    "extract_answer": "_extract",
+    "well_formed": "_format",
+    "render_messages": "_prompts",
+    "Shaping": "_shaping",
+    "tasks_from_codeio": "_sources",
+    "tasks_from_exec_problem": "_sources",
+    "tasks_from_runtime": "_sources",
+    "KINDS": "_task",
+    "RewardTask": "_task",
+    "RewardTaskError": "_task",
+    "AsyncExeclensReward": "_trl",
+    "ExeclensFormatReward": "_trl",
+    "ExeclensReward": "_trl",
+    "execlens_format_reward": "_trl",
+    "execlens_reward": "_trl",
+    "execlens_reward_async": "_trl",
+    "compute_score": "_verl",
+    "compute_score_async": "_verl",
+}
+
+__all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,0 +1,65 @@
+"""Turning a verdict into a reward: documented, configurable shaping.
+
+Three outcomes matter to a policy: right, wrong but well-formed, and no usable answer.
+The default is the plain 1 / 0 / 0 (pass or not); :meth:`Shaping.absolute_zero` is the
++1 / -0.5 / -1 of Absolute Zero (arXiv 2505.03335), which also punishes answers that do
+not parse.  Verdicts that are nobody's answer's fault -- the sandbox failed, the judge
+failed, the task's own reference is broken -- get ``not_applicable`` (``None`` by
+default: TRL leaves such a completion out of the reward mean; verl gets 0.0).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from execlens.judge import Verdict, VerdictStatus
+
+__all__ = ["MALFORMED_STATUSES", "NOT_APPLICABLE_STATUSES", "Shaping"]
+
+MALFORMED_STATUSES = frozenset({VerdictStatus.UNPARSEABLE})
+NOT_APPLICABLE_STATUSES = frozenset({VerdictStatus.SANDBOX_ERROR, VerdictStatus.SCORING_ERROR,
+                                     VerdictStatus.REFERENCE_ERROR})
+
+
+@dataclass(frozen=True, slots=True)
+class Shaping:
+    """Reward values per outcome (see the module docstring).
+
+    ``correct``: the verdict passed.  ``wrong``: a well-formed answer judged wrong
+    (including an answered input on which the program raised or hung).  ``malformed``:
+    no answer could be parsed (``unparseable``: every exploit lands here).
+    ``not_applicable``: the judge could not judge (``None`` = no reward).
+    """
+
+    correct: float = 1.0
+    wrong: float = 0.0
+    malformed: float = 0.0
+    not_applicable: float | None = None
+
+    @classmethod
+    def absolute_zero(cls) -> Shaping:
+        """+1 correct, -0.5 wrong, -1 malformed (Absolute Zero's shaping)."""
+        return cls(correct=1.0, wrong=-0.5, malformed=-1.0)
+
+    @classmethod
+    def named(cls, name: str) -> Shaping:
+        """A preset by name: ``binary`` (1/0/0) or ``absolute_zero`` (+1/-0.5/-1)."""
+        presets = {"binary": cls(), "absolute_zero": cls.absolute_zero()}
+        if name not in presets:
+            raise ValueError(f"unknown shaping {name!r}; one of {sorted(presets)}")
+        return presets[name]
+
+    @property
+    def minimum(self) -> float:
+        """The lowest reward an answer can get."""
+        return min(self.correct, self.wrong, self.malformed)
+
+    def reward(self, verdict: Verdict) -> float | None:
+        """The reward for ``verdict``."""
+        if verdict.passed:
+            return self.correct
+        if verdict.status in MALFORMED_STATUSES:
+            return self.malformed
+        if verdict.status in NOT_APPLICABLE_STATUSES:
+            return self.not_applicable
+        return self.wrong
