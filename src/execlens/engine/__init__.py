@@ -12,7 +12,13 @@ from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from execlens.engine._determinism import DeterminismReport, check_determinism
-    from execlens.engine._engine import DEFAULT_PRELOAD, Engine, EngineError
+    from execlens.engine._engine import (
+        DEFAULT_PRELOAD,
+        PROGRAM_PYTHON_ENV,
+        Engine,
+        EngineError,
+        resolve_program_python,
+    )
     from execlens.engine._isolation import IsolationReport, LayerStatus
     from execlens.engine._types import (
         MAX_OUTPUT_BYTES,
@@ -35,8 +41,10 @@ _EXPORTS = {
     "Limits": "_types",
     "MAX_OUTPUT_BYTES": "_types",
     "Outcome": "_types",
+    "PROGRAM_PYTHON_ENV": "_engine",
     "Status": "_types",
     "check_determinism": "_determinism",
+    "resolve_program_python": "_engine",
 }
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -25,7 +25,8 @@ from execlens.engine._protocol import FrameError, encode_frame
 from execlens.engine._types import Job, Limits, Outcome, Status
 from execlens.values import encode
 
-__all__ = ["DEFAULT_PRELOAD", "Engine", "EngineError"]
+__all__ = ["DEFAULT_PRELOAD", "PROGRAM_PYTHON_ENV", "Engine", "EngineError",
+           "resolve_program_python"]
 
 # Imported once in each server before forking, so children get them for free.  Modules
 # that register at-fork hooks (random, threading) or map much memory (numpy) are left
@@ -47,8 +48,62 @@ class EngineError(RuntimeError):
     """The engine could not start or was used after closing."""
 
 
+_PROGRAM_ENV_PROBE = """
+import sys
+from importlib import metadata
+
+def probe(names):
+    found = {}
+    for name in names:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = None
+    return {"executable": sys.executable, "prefix": sys.prefix,
+            "version": sys.version.split()[0], "packages": found}
+"""
+
+
+PROGRAM_PYTHON_ENV = "EXECLENS_PROGRAM_PYTHON"
+
+
+def resolve_program_python(python: str | None = None) -> str:
+    """The interpreter fork servers run under: ``python``, else ``$EXECLENS_PROGRAM_PYTHON``,
+    else this interpreter.  Raises :class:`EngineError` unless it is an executable file."""
+    chosen = python or os.environ.get(PROGRAM_PYTHON_ENV) or sys.executable
+    source = ("python=" if python else f"${PROGRAM_PYTHON_ENV}=" if
+              os.environ.get(PROGRAM_PYTHON_ENV) else "sys.executable=")
+    if not os.path.isfile(chosen) or not os.access(chosen, os.X_OK):
+        raise EngineError(f"program interpreter {source}{chosen} is not an executable file; "
+                          "give a Python >= 3.11 interpreter (e.g. .venv-programs/bin/python)")
+    return chosen
+
+
+@functools.lru_cache(maxsize=1)
+def _execlens_root() -> str:
+    """A directory holding execlens and nothing else, for the servers' ``PYTHONPATH``.
+
+    A source checkout's ``src/`` already is one.  Installed into site-packages, execlens
+    sits beside the host's packages (NumPy 2, a trainer...), which must not shadow a
+    program environment's own: then a private directory with one link to the package.
+    """
+    package = Path(__file__).resolve().parents[1]
+    parent = package.parent
+    if all(entry.name.startswith("execlens") for entry in parent.iterdir()):
+        return str(parent)
+    import atexit
+    import shutil
+    import tempfile
+
+    root = tempfile.mkdtemp(prefix="execlens-root-")
+    os.chmod(root, 0o755)  # the zygote's lazy imports run as root, children's as the sandbox uid
+    os.symlink(package, os.path.join(root, "execlens"))
+    atexit.register(shutil.rmtree, root, True)
+    return root
+
+
 def _server_env(hash_seed: int) -> dict[str, str]:
-    package_parent = str(Path(__file__).resolve().parents[2])
+    package_parent = _execlens_root()
     return {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "LANG": "C.UTF-8",
@@ -343,6 +398,11 @@ class Engine:
 
     ``isolation``: ``"full"`` (fail unless every layer is active), ``"auto"`` (every
     layer this machine offers) or ``"none"`` (rlimits only; trusted code).
+
+    ``python``: the interpreter the servers (and so the programs) run under, e.g. a venv
+    with NumPy 1.x while the host runs NumPy 2; default ``$EXECLENS_PROGRAM_PYTHON``, else
+    this interpreter.  Any CPython >= 3.11 serves: the server side needs only the
+    standard library and execlens's own source, put on its path read-only.
     """
 
     def __init__(
@@ -370,7 +430,7 @@ class Engine:
         self.preload = tuple(preload)
         self.isolation = isolation
         self.batch_size = batch_size
-        self.python = python or sys.executable
+        self.python = resolve_program_python(python)
         self._pools: dict[int, _Pool] = {}
         self._lock = threading.Lock()
         self._ids = itertools.count()
@@ -427,6 +487,19 @@ class Engine:
             if server is not None:
                 return dict(server.preload_errors)
         return {}
+
+    def program_environment(self, packages: Sequence[str] = ("numpy", "pandas")
+                            ) -> dict[str, Any]:
+        """The interpreter programs run under, as a sandboxed job sees it.
+
+        ``{"executable", "prefix", "version", "packages": {name: version or None}}``;
+        versions come from the environment's package metadata (nothing is imported).
+        """
+        outcome = self.run(Job(_PROGRAM_ENV_PROBE, call=f"probe({list(packages)!r})",
+                               limits=Limits(wall_time=30.0)))
+        if not outcome.ok:
+            raise EngineError(f"could not inspect the program environment: {outcome.message}")
+        return dict(outcome.decoded())
 
     @property
     def restarts(self) -> int:
