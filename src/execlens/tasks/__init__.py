@@ -18,10 +18,14 @@ if TYPE_CHECKING:
     from execlens.tasks._sources import (
         RuntimeProgram,
         SourceError,
+        check_reval_data,
         load_programs,
+        missing_modules,
         programs_from_codeio,
         programs_from_cruxeval,
         programs_from_reval,
+        source_warnings,
+        test_methods,
     )
 
 _EXPORTS = {
@@ -38,6 +42,10 @@ _EXPORTS = {
     "tasks_for_trace": "_runtime",
     "RuntimeProgram": "_sources",
     "SourceError": "_sources",
+    "check_reval_data": "_sources",
+    "missing_modules": "_sources",
+    "source_warnings": "_sources",
+    "test_methods": "_sources",
     "load_programs": "_sources",
     "programs_from_codeio": "_sources",
     "programs_from_cruxeval": "_sources",
