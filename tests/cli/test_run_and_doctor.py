@@ -3,14 +3,29 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 
-def _execlens(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+
+def _execlens(*args: str, stdin: str | None = None, env: dict[str, str] | None = None
+              ) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "execlens", *args], capture_output=True,
-                          text=True, input=stdin, timeout=120)
+                          text=True, input=stdin, timeout=120, env=env)
+
+
+@pytest.fixture(scope="module")
+def program_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A bare venv's interpreter: a program environment without NumPy."""
+    dest = tmp_path_factory.getbasetemp() / "cli-program-venv"
+    if not (dest / "bin" / "python").exists():
+        base = getattr(sys, "_base_executable", sys.executable)
+        subprocess.run([base, "-m", "venv", "--without-pip", str(dest)], check=True,
+                       timeout=120)
+    return dest / "bin" / "python"
 
 
 def test_run_json_reports_value_and_output(tmp_path: Path) -> None:
@@ -44,9 +59,33 @@ def test_doctor_names_every_layer() -> None:
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     names = {layer["name"] for layer in report["layers"]}
-    assert {"network", "filesystem", "unprivileged_uid", "process_limit", "seccomp",
-            "rlimits", "clean_env"} <= names
+    assert {"network", "filesystem", "pid_namespace", "unprivileged_uid", "process_limit",
+            "seccomp", "rlimits", "clean_env"} <= names
     assert report["self_test"] is True
+    assert report["program"]["executable"] == sys.executable
+    assert set(report["program"]["packages"]) == {"numpy", "pandas"}
     human = _execlens("doctor")
     for name in names:
         assert name in human.stdout
+
+
+def test_run_under_a_program_python(tmp_path: Path, program_python: Path) -> None:
+    program = tmp_path / "where.py"
+    program.write_text("import sys\ndef f():\n    return sys.prefix\n")
+    done = _execlens("run", str(program), "--call", "f()", "--json",
+                     "--program-python", str(program_python))
+    assert done.returncode == 0, done.stderr
+    outcome = json.loads(done.stdout.strip().splitlines()[-1])
+    assert outcome["value"] == {"__type__": "str", "__value__": str(program_python.parent.parent)}
+
+
+def test_doctor_reports_the_program_environment_from_the_variable(program_python: Path) -> None:
+    env = {**os.environ, "EXECLENS_PROGRAM_PYTHON": str(program_python)}
+    done = _execlens("doctor", "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    program = json.loads(done.stdout)["program"]
+    assert program["executable"] == str(program_python)
+    assert program["prefix"] == str(program_python.parent.parent)
+    assert program["packages"] == {"numpy": None, "pandas": None}
+    human = _execlens("doctor", env=env)
+    assert "program interpreter" in human.stdout and "numpy not installed" in human.stdout

@@ -1,30 +1,56 @@
-"""``execlens doctor``: which isolation layers are active here, and why not."""
+"""``execlens doctor``: which isolation layers are active here, and why not; and the
+interpreter sandboxed programs run under, with its key packages."""
 
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from execlens.engine import Engine, Job, Status
+from execlens.cli._run import check_isolation, check_program_python, usage_error
+from execlens.engine import Engine, EngineError, Job, Status
+
+KEY_PACKAGES = ("numpy", "pandas")
+
+
+def _print_program_environment(console: Console, program: dict[str, Any]) -> None:
+    packages = ", ".join(f"{name} {version or 'not installed'}"
+                         for name, version in program["packages"].items())
+    # soft_wrap: paths stay whole on one line, for people and for grep alike.
+    console.print(f"program interpreter: {program['executable']} (Python "
+                  f"{program['version']}, prefix {program['prefix']})", soft_wrap=True)
+    console.print(f"program packages: {packages}", soft_wrap=True)
 
 
 def doctor(
     isolation: Annotated[str, typer.Option(help="full | auto | none")] = "auto",
+    program_python: Annotated[Optional[Path], typer.Option(
+        "--program-python",
+        help="Interpreter programs run under (default: $EXECLENS_PROGRAM_PYTHON, else this "
+             "interpreter).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Start one execution server and report each isolation layer on this machine."""
-    with Engine(workers=1, isolation=isolation) as engine:
-        report = engine.isolation_report()
-        probe = engine.run(Job("def f(x):\n    return x + 1\n", call="f(41)"))
-        preload_errors = engine.preload_errors
+    check_isolation(isolation)
+    python = check_program_python(program_python)
+    try:
+        with Engine(workers=1, isolation=isolation, python=python) as engine:
+            report = engine.isolation_report()
+            probe = engine.run(Job("def f(x):\n    return x + 1\n", call="f(41)"))
+            preload_errors = engine.preload_errors
+            program = engine.program_environment(KEY_PACKAGES)
+    except EngineError as exc:
+        fix = ("use --isolation auto" if isolation == "full" else
+               "check --program-python / $EXECLENS_PROGRAM_PYTHON")
+        usage_error(f"{exc}; {fix}")
     healthy = probe.status is Status.OK and probe.decoded() == 42
     if as_json:
         typer.echo(json.dumps({**report.to_dict(), "self_test": healthy,
-                               "preload_errors": preload_errors}))
+                               "preload_errors": preload_errors, "program": program}))
         raise typer.Exit(0 if healthy else 1)
     console = Console()
     table = Table(title="execlens sandbox layers")
@@ -36,6 +62,7 @@ def doctor(
         table.add_row(layer.name, mark, layer.detail)
     console.print(table)
     console.print(f"Python {report.python}, kernel {report.kernel}, sandbox uid {report.uid}")
+    _print_program_environment(console, program)
     for module, error in preload_errors.items():
         console.print(f"[yellow]preload {module} failed:[/yellow] {error}")
     console.print("self-test: " + ("[green]ok[/green]" if healthy else
