@@ -1,5 +1,8 @@
-"""Benchmarks: adapters, metrics (pass@k), scoring runs and reports.
+"""Benchmarks: the protocol and registry, the eval and score runners, metrics, reports.
 
+Each benchmark is a folder (``execlens.bench.cruxeval``, ``execlens.bench.lcb_exec``,
+...) declaring one :class:`Benchmark`; :func:`get_benchmark` finds it by name, and
+third-party packages add theirs through the ``execlens.benchmarks`` entry-point group.
 Names load on first use.
 """
 
@@ -10,95 +13,105 @@ from typing import TYPE_CHECKING
 from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from execlens.bench._cruxeval_score import (
-        GenerationsError,
-        load_cruxeval_generations,
-        load_cruxeval_problems,
-    )
-    from execlens.bench._cruxeval_score_run import (
-        ScoreRunError,
-        ScoreRunResult,
-        difference_reason,
-        score_run,
-    )
-    from execlens.bench._lcb_score import load_lcb_generations, load_lcb_problems
     from execlens.bench._data import (
         DatasetError,
         DatasetUnavailableError,
+        FieldError,
         LoadResult,
         MalformedRecordError,
         RecordError,
+        Row,
+        check_int,
+        check_str,
+        check_str_list,
+        load_single_file_dataset,
         select,
     )
-    from execlens.bench._data_cruxeval import CRUXEVAL_HUB, CruxEvalSample, load_cruxeval
-    from execlens.bench._data_lcb import LCB_EXEC_HUB, LCBExecSample, load_lcb_exec
-    from execlens.bench._data_reval import (
-        REVAL_HUB,
-        RevalItem,
-        RevalPair,
-        RevalProblem,
-        RevalQuestion,
-        load_reval,
-        reval_pairs,
-        reval_questions,
+    from execlens.bench._eval import (
+        EvalConfig,
+        EvalError,
+        EvalResult,
+        ModelRequestsFailed,
+        check_config,
+        run_eval,
     )
-    from execlens.bench._eval import EvalConfig, EvalError, EvalResult, run_eval
-    from execlens.bench._report import RunView, load_run, write_report
-    from execlens.bench._reval_score import (
-        RevalScoreError,
-        RevalScores,
-        format_reval_scores,
-        score_reval,
+    from execlens.bench._generations import (
+        GenerationsError,
+        check_generations,
+        match_generations,
+        read_generations_json,
     )
-    from execlens.bench._reval_score_oracle import reval_constant_answers, reval_oracle_answers
-    from execlens.bench._reval_score_truth import RevalTruth, build_reval_truth
+    from execlens.bench._kit import PASS_AT, ProblemScorer, pass_at_k_metrics
+    from execlens.bench._protocol import (
+        Benchmark,
+        BenchmarkError,
+        ExportSpec,
+        Generations,
+        Plan,
+        TaskSpec,
+    )
+    from execlens.bench._references import Reference, attach_reference, find_reference, model_key
+    from execlens.bench._registry import (
+        ENTRY_POINT_GROUP,
+        benchmark_names,
+        get_benchmark,
+        register_benchmark,
+    )
+    from execlens.bench._report import ReportError, RunView, load_run, write_report
+    from execlens.bench._runs import RunError, difference_reason, sample_record
+    from execlens.bench._score import ScoreRunError, ScoreRunResult, run_score
     from execlens.bench.metrics import mean_pass_at_k, pass_at_k, sample_accuracy
 
 _EXPORTS = {
     "DatasetError": "_data",
     "DatasetUnavailableError": "_data",
+    "FieldError": "_data",
     "LoadResult": "_data",
     "MalformedRecordError": "_data",
     "RecordError": "_data",
+    "Row": "_data",
+    "check_int": "_data",
+    "check_str": "_data",
+    "check_str_list": "_data",
+    "load_single_file_dataset": "_data",
     "select": "_data",
-    "CRUXEVAL_HUB": "_data_cruxeval",
-    "CruxEvalSample": "_data_cruxeval",
-    "load_cruxeval": "_data_cruxeval",
-    "LCB_EXEC_HUB": "_data_lcb",
-    "LCBExecSample": "_data_lcb",
-    "load_lcb_exec": "_data_lcb",
-    "REVAL_HUB": "_data_reval",
-    "RevalItem": "_data_reval",
-    "RevalPair": "_data_reval",
-    "RevalProblem": "_data_reval",
-    "RevalQuestion": "_data_reval",
-    "load_reval": "_data_reval",
-    "reval_pairs": "_data_reval",
-    "reval_questions": "_data_reval",
     "EvalConfig": "_eval",
     "EvalError": "_eval",
     "EvalResult": "_eval",
+    "ModelRequestsFailed": "_eval",
+    "check_config": "_eval",
     "run_eval": "_eval",
-    "RevalScoreError": "_reval_score",
-    "RevalScores": "_reval_score",
-    "format_reval_scores": "_reval_score",
-    "score_reval": "_reval_score",
-    "reval_constant_answers": "_reval_score_oracle",
-    "reval_oracle_answers": "_reval_score_oracle",
-    "RevalTruth": "_reval_score_truth",
-    "build_reval_truth": "_reval_score_truth",
+    "GenerationsError": "_generations",
+    "check_generations": "_generations",
+    "match_generations": "_generations",
+    "read_generations_json": "_generations",
+    "PASS_AT": "_kit",
+    "ProblemScorer": "_kit",
+    "pass_at_k_metrics": "_kit",
+    "Benchmark": "_protocol",
+    "BenchmarkError": "_protocol",
+    "ExportSpec": "_protocol",
+    "Generations": "_protocol",
+    "Plan": "_protocol",
+    "TaskSpec": "_protocol",
+    "Reference": "_references",
+    "attach_reference": "_references",
+    "find_reference": "_references",
+    "model_key": "_references",
+    "ENTRY_POINT_GROUP": "_registry",
+    "benchmark_names": "_registry",
+    "get_benchmark": "_registry",
+    "register_benchmark": "_registry",
+    "ReportError": "_report",
     "RunView": "_report",
     "load_run": "_report",
     "write_report": "_report",
-    "GenerationsError": "_cruxeval_score",
-    "load_cruxeval_generations": "_cruxeval_score",
-    "load_cruxeval_problems": "_cruxeval_score",
-    "ScoreRunError": "_cruxeval_score_run",
-    "ScoreRunResult": "_cruxeval_score_run",
-    "difference_reason": "_cruxeval_score_run",
-    "score_run": "_cruxeval_score_run",
-    "load_lcb_generations": "_lcb_score",
-    "load_lcb_problems": "_lcb_score",
+    "RunError": "_runs",
+    "difference_reason": "_runs",
+    "sample_record": "_runs",
+    "ScoreRunError": "_score",
+    "ScoreRunResult": "_score",
+    "run_score": "_score",
     "mean_pass_at_k": "metrics",
     "pass_at_k": "metrics",
     "sample_accuracy": "metrics",

@@ -17,10 +17,16 @@ from typing import Any, Generic, TypeVar
 __all__ = [
     "DatasetError",
     "DatasetUnavailableError",
+    "FieldError",
     "LoadResult",
     "MalformedRecordError",
     "RecordError",
+    "Row",
+    "check_int",
+    "check_str",
+    "check_str_list",
     "hub_rows",
+    "load_single_file_dataset",
     "read_records",
     "select",
 ]
@@ -200,44 +206,47 @@ def select(
 
 
 def check_str(row: dict[str, Any], name: str, *, empty_ok: bool = False) -> str:
-    """The string field ``name`` of ``row``; raises ``_FieldError`` if absent or mistyped."""
+    """The string field ``name`` of ``row``; raises :class:`FieldError` if absent or mistyped."""
     if name not in row:
-        raise _FieldError(name, "missing")
+        raise FieldError(name, "missing")
     value = row[name]
     if not isinstance(value, str):
-        raise _FieldError(name, f"expected a string, got {type(value).__name__}")
+        raise FieldError(name, f"expected a string, got {type(value).__name__}")
     if not empty_ok and not value.strip():
-        raise _FieldError(name, "is empty")
+        raise FieldError(name, "is empty")
     return value
 
 
 def check_str_list(row: dict[str, Any], name: str) -> tuple[str, ...]:
     """The list-of-strings field ``name`` of ``row``."""
     if name not in row:
-        raise _FieldError(name, "missing")
+        raise FieldError(name, "missing")
     value = row[name]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise _FieldError(name, "expected a list of strings")
+        raise FieldError(name, "expected a list of strings")
     return tuple(value)
 
 
 def check_int(row: dict[str, Any], name: str) -> int:
     """The integer field ``name`` of ``row`` (bools are not integers here)."""
     if name not in row:
-        raise _FieldError(name, "missing")
+        raise FieldError(name, "missing")
     value = row[name]
     if isinstance(value, bool) or not isinstance(value, int):
-        raise _FieldError(name, f"expected an integer, got {type(value).__name__}")
+        raise FieldError(name, f"expected an integer, got {type(value).__name__}")
     return value
 
 
-class _FieldError(Exception):
+class FieldError(Exception):
     """A field check failed; loaders turn it into a :class:`RecordError`."""
 
     def __init__(self, field_name: str, message: str) -> None:
         super().__init__(message)
         self.field = field_name
         self.message = message
+
+
+_FieldError = FieldError  # the name the REval loader still imports
 
 
 def load_single_file_dataset(

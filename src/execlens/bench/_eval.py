@@ -1,40 +1,58 @@
 """``execlens eval``: inference + scoring of one benchmark task, resumable, with a report.
 
-A run is a pipeline of small steps over plain records:
+A run is a pipeline of small steps over plain records, each one a method of the
+benchmark's declaration (``Benchmark``, found in the registry):
 
-1. **load** the benchmark's samples (hub or ``--data``), slice with ``--limit``;
-2. **render** each sample's official prompt (chat messages or a plain completion);
+1. **load** the benchmark's records (hub or ``--data``) and **plan** the items to ask;
+2. **render** each item's official prompt (chat messages or a plain completion);
 3. **generate** ``n`` samples per prompt through the OpenAI-compatible client (every
    request goes through the content-addressed cache, so a rerun costs nothing);
 4. **extract** each answer exactly as the official post-processing does;
-5. **score** in ``official`` and ``strict`` modes (append-only ``samples.jsonl``);
-6. **summarise** into ``results.json``, print a table, render ``report.html``.
+5. **score** in every mode into shards of the run directory (``execlens.store``);
+6. **summarise** into ``samples.jsonl`` and ``results.json``, render ``report.html``.
 
-Kill it anywhere and run it again: finished samples are skipped, generated text comes
-back from the cache, and the result is the same.
+A sample whose model request failed is not recorded: the run ends with an error naming
+how many, and a rerun asks exactly those again.  Kill it anywhere and run it again:
+finished shards are kept, generated text comes back from the cache, and the final files
+are byte for byte the same.  ``--limit`` may grow or shrink between runs.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import platform
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-from execlens.bench._references import attach_reference
-from execlens.tasks.prompts import BENCHMARKS, Extraction, RenderedPrompt
+from ._protocol import Benchmark, BenchmarkError
+from ._references import attach_reference
+from ._registry import get_benchmark
+from ._runs import (
+    RunError,
+    Unit,
+    final_records,
+    pending_units,
+    score_units,
+    summarise,
+    write_samples,
+)
 
-__all__ = ["BenchmarkAdapter", "EvalConfig", "EvalError", "EvalResult", "run_eval"]
+if TYPE_CHECKING:
+    from execlens.engine import Engine
+    from execlens.tasks.prompts import RenderedPrompt
 
-_CHUNK = 200  # samples generated and scored per step: bounded memory, steady progress
+__all__ = ["EvalConfig", "EvalError", "EvalResult", "ModelRequestsFailed", "run_eval"]
 
 
-class EvalError(RuntimeError):
+class EvalError(RunError):
     """An evaluation that cannot run as asked (bad benchmark/task/prompt, mixed runs)."""
+
+
+class ModelRequestsFailed(EvalError):
+    """Some model requests failed: their samples were not recorded (rerun to retry)."""
 
 
 @dataclass
@@ -92,62 +110,32 @@ class EvalResult:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-class BenchmarkAdapter(Protocol):
-    """What the runner needs from a benchmark (one module per benchmark)."""
-
-    name: str
-
-    def plan(self, data: str | None, task: str, *, limit: int | None, offset: int
-             ) -> list[tuple[str, list[Any]]]:
-        """``(task, items)`` to prompt for; several for composite tasks (REval IC)."""
-        ...
-
-    def render(self, item: Any, task: str, style: str) -> RenderedPrompt:
-        """The official prompt of one item."""
-        ...
-
-    def extract(self, raw: str, item: Any, task: str, style: str, flavor: str) -> Extraction:
-        """The answer text the official scorer would see."""
-        ...
-
-    def score(self, out_dir: Path, plan: list[tuple[str, list[Any]]],
-              entries: dict[str, dict[str, dict[str, Any]]], config: EvalConfig,
-              progress: Callable[[int, int], None]) -> dict[str, Any]:
-        """Score every item in both modes into ``out_dir``; returns ``results``.
-
-        ``entries[task][item id]`` holds the prompt, raw responses and extracted answers.
-        """
-        ...
-
-
-def _adapter(benchmark: str) -> BenchmarkAdapter:
-    if benchmark in ("cruxeval", "lcb-exec"):
-        from execlens.bench._eval_exec import ExecPredictionAdapter
-
-        return ExecPredictionAdapter(benchmark)
-    if benchmark == "reval":
-        from execlens.bench._eval_reval import RevalAdapter
-
-        return RevalAdapter()
-    raise EvalError(f"unknown benchmark {benchmark!r} (expected one of {sorted(BENCHMARKS)})")
-
-
-def _check(config: EvalConfig) -> None:
-    tasks = dict(BENCHMARKS.get(config.benchmark) or {})
-    if config.benchmark == "reval":  # all four tasks, for Incremental Consistency
-        tasks["consistency"] = tasks["coverage"]
-    if not tasks:
-        raise EvalError(f"unknown benchmark {config.benchmark!r} "
-                        f"(expected one of {sorted(BENCHMARKS)})")
-    styles = tasks.get(config.task)
-    if styles is None:
-        raise EvalError(f"{config.benchmark} has no task {config.task!r} "
-                        f"(expected one of {sorted(tasks)})")
-    if config.prompt not in styles:
-        raise EvalError(f"{config.benchmark}/{config.task} has no prompt {config.prompt!r} "
-                        f"(expected one of {list(styles)})")
+def check_config(config: EvalConfig) -> Benchmark:
+    """The benchmark of ``config``, after checking its task, prompt and numbers."""
+    try:
+        bench = get_benchmark(config.benchmark)
+    except BenchmarkError as exc:
+        raise EvalError(str(exc)) from exc
+    spec = bench.tasks.get(config.task)
+    if spec is None:
+        raise EvalError(f"{bench.name} has no task {config.task!r} "
+                        f"(expected one of {', '.join(sorted(bench.tasks))})")
+    if config.prompt not in spec.styles:
+        raise EvalError(f"{bench.name}/{config.task} has no prompt {config.prompt!r} "
+                        f"(expected one of {', '.join(spec.styles)})")
     if config.endpoint not in ("chat", "completion"):
-        raise EvalError("endpoint must be 'chat' or 'completion'")
+        raise EvalError("--endpoint must be 'chat' or 'completion'")
+    for name, value, low in (("--n", config.n, 1), ("--max-tokens", config.max_tokens, 1),
+                             ("--limit", config.limit, 0), ("--offset", config.offset, 0),
+                             ("--workers", config.workers, 1),
+                             ("--concurrency", config.max_concurrency, 1)):
+        if value is not None and value < low:
+            raise EvalError(f"{name} must be at least {low}, got {value}")
+    if config.temperature is not None and not 0.0 <= config.temperature <= 2.0:
+        raise EvalError(f"--temperature must be between 0 and 2, got {config.temperature}")
+    if config.top_p is not None and not 0.0 < config.top_p <= 1.0:
+        raise EvalError(f"--top-p must be in (0, 1], got {config.top_p}")
+    return bench
 
 
 def _sampling(config: EvalConfig, prompt: RenderedPrompt) -> dict[str, Any]:
@@ -180,55 +168,13 @@ def _prompt_record(config: EvalConfig, prompt: RenderedPrompt) -> dict[str, Any]
     return {"completion": prompt.completion}
 
 
-def _prepare(out: Path, config: EvalConfig, overwrite: bool) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "eval.json"
-    identity = config.identity()
-    if path.is_file() and not overwrite:
-        previous = json.loads(path.read_text(encoding="utf-8")).get("identity")
-        if previous != identity:
-            changed = sorted(k for k in identity if (previous or {}).get(k) != identity[k])
-            raise EvalError(f"{out} holds a different run (differs in: {', '.join(changed)}); "
-                            "choose another --out or pass --overwrite")
-    elif overwrite:
-        for name in ("samples.jsonl", "results.json", "run.json", "report.html"):
-            (out / name).unlink(missing_ok=True)
-    record = {"identity": identity, "config": asdict(config),
-              "python": platform.python_version(), "packages": _versions()}
-    path.write_text(json.dumps(record, indent=2, default=str) + "\n", encoding="utf-8")
-
-
-def _versions() -> dict[str, str]:
-    from importlib import metadata
-
-    found = {}
-    for name in ("execlens", "openai", "llama-cpp-python", "numpy", "datasets"):
-        try:
-            found[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            continue
-    return found
-
-
-def _done_ids(out: Path) -> set[str]:
-    samples = out / "samples.jsonl"
-    done: set[str] = set()
-    if samples.is_file():
-        with samples.open(encoding="utf-8") as handle:
-            for line in handle:
-                try:
-                    done.add(json.loads(line)["id"])
-                except (json.JSONDecodeError, KeyError, TypeError):
-                    continue  # a torn last line from a killed run
-    return done
-
-
 class _Progress:
     """A rich progress display with one bar per stage (quiet when not a terminal)."""
 
     def __init__(self, enabled: bool) -> None:
         self.bar = None
         if enabled:
+            from rich.console import Console
             from rich.progress import (
                 BarColumn,
                 MofNCompleteColumn,
@@ -238,7 +184,8 @@ class _Progress:
             )
 
             self.bar = Progress(TextColumn("{task.description}"), BarColumn(),
-                                MofNCompleteColumn(), TimeElapsedColumn())
+                                MofNCompleteColumn(), TimeElapsedColumn(),
+                                console=Console(stderr=True), transient=True)
 
     def __enter__(self) -> _Progress:
         if self.bar is not None:
@@ -249,95 +196,167 @@ class _Progress:
         if self.bar is not None:
             self.bar.stop()
 
-    def stage(self, name: str, total: int) -> Callable[[int], None]:
+    def stage(self, name: str, total: int, done: int = 0) -> Callable[[int], None]:
         """A callback setting the stage's completed count."""
         if self.bar is None:
-            return lambda done: None
-        task = self.bar.add_task(name, total=total)
+            return lambda count: None
+        task = self.bar.add_task(name, total=total, completed=done)
         bar = self.bar
-        return lambda done: bar.update(task, completed=done)
+        return lambda count: bar.update(task, completed=count)
 
 
-def _generate(client: Any, adapter: BenchmarkAdapter, task: str, items: Sequence[Any],
-              config: EvalConfig, advance: Callable[[], None]) -> dict[str, dict[str, Any]]:
-    """Prompts → responses → extracted answers for ``items``: the per-item log entries."""
+def _units(plan: Sequence[tuple[str, list[Any]]]) -> list[Unit]:
+    composite = len(plan) > 1
+    return [Unit(key=f"{task}:{item.sample_id}" if composite else str(item.sample_id),
+                 task=task, position=index, item=item, answers=[])
+            for task, items in plan for index, item in enumerate(items)]
+
+
+@dataclass
+class _Generated:
+    ok: list[Unit]
+    failed: Counter[str]
+
+
+def _generate(client: Any, bench: Benchmark, units: Sequence[Unit], config: EvalConfig,
+              advance: Callable[[], None]) -> _Generated:
+    """Prompts → responses → answers for ``units``; failed requests are set apart."""
     flavor = "openai" if config.endpoint == "chat" else "harness"
-    entries: dict[str, dict[str, Any]] = {}
-    for start in range(0, len(items), _CHUNK):
-        chunk = items[start:start + _CHUNK]
-        prompts = [adapter.render(item, task, config.prompt) for item in chunk]
-        requests = [_request(config, p, item.sample_id) for p, item in zip(prompts, chunk)]
-        responses = asyncio.run(client.generate(requests, on_response=lambda i, r: advance()))
-        for item, prompt, response in zip(chunk, prompts, responses):
-            texts = [c.text if c.ok else "" for c in response.completions]
-            extracted = [adapter.extract(t, item, task, config.prompt, flavor) for t in texts]
-            entries[item.sample_id] = {
-                "prompt": _prompt_record(config, prompt),
-                "responses": texts,
-                "answers": [e.text for e in extracted],
-                "extraction": [e.failure or "ok" for e in extracted],
-                "model_errors": [c.error.value if c.error else None
-                                 for c in response.completions],
-            }
-    return entries
+    prompts = [bench.render(unit.item, unit.task, config.prompt) for unit in units]
+    requests = [_request(config, prompt, unit.key) for prompt, unit in zip(prompts, units)]
+    responses = asyncio.run(client.generate(requests, on_response=lambda i, r: advance()))
+    ok: list[Unit] = []
+    failed: Counter[str] = Counter()
+    for unit, prompt, response in zip(units, prompts, responses):
+        errors = [c for c in response.completions if not c.ok]
+        if errors:
+            for completion in errors:
+                failed[completion.error.value if completion.error else "no_text"] += 1
+            continue
+        texts = [c.text or "" for c in response.completions]
+        extracted = [bench.extract(t, unit.item, unit.task, config.prompt, flavor)
+                     for t in texts]
+        unit.answers = texts if bench.scores_raw else [e.text for e in extracted]
+        unit.extra = {
+            "task": unit.task,
+            "prompt": _prompt_record(config, prompt),
+            "responses": texts,
+            "answers": [e.text for e in extracted],
+            "extraction": [e.failure or "ok" for e in extracted],
+        }
+        ok.append(unit)
+    return _Generated(ok, failed)
 
 
-def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
-             show_progress: bool = True) -> EvalResult:
-    """Run (or resume) one evaluation into ``out`` and return its results."""
-    from execlens.models import open_client
+def _open_client(config: EvalConfig) -> Any:
+    from execlens.models import ModelConfigError, open_client
 
-    _check(config)
-    adapter = _adapter(config.benchmark)
-    plan = adapter.plan(config.data, config.task, limit=config.limit, offset=config.offset)
-    items = [item for _, task_items in plan for item in task_items]
-    if not items:
-        raise EvalError("no samples selected (check --data, --limit and --offset)")
-    _prepare(out, config, overwrite)
-    logged = {f"{task}:{item.sample_id}" if len(plan) > 1 else item.sample_id
-              for task, task_items in plan for item in task_items}
-    resumed = len(_done_ids(out) & logged)
-    started = time.perf_counter()
     settings: dict[str, Any] = {}
     if config.max_concurrency:
         settings["max_concurrency"] = config.max_concurrency
-    # Every sample is (re)generated: finished ones come back from the request cache at
-    # no cost, and scoring skips what samples.jsonl already holds.
-    extras: dict[str, dict[str, dict[str, Any]]] = {}
-    with _Progress(show_progress) as progress, open_client(
-            config.model, config.base_url, no_cache=config.no_cache, **settings) as client:
-        bar = progress.stage("generating", len(items))
-        generated = 0
+    try:
+        return open_client(config.model, config.base_url, no_cache=config.no_cache, **settings)
+    except ModelConfigError as exc:
+        raise EvalError(str(exc)) from exc
 
-        def advance() -> None:
-            nonlocal generated
-            generated += 1
-            bar(generated)
 
-        for task, task_items in plan:
-            extras[task] = _generate(client, adapter, task, task_items, config, advance)
-        requests_made = client.stats.requests
-        cache_hits = client.stats.cache_hits
-        usage = client.stats.as_dict()
-    with _Progress(show_progress) as progress:
-        score_bar = progress.stage("scoring", len(items))
-        results = adapter.score(out, plan, extras, config,
-                                lambda finished, total: score_bar(finished))
-    first_task, first_items = plan[0]
-    results["model"] = config.model
-    results["prompt"] = config.prompt
-    results["endpoint"] = config.endpoint
-    results["sampling"] = {k: v for k, v in _sampling(config, adapter.render(
-        first_items[0], first_task, config.prompt)).items() if k != "stop"}
-    results["usage"] = {"requests_this_run": requests_made, "cache_hits_this_run": cache_hits,
-                        **{k: v for k, v in usage.items() if k not in ("requests",)}}
-    attach_reference(results, benchmark=config.benchmark, task=str(results.get("task", "")),
-                     model=config.model, temperature=results["sampling"].get("temperature"),
-                     full_benchmark=config.limit is None and not config.offset)
-    (out / "results.json").write_text(json.dumps(results, indent=2, ensure_ascii=False,
-                                                 default=str) + "\n", encoding="utf-8")
-    from execlens.bench._report import write_report
+def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
+             show_progress: bool = True, engine: Engine | None = None) -> EvalResult:
+    """Run (or resume) one evaluation into ``out`` and return its results.
 
-    report = write_report([out], out / "report.html")
-    return EvalResult(out, results, report, requests_made, cache_hits,
-                      time.perf_counter() - started, len(logged) - resumed, resumed)
+    Raises :class:`EvalError` for a run that cannot start (nothing is written then) and
+    :class:`ModelRequestsFailed` when some requests failed (everything else is kept).
+    """
+    from execlens.bench import DatasetError
+    from execlens.models import ModelConfigError
+    from execlens.store import RunDir, StoreError
+
+    bench = check_config(config)
+    try:
+        records = bench.load(config.data)
+        plan = bench.plan(records, config.task, limit=config.limit, offset=config.offset)
+    except (DatasetError, ValueError) as exc:
+        raise EvalError(f"{exc}") from exc
+    units = _units(plan)
+    if not units:
+        raise EvalError("no samples selected (check --data, --limit and --offset)")
+    started = time.perf_counter()
+    first = units[0]
+    sampling = {k: v for k, v in _sampling(config, bench.render(
+        first.item, first.task, config.prompt)).items() if k != "stop"}
+    n = int(sampling["n"])
+    order = {unit.key: unit.position for unit in units}
+    own_engine: Engine | None = None
+    contexts: dict[str, Any] = {}
+    try:
+        with _open_client(config) as client, \
+                RunDir.open(out, {"verb": "eval", **config.identity()},
+                            overwrite=overwrite) as run, \
+                _Progress(show_progress) as progress:
+            todo, resumed = pending_units(run, units)
+            generating = progress.stage("generating", len(units), resumed)
+            scoring = progress.stage("scoring", len(units), resumed)
+            asked = scored = 0
+            failed: Counter[str] = Counter()
+
+            def advance() -> None:
+                nonlocal asked
+                asked += 1
+                generating(resumed + asked)
+
+            groups: dict[tuple[str, int], list[Unit]] = {}
+            for unit in todo:
+                groups.setdefault((unit.task, unit.shard), []).append(unit)
+            for (task, _), group in groups.items():
+                generated = _generate(client, bench, group, config, advance)
+                failed.update(generated.failed)
+                if not generated.ok:
+                    continue
+                if engine is None and own_engine is None:
+                    from execlens.judge import scoring_engine
+
+                    own_engine = scoring_engine(config.workers or bench.scoring_workers,
+                                                preload=bench.preload)
+                if task not in contexts:
+                    contexts[task] = bench.prepare([i for t, items in plan if t == task
+                                                    for i in items], task,
+                                                   engine or own_engine)
+                scorers = {task: bench.scorers(task, config.prompt, contexts[task])}
+                done_before = scored
+                scored += score_units(run, bench, generated.ok, scorers=scorers, n=n,
+                                      order=order, engine=engine or own_engine,
+                                      progress=lambda count: scoring(
+                                          resumed + done_before + count))
+            usage = {"requests": client.stats.requests, "cache_hits": client.stats.cache_hits}
+            if failed:
+                kinds = ", ".join(f"{count} {kind}" for kind, count in failed.most_common())
+                missing = len(todo) - scored
+                raise ModelRequestsFailed(
+                    f"{missing} of {len(units)} samples got no answer from {config.model} "
+                    f"({kinds}); they were not recorded -- rerun the same command to retry "
+                    f"them ({len(units) - missing} kept in {out})")
+            final = final_records(run, units)
+            first_task = plan[0][0]
+            results: dict[str, Any] = {
+                "benchmark": bench.name, "task": config.task, "prompt": config.prompt,
+                "model": config.model, "endpoint": config.endpoint, "sampling": sampling,
+                **summarise(bench, final, first_task if len(plan) == 1 else config.task,
+                            bench.modes),
+            }
+            attach_reference(results, benchmark=bench.name, task=config.task,
+                             model=config.model, temperature=sampling.get("temperature"),
+                             full_benchmark=config.limit is None and not config.offset)
+            write_samples(run, final)
+            run.write_json("results.json", results)
+            from ._report import write_report
+
+            report = write_report([out], run.file("report.html"))
+    except ModelConfigError as exc:
+        raise EvalError(str(exc)) from exc
+    except StoreError as exc:
+        raise EvalError(str(exc)) from exc
+    finally:
+        if own_engine is not None:
+            own_engine.close()
+    return EvalResult(out, results, report, usage["requests"], usage["cache_hits"],
+                      time.perf_counter() - started, scored, resumed)

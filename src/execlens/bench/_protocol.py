@@ -15,6 +15,10 @@ The flow of a run, in the protocol's words::
     scorers(task, style, context)[mode]         -> judge.Scorer         (plan jobs, finish)
     metrics(records, task)[mode]                -> {metric: percent}    (pass@k, IC, F1, ...)
 
+``execlens score`` starts from a generations file instead of a model::
+
+    read_generations(path, data, task)          -> Generations          (items + answers)
+
 ``item`` is the benchmark's own record type; it must have a ``sample_id: str`` unique
 within its task.  A scorer's ``plan(item, generations)`` receives the *raw* responses
 when :attr:`Benchmark.scores_raw` is true (REval re-reads text its stop strings cut) and
@@ -28,11 +32,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from execlens.engine import Engine
     from execlens.judge import Scorer
     from execlens.tasks.prompts import Extraction, RenderedPrompt
 
-__all__ = ["Benchmark", "BenchmarkError", "ExportSpec", "Plan", "TaskSpec"]
+__all__ = ["Benchmark", "BenchmarkError", "ExportSpec", "Generations", "Plan", "TaskSpec"]
 
 #: ``[(task, items), ...]``: one entry per task a run asks (several for composite tasks
 #: such as REval's ``consistency``, which asks coverage, path, state and output).
@@ -63,6 +69,22 @@ class ExportSpec:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
+@dataclass
+class Generations:
+    """A generations file read for scoring: what to score and how.
+
+    ``items`` pairs each item (in dataset order) with its answers; ``task`` is the task
+    strict scoring applies; ``context`` is handed to :meth:`Benchmark.scorers` (CRUXEval
+    puts there the task its official script infers from the file's path); ``notes`` are
+    recorded in ``results.json`` as they are.
+    """
+
+    task: str
+    items: list[tuple[Any, list[str]]]
+    context: Any = None
+    notes: dict[str, Any] = field(default_factory=dict)
+
+
 @runtime_checkable
 class Benchmark(Protocol):
     """Everything the runners, the CLI and the reports need to know about one benchmark."""
@@ -75,6 +97,10 @@ class Benchmark(Protocol):
     """Scoring modes, ``("official", "strict")`` for every built-in benchmark."""
     scores_raw: bool
     """Scorers judge raw responses (True) or extracted answers (False)."""
+    preload: tuple[str, ...]
+    """Modules the scoring engine's servers import once (LiveCodeBench: numpy, pandas)."""
+    scoring_workers: int
+    """Default number of scoring servers (fewer where preloading is slow to start)."""
 
     def load(self, data: str | None) -> list[Any]:
         """All records from ``data`` (a path) or the benchmark's default source.
@@ -113,6 +139,13 @@ class Benchmark(Protocol):
 
         Also the place for constant-answer baselines (under ``"baselines"``) and anything
         the report shows; values are percentages.
+        """
+        ...
+
+    def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
+        """The items of ``data`` paired with the answers of the generations file ``path``.
+
+        Raises ``GenerationsError`` (or ``DatasetError``) naming the file and the problem.
         """
         ...
 

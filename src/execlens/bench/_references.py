@@ -3,7 +3,8 @@
 A reference applies to a run when the benchmark, task and model match and, where the
 published figure depends on it, the sampling temperature too.  It is only attached to
 runs over the whole benchmark: a ``--limit`` slice is not comparable with a full score.
-Values are official-mode metrics in percent, keyed like the run's own metrics.
+Values are official-mode metrics in percent, keyed like the run's own metrics.  Each
+benchmark folder lists its own (``Benchmark.references()``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Reference", "REFERENCES", "attach_reference", "find_reference", "model_key"]
+__all__ = ["Reference", "attach_reference", "find_reference", "model_key"]
 
 
 @dataclass(frozen=True)
@@ -31,25 +32,6 @@ class Reference:
     """How many samples the whole benchmark has (None: not checked)."""
 
 
-_REVAL_TASKS = ("coverage", "path", "state", "output", "consistency")
-
-REFERENCES: tuple[Reference, ...] = (
-    # The official scorer on the official Code Llama 7B generations (n = 10, T = 0.2):
-    # facebookresearch/cruxeval samples/evaluation_results/sample_scored_codellama-7b_temp0.2_*.
-    Reference("cruxeval", ("input",), ("codellama-7b",), {"pass@1": 35.95, "pass@5": 44.99},
-              "CRUXEval official scored generations, Code Llama 7B, T = 0.2", temperature=0.2,
-              samples=800),
-    Reference("cruxeval", ("output",), ("codellama-7b",), {"pass@1": 34.21, "pass@5": 40.29},
-              "CRUXEval official scored generations, Code Llama 7B, T = 0.2", temperature=0.2,
-              samples=800),
-    # REval leaderboard (r-eval/r-eval.github.io results.json): GPT-4-Turbo (0125).
-    Reference("reval", _REVAL_TASKS, ("gpt-4-0125-preview", "gpt-4-turbo-0125"),
-              {"coverage": 88.4, "coverage f1": 89.8, "state": 71.4, "path": 57.7,
-               "output": 82.6, "IC": 42.48},
-              "REval leaderboard, GPT-4-Turbo (0125)"),
-)
-
-
 def model_key(name: str) -> str:
     """A model name reduced for matching: no organisation prefix, lower case, no ``-hf``."""
     key = name.strip().rsplit("/", 1)[-1].lower()
@@ -59,8 +41,15 @@ def model_key(name: str) -> str:
 def find_reference(benchmark: str, task: str, model: str,
                    temperature: float | None = None) -> Reference | None:
     """The published result for this run's benchmark, task, model and temperature, if any."""
+    from ._protocol import BenchmarkError
+    from ._registry import get_benchmark
+
+    try:
+        references = get_benchmark(benchmark).references()
+    except BenchmarkError:
+        return None
     key = model_key(model)
-    for reference in REFERENCES:
+    for reference in references:
         if reference.benchmark != benchmark or task not in reference.tasks:
             continue
         if key not in reference.models:

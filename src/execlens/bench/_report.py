@@ -17,7 +17,7 @@ from typing import Any
 
 import jinja2
 
-__all__ = ["RunView", "load_run", "write_report"]
+__all__ = ["ReportError", "RunView", "load_run", "write_report"]
 
 _TEMPLATES = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
@@ -69,12 +69,24 @@ class RunView:
         return [s for s in self.samples if failed_in(s, "strict") or failed_in(s, "official")]
 
 
+class ReportError(ValueError):
+    """A run directory that cannot be reported on (the message names the file and fix)."""
+
+
 def load_run(path: Path) -> RunView:
     """Read a run directory; a clear error when it is not one."""
     results_file = path / "results.json"
     if not results_file.is_file():
-        raise FileNotFoundError(f"{path} is not a run directory (no results.json)")
-    results = json.loads(results_file.read_text(encoding="utf-8"))
+        raise ReportError(f"{path} is not a run directory (no results.json); name a directory "
+                          "an eval or score run wrote")
+    try:
+        results = json.loads(results_file.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ReportError(f"{results_file} is not valid JSON ({exc}); rerun the command that "
+                          "wrote it to rebuild it") from None
+    if not isinstance(results, dict):
+        raise ReportError(f"{results_file} holds a {type(results).__name__}, not a run's "
+                          "results object; rerun the command that wrote it")
     samples: list[dict[str, Any]] = []
     samples_file = path / "samples.jsonl"
     if samples_file.is_file():
@@ -198,6 +210,8 @@ def write_report(run_dirs: Iterable[Path], out: Path) -> Path:
         max_browsable=_MAX_BROWSABLE,
         escape=html.escape,
     )
+    from execlens.store import write_text_atomic
+
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(page, encoding="utf-8")
+    write_text_atomic(out, page)
     return out

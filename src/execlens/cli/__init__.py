@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from typing import Annotated
 
 import typer
 
@@ -15,6 +16,27 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
     add_completion=False,
 )
+
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"execlens {version('execlens')}")
+        except PackageNotFoundError:  # running from a source tree that was never installed
+            typer.echo("execlens (not installed)")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    """Code-execution reasoning: run untrusted code safely, trace it, evaluate models."""
+
 
 # Verb modules, in help order.  A verb module defines ``register(app: typer.Typer)``.
 _VERBS = ("run", "doctor", "demo", "trace", "tasks", "score", "eval", "report", "synth")

@@ -3,14 +3,29 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, NoReturn, Optional
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from execlens.bench._eval import EvalConfig, EvalError, EvalResult, run_eval
+from execlens.bench import (
+    EvalConfig,
+    EvalError,
+    EvalResult,
+    ModelRequestsFailed,
+    benchmark_names,
+    run_eval,
+)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """End the command: one ``error:`` line on stderr naming the fix, then exit ``code``."""
+    text = " ".join(str(message).split())  # one line, whatever the message held
+    print(f"error: {text}", file=sys.stderr)
+    raise typer.Exit(code)
 
 
 def print_summary(result: EvalResult, console: Console) -> None:
@@ -38,21 +53,24 @@ def print_summary(result: EvalResult, console: Console) -> None:
     console.print(table)
     if results.get("reference_source"):
         console.print(f"reference: {results['reference_source']}")
+    for flag in results.get("flags") or ():
+        console.print(f"[yellow]note:[/yellow] {flag}")
     differences = results.get("differences") or {}
     if differences.get("total"):
         console.print(f"verdicts that differ between modes: {differences['total']}")
     console.print(f"{result.samples_scored_now} samples scored now, {result.samples_resumed} "
-                  f"resumed; {result.requests} model requests, {result.cache_hits} cache hits; "
-                  f"{result.seconds:.1f} s")
+                  f"resumed ({results.get('samples')} in results.json); {result.requests} "
+                  f"model requests, {result.cache_hits} cache hits; {result.seconds:.1f} s")
     console.print(f"log: {result.out_dir / 'samples.jsonl'}")
     if result.report is not None:
         console.print(f"report: [bold]{result.report.resolve()}[/bold]")
 
 
 def eval_command(
-    benchmark: Annotated[str, typer.Option(help="cruxeval | lcb-exec | reval")],
-    task: Annotated[str, typer.Option(help="cruxeval: input|output; lcb-exec: output; "
-                                           "reval: coverage|path|state|output")],
+    benchmark: Annotated[str, typer.Option(
+        help="Benchmark: " + ", ".join(benchmark_names()) + ".")],
+    task: Annotated[str, typer.Option(help="A task of the benchmark (e.g. cruxeval: input, "
+                                           "output).")],
     model: Annotated[str, typer.Option(help="Model name at the server, or 'local'.")] = "local",
     prompt: Annotated[str, typer.Option(help="direct | cot")] = "direct",
     base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible server URL.")] = None,
@@ -66,8 +84,8 @@ def eval_command(
     limit: Annotated[Optional[int], typer.Option(help="Only the first N samples.")] = None,
     offset: Annotated[int, typer.Option(help="Skip the first N samples.")] = 0,
     data: Annotated[Optional[str], typer.Option(help="Local data file/dir (default: the hub).")] = None,
-    out: Annotated[Optional[Path], typer.Option(help="Run directory.")] = None,
-    workers: Annotated[Optional[int], typer.Option(help="Scoring servers.")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Run directory.")] = None,
+    workers: Annotated[Optional[int], typer.Option(help="Scoring servers (>= 1).")] = None,
     concurrency: Annotated[Optional[int], typer.Option(help="Requests in flight.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Bypass the request cache.")] = False,
     extra_body: Annotated[Optional[str], typer.Option(
@@ -83,13 +101,13 @@ def eval_command(
                         max_concurrency=concurrency,
                         extra_body=_json_object(extra_body, "--extra-body"))
     target = out or Path("runs") / f"{benchmark}-{task}-{prompt}-{model.replace('/', '_')}"
-    console = Console()
     try:
         result = run_eval(config, target, overwrite=overwrite)
+    except ModelRequestsFailed as exc:
+        fail(str(exc), 1)
     except EvalError as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
-    print_summary(result, console)
+        fail(str(exc))
+    print_summary(result, Console())
 
 
 def _json_object(text: str | None, option: str) -> dict[str, Any]:
@@ -98,9 +116,9 @@ def _json_object(text: str | None, option: str) -> dict[str, Any]:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise typer.BadParameter(f"not valid JSON: {exc}", param_hint=option) from exc
+        fail(f"{option} is not valid JSON ({exc}); pass a JSON object such as '{{\"top_k\": 20}}'")
     if not isinstance(value, dict):
-        raise typer.BadParameter("must be a JSON object ({...})", param_hint=option)
+        fail(f"{option} must be a JSON object ({{...}}), got {type(value).__name__}")
     return value
 
 

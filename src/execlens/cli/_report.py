@@ -8,19 +8,26 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 
-from execlens.bench._report import write_report
+from execlens.cli._eval import fail
 
 
 def report(
     run_dirs: Annotated[list[Path], typer.Argument(help="Run directories (each with results.json).")],
-    out: Annotated[Optional[Path], typer.Option(help="Where to write the HTML report.")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o",
+                                                help="Where to write the HTML report.")] = None,
 ) -> None:
-    """Render (or re-render) the HTML report for one or more runs."""
-    for path in run_dirs:
-        if not (path / "results.json").is_file():
-            raise typer.BadParameter(f"{path} has no results.json: not a run directory")
+    """Render (or re-render) the HTML report for one or more runs (any benchmark)."""
+    from execlens.bench import ReportError, load_run, write_report
+
+    try:
+        for path in run_dirs:
+            load_run(path)  # every directory checked before anything is written
+    except ReportError as exc:
+        fail(str(exc))
     target = out or (run_dirs[0] / "report.html" if len(run_dirs) == 1
                      else Path("execlens-report.html"))
+    if target.is_dir():
+        fail(f"--out {target} is a directory; name the HTML file to write")
     written = write_report(run_dirs, target)
     Console().print(f"report: [bold]{written.resolve()}[/bold]")
 

@@ -15,6 +15,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from execlens.bench import ScoreRunResult, benchmark_names
+from execlens.cli._eval import fail
+
 _EXPLAIN = {
     "unparseable:boolop": "`and`/`or` around the answer (e.g. `f([]) or True`)",
     "unparseable:operator": "an expression, not a literal (`'a' * 3`, a lambda)",
@@ -33,45 +36,26 @@ def _explain(reason: str) -> str:
     return _EXPLAIN.get(label, "")
 
 
-def _load(benchmark: str, generations: Path, data: Path | None
-          ) -> tuple[list[Any], str | None]:
-    """(problem, generations) pairs, and the task the official script would infer."""
-    from execlens.bench._cruxeval_score import (
-        load_cruxeval_generations,
-        load_cruxeval_problems,
-        match_generations,
-    )
-    from execlens.judge import cruxeval_mode_from_path
-
-    if benchmark == "cruxeval":
-        problems = load_cruxeval_problems(data)
-        gens = load_cruxeval_generations(generations)
-        return match_generations(problems, gens, str(generations)), cruxeval_mode_from_path(
-            str(generations))
-    from execlens.bench._lcb_score import load_lcb_generations, load_lcb_problems
-
-    gens, embedded = load_lcb_generations(generations)
-    problems = load_lcb_problems(data) if data is not None or embedded is None else embedded
-    return match_generations(problems, gens, str(generations)), "output"
-
-
 def _summary(results: dict[str, Any], console: Console) -> None:
     title = (f"{results['benchmark']} · task {results['task']} · {results['samples']} samples · "
              f"{results['generations']} generations")
     table = Table(title=title)
-    for column in ("mode", "pass@1", "pass@5", "solved", "denominator"):
+    names = sorted({name for values in results["metrics"].values() for name in values})
+    for column in ("mode", *names, "solved", "denominator"):
         table.add_column(column, justify="left" if column == "mode" else "right")
     for mode, data in results["modes"].items():
-        table.add_row(mode, f"{data['pass@1']:.2f}", f"{data['pass@5']:.2f}",
+        shown = results["metrics"].get(mode, {})
+        table.add_row(mode, *(f"{shown[k]:.2f}" if k in shown else "—" for k in names),
                       str(data["solved"]), str(data["denominator"]))
     reference = results.get("reference_numbers") or {}
     if reference:
         table.add_row("[italic]reference[/italic]",
-                      *(f"{reference[k]:.2f}" if k in reference else "" for k in
-                        ("pass@1", "pass@5")), "", "")
+                      *(f"{reference[k]:.2f}" if k in reference else "" for k in names), "", "")
     console.print(table)
     if results.get("reference_source"):
         console.print(f"reference: {results['reference_source']}")
+    for flag in results.get("flags") or ():
+        console.print(f"[yellow]note:[/yellow] {flag}")
     diff = results["differences"]
     table = Table(title=f"generations judged differently: {diff['total']}")
     for column in ("direction", "reason", "count", "meaning"):
@@ -84,29 +68,32 @@ def _summary(results: dict[str, Any], console: Console) -> None:
         console.print(table)
     else:
         console.print(f"[green]{table.title}[/green]")
-    if results["official_task"] != results["task"]:
+    if results.get("official_task", results["task"]) != results["task"]:
         console.print(f"[yellow]official mode scored the file as task "
                       f"{results['official_task']!r} (inferred from its path, as the official "
                       f"script does); strict mode used {results['task']!r}[/yellow]")
-    timing = results.get("timing", {})
-    console.print(f"{timing.get('samples_scored_now', 0)} samples scored in "
-                  f"{timing.get('seconds', 0):.1f} s "
-                  f"({timing.get('samples_resumed', 0)} resumed from an earlier run)")
+
+
+def _timing(result: ScoreRunResult, console: Console) -> None:
+    console.print(f"{result.scored_now} samples scored in {result.seconds:.1f} s "
+                  f"({result.resumed} resumed from an earlier run; {result.results['samples']} "
+                  f"in results.json)")
 
 
 def score(
     generations: Annotated[Path, typer.Argument(help="Generations file (official format).")],
-    out: Annotated[Path, typer.Option("--out", help="Output directory.")],
-    benchmark: Annotated[str, typer.Option(help="cruxeval | lcb-exec")] = "cruxeval",
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")],
+    benchmark: Annotated[str, typer.Option(
+        help="Benchmark: " + ", ".join(benchmark_names()) + ".")] = "cruxeval",
     task: Annotated[str | None, typer.Option(
-        help="input | output (default: CRUXEval's rule: 'input' if the path says so).")
-    ] = None,
+        help="A task of the benchmark (CRUXEval default: 'input' if the path says so, as "
+             "the official script decides).")] = None,
     data: Annotated[Path | None, typer.Option(
         help="Local benchmark data (cruxeval.jsonl / execution-v2 rows); default: Hugging Face.")
     ] = None,
     workers: Annotated[int | None, typer.Option(
-        help="Execution servers, so timeouts overlap (default 16; 8 for lcb-exec, whose "
-             "servers preload numpy and pandas).")] = None,
+        help="Execution servers (>= 1), so timeouts overlap (default: the benchmark's).")
+    ] = None,
     model: Annotated[str | None, typer.Option(
         help="Who generated the file (e.g. codellama-7b): recorded, and a published "
              "reference is shown beside the scores when one is known.")] = None,
@@ -117,37 +104,44 @@ def score(
                        ] = False,
 ) -> None:
     """Score a generations file in official and strict modes (resumable)."""
-    from execlens.bench._cruxeval_score import GenerationsError
-    from execlens.bench._cruxeval_score_run import BENCHMARKS, ScoreRunError, score_run
+    from execlens.bench import (
+        BenchmarkError,
+        DatasetError,
+        GenerationsError,
+        ScoreRunError,
+        get_benchmark,
+        run_score,
+    )
     from execlens.judge import ProblemError
 
     console = Console(stderr=as_json)
-    if benchmark not in BENCHMARKS:
-        raise typer.BadParameter(f"must be one of {', '.join(BENCHMARKS)}",
-                                 param_hint="--benchmark")
-    if task is not None and task not in ("input", "output"):
-        raise typer.BadParameter("must be 'input' or 'output'", param_hint="--task")
-    if benchmark == "lcb-exec" and task not in (None, "output"):
-        raise typer.BadParameter("LiveCodeBench code execution has only the output task",
-                                 param_hint="--task")
     try:
-        items, official_task = _load(benchmark, generations, data)
-        strict_task = task or official_task or "output"
-        with _progress(console, len(items)) as report:
-            result = score_run(out, items, benchmark=benchmark, task=strict_task,
-                               official_task=official_task, generations_file=str(generations),
+        bench = get_benchmark(benchmark)
+    except BenchmarkError as exc:
+        fail(str(exc))
+    if task is not None and task not in bench.tasks:
+        fail(f"{bench.name} has no task {task!r}; use --task "
+             f"{' or '.join(sorted(bench.tasks))}")
+    if workers is not None and workers < 1:
+        fail(f"--workers must be at least 1, got {workers}")
+    if temperature is not None and not 0.0 <= temperature <= 2.0:
+        fail(f"--temperature must be between 0 and 2, got {temperature}")
+    try:
+        loaded = bench.read_generations(generations, None if data is None else str(data), task)
+        with _progress(console, len(loaded.items)) as report:
+            result = run_score(out, bench, loaded, generations_file=str(generations),
                                workers=workers, overwrite=overwrite, progress=report,
                                model=model, temperature=temperature)
-    except (GenerationsError, ProblemError, ScoreRunError) as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
+    except (GenerationsError, ProblemError, DatasetError, ScoreRunError) as exc:
+        fail(str(exc))
     _summary(result.results, console)
+    _timing(result, console)
     if as_json:
         typer.echo(json.dumps(result.results, ensure_ascii=False))
 
 
 class _progress:
-    """A rich progress bar fed by ``score_run``'s ``progress(done, total)`` callback."""
+    """A rich progress bar fed by ``run_score``'s ``progress(done, total)`` callback."""
 
     def __init__(self, console: Console, total: int) -> None:
         from rich.progress import Progress

@@ -2,8 +2,8 @@
 
 Two modes, always side by side:
 
-* ``official`` reproduces a benchmark's own scorer bit for bit, quirks included
-  (:class:`CruxEvalOfficialScorer`, :class:`LCBOfficialScorer`);
+* ``official`` reproduces a benchmark's own scorer bit for bit, quirks included (each
+  benchmark folder declares it, most as an :class:`AssertCheckScorer`);
 * ``strict`` parses answers as literals / one literal-argument call, compares decoded
   values type-strictly in the host and skips nothing (:class:`StrictScorer`).
 
@@ -40,13 +40,7 @@ if TYPE_CHECKING:
         make_scorer,
     )
     from execlens.judge._limits import JUDGE_LIMITS, OFFICIAL_TIMEOUT
-    from execlens.judge._official import (
-        LCB_PRELUDE,
-        CruxEvalOfficialScorer,
-        LCBOfficialScorer,
-        cruxeval_mode_from_path,
-        official_check_verdict,
-    )
+    from execlens.judge._official import AssertCheckScorer, official_check_verdict
     from execlens.judge._plan import JudgePlan, guarded, scoring_error
     from execlens.judge._problem import ExecProblem, ProblemError
     from execlens.judge._reval import judge_reval, plan_reval
@@ -91,10 +85,7 @@ _EXPORTS = {
     "make_scorer": "_judge",
     "JUDGE_LIMITS": "_limits",
     "OFFICIAL_TIMEOUT": "_limits",
-    "LCB_PRELUDE": "_official",
-    "CruxEvalOfficialScorer": "_official",
-    "LCBOfficialScorer": "_official",
-    "cruxeval_mode_from_path": "_official",
+    "AssertCheckScorer": "_official",
     "official_check_verdict": "_official",
     "JudgePlan": "_plan",
     "guarded": "_plan",

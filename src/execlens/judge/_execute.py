@@ -29,7 +29,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from execlens.engine._types import Job, Limits, Outcome, Status
+from execlens.engine import Job, Limits, Outcome, Status
 from execlens.judge._problem import ExecProblem
 from execlens.judge._scoring import SampleScore, ScorePlan, Scorer
 

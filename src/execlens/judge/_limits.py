@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from execlens.engine._types import Limits
+from execlens.engine import Limits
 
 __all__ = ["JUDGE_LIMITS", "OFFICIAL_TIMEOUT"]
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from execlens.engine._types import Job, Limits
+from execlens.engine import Job, Limits
 from execlens.judge._limits import JUDGE_LIMITS
 from execlens.judge._outcomes import failure_verdict
 from execlens.judge._problem import ExecProblem

@@ -5,16 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from execlens.tasks.prompts import RenderedPrompt, render_cruxeval
-
-from ._data import (
+from execlens.bench import (
+    FieldError,
     LoadResult,
     RecordError,
     Row,
-    _FieldError,
     check_str,
     load_single_file_dataset,
 )
+from execlens.tasks.prompts import RenderedPrompt
+
+from ._prompts import render_cruxeval
 
 __all__ = ["CRUXEVAL_HUB", "CruxEvalSample", "load_cruxeval"]
 
@@ -59,7 +60,7 @@ def _parse(rows: list[Row], source: str) -> LoadResult[CruxEvalSample]:
                 input=check_str(row, "input", empty_ok=True),
                 output=check_str(row, "output"),
             )
-        except _FieldError as exc:
+        except FieldError as exc:
             errors.append(RecordError(source, line, exc.field, exc.message))
             continue
         if sample.id in seen:

@@ -1,25 +1,21 @@
-"""Answer extraction for CRUXEval and LiveCodeBench code execution.
+"""CRUXEval answer extraction, step for step as the official post-processing does it.
 
-Reproduces, step for step, the official post-processing:
-
-* CRUXEval vLLM harness (inference/tasks/{output,input}_prediction.py
+* the vLLM harness (inference/tasks/{output,input}_prediction.py
   ``postprocess_generation``), the default ``flavor="harness"``;
-* CRUXEval OpenAI runner (openai/openai_prompt.py ``extract_answer_*``),
-  ``flavor="openai"``: same idea, but a CoT output lacking ``[ANSWER]`` yields its last
-  line, and input mode cuts at ``assert`` rather than ``assert f``;
-* LiveCodeBench (lcb_runner/utils/extraction_utils.py ``extract_execution_code``).
+* the OpenAI runner (openai/openai_prompt.py ``extract_answer_*``), ``flavor="openai"``:
+  same idea, but a CoT output lacking ``[ANSWER]`` yields its last line, and input mode
+  cuts at ``assert`` rather than ``assert f``.
 
-Both official CRUXEval runners generate with stop ``[/ANSWER]`` (``# done`` for the Phind
-variant), so the text never holds it; raw outputs that do (a server that ignored the stop)
-are cut there first. LiveCodeBench's chat runner sends no stop and cuts at
-``[/ANSWER]`` itself, so nothing is cut beforehand.
+Both official runners generate with stop ``[/ANSWER]`` (``# done`` for the Phind
+variant), so the text never holds it; raw outputs that do (a server that ignored the
+stop) are cut there first.
 """
 
 from __future__ import annotations
 
-from ._extract_types import Extraction, apply_stop
+from execlens.tasks.prompts import Extraction, apply_stop
 
-__all__ = ["extract_cruxeval", "extract_lcb"]
+__all__ = ["extract_cruxeval"]
 
 _DEFAULT = object()
 
@@ -88,36 +84,6 @@ def extract_cruxeval(
             rest = text.split(marker)[1].strip()
             text = "f" + rest if flavor == "harness" else rest
             how.append("after_assert_f" if flavor == "harness" else "after_assert")
-    text = text.strip()
-    if not text:
-        failure = "empty"
-    return Extraction(text=text, how=tuple(how), failure=failure)
-
-
-def extract_lcb(raw: str, style: str) -> Extraction:
-    """Extract a LiveCodeBench code-execution answer (the predicted output expression)."""
-    if style not in ("direct", "cot"):
-        raise ValueError(f"LiveCodeBench execution has no prompt style {style!r}")
-    how: list[str] = []
-    failure: str | None = None
-    text = raw
-    if style == "cot":
-        if "[ANSWER]" in text:
-            text = text.split("[ANSWER]")[1].strip()
-            how.append("after_answer_tag")
-        else:
-            failure = "no_answer_tag"
-    if "==" in text:
-        text = text.split("==")[1].strip()
-        how.append("after_first_eq")
-    else:
-        failure = failure or "no_assertion"
-    if "[/ANSWER]" in text:
-        text = text.split("[/ANSWER]")[0].strip()
-        how.append("before_close_tag")
-    else:
-        text = text.split("\n")[0].strip()
-        how.append("first_line")
     text = text.strip()
     if not text:
         failure = "empty"

@@ -7,18 +7,25 @@ inserted as is (``'bcksrut', 'q'``), never re-formatted.
 
 from __future__ import annotations
 
-from ._render import render_template
-from ._types import PromptInputError, RenderedPrompt, SamplingDefaults
+from pathlib import Path
 
-__all__ = ["CRUXEVAL_SYSTEM", "cruxeval_sampling", "render_cruxeval"]
+from execlens.tasks.prompts import (
+    EXECUTION_SYSTEM,
+    PromptInputError,
+    RenderedPrompt,
+    SamplingDefaults,
+    render_template_from,
+)
+
+__all__ = ["CRUXEVAL_SYSTEM", "STYLES", "cruxeval_sampling", "render_cruxeval"]
 
 #: The system message of CRUXEval's OpenAI runner (openai/openai_prompt.py); LiveCodeBench
 #: and REval's OpenAI runner use the same sentence.
-CRUXEVAL_SYSTEM = (
-    "You are an expert at Python programming, code execution, test case generation, and fuzzing."
-)
+CRUXEVAL_SYSTEM = EXECUTION_SYSTEM
 
-_STYLES = {"input": ("direct", "cot"), "output": ("direct", "cot", "phind")}
+_TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+STYLES = {"input": ("direct", "cot"), "output": ("direct", "cot", "phind")}
 
 
 def cruxeval_sampling(style: str) -> SamplingDefaults:
@@ -53,11 +60,11 @@ def render_cruxeval(
     is ``"direct"``, ``"cot"`` or, for output prediction only, ``"phind"`` (the variant the
     official runner uses for Phind-CodeLlama-34B-v2, stop ``# done``).
     """
-    if task not in _STYLES:
+    if task not in STYLES:
         raise PromptInputError(f"CRUXEval has no task {task!r} (expected 'input' or 'output')")
-    if style not in _STYLES[task]:
+    if style not in STYLES[task]:
         raise PromptInputError(
-            f"CRUXEval-{task} has no prompt style {style!r} (expected one of {_STYLES[task]})"
+            f"CRUXEval-{task} has no prompt style {style!r} (expected one of {STYLES[task]})"
         )
     if task == "output":
         if input is None:
@@ -67,13 +74,13 @@ def render_cruxeval(
         if output is None:
             raise PromptInputError("CRUXEval input prediction needs the sample's `output`")
         fields = {"code": code, "output": output}
-    template = f"cruxeval/{style}_{task}.j2"
+    template = f"cruxeval/{style}_{task}.j2"  # as named before the move
     stop = ("# done",) if style == "phind" else ("[/ANSWER]",)
     return RenderedPrompt(
         benchmark="cruxeval",
         task=task,
         style=style,
-        text=render_template(template, **fields),
+        text=render_template_from(_TEMPLATES, f"{style}_{task}.j2", **fields),
         system=CRUXEVAL_SYSTEM,
         stop=stop,
         chat_stop=stop,

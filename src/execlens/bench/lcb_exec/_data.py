@@ -12,17 +12,18 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from execlens.tasks.prompts import RenderedPrompt, render_lcb
-
-from ._data import (
+from execlens.bench import (
+    FieldError,
     LoadResult,
     RecordError,
     Row,
-    _FieldError,
     check_int,
     check_str,
     load_single_file_dataset,
 )
+from execlens.tasks.prompts import RenderedPrompt
+
+from ._prompts import render_lcb
 
 __all__ = ["LCB_EXEC_HUB", "LCBExecSample", "lcb_order", "load_lcb_exec"]
 
@@ -64,7 +65,7 @@ class LCBExecSample:
 
 def _date(row: dict[str, Any]) -> datetime:
     if "contest_date" not in row:
-        raise _FieldError("contest_date", "missing")
+        raise FieldError("contest_date", "missing")
     value = row["contest_date"]
     if isinstance(value, datetime):
         return value
@@ -74,11 +75,11 @@ def _date(row: dict[str, Any]) -> datetime:
         try:
             return datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError:
-            raise _FieldError("contest_date", f"not an ISO date: {value!r}") from None
+            raise FieldError("contest_date", f"not an ISO date: {value!r}") from None
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         # a JSON export of a timestamp column: milliseconds since the epoch
         return datetime.fromtimestamp(value / 1000, UTC).replace(tzinfo=None)
-    raise _FieldError("contest_date", f"expected a date, got {type(value).__name__}")
+    raise FieldError("contest_date", f"expected a date, got {type(value).__name__}")
 
 
 def lcb_order(sample_id: str) -> tuple[int, str]:
@@ -110,7 +111,7 @@ def _parse(rows: list[Row], source: str) -> LoadResult[LCBExecSample]:
                 problem_id=check_str(row, "problem_id"),
                 numsteps=check_int(row, "numsteps"),
             )
-        except _FieldError as exc:
+        except FieldError as exc:
             errors.append(RecordError(source, line, exc.field, exc.message))
             continue
         if sample.id in seen:

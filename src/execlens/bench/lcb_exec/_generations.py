@@ -14,14 +14,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from execlens.bench._cruxeval_score import (
+from execlens.bench import (
+    DatasetError,
     GenerationsError,
-    _checked,
     check_generations,
     read_generations_json,
 )
-from execlens.bench._data_lcb import lcb_order
 from execlens.judge import ExecProblem, ProblemError
+
+from ._data import lcb_order, load_lcb_exec
+from ._official import LCB_PRELUDE
 
 __all__ = ["lcb_problem", "lcb_sample_problem", "load_lcb_generations", "load_lcb_problems"]
 
@@ -37,8 +39,8 @@ def lcb_problem(record: dict[str, Any]) -> ExecProblem:
 
 def lcb_sample_problem(sample: Any) -> ExecProblem:
     """A loaded ``bench.LCBExecSample`` as a problem, with LiveCodeBench's import block."""
-    from execlens.judge import LCB_PRELUDE
-
+    if isinstance(sample, ExecProblem):
+        return sample
     return ExecProblem(sample.id, sample.code, sample.input, sample.output,
                        function_name=sample.function_name, input_is_call=True,
                        prelude=LCB_PRELUDE)
@@ -46,11 +48,12 @@ def lcb_sample_problem(sample: Any) -> ExecProblem:
 
 def load_lcb_problems(data: str | Path | None = None) -> list[ExecProblem]:
     """The execution-v2 problems, sorted as LiveCodeBench sorts them."""
-    from execlens.bench._data import DatasetError
-    from execlens.bench._data_lcb import load_lcb_exec
-
     try:
-        samples = _checked(load_lcb_exec(data))
+        loaded = load_lcb_exec(data)
+        if loaded.errors:
+            shown = "; ".join(str(error) for error in loaded.errors[:5])
+            raise ProblemError(f"{len(loaded.errors)} malformed record(s): {shown}")
+        samples = list(loaded.records)
     except DatasetError as exc:
         raise ProblemError(f"{exc}; pass a local file with --data") from exc
     return [lcb_sample_problem(sample) for sample in samples]

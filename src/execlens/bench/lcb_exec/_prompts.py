@@ -8,14 +8,22 @@ is ``assert <input> == ??`` where ``input`` is the dataset's full call (``f(a = 
 
 from __future__ import annotations
 
-from ._cruxeval import CRUXEVAL_SYSTEM
-from ._render import render_template
-from ._types import PromptInputError, RenderedPrompt, SamplingDefaults
+from pathlib import Path
+
+from execlens.tasks.prompts import (
+    EXECUTION_SYSTEM,
+    PromptInputError,
+    RenderedPrompt,
+    SamplingDefaults,
+    render_template_from,
+)
 
 __all__ = ["LCB_SYSTEM", "lcb_sampling", "render_lcb"]
 
 #: format_prompt_execution_base's system_message (the same sentence as CRUXEval's).
-LCB_SYSTEM = CRUXEVAL_SYSTEM
+LCB_SYSTEM = EXECUTION_SYSTEM
+
+_TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
 def lcb_sampling() -> SamplingDefaults:
@@ -44,7 +52,7 @@ def render_lcb(style: str, *, code: str, input: str, sample_id: str = "") -> Ren
         benchmark="lcb-exec",
         task="output",
         style=style,
-        text=render_template(template, code=code, input=input),
+        text=render_template_from(_TEMPLATES, f"{style}.j2", code=code, input=input),
         system=LCB_SYSTEM,
         stop=("###",),
         chat_stop=(),

@@ -6,28 +6,13 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 __all__ = [
-    "BENCHMARKS",
-    "Benchmark",
     "PromptInputError",
     "RenderedPrompt",
     "SamplingDefaults",
     "Style",
 ]
 
-Benchmark = Literal["cruxeval", "lcb-exec", "reval"]
 Style = Literal["direct", "cot", "phind"]
-
-#: benchmark -> {task: styles}; "phind" is CRUXEval's variant for Phind-CodeLlama-34B-v2.
-BENCHMARKS: dict[str, dict[str, tuple[str, ...]]] = {
-    "cruxeval": {"input": ("direct", "cot"), "output": ("direct", "cot", "phind")},
-    "lcb-exec": {"output": ("direct", "cot")},
-    "reval": {
-        "coverage": ("direct", "cot"),
-        "path": ("direct", "cot"),
-        "state": ("direct", "cot"),
-        "output": ("direct", "cot"),
-    },
-}
 
 
 class PromptInputError(ValueError):

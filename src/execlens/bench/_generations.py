@@ -1,0 +1,70 @@
+"""Generations files: the shared format checks every benchmark's loader uses.
+
+A generations file maps sample ids to lists of answers (``{"sample_0": ["...", ...]}``);
+benchmark folders read their own variants (CRUXEval's scored files, LiveCodeBench's
+list of records) and hand the result to :func:`check_generations` and
+:func:`match_generations`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+__all__ = ["GenerationsError", "check_generations", "match_generations",
+           "read_generations_json"]
+
+T = TypeVar("T")
+
+
+class GenerationsError(ValueError):
+    """A generations file that is not in the expected format."""
+
+
+def check_generations(generations: Any, source: str) -> dict[str, list[str]]:
+    """Validate ``{id: [str, ...]}``; raises :class:`GenerationsError` naming the problem."""
+    if not isinstance(generations, Mapping):
+        raise GenerationsError(f"{source}: expected a JSON object mapping sample ids to lists "
+                               f"of generations, got {type(generations).__name__}")
+    checked: dict[str, list[str]] = {}
+    for key, value in generations.items():
+        if not isinstance(value, list):
+            raise GenerationsError(f"{source}: {key!r} must map to a list of strings, "
+                                   f"got {type(value).__name__}")
+        for index, item in enumerate(value):
+            if not isinstance(item, str):
+                raise GenerationsError(f"{source}: {key!r}[{index}] must be a string, "
+                                       f"got {type(item).__name__}")
+        checked[str(key)] = value
+    return checked
+
+
+def read_generations_json(file: Path) -> Any:
+    """The parsed JSON of a generations file; a named error when missing or malformed."""
+    if not file.is_file():
+        raise GenerationsError(f"no such generations file: {file}")
+    try:
+        return json.loads(file.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise GenerationsError(f"{file} is not valid JSON: {exc}") from exc
+
+
+def match_generations(problems: Sequence[T], generations: Mapping[str, list[str]],
+                      source: str) -> list[tuple[T, list[str]]]:
+    """Pair every problem with its generations; every problem must have an entry.
+
+    (The official scripts stop with an assertion when one is missing.)
+    """
+    missing = [_id(p) for p in problems if _id(p) not in generations]
+    if missing:
+        shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
+        raise GenerationsError(f"{source}: no generations for {len(missing)} of "
+                               f"{len(problems)} samples ({shown})")
+    return [(p, list(generations[_id(p)])) for p in problems]
+
+
+def _id(record: Any) -> str:
+    # Loaded samples name it ``sample_id``; judge problems ``id``.
+    return str(getattr(record, "sample_id", None) or record.id)

@@ -1,0 +1,281 @@
+"""What the eval and score runners share: sharded, resumable scoring into a run directory.
+
+A run's items are numbered in plan order; item ``i`` belongs to shard ``i // SHARD_SIZE``
+of its task (``store`` shard set ``samples-<task>``).  A shard is written whole with its
+completion marker, whose stats list the ids it holds.  A rerun keeps every record of a
+finished shard, scores only the items no shard holds yet (a shard that lacks some of
+this run's items -- ``--limit`` grew, or a model request failed last time -- is
+rewritten with the old records and the new ones), and writes the final files from the
+shards in plan order: ``samples.jsonl`` and ``results.json`` are byte-identical whether
+the run went through in one go or was killed (SIGKILL included) and rerun.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .metrics import sample_accuracy
+
+if TYPE_CHECKING:
+    from execlens.engine import Engine
+    from execlens.judge import SampleScore, Scorer, Verdict
+    from execlens.store import RunDir
+
+    from ._protocol import Benchmark
+
+__all__ = ["SHARD_SIZE", "RunError", "Unit", "difference_reason", "final_records",
+           "pending_units", "sample_record", "score_units", "sha256_json", "summarise",
+           "write_samples"]
+
+SHARD_SIZE = 100
+_EXAMPLES_PER_REASON = 3
+
+
+class RunError(RuntimeError):
+    """A run that cannot go on as asked; the message names the fix."""
+
+
+@dataclass
+class Unit:
+    """One item to score: its record id, position, answers and extra record fields."""
+
+    key: str
+    task: str
+    position: int
+    item: Any
+    answers: list[str]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def shard(self) -> int:
+        """The index of the shard holding this unit's record."""
+        return self.position // SHARD_SIZE
+
+
+def sha256_json(value: Any) -> str:
+    """A stable digest of a JSON-able value (identities of data and generations)."""
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=repr)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def difference_reason(official: Verdict, strict: Verdict) -> str | None:
+    """Why two verdicts on one generation disagree, or ``None`` when they agree.
+
+    ``"strict unparseable:boolop"`` (official passed it, strict did not, and why) or
+    ``"official skipped:filter"`` (strict passed it, official did not, and why).
+    """
+    if official.passed == strict.passed:
+        return None
+    return f"strict {strict.label}" if official.passed else f"official {official.label}"
+
+
+def sample_record(key: str, answers: Sequence[str], scores: Mapping[str, SampleScore],
+                  n: int) -> dict[str, Any]:
+    """The ``samples.jsonl`` line of one scored sample.
+
+    ``n`` is how many generations the sample should have: every mode but ``official``
+    counts each missing one as a failure (the official list stays as the official
+    script records it).
+    """
+    modes = list(scores)
+    details = []
+    for index, text in enumerate(answers):
+        verdicts = {mode: scores[mode].verdicts[index] for mode in modes
+                    if index < len(scores[mode].verdicts)}
+        entry: dict[str, Any] = {mode: verdict.label for mode, verdict in verdicts.items()}
+        if "official" in verdicts and "strict" in verdicts:
+            reason = difference_reason(verdicts["official"], verdicts["strict"])
+            if reason is not None:
+                entry["differs"] = reason
+                entry["generation"] = text[:500]
+        for mode, verdict in verdicts.items():
+            if verdict.detail and verdict.status.value not in ("passed", "wrong"):
+                entry[f"{mode}_detail"] = verdict.detail[:300]
+        details.append(entry)
+    missing = max(0, n - len(answers))
+    record: dict[str, Any] = {"id": key}
+    for mode in modes:
+        scored = list(scores[mode].scored)
+        if mode != "official":
+            scored += [False] * missing
+        record[mode] = scored
+    for mode in modes:
+        record[f"{mode}_accuracy"] = sample_accuracy(record[mode])
+    record["n"] = n
+    if missing:
+        record["missing"] = missing
+    record["generations"] = details
+    return record
+
+
+def _scoring_engine(benchmark: Benchmark, workers: int | None) -> Engine:
+    from execlens.judge import scoring_engine
+
+    return scoring_engine(workers or benchmark.scoring_workers, preload=benchmark.preload)
+
+
+def _done_records(run: RunDir, task: str, shard: int) -> dict[str, dict[str, Any]]:
+    shards = run.shards(f"samples-{task}")
+    if not shards.done(shard):
+        return {}
+    return {str(record["id"]): record for record in shards.read(shard)}
+
+
+def pending_units(run: RunDir, units: Sequence[Unit]) -> tuple[list[Unit], int]:
+    """The units no finished shard holds, and how many are already scored."""
+    held: dict[tuple[str, int], set[str]] = {}
+    todo: list[Unit] = []
+    for unit in units:
+        where = (unit.task, unit.shard)
+        if where not in held:
+            held[where] = set(_done_records(run, unit.task, unit.shard))
+        if unit.key not in held[where]:
+            todo.append(unit)
+    return todo, len(units) - len(todo)
+
+
+def score_units(run: RunDir, benchmark: Benchmark, units: Sequence[Unit], *,
+                scorers: Mapping[str, Mapping[str, Scorer]], n: int,
+                order: Mapping[str, int], engine: Engine | None = None,
+                workers: int | None = None, progress: Callable[[int], None] | None = None
+                ) -> int:
+    """Score ``units`` (those not yet held by a finished shard) and write their shards.
+
+    ``scorers[task]`` holds the task's scorer per mode; ``order`` maps every key of the
+    run (not only the pending ones) to its plan position.  A shard is rewritten whole --
+    its earlier records and the new ones, in plan order -- as soon as its last new unit
+    is scored.  Returns the number of units scored now.
+    """
+    from execlens.judge import score_samples
+
+    if not units:
+        return 0
+    by_shard: dict[tuple[str, int], list[Unit]] = {}
+    for unit in units:
+        by_shard.setdefault((unit.task, unit.shard), []).append(unit)
+    waiting = {where: len(group) for where, group in by_shard.items()}
+    fresh: dict[tuple[str, int], dict[str, dict[str, Any]]] = {w: {} for w in by_shard}
+    own = None if engine is not None else _scoring_engine(benchmark, workers)
+    scored = 0
+    try:
+        for task in dict.fromkeys(unit.task for unit in units):
+            task_units = [unit for unit in units if unit.task == task]
+            pairs = [(unit, unit.answers) for unit in task_units]
+            # The executor wants the item; the unit rides along through a lookup.
+            lookup = {id(unit.item): unit for unit in task_units}
+            items = [(unit.item, answers) for unit, answers in pairs]
+            for item, scores in score_samples(list(scorers[task].values()), items,
+                                              engine or own):
+                unit = lookup[id(item)]
+                record = sample_record(unit.key, unit.answers, scores, n)
+                record.update(unit.extra)
+                where = (unit.task, unit.shard)
+                fresh[where][unit.key] = record
+                waiting[where] -= 1
+                scored += 1
+                if progress is not None:
+                    progress(scored)
+                if waiting[where] == 0:
+                    _write_shard(run, where, fresh.pop(where), order)
+    finally:
+        if own is not None:
+            own.close()
+    return scored
+
+
+def _write_shard(run: RunDir, where: tuple[str, int], new: dict[str, dict[str, Any]],
+                 order: Mapping[str, int]) -> None:
+    task, shard = where
+    records = {**_done_records(run, task, shard), **new}
+    # Plan order; records a narrower rerun does not ask for keep their place after.
+    ranked = sorted(enumerate(records.values()),
+                    key=lambda pair: (order.get(pair[1]["id"], 1 << 62), pair[0]))
+    ordered = [record for _, record in ranked]
+    run.shards(f"samples-{task}").write(shard, ordered, stats={"ids": [r["id"] for r in ordered]})
+
+
+def final_records(run: RunDir, units: Sequence[Unit]) -> list[dict[str, Any]]:
+    """This run's records, read back from the shards, in plan order."""
+    cache: dict[tuple[str, int], dict[str, dict[str, Any]]] = {}
+    records = []
+    for unit in units:
+        where = (unit.task, unit.shard)
+        if where not in cache:
+            cache[where] = _done_records(run, unit.task, unit.shard)
+        record = cache[where].get(unit.key)
+        if record is None:
+            raise RunError(f"{run.path}: no record of {unit.key} after scoring; rerun")
+        records.append(record)
+    return records
+
+
+def write_samples(run: RunDir, records: Iterable[dict[str, Any]]) -> None:
+    """``samples.jsonl``: one line per record, atomically."""
+    run.write_text("samples.jsonl", "".join(json.dumps(record, ensure_ascii=False) + "\n"
+                                            for record in records))
+
+
+def summarise(benchmark: Benchmark, records: Sequence[dict[str, Any]], task: str,
+              modes: Sequence[str]) -> dict[str, Any]:
+    """``results.json``'s scores from every sample's record (in plan order)."""
+    metrics = dict(benchmark.metrics(records, task))
+    baselines = metrics.pop("baselines", None)
+    flags = list(metrics.pop("flags", []) or [])
+    extra = metrics.pop("detailed", None) or {}
+    detailed: dict[str, Any] = {}
+    for mode in modes:
+        lists = [record.get(mode, []) for record in records]
+        labels = Counter(entry[mode] for record in records
+                         for entry in record.get("generations", []) if mode in entry)
+        detailed[mode] = {
+            **metrics.get(mode, {}),
+            **extra.get(mode, {}),
+            "solved": sum(1 for verdicts in lists if True in verdicts),
+            "denominator": sum(len(verdicts) for verdicts in lists),
+            "verdicts": dict(sorted(labels.items(), key=lambda kv: (-kv[1], kv[0]))),
+        }
+    missing = sum(int(record.get("missing", 0)) for record in records)
+    if missing:
+        flags.append(f"{missing} generation(s) missing across "
+                     f"{sum(1 for r in records if r.get('missing'))} sample(s): strict counts "
+                     "each as a failure; official mode uses the shorter lists as the official "
+                     "script does")
+    results: dict[str, Any] = {
+        "samples": len(records),
+        "generations": sum(len(record.get("generations", [])) for record in records),
+        "metrics": {mode: metrics[mode] for mode in modes if mode in metrics},
+        "modes": detailed,
+        "differences": _differences(records),
+    }
+    if baselines:
+        results["baselines"] = baselines
+    if flags:
+        results["flags"] = flags
+    return results
+
+
+def _differences(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    only_official: Counter[str] = Counter()
+    only_strict: Counter[str] = Counter()
+    examples: dict[str, list[dict[str, Any]]] = {}
+    for record in records:
+        for index, entry in enumerate(record.get("generations", [])):
+            reason = entry.get("differs")
+            if reason is None:
+                continue
+            (only_official if reason.startswith("strict ") else only_strict)[reason] += 1
+            shown = examples.setdefault(reason, [])
+            if len(shown) < _EXAMPLES_PER_REASON:
+                shown.append({"id": record["id"], "index": index,
+                              "generation": entry.get("generation", "")})
+    return {
+        "total": sum(only_official.values()) + sum(only_strict.values()),
+        "official_pass_strict_fail": dict(only_official.most_common()),
+        "official_fail_strict_pass": dict(only_strict.most_common()),
+        "examples": examples,
+    }

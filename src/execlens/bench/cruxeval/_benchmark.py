@@ -1,0 +1,109 @@
+"""CRUXEval's declaration: tasks, prompts, extraction, scorers, references."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from execlens.bench import (
+    DatasetError,
+    Generations,
+    ProblemScorer,
+    Reference,
+    TaskSpec,
+    match_generations,
+    pass_at_k_metrics,
+    select,
+)
+from execlens.judge import Scorer, StrictScorer
+from execlens.tasks.prompts import Extraction, RenderedPrompt
+
+from ._data import load_cruxeval
+from ._extract import extract_cruxeval
+from ._generations import cruxeval_problem, load_cruxeval_generations, load_cruxeval_problems
+from ._official import CruxEvalOfficialScorer, cruxeval_mode_from_path
+from ._prompts import STYLES
+
+__all__ = ["BENCHMARK", "CruxEval"]
+
+_REFERENCES = (
+    # The official scorer on the official Code Llama 7B generations (n = 10, T = 0.2):
+    # facebookresearch/cruxeval samples/evaluation_results/sample_scored_codellama-7b_temp0.2_*.
+    Reference("cruxeval", ("input",), ("codellama-7b",), {"pass@1": 35.95, "pass@5": 44.99},
+              "CRUXEval official scored generations, Code Llama 7B, T = 0.2", temperature=0.2,
+              samples=800),
+    Reference("cruxeval", ("output",), ("codellama-7b",), {"pass@1": 34.21, "pass@5": 40.29},
+              "CRUXEval official scored generations, Code Llama 7B, T = 0.2", temperature=0.2,
+              samples=800),
+)
+
+
+class CruxEval:
+    """CRUXEval (facebookresearch/cruxeval): 800 functions, predict an output or an input."""
+
+    name = "cruxeval"
+    description = "CRUXEval: predict a function's output from its input, or an input for its output"
+    tasks: Mapping[str, TaskSpec] = {
+        "input": TaskSpec("input", STYLES["input"], "predict an input f(...) for the output"),
+        "output": TaskSpec("output", STYLES["output"], "predict the output of f(<input>)"),
+    }
+    modes = ("official", "strict")
+    scores_raw = False
+    preload: tuple[str, ...] = ()
+    scoring_workers = 16
+
+    def load(self, data: str | None) -> list[Any]:
+        """CRUXEval's samples; malformed records are named and stop the run."""
+        loaded = load_cruxeval(data)
+        if loaded.errors:
+            raise DatasetError("; ".join(str(e) for e in loaded.errors[:5]))
+        return list(loaded.records)
+
+    def plan(self, records: Sequence[Any], task: str, *, limit: int | None,
+             offset: int) -> list[tuple[str, list[Any]]]:
+        """One task: the selected samples."""
+        return [(task, select(records, limit=limit, offset=offset))]
+
+    def render(self, item: Any, task: str, style: str) -> RenderedPrompt:
+        """The official prompt."""
+        return item.render(task, style)  # type: ignore[no-any-return]
+
+    def extract(self, raw: str, item: Any, task: str, style: str, flavor: str) -> Extraction:
+        """The text the official post-processing hands to the scorer."""
+        return extract_cruxeval(raw, task, style, flavor=flavor)
+
+    def prepare(self, items: Sequence[Any], task: str, engine: Any) -> Any:
+        """Nothing: the reference outputs are in the data."""
+        return None
+
+    def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer]:
+        """Official (for the task its script infers, ``context``, if any) and strict."""
+        official_task = context if isinstance(context, str) else task
+        return {"official": ProblemScorer(CruxEvalOfficialScorer(official_task),
+                                          cruxeval_problem),
+                "strict": ProblemScorer(StrictScorer(task), cruxeval_problem)}
+
+    def metrics(self, records: Sequence[Mapping[str, Any]], task: str) -> dict[str, Any]:
+        """pass@1 and pass@5 per mode."""
+        return pass_at_k_metrics(records, self.modes)
+
+    def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
+        """An official-format file; the official mode scores it as its path says."""
+        problems = load_cruxeval_problems(data)
+        answers = load_cruxeval_generations(path)
+        official_task = cruxeval_mode_from_path(str(path))
+        return Generations(task=task or official_task,
+                           items=match_generations(problems, answers, str(path)),
+                           context=official_task, notes={"official_task": official_task})
+
+    def references(self) -> Sequence[Reference]:
+        """The official scored Code Llama 7B files."""
+        return _REFERENCES
+
+    def exports(self) -> Sequence[Any]:
+        """None."""
+        return ()
+
+
+BENCHMARK = CruxEval()

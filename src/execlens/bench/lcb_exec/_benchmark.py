@@ -1,0 +1,98 @@
+"""LiveCodeBench code execution's declaration: one task, CRUXEval-shaped scoring."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from execlens.bench import (
+    DatasetError,
+    Generations,
+    ProblemScorer,
+    TaskSpec,
+    match_generations,
+    pass_at_k_metrics,
+    select,
+)
+from execlens.judge import Scorer, StrictScorer
+from execlens.tasks.prompts import Extraction, RenderedPrompt
+
+from ._data import load_lcb_exec
+from ._extract import extract_lcb
+from ._generations import (
+    lcb_sample_problem,
+    load_lcb_generations,
+    load_lcb_problems,
+)
+from ._official import LCBOfficialScorer
+
+__all__ = ["BENCHMARK", "LCBExec"]
+
+
+class LCBExec:
+    """LiveCodeBench code execution (``livecodebench/execution-v2``): predict the output."""
+
+    name = "lcb-exec"
+    description = "LiveCodeBench code execution: predict the output of a full call"
+    tasks: Mapping[str, TaskSpec] = {
+        "output": TaskSpec("output", ("direct", "cot"), "predict the output of <input call>"),
+    }
+    modes = ("official", "strict")
+    scores_raw = False
+    # Its checks import these; servers that preload pandas are slow to start: fewer.
+    preload: tuple[str, ...] = ("numpy", "pandas", "random", "string", "sys")
+    scoring_workers = 8
+
+    def load(self, data: str | None) -> list[Any]:
+        """The execution-v2 rows in LiveCodeBench's order; malformed records stop the run."""
+        loaded = load_lcb_exec(data)
+        if loaded.errors:
+            raise DatasetError("; ".join(str(e) for e in loaded.errors[:5]))
+        return list(loaded.records)
+
+    def plan(self, records: Sequence[Any], task: str, *, limit: int | None,
+             offset: int) -> list[tuple[str, list[Any]]]:
+        """One task: the selected samples."""
+        return [(task, select(records, limit=limit, offset=offset))]
+
+    def render(self, item: Any, task: str, style: str) -> RenderedPrompt:
+        """The official prompt."""
+        return item.render(style)  # type: ignore[no-any-return]
+
+    def extract(self, raw: str, item: Any, task: str, style: str, flavor: str) -> Extraction:
+        """The text LiveCodeBench's extraction hands to the scorer."""
+        return extract_lcb(raw, style)
+
+    def prepare(self, items: Sequence[Any], task: str, engine: Any) -> Any:
+        """Nothing: the reference outputs are in the data."""
+        return None
+
+    def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer]:
+        """LiveCodeBench's official scorer and strict output prediction."""
+        return {"official": ProblemScorer(LCBOfficialScorer(), lcb_sample_problem),
+                "strict": ProblemScorer(StrictScorer("output"), lcb_sample_problem)}
+
+    def metrics(self, records: Sequence[Mapping[str, Any]], task: str) -> dict[str, Any]:
+        """pass@1 (and pass@5 with enough generations) per mode."""
+        return pass_at_k_metrics(records, self.modes)
+
+    def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
+        """LiveCodeBench's output list (problems embedded) or ``{id: [answers]}``."""
+        answers, embedded = load_lcb_generations(path)
+        problems = load_lcb_problems(data) if data is not None or embedded is None else embedded
+        return Generations(task="output", items=match_generations(problems, answers, str(path)),
+                           notes={"official_task": "output",
+                                  "note": "LiveCodeBench reports pass@1 only; pass@5 here "
+                                          "applies the same estimator to its lists"})
+
+    def references(self) -> Sequence[Any]:
+        """None published in a form we can reproduce offline."""
+        return ()
+
+    def exports(self) -> Sequence[Any]:
+        """None."""
+        return ()
+
+
+BENCHMARK = LCBExec()
