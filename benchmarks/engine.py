@@ -12,6 +12,8 @@ its value sent back to the caller) with as many concurrent workers as cores:
 * ``multiprocessing.Process`` + ``Pipe`` per run (that shape made lean);
 * the execlens engine, one job per forked child, full isolation;
 * the execlens engine, 16 inputs per forked child;
+* with ``--program-python PATH``: one job per child with programs under that interpreter
+  (a program environment such as ``.venv-programs``), beside the host-interpreter row;
 * the floor under any fresh-process-per-run design: ``fork`` + ``os._exit`` + ``waitpid``
   and nothing else, from an interpreter holding the engine zygote's modules, one such
   loop per core (no job, no isolation, no result).
@@ -264,6 +266,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print a JSON line at the end")
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every run count")
+    parser.add_argument("--program-python", default=None, metavar="PATH",
+                        help="also measure one job per child with programs under this "
+                             "interpreter (e.g. .venv-programs/bin/python)")
     args = parser.parse_args()
     n = lambda base: max(20, int(base * args.scale))  # noqa: E731
 
@@ -282,6 +287,9 @@ def main() -> None:
         figures["engine_one_per_child"] = engine_rate(engine, n(3000), 1)
         figures["engine_16_per_child"] = engine_rate(engine, n(20_000), 16)
         engine_cost = engine_costs(engine, cost_runs)
+    if args.program_python:
+        with Engine(workers=WORKERS, isolation="full", python=args.program_python) as engine:
+            figures["engine_one_per_child_program_python"] = engine_rate(engine, n(3000), 1)
     per_run = {"engine_one_per_child": {role: cost.per_run(cost_runs)
                                         for role, cost in engine_cost.items()},
                "fork_exit_floor": {role: cost.per_run(floor_runs)
@@ -296,6 +304,9 @@ def main() -> None:
             one / figures["subprocess_numpy_prefix_per_run"],
         "batched_vs_process_pipe": figures["engine_16_per_child"] / figures["process_pipe_per_run"],
     }
+    if "engine_one_per_child_program_python" in figures:
+        ratios["program_python_vs_host_python"] = (
+            figures["engine_one_per_child_program_python"] / one)
     targets = {
         "one_per_child_vs_process_manager": 5.0,
         "one_per_child_vs_process_pipe": 1.5,

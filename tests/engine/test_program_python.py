@@ -157,3 +157,13 @@ def test_tracing_under_the_program_interpreter(program_venv: Path) -> None:
         trace = trace_program(engine, program, "f(4)")
     assert trace.ok and trace.output == 6
     assert trace.covered(4) and trace.states("total", 4)[-1] == 6
+
+
+def test_the_server_side_imports_only_the_standard_library_and_execlens(
+        program_engine: Engine) -> None:
+    program = ("import sys\ndef f():\n    return sorted({name.split('.')[0] for name in "
+               "list(sys.modules)} - set(sys.stdlib_module_names))\n")
+    outcome = program_engine.run(Job(program, call="f()"))
+    assert outcome.status is Status.OK, outcome.message
+    # What the server and zygote hold before the fork, plus this job's own imports.
+    assert outcome.decoded() == ["__main__", "execlens"]
