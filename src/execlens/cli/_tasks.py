@@ -1,16 +1,111 @@
-"""``execlens tasks build SOURCE --out FILE``: runtime-behaviour tasks with ground truth."""
+"""``execlens tasks build SOURCE --out FILE``: runtime-behaviour tasks with ground truth.
+
+The run is resumable: program runs are traced in shards through ``execlens.store``
+(lock, manifest, completion markers), and the tasks are derived from the stored traces
+at the end, so a run killed at any point and rerun writes byte-identical tasks.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import math
 from collections import Counter
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
-from rich.console import Console
+
+from execlens.cli._run import usage_error
 
 tasks_app = typer.Typer(help="Runtime-behaviour tasks (coverage, path, state, output).",
                         no_args_is_help=True)
+
+# Program runs per shard: small enough that a kill costs little, big enough that the
+# engine's servers stay busy.
+SHARD_RUNS = 32
+DEFAULT_WALL_LIMIT = 30.0
+
+
+def check_run_options(*, workers: Optional[int], max_steps: int,
+                      wall_limit: float) -> None:
+    """Usage errors for the tracing options shared by ``trace`` and ``tasks build``."""
+    if workers is not None and workers < 1:
+        usage_error(f"--workers must be at least 1, not {workers} (omit it for one per core)")
+    if max_steps < 1:
+        usage_error(f"--max-steps must be at least 1, not {max_steps}")
+    if not math.isfinite(wall_limit) or wall_limit <= 0:
+        usage_error(f"--wall-limit must be a finite number of seconds > 0, not {wall_limit}")
+    from execlens.engine import Limits
+
+    try:
+        Limits(wall_time=wall_limit)
+    except ValueError as exc:
+        usage_error(f"--wall-limit: {exc}")
+
+
+def file_digest(path: Path) -> str:
+    """sha256 of a file's bytes (a dataset's identity in a run manifest)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def open_run(path: Path, identity: dict[str, Any], overwrite: bool) -> Any:
+    """``RunDir.open`` with every store refusal turned into a usage error."""
+    from execlens.store import RunDir, StoreError
+
+    try:
+        return RunDir.open(path, identity, overwrite=overwrite)
+    except StoreError as exc:
+        usage_error(str(exc))
+
+
+def run_shards(shards: Any, count: int, work: Callable[[int], list[dict[str, Any]]],
+               *, progress: bool, label: str) -> None:
+    """Do every unfinished shard ``0..count-1`` (``work(i)`` gives its records)."""
+    from rich.console import Console
+    from rich.progress import Progress
+
+    todo = [index for index in range(count) if not shards.done(index)]
+    with Progress(console=Console(stderr=True), disable=not progress,
+                  transient=True) as bar:
+        task = bar.add_task(label, total=count, completed=count - len(todo))
+        for index in todo:
+            shards.write(index, work(index))
+            bar.advance(task)
+
+
+def _output_paths(out: Path, parquet: bool) -> tuple[Path, Path, bool]:
+    """(tasks file, run directory, parquet) for ``--out`` (see ``build``'s help)."""
+    if out.is_dir() or (not out.exists() and out.suffix == ""):
+        name = "tasks.parquet" if parquet else "tasks.jsonl"
+        return out / name, out, parquet
+    if out.suffix == ".parquet":
+        return out, out.with_name(f".{out.name}.run"), True
+    if out.suffix == ".jsonl":
+        if parquet:
+            usage_error(f"--parquet writes Parquet, but --out {out} ends in .jsonl; use "
+                        f"--out {out.with_suffix('.parquet')}")
+        return out, out.with_name(f".{out.name}.run"), False
+    usage_error(f"--out {out} must end in .jsonl or .parquet, or name a directory")
+
+
+def _failure_lines(failed: dict[str, list[str]], truncated: list[tuple[str, str]]
+                   ) -> list[str]:
+    lines = []
+    for status, runs in sorted(failed.items()):
+        shown = ", ".join(runs[:8]) + (f" and {len(runs) - 8} more" if len(runs) > 8 else "")
+        lines.append(f"{len(runs)} runs {status} (no tasks): {shown}")
+    by_cap: dict[str, list[str]] = {}
+    for run, cap in truncated:
+        by_cap.setdefault(cap, []).append(run)
+    for cap, runs in sorted(by_cap.items()):
+        shown = ", ".join(runs[:8]) + (f" and {len(runs) - 8} more" if len(runs) > 8 else "")
+        lines.append(f"{len(runs)} runs hit the {cap} limit (recording cut short): {shown}")
+    return lines
 
 
 @tasks_app.command("build")
@@ -18,49 +113,111 @@ def build(
     source: Annotated[Path, typer.Argument(
         help="REval directory or DREval_data.jsonl, cruxeval.jsonl, or CodeI/O "
              "rawcode_1k_parsed.jsonl.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output file (.jsonl, or .parquet "
-                                      "with --parquet).")],
+    out: Annotated[Path, typer.Option(
+        "--out", "-o",
+        help="Tasks file (.jsonl, or .parquet: Parquet), or a directory (existing, or a "
+             "name without suffix) to write tasks.jsonl / tasks.parquet into.  Resume "
+             "state lives in the directory, or beside a file in .<name>.run/.")],
     mode: Annotated[str, typer.Option(help="Tracer mode for the ground truth: exact or "
                                       "reval.")] = "exact",
     selection: Annotated[str, typer.Option(help="reval (REval's sites), given (the "
                                            "dataset's own questions) or balanced.")] = "reval",
     kinds: Annotated[str, typer.Option(help="Comma-separated task kinds.")] =
         "coverage,path,state,output",
-    limit: Annotated[Optional[int], typer.Option(help="Only the first N program runs.")] = None,
+    limit: Annotated[Optional[int], typer.Option(help="Only the first N program runs "
+                                                 "(N >= 1).")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the balanced sampling.")] = 0,
-    parquet: Annotated[bool, typer.Option(help="Write Parquet (pyarrow).")] = False,
-    workers: Annotated[Optional[int], typer.Option(help="Fork servers (default: cores).")] = None,
+    parquet: Annotated[bool, typer.Option(help="Write Parquet (pyarrow); implied by an "
+                                          "--out ending in .parquet.")] = False,
+    workers: Annotated[Optional[int], typer.Option(help="Fork servers, >= 1 (default: "
+                                                   "cores).")] = None,
+    max_steps: Annotated[int, typer.Option(help="Cap on recorded steps per run "
+                                           "(>= 1).")] = 200_000,
+    wall_limit: Annotated[float, typer.Option(
+        "--wall-limit", "--timeout",
+        help="Wall-clock seconds per traced run (> 0).")] = DEFAULT_WALL_LIMIT,
+    overwrite: Annotated[bool, typer.Option(help="Replace a different earlier run at "
+                                            "--out instead of refusing.")] = False,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
 ) -> None:
-    """Trace every program run of SOURCE and write its tasks."""
-    from execlens.tasks import KINDS, SELECTIONS, SourceError, build_tasks, load_programs, write_tasks
-    from execlens.trace import MODES, trace_engine
+    """Trace every program run of SOURCE and write its tasks (resumable after a kill)."""
+    from execlens.tasks import (
+        KINDS,
+        SELECTIONS,
+        SourceError,
+        build_tasks,
+        failed_runs,
+        load_programs,
+        source_warnings,
+        trace_from_record,
+        trace_programs,
+        trace_record,
+        write_tasks,
+    )
+    from execlens.trace import MODES, TraceLimits, trace_engine
 
-    console = Console(stderr=True)
     wanted = tuple(k.strip() for k in kinds.split(",") if k.strip())
     if mode not in MODES:
-        raise typer.BadParameter(f"mode must be one of {', '.join(MODES)}", param_hint="--mode")
+        usage_error(f"--mode must be one of {', '.join(MODES)}, not {mode!r}")
     if selection not in SELECTIONS:
-        raise typer.BadParameter(f"selection must be one of {', '.join(SELECTIONS)}",
-                                 param_hint="--selection")
+        usage_error(f"--selection must be one of {', '.join(SELECTIONS)}, not {selection!r}")
     if not wanted or set(wanted) - set(KINDS):
-        raise typer.BadParameter(f"kinds must be among {', '.join(KINDS)}", param_hint="--kinds")
+        usage_error(f"--kinds must be a comma-separated list among {', '.join(KINDS)}, "
+                    f"not {kinds!r}")
+    if limit is not None and limit < 1:
+        usage_error(f"--limit must be at least 1, not {limit} (omit it for every run)")
+    check_run_options(workers=workers, max_steps=max_steps, wall_limit=wall_limit)
+    dest, run_path, parquet = _output_paths(out, parquet)
     try:
         programs = load_programs(source)
-    except (SourceError, FileNotFoundError, ValueError) as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
+    except SourceError as exc:
+        usage_error(str(exc))
     if limit is not None:
         programs = programs[:limit]
+    for warning in source_warnings(programs):
+        typer.echo(f"warning: {warning}", err=True)
     for reason in sorted({p.skip_reason for p in programs if p.skip_reason}):
         skipped = sorted({p.problem_id for p in programs if p.skip_reason == reason})
-        console.print(f"[yellow]skipped[/yellow] {', '.join(skipped)}: {reason}")
-    with trace_engine(workers=workers) as engine:
-        tasks = build_tasks(programs, engine=engine, mode=mode, selection=selection,
-                            kinds=wanted, seed=seed, progress=True)
-    count = write_tasks(tasks, out, parquet=parquet)
+        typer.echo(f"skipped {', '.join(skipped)}: {reason}", err=True)
+
+    data_file = source / "DREval_data.jsonl" if source.is_dir() else source
+    identity = {"verb": "tasks build", "data": file_digest(data_file), "runs": len(programs),
+                "mode": mode, "max_steps": max_steps, "wall_limit": wall_limit}
+    limits = TraceLimits(max_steps=max_steps)
+    count = -(-len(programs) // SHARD_RUNS)
+    with open_run(run_path, identity, overwrite) as run:
+        shards = run.shards("traces")
+        engine = None
+        try:
+            def work(index: int) -> list[dict[str, Any]]:
+                nonlocal engine
+                if engine is None:  # started only when something is left to trace
+                    engine = trace_engine(workers=workers).__enter__()
+                chunk = programs[index * SHARD_RUNS:(index + 1) * SHARD_RUNS]
+                traced = iter(trace_programs(chunk, engine, mode=mode, limits=limits,
+                                             wall_time=wall_limit))
+                return [{"run": f"{p.problem_id}#{p.input_index}",
+                         "trace": None if p.skip_reason else trace_record(next(traced))}
+                        for p in chunk]
+
+            run_shards(shards, count, work, progress=progress, label="tracing")
+        finally:
+            if engine is not None:
+                engine.__exit__(None, None, None)
+        records = [record for index in range(count) for record in shards.read(index)]
+        traces = [None if r["trace"] is None else trace_from_record(r["trace"], program)
+                  for r, program in zip(records, programs)]
+        tasks = build_tasks(programs, traces=traces, mode=mode, selection=selection,
+                            kinds=wanted, seed=seed)
+        written = write_tasks(tasks, dest, parquet=parquet)
     by_kind = Counter(t.kind for t in tasks)
-    console.print(f"{count} tasks ({', '.join(f'{k} {v}' for k, v in sorted(by_kind.items()))}) "
-                  f"from {len(programs)} runs written to {out}")
+    runnable: Sequence[Any] = [p for p in programs if p.skip_reason is None]
+    truncated = [(f"{p.problem_id}#{p.input_index}", t.truncated)
+                 for p, t in zip(programs, traces) if t is not None and t.truncated]
+    typer.echo(f"{written} tasks ({', '.join(f'{k} {v}' for k, v in sorted(by_kind.items()))}"
+               f") from {len(runnable)} runs written to {dest}", err=True)
+    for line in _failure_lines(failed_runs(programs, traces), truncated):
+        typer.echo(line, err=True)
 
 
 def register(app: typer.Typer) -> None:

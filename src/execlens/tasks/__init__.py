@@ -14,7 +14,15 @@ if TYPE_CHECKING:
     from execlens.tasks._lines import Candidate, candidate_lines, line_variables
     from execlens.tasks._model import KINDS, RuntimeTask, task_id
     from execlens.tasks._output import read_tasks, write_tasks
-    from execlens.tasks._runtime import SELECTIONS, build_tasks, tasks_for_trace
+    from execlens.tasks._runtime import (
+        SELECTIONS,
+        build_tasks,
+        failed_runs,
+        tasks_for_trace,
+        trace_from_record,
+        trace_programs,
+        trace_record,
+    )
     from execlens.tasks._sources import (
         RuntimeProgram,
         SourceError,
@@ -40,6 +48,10 @@ _EXPORTS = {
     "SELECTIONS": "_runtime",
     "build_tasks": "_runtime",
     "tasks_for_trace": "_runtime",
+    "failed_runs": "_runtime",
+    "trace_from_record": "_runtime",
+    "trace_programs": "_runtime",
+    "trace_record": "_runtime",
     "RuntimeProgram": "_sources",
     "SourceError": "_sources",
     "check_reval_data": "_sources",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -18,9 +19,14 @@ def write_tasks(tasks: Iterable[RuntimeTask], path: str | Path, parquet: bool = 
     """Write tasks as JSONL (or Parquet); returns how many were written.
 
     The file is written to a temporary name and renamed, so a killed run never leaves
-    a half-written file behind.
+    a half-written file behind.  Parquet goes only into a ``.parquet`` name (a ``.jsonl``
+    name holding Parquet would fool every reader), JSONL never into ``.parquet``.
     """
     path = Path(path)
+    if parquet and path.suffix == ".jsonl":
+        raise ValueError(f"{path}: Parquet output needs a .parquet name, not .jsonl")
+    if not parquet and path.suffix == ".parquet":
+        raise ValueError(f"{path}: JSONL output needs a .jsonl name, not .parquet")
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
     rows = [task.to_dict() for task in tasks]
@@ -36,14 +42,19 @@ def write_tasks(tasks: Iterable[RuntimeTask], path: str | Path, parquet: bool = 
         with partial.open("w", encoding="utf-8") as handle:
             for row in rows:
                 handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    # Durable before the rename: a crash never leaves the final name empty.
+    with partial.open("rb+") as handle:
+        os.fsync(handle.fileno())
     partial.replace(path)
     return len(rows)
 
 
 def read_tasks(path: str | Path) -> list[RuntimeTask]:
-    """Read tasks written by :func:`write_tasks` (JSONL or Parquet, by extension)."""
+    """Read tasks written by :func:`write_tasks` (JSONL or Parquet, by content)."""
     path = Path(path)
-    if path.suffix == ".parquet":
+    with path.open("rb") as handle:
+        magic = handle.read(4)
+    if magic == b"PAR1":
         import pyarrow.parquet as pq
 
         rows = pq.read_table(path).to_pylist()

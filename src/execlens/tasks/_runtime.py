@@ -25,7 +25,8 @@ from execlens.tasks._lines import candidate_lines
 from execlens.tasks._model import KINDS, RuntimeTask, task_id
 from execlens.tasks._sources import RuntimeProgram
 
-__all__ = ["SELECTIONS", "build_tasks", "tasks_for_trace"]
+__all__ = ["SELECTIONS", "build_tasks", "failed_runs", "tasks_for_trace", "trace_from_record",
+           "trace_programs", "trace_record"]
 
 SELECTIONS = ("reval", "given", "balanced")
 
@@ -134,14 +135,72 @@ def _balanced(pairs: Iterable[tuple[RuntimeProgram, Any]], kinds: Sequence[str],
     return tasks + outputs
 
 
+def trace_programs(programs: Sequence[RuntimeProgram], engine: Any, *, mode: str = "exact",
+                   limits: Any = None, wall_time: float | None = None,
+                   progress: bool = False) -> list[Any]:
+    """Trace every program without a ``skip_reason`` (in order); one ``Trace`` each.
+
+    ``limits`` is a ``TraceLimits`` (recording caps); ``wall_time`` replaces the tracer's
+    default wall-clock limit per run (30 s).
+    """
+    from dataclasses import replace
+
+    from execlens.trace import TraceLimits, TraceRequest, trace_job, trace_many
+
+    requests = []
+    for program in programs:
+        if program.skip_reason is not None:
+            continue
+        request = TraceRequest(program=program.program, call=program.call, test=program.test,
+                               test_class=program.test_class, test_method=program.test_method,
+                               mode=mode, limits=limits or TraceLimits(), tag=program)
+        if wall_time is not None:
+            request = replace(request, engine_limits=trace_job(request).limits.with_(
+                wall_time=wall_time))
+        requests.append(request)
+    return list(trace_many(engine, requests, progress=progress))
+
+
+def trace_record(trace: Any) -> dict[str, Any]:
+    """A trace as a JSON record (without its tag), for resumable storage."""
+    return {"mode": trace.mode, "status": trace.status,
+            "output_envelope": trace.output_envelope,
+            "exception_type": trace.exception_type,
+            "exception_message": trace.exception_message, "stdout": trace.stdout,
+            "truncated": trace.truncated, "message": trace.message, "data": trace.data}
+
+
+def trace_from_record(record: dict[str, Any], tag: Any = None) -> Any:
+    """The ``Trace`` a :func:`trace_record` holds (queries answer exactly as before)."""
+    from execlens.trace import Trace
+
+    return Trace(tag=tag, **record)
+
+
+def failed_runs(programs: Sequence[RuntimeProgram], traces: Sequence[Any]
+                ) -> dict[str, list[str]]:
+    """Runs that recorded nothing (timeout, crash, limit), by status: ``{status: [run]}``.
+
+    ``traces`` pairs with ``programs`` (``None`` for a skipped program).  These runs
+    yield no tasks; a caller names them rather than losing them silently.
+    """
+    failed: dict[str, list[str]] = {}
+    for program, trace in zip(programs, traces):
+        if program.skip_reason is None and (trace is None or not trace.recorded):
+            status = trace.status if trace is not None else "missing"
+            failed.setdefault(status, []).append(f"{program.problem_id}#{program.input_index}")
+    return failed
+
+
 def build_tasks(programs: Sequence[RuntimeProgram], *, traces: Sequence[Any] | None = None,
                 engine: Any = None, mode: str = "exact", selection: str = "reval",
-                kinds: Sequence[str] = KINDS, seed: int = 0, progress: bool = False
-                ) -> list[RuntimeTask]:
+                kinds: Sequence[str] = KINDS, seed: int = 0, progress: bool = False,
+                limits: Any = None, wall_time: float | None = None) -> list[RuntimeTask]:
     """Tasks with ground truth for every program run.
 
     Give ``traces`` (one per program, in order), or an ``engine`` to trace with
-    (``mode`` = ``"exact"`` or ``"reval"``).  Programs with a ``skip_reason`` and runs
+    (``mode`` = ``"exact"`` or ``"reval"``; ``limits`` and ``wall_time`` as in
+    :func:`trace_programs`).  Programs with a ``skip_reason`` and runs
     that recorded nothing (timeouts, crashes) yield no tasks.  The result is the same
     for the same inputs and ``seed``, whatever the order of ``programs``' runs.
     """
@@ -154,13 +213,9 @@ def build_tasks(programs: Sequence[RuntimeProgram], *, traces: Sequence[Any] | N
     if traces is None:
         if engine is None:
             raise ValueError("build_tasks needs traces or an engine to trace with")
-        from execlens.trace import TraceRequest, trace_many
-
-        requests = [TraceRequest(program=p.program, call=p.call, test=p.test,
-                                 test_class=p.test_class, test_method=p.test_method,
-                                 mode=mode, tag=p) for p in runnable]
-        traces = list(trace_many(engine, requests, progress=progress))
-        pairs = [(t.tag, t) for t in traces]
+        traced = trace_programs(runnable, engine, mode=mode, limits=limits,
+                                wall_time=wall_time, progress=progress)
+        pairs = [(t.tag, t) for t in traced]
     else:
         if len(traces) != len(programs):
             raise ValueError("give one trace per program")
