@@ -308,6 +308,14 @@ def test_attack_reading_environment_secrets(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 # ---------------------------------------------------------------------- processes
+def _wait_for_argv(pid: int, marker: str) -> None:
+    """Until the host process has exec'd: its marker is visible from the host's /proc."""
+    deadline = time.monotonic() + 10.0
+    while marker.encode() not in Path(f"/proc/{pid}/cmdline").read_bytes():
+        assert time.monotonic() < deadline, "the host process never showed its marker"
+        time.sleep(0.01)
+
+
 def test_attack_reading_host_process_arguments_through_proc(
     sandbox: Engine, host_unaffected: None
 ) -> None:
@@ -317,7 +325,7 @@ def test_attack_reading_host_process_arguments_through_proc(
     host_process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)",
                                      marker])
     try:
-        assert marker.encode() in Path(f"/proc/{host_process.pid}/cmdline").read_bytes()
+        _wait_for_argv(host_process.pid, marker)
         program = (
             "import os\n"
             "def attack(marker, host_pids):\n"

@@ -12,6 +12,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -136,6 +137,10 @@ def test_attack_proc_under_the_program_interpreter(program_engine: Engine) -> No
     marker = f"EXECLENS-PROGENV-ARGV-{uuid.uuid4().hex}"
     host_process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)",
                                      marker])
+    deadline = time.monotonic() + 10.0
+    while marker.encode() not in Path(f"/proc/{host_process.pid}/cmdline").read_bytes():
+        assert time.monotonic() < deadline, "the host process never showed its marker"
+        time.sleep(0.01)
     program = ("import os\ndef f(marker):\n    found = []\n    for e in os.listdir('/proc'):\n"
                "        if e.isdigit():\n            try:\n"
                "                data = open(f'/proc/{e}/cmdline', 'rb').read()\n"
