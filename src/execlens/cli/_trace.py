@@ -1,46 +1,160 @@
-"""``execlens trace DATASET --mode reval|exact --out DIR``: trace every input of REval."""
+"""``execlens trace DATASET --mode reval|exact --out DIR``: trace every input of REval.
+
+Writes the JetBrains REval layout (``executions.jsonl``, ``states.jsonl``) through
+``execlens.store``: runs are traced in shards with completion markers under a locked,
+manifest-checked run directory, and the final files are the shards merged in order, so
+a run killed at any point and rerun writes byte-identical files.
+"""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
-from rich.console import Console
+
+from execlens.cli._run import usage_error
+from execlens.cli._tasks import (
+    DEFAULT_WALL_LIMIT,
+    SHARD_RUNS,
+    check_run_options,
+    file_digest,
+    open_run,
+    run_shards,
+)
+
+# Statuses that are ground truth (a program may raise); anything else is named.
+_EXPECTED = ("ok", "exception", "skipped")
+
+
+def _load(dataset: Path) -> list[Any]:
+    """REval problems, or a usage error naming the record, field and expectation."""
+    from execlens.bench import DatasetError
+    from execlens.bench.reval import load_reval_problems
+    from execlens.tasks import SourceError, check_reval_data
+
+    data_file = dataset / "DREval_data.jsonl" if dataset.is_dir() else dataset
+    try:
+        if data_file.name == "DREval_data.jsonl" and data_file.is_file():
+            for warning in check_reval_data(data_file):
+                typer.echo(f"warning: {warning}", err=True)
+        return load_reval_problems(dataset)
+    except (SourceError, DatasetError) as exc:
+        usage_error(str(exc))
+
+
+def _data_digest(dataset: Path) -> str:
+    files = sorted(dataset.glob("*.jsonl")) if dataset.is_dir() else [dataset]
+    return ",".join(f"{p.name}:{file_digest(p)}" for p in files)
+
+
+def _named(runs: list[str]) -> str:
+    return ", ".join(runs[:8]) + (f" and {len(runs) - 8} more" if len(runs) > 8 else "")
 
 
 def trace(
     dataset: Annotated[Path, typer.Argument(
-        help="REval data: a directory holding DREval_data.jsonl, or that file.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for executions.jsonl "
-                                      "and states.jsonl (JetBrains REval layout).")],
+        help="REval data: a directory holding DREval_data.jsonl (and DREval_tasks.jsonl), "
+             "or that file.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Run directory for "
+                                      "executions.jsonl and states.jsonl (JetBrains REval "
+                                      "layout); rerun to resume.")],
     mode: Annotated[str, typer.Option(help="reval (the reference tracer's behaviour) or "
                                       "exact (per-frame, corrected).")] = "exact",
-    workers: Annotated[Optional[int], typer.Option(help="Fork servers (default: cores).")] = None,
-    max_steps: Annotated[int, typer.Option(help="Cap on recorded steps per run.")] = 200_000,
+    rows: Annotated[str, typer.Option(help="all (every input) or pairs (the inputs REval "
+                                      "asks about).")] = "all",
+    workers: Annotated[Optional[int], typer.Option(help="Fork servers, >= 1 (default: "
+                                                   "cores).")] = None,
+    max_steps: Annotated[int, typer.Option(help="Cap on recorded steps per run "
+                                           "(>= 1).")] = 200_000,
+    wall_limit: Annotated[float, typer.Option(
+        "--wall-limit", "--timeout",
+        help="Wall-clock seconds per traced run (> 0).")] = DEFAULT_WALL_LIMIT,
+    overwrite: Annotated[bool, typer.Option(help="Replace a different earlier run in "
+                                            "--out instead of refusing.")] = False,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
 ) -> None:
-    """Trace every input of an REval dataset and export the traces."""
-    from execlens.trace import MODES, TraceLimits, export_reval, load_reval, trace_engine, trace_reval
+    """Trace every input of an REval dataset and export the traces (resumable)."""
+    from execlens.bench.reval import EXPORT_ROWS, execution_record, states_record
+    from execlens.trace import MODES, TraceLimits, trace_engine, trace_job, trace_many
 
-    console = Console(stderr=True)
     if mode not in MODES:
-        raise typer.BadParameter(f"mode must be one of {', '.join(MODES)}", param_hint="--mode")
-    try:
-        problems = load_reval(dataset)
-    except (FileNotFoundError, ValueError) as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
+        usage_error(f"--mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if rows not in EXPORT_ROWS:
+        usage_error(f"--rows must be one of {', '.join(EXPORT_ROWS)}, not {rows!r}")
+    check_run_options(workers=workers, max_steps=max_steps, wall_limit=wall_limit)
+    problems = _load(dataset)
     for problem in problems:
         if problem.skip_reason:
-            console.print(f"[yellow]skipped[/yellow] {problem.task_id}: {problem.skip_reason}")
-    with trace_engine(workers=workers) as engine:
-        counts = export_reval(trace_reval(engine, problems, mode,
-                                          limits=TraceLimits(max_steps=max_steps),
-                                          progress=progress), out)
-    console.print(f"{counts['executions']} executions ({counts['ok']} ok, "
-                  f"{counts['skipped']} skipped) written to {out}/executions.jsonl and "
-                  f"{out}/states.jsonl ({mode} mode)")
+            typer.echo(f"skipped {problem.task_id}: {problem.skip_reason}", err=True)
+    selected = [run for problem in problems
+                for run in problem.runs
+                if rows == "all" or run.index in {p.input_idx for p in problem.pairs}]
+    identity = {"verb": "trace", "data": _data_digest(dataset), "mode": mode, "rows": rows,
+                "max_steps": max_steps, "wall_limit": wall_limit}
+    limits = TraceLimits(max_steps=max_steps)
+    count = -(-len(selected) // SHARD_RUNS)
+    with open_run(out, identity, overwrite) as run_dir:
+        executions = run_dir.shards("executions")
+        states = run_dir.shards("states")
+        engine = None
+
+        def traced(index: int) -> list[tuple[Any, Any]]:
+            nonlocal engine
+            if engine is None:  # started only when something is left to trace
+                engine = trace_engine(workers=workers).__enter__()
+            chunk = selected[index * SHARD_RUNS:(index + 1) * SHARD_RUNS]
+            requests = []
+            for item in chunk:
+                if item.problem.skip_reason is None:
+                    request = item.request(mode, limits)
+                    wall = trace_job(request).limits.with_(wall_time=wall_limit)
+                    requests.append(_with_engine_limits(request, wall))
+            results = iter(trace_many(engine, requests))
+            return [(item, None if item.problem.skip_reason else next(results))
+                    for item in chunk]
+
+        def work(index: int) -> list[dict[str, Any]]:
+            # States first, executions last: an index is done when executions is.
+            pairs = traced(index)
+            states.write(index, [states_record(item, t) for item, t in pairs])
+            return [execution_record(item, t) for item, t in pairs]
+
+        class _Both:
+            """The two shard sets as one: done only when both are."""
+
+            def done(self, index: int) -> bool:
+                return executions.done(index) and states.done(index)
+
+            def write(self, index: int, records: list[dict[str, Any]]) -> None:
+                executions.write(index, records)
+
+        try:
+            run_shards(_Both(), count, work, progress=progress, label="tracing")
+        finally:
+            if engine is not None:
+                engine.__exit__(None, None, None)
+        total = executions.merge(run_dir.file("executions.jsonl"))
+        states.merge(run_dir.file("states.jsonl"))
+        records = [r for index in range(count) for r in executions.read(index)]
+    statuses = Counter(r["status"] for r in records)
+    typer.echo(f"{total} executions ({statuses['ok']} ok, {statuses['skipped']} skipped) "
+               f"written to {out}/executions.jsonl and {out}/states.jsonl ({mode} mode)",
+               err=True)
+    for status in sorted(set(statuses) - set(_EXPECTED)):
+        runs = [f"{r['task_id']}#{r['input_idx']}" for r in records if r["status"] == status]
+        typer.echo(f"{len(runs)} runs {status}: {_named(runs)}", err=True)
+    cut = [f"{r['task_id']}#{r['input_idx']} ({r['truncated']})" for r in records
+           if r.get("truncated")]
+    if cut:
+        typer.echo(f"{len(cut)} runs hit a recording limit: {_named(cut)}", err=True)
+
+
+def _with_engine_limits(request: Any, limits: Any) -> Any:
+    from dataclasses import replace
+
+    return replace(request, engine_limits=limits)
 
 
 def register(app: typer.Typer) -> None:
