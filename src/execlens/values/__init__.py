@@ -12,7 +12,13 @@ from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from execlens.values._compare import CompareMode, values_equal
-    from execlens.values._decode import ObjectRecord, OpaqueRecord, Truncated, decode
+    from execlens.values._decode import (
+        EnvelopeError,
+        ObjectRecord,
+        OpaqueRecord,
+        Truncated,
+        decode,
+    )
     from execlens.values._envelope import NIL, Caps, NilType, dumps, encode, type_name_of
     from execlens.values._parse import AnswerParseError, ParsedCall, parse_call, parse_literal
 
@@ -21,6 +27,7 @@ _EXPORTS = {
     "AnswerParseError": "_parse",
     "Caps": "_envelope",
     "CompareMode": "_compare",
+    "EnvelopeError": "_decode",
     "NilType": "_envelope",
     "ObjectRecord": "_decode",
     "OpaqueRecord": "_decode",

@@ -104,7 +104,10 @@ def _exact(a: Any, b: Any) -> bool:
         )
     if isinstance(a, OpaqueRecord):
         return False
-    return bool(a == b)
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - e.g. Decimal('sNaN') signals on any comparison
+        return False
 
 
 def _python(a: Any, b: Any) -> bool:
@@ -159,9 +162,13 @@ def _tolerant(a: Any, b: Any, rel: float = 1e-3) -> bool:
             return False
         return all(_tolerant(x, y, rel) for x, y in zip(a, b))
     if (isinstance(a, float) or isinstance(b, float)) and _is_number(a) and _is_number(b):
-        if any(math.isnan(x) or math.isinf(x) for x in (float(a), float(b))):
+        try:
+            if any(math.isnan(x) or math.isinf(x) for x in (float(a), float(b))):
+                return False
+            return abs(a - b) <= rel * abs(b) and int(a) == int(b)
+        except OverflowError:
+            # An int beyond float range beside a float: their integer parts differ.
             return False
-        return abs(a - b) <= rel * abs(b) and int(a) == int(b)
     return _python(a, b)
 
 
@@ -173,5 +180,13 @@ _RULES: dict[CompareMode, Callable[[Any, Any], bool]] = {
 
 
 def values_equal(predicted: Any, reference: Any, mode: CompareMode | str = "exact") -> bool:
-    """Whether a decoded predicted value matches a decoded reference under ``mode``."""
-    return _RULES[CompareMode(mode)](predicted, reference)
+    """Whether a decoded predicted value matches a decoded reference under ``mode``.
+
+    Raises ``ValueError`` for an unknown ``mode``.  Values nested too deeply to compare
+    are unequal, as the encoder's depth cap makes them (a truncated value equals nothing).
+    """
+    rule = _RULES[CompareMode(mode)]
+    try:
+        return rule(predicted, reference)
+    except RecursionError:
+        return False

@@ -6,7 +6,14 @@ from typing import Any
 
 from execlens.values._envelope import NIL
 
-__all__ = ["ObjectRecord", "OpaqueRecord", "Truncated", "decode"]
+__all__ = ["EnvelopeError", "ObjectRecord", "OpaqueRecord", "Truncated", "decode"]
+
+# Python's int() refuses more digits than this; a Fraction exponent gets the same bound.
+_MAX_EXPONENT = 4_300
+
+
+class EnvelopeError(ValueError):
+    """An envelope that does not describe a value (a field of the wrong type or form)."""
 
 
 class ObjectRecord:
@@ -86,7 +93,7 @@ def _decode_plain(raw: Any) -> Any:
     """Decode a bare JSON value found where an envelope was expected (lenient reading)."""
     if isinstance(raw, dict):
         if "__type__" in raw:
-            return decode(raw)
+            return _decode(raw)
         return {k: _decode_plain(v) for k, v in raw.items()}
     if isinstance(raw, list):
         return [_decode_plain(v) for v in raw]
@@ -121,8 +128,25 @@ def decode(envelope: Any) -> Any:
 
     Custom objects become :class:`ObjectRecord`, opaque values :class:`OpaqueRecord`,
     truncated values :class:`Truncated`.  Unknown type names with a JSON value decode to
-    that value.
+    that value.  A malformed envelope raises :class:`EnvelopeError`.
     """
+    try:
+        return _decode(envelope)
+    except EnvelopeError:
+        raise
+    except RecursionError as exc:
+        raise EnvelopeError("envelope nested too deeply") from exc
+    except (ArithmeticError, AttributeError, LookupError, TypeError, ValueError) as exc:
+        # Envelopes come from sandboxed children and from files: no program code runs
+        # here, so whatever a field's builder refuses is the envelope's fault.
+        name = envelope.get("__type__") if isinstance(envelope, dict) else None
+        if not isinstance(name, str):  # its str() could be huge or nested too deeply
+            name = type(name).__name__
+        raise EnvelopeError(f"malformed {name[:80]!r} envelope: "
+                            f"{type(exc).__name__}: {str(exc)[:200]}") from exc
+
+
+def _decode(envelope: Any) -> Any:
     if not isinstance(envelope, dict) or "__type__" not in envelope:
         return _decode_plain(envelope)
     name = envelope["__type__"]
@@ -141,7 +165,7 @@ def decode(envelope: Any) -> Any:
     if name == "Nil" and "__value__" not in envelope:
         return NIL
     if kind == "object":
-        attributes = {k: decode(v) for k, v in (raw or {}).items()}
+        attributes = {k: _decode(v) for k, v in (raw or {}).items()}
         return ObjectRecord(name, attributes, envelope.get("__module__"))
     if kind == "opaque":
         return OpaqueRecord(name, str(raw or ""))
@@ -189,6 +213,12 @@ def decode(envelope: Any) -> Any:
     if base == "Fraction":
         import fractions
 
+        # Fraction("1e99999999") builds 10**99999999 (minutes, gigabytes); the encoder
+        # writes "p/q", so an exponent is only bounded here, as int() bounds digits.
+        exponent = raw.lower().partition("e")[2] if isinstance(raw, str) else ""
+        if exponent and abs(int(exponent)) > _MAX_EXPONENT:
+            raise EnvelopeError(
+                f"malformed 'Fraction' envelope: exponent beyond {_MAX_EXPONENT}")
         return fractions.Fraction(raw)
     if base == "range":
         return range(*raw)
@@ -203,7 +233,7 @@ def _decode_numpy(envelope: dict[str, Any]) -> Any:
     except ImportError:  # pragma: no cover - numpy is a declared dependency
         np = None  # type: ignore[assignment]
     if "shape" in envelope:  # ndarray or a subclass such as matrix
-        data = decode(envelope.get("__value__"))
+        data = _decode(envelope.get("__value__"))
         if np is None:
             return data
         array = np.array(data, dtype=dtype) if dtype else np.array(data)

@@ -27,8 +27,8 @@ _MAX_ANSWER_CHARS = 200_000
 class AnswerParseError(ValueError):
     """An answer that is not a literal (or a single literal call).
 
-    ``kind`` is one of: ``empty``, ``too_long``, ``syntax``, ``name``, ``attribute``,
-    ``boolop``, ``comprehension``, ``call``, ``operator``, ``not_a_call``,
+    ``kind`` is one of: ``not_text``, ``empty``, ``too_long``, ``syntax``, ``name``,
+    ``attribute``, ``boolop``, ``comprehension``, ``call``, ``operator``, ``not_a_call``,
     ``not_literal``, ``multiple``.
     """
 
@@ -138,6 +138,9 @@ def _constructor(node: ast.Call) -> Any:
 
 
 def _parse_expression(text: str) -> ast.expr:
+    if not isinstance(text, str):
+        # A client can hand over None (a response without content) or a JSON value.
+        raise AnswerParseError("not_text", f"the answer is {type(text).__name__}, not text")
     if len(text) > _MAX_ANSWER_CHARS:
         raise AnswerParseError("too_long", f"answer longer than {_MAX_ANSWER_CHARS} characters")
     stripped = text.strip()
