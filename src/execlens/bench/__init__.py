@@ -24,7 +24,9 @@ if TYPE_CHECKING:
         check_int,
         check_str,
         check_str_list,
+        hub_rows,
         load_single_file_dataset,
+        read_records,
         select,
     )
     from execlens.bench._eval import (
@@ -73,7 +75,9 @@ _EXPORTS = {
     "check_int": "_data",
     "check_str": "_data",
     "check_str_list": "_data",
+    "hub_rows": "_data",
     "load_single_file_dataset": "_data",
+    "read_records": "_data",
     "select": "_data",
     "EvalConfig": "_eval",
     "EvalError": "_eval",

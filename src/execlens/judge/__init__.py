@@ -41,12 +41,9 @@ if TYPE_CHECKING:
     )
     from execlens.judge._limits import JUDGE_LIMITS, OFFICIAL_TIMEOUT
     from execlens.judge._official import AssertCheckScorer, official_check_verdict
+    from execlens.judge._outcomes import failure_verdict
     from execlens.judge._plan import JudgePlan, guarded, scoring_error
     from execlens.judge._problem import ExecProblem, ProblemError
-    from execlens.judge._reval import judge_reval, plan_reval
-    from execlens.judge._reval_plan import REVAL_MODES, REVAL_TASKS, RevalPlan
-    from execlens.judge._reval_truth import MaskTruth, OutputTruth, QuestionTruth, RevalContext
-    from execlens.judge._reval_var import reval_interpret
     from execlens.judge._runtime import (
         judge_coverage,
         judge_input,
@@ -87,21 +84,12 @@ _EXPORTS = {
     "OFFICIAL_TIMEOUT": "_limits",
     "AssertCheckScorer": "_official",
     "official_check_verdict": "_official",
+    "failure_verdict": "_outcomes",
     "JudgePlan": "_plan",
     "guarded": "_plan",
     "scoring_error": "_plan",
     "ExecProblem": "_problem",
     "ProblemError": "_problem",
-    "judge_reval": "_reval",
-    "plan_reval": "_reval",
-    "REVAL_MODES": "_reval_plan",
-    "REVAL_TASKS": "_reval_plan",
-    "RevalPlan": "_reval_plan",
-    "MaskTruth": "_reval_truth",
-    "OutputTruth": "_reval_truth",
-    "QuestionTruth": "_reval_truth",
-    "RevalContext": "_reval_truth",
-    "reval_interpret": "_reval_var",
     "judge_coverage": "_runtime",
     "judge_input": "_runtime",
     "judge_output": "_runtime",

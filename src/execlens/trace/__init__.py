@@ -28,15 +28,6 @@ if TYPE_CHECKING:
     )
     from execlens.trace._expr import NIL_ENVELOPE, VariableError, evaluate, parse_variable
     from execlens.trace._recorder import Recorder, statement_line_map
-    from execlens.trace._reval import (
-        RevalInput,
-        RevalProblem,
-        RevalQuestion,
-        export_reval,
-        load_reval,
-        load_reval_tasks,
-        trace_reval,
-    )
     from execlens.trace._trace import FrameInfo, Step, Trace, TraceError
 
 _EXPORTS = {
@@ -58,13 +49,6 @@ _EXPORTS = {
     "parse_variable": "_expr",
     "Recorder": "_recorder",
     "statement_line_map": "_recorder",
-    "RevalInput": "_reval",
-    "RevalProblem": "_reval",
-    "RevalQuestion": "_reval",
-    "export_reval": "_reval",
-    "load_reval": "_reval",
-    "load_reval_tasks": "_reval",
-    "trace_reval": "_reval",
     "FrameInfo": "_trace",
     "Step": "_trace",
     "Trace": "_trace",

@@ -1,0 +1,285 @@
+"""REval's declaration: tasks, prompts, extraction, traced truth, scorers, metrics, export.
+
+* ``plan`` drops the problems that can never be scored here (DREval/117 and /149 import
+  gensim) *before* inference and records why in :attr:`Reval.skipped` (item id ->
+  reason), so no request is wasted on them; ``consistency`` is the composite of the four
+  tasks (the output task over the pairs of the planned questions, as IC needs).
+* ``prepare`` traces the ground truth of both modes once (cached on disk by content).
+* ``scorers`` judge the *raw* responses (REval re-reads text its stop strings cut); a
+  judge's failure on one answer is that answer's ``scoring_error`` verdict.
+* ``metrics`` gives each mode's accuracy (coverage precision/recall/F1), IC and the
+  constant-answer baselines, from the finished sample records.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from execlens.bench import (
+    BenchmarkError,
+    DatasetError,
+    ExportSpec,
+    Generations,
+    Reference,
+    TaskSpec,
+    select,
+)
+from execlens.judge import SampleScore, ScorePlan, Verdict, VerdictStatus, guarded
+from execlens.tasks.prompts import Extraction, RenderedPrompt
+
+from ._data import RevalItem, load_reval, reval_pairs, reval_questions
+from ._extract import extract_reval
+from ._judge import plan_reval
+from ._plan import REVAL_MODES, REVAL_TASKS
+from ._score import summarise
+from ._truth import RevalTruth, build_reval_truth, reval_context
+
+__all__ = ["BENCHMARK", "Reval", "RevalScorer", "truth_cache_dir"]
+
+_STYLES = ("direct", "cot")
+_ALL = (*REVAL_TASKS, "consistency")
+
+_REFERENCES = (
+    # REval leaderboard (r-eval/r-eval.github.io results.json): GPT-4-Turbo (0125).
+    Reference("reval", _ALL, ("gpt-4-0125-preview", "gpt-4-turbo-0125"),
+              {"coverage": 88.4, "coverage f1": 89.8, "state": 71.4, "path": 57.7,
+               "output": 82.6, "IC": 42.48},
+              "REval leaderboard, GPT-4-Turbo (0125)"),
+)
+
+
+def truth_cache_dir() -> Path:
+    """Where traced ground truth is kept: ``$EXECLENS_TRUTH_CACHE_DIR``, else beside the
+    request cache.  Keyed by content, so any run over the same problems reuses it."""
+    configured = os.environ.get("EXECLENS_TRUTH_CACHE_DIR")
+    if configured:
+        return Path(configured)
+    from execlens.models import default_cache_dir
+
+    return default_cache_dir() / "reval-truth"
+
+
+class RevalScorer:
+    """One mode's judge of one task: every raw response of an item, with its truth."""
+
+    def __init__(self, mode: str, task: str, style: str, truths: Mapping[str, RevalTruth]
+                 ) -> None:
+        self.name = mode
+        self.task = task
+        self.style = style
+        self.truths = truths
+
+    def _truth(self, item: RevalItem) -> Any:
+        truth = self.truths[self.name]
+        if self.task == "output":
+            return truth.outputs.get(item.pair.sample_id)
+        return truth.questions.get(item.sample_id)
+
+    def plan(self, item: RevalItem, generations: Sequence[str]) -> ScorePlan:
+        """The jobs of every response (official state/output checks) and the scoring."""
+        truth = self._truth(item)
+        if truth is None and self.task != "output":
+            missing = Verdict.failing(VerdictStatus.REFERENCE_ERROR, "truth",
+                                      f"no {self.name} truth for {item.sample_id}")
+            plans = [guarded(lambda: missing) for _ in generations]
+        else:
+            context = reval_context(item)
+            plans = [guarded(plan_reval, self.task, self.name, raw, self.style, context, truth)
+                     for raw in generations]
+        jobs = [job for plan in plans for job in plan.jobs]
+
+        def finish(outcomes: Sequence[Any]) -> SampleScore:
+            verdicts, start = [], 0
+            for plan in plans:
+                verdicts.append(plan.verdict(outcomes[start:start + len(plan.jobs)]))
+                start += len(plan.jobs)
+            return SampleScore(item.sample_id, self.name, verdicts, [v.passed for v in verdicts],
+                               info={"kind": item.problem.kind})
+
+        return ScorePlan(jobs, finish)
+
+
+def _record_id(record: Mapping[str, Any]) -> str:
+    ident = str(record.get("sample_id") or record.get("id") or "")
+    task = str(record.get("task") or "")
+    return ident[len(task) + 1:] if task and ident.startswith(f"{task}:") else ident
+
+
+def _record_verdicts(record: Mapping[str, Any], mode: str) -> list[Verdict]:
+    stored = (record.get("verdicts") or {}).get(mode)
+    if isinstance(stored, list) and all(isinstance(v, Mapping) for v in stored):
+        return [Verdict.from_dict(v) for v in stored]
+    flags = record.get(mode) or []
+    return [Verdict.passing() if flag else Verdict.failing(VerdictStatus.WRONG, "recorded")
+            for flag in flags]
+
+
+class Reval:
+    """REval (r-eval/REval, ICSE 2025): coverage, path, state and output questions about
+    154 programs' runs, and Incremental Consistency over all four."""
+
+    name = "reval"
+    description = ("REval: is a line executed, which line runs next, a variable's value, "
+                   "the output; Incremental Consistency")
+    tasks: Mapping[str, TaskSpec] = {
+        "coverage": TaskSpec("coverage", _STYLES, "is line N executed? (YES/NO)"),
+        "path": TaskSpec("path", _STYLES, "which line runs right after line N?"),
+        "state": TaskSpec("state", _STYLES, "the value and type of a variable after line N"),
+        "output": TaskSpec("output", _STYLES, "complete the masked assertion (??)"),
+        "consistency": TaskSpec("consistency", _STYLES, "all four, for IC",
+                                composite=REVAL_TASKS),
+    }
+    modes = REVAL_MODES
+    scores_raw = True
+    preload: tuple[str, ...] = ()
+    scoring_workers = 16
+
+    def __init__(self) -> None:
+        self.skipped: dict[str, str] = {}
+        """Item ids ``plan`` dropped before inference, with the reason (gensim...)."""
+        self._items: dict[str, list[RevalItem]] = {}
+        self._truths: dict[str, RevalTruth] = {}
+
+    # ------------------------------------------------------------- items
+    def load(self, data: str | None) -> list[Any]:
+        """Every problem with its questions; malformed records are named and stop the run."""
+        loaded = load_reval(data)
+        if loaded.errors:
+            raise DatasetError("; ".join(str(e) for e in loaded.errors[:5]))
+        return list(loaded.records)
+
+    def _runnable(self, items: Iterable[RevalItem]) -> list[RevalItem]:
+        kept = []
+        for item in items:
+            reason = item.problem.skip_reason
+            if reason:
+                self.skipped[item.sample_id] = reason
+            else:
+                kept.append(item)
+        return kept
+
+    def plan(self, records: Sequence[Any], task: str, *, limit: int | None,
+             offset: int) -> list[tuple[str, list[Any]]]:
+        """Questions (coverage/path/state), pairs (output), or all four (consistency).
+
+        Problems that cannot run here are dropped first (:attr:`skipped` says why), so
+        ``--limit`` counts askable questions.  For consistency the output task covers the
+        pairs the selected questions belong to, since IC weighs each question by its
+        pair's output.
+        """
+        if task not in self.tasks:
+            raise BenchmarkError(f"reval has no task {task!r} (expected one of "
+                                 f"{', '.join(self.tasks)})")
+        self.skipped = {}
+        problems = list(records)
+        if task == "output":
+            plan = [(task, select(self._runnable(reval_pairs(problems)), limit=limit,
+                                  offset=offset))]
+        else:
+            questions = select(self._runnable(reval_questions(problems)), limit=limit,
+                               offset=offset)
+            if task != "consistency":
+                plan = [(task, questions)]
+            else:
+                pairs: dict[str, RevalItem] = {}
+                for item in questions:
+                    pair = RevalItem(item.problem, item.pair, 0, None)
+                    pairs.setdefault(pair.sample_id, pair)
+                plan = [(name, questions) for name in ("coverage", "path", "state")]
+                plan.append(("output", list(pairs.values())))
+        self._items = {name: list(items) for name, items in plan}
+        return plan
+
+    def render(self, item: Any, task: str, style: str) -> RenderedPrompt:
+        """REval's prompt for the item, from REval's own template files."""
+        return item.render(task, style)  # type: ignore[no-any-return]
+
+    def extract(self, raw: str, item: Any, task: str, style: str, flavor: str) -> Extraction:
+        """REval's own reading of the answer (logged; the judges re-read the raw text)."""
+        question = item.pair.output_pred if task == "output" else None
+        return extract_reval(raw, task, style, code=item.problem.code, question=question)
+
+    # ------------------------------------------------------------- scoring
+    def prepare(self, items: Sequence[Any], task: str, engine: Any) -> Any:
+        """The traced truth of both modes for the items' problems (cached on disk)."""
+        problems = {item.problem.task_id: item.problem for item in items}
+        missing = [p for p in problems.values() if not self._has_truth(p.task_id)]
+        if missing or not self._truths:
+            built = build_reval_truth(list(problems.values()), engine, REVAL_MODES,
+                                      cache_dir=truth_cache_dir())
+            for mode, truth in built.items():
+                merged = self._truths.setdefault(mode, RevalTruth(mode=mode))
+                merged.questions.update(truth.questions)
+                merged.outputs.update(truth.outputs)
+                merged.skipped.update(truth.skipped)
+                merged.notes.update(truth.notes)
+        return self._truths
+
+    def _has_truth(self, task_id: str) -> bool:
+        prefix = f"{task_id}/"
+        return all(any(k.startswith(prefix) for k in t.questions) or
+                   any(k.startswith(prefix) for k in t.outputs)
+                   for t in self._truths.values()) and bool(self._truths)
+
+    def scorers(self, task: str, style: str, context: Any) -> dict[str, RevalScorer]:
+        """Official and strict judges of ``task`` over the truth ``prepare`` returned."""
+        if task not in REVAL_TASKS:
+            raise BenchmarkError(f"reval scores the tasks {', '.join(REVAL_TASKS)} "
+                                 f"(consistency is their composite), not {task!r}")
+        if style not in _STYLES:
+            raise BenchmarkError(f"reval has no prompt style {style!r} (direct or cot)")
+        truths = context if isinstance(context, Mapping) else self._truths
+        return {mode: RevalScorer(mode, task, style, truths) for mode in self.modes}
+
+    def metrics(self, records: Sequence[Mapping[str, Any]], task: str) -> dict[str, Any]:
+        """Per mode: each task's accuracy (coverage P/R/F1), IC when all four were asked,
+        breakdowns by problem kind; ``baselines``: the constant answers on the same
+        questions (NO / Nil / -1, and always YES)."""
+        if not self._truths:
+            raise BenchmarkError("reval metrics need the truth: call prepare() first")
+        by_task: dict[str, dict[str, Mapping[str, Any]]] = {}
+        for record in records:
+            by_task.setdefault(str(record.get("task") or task), {})[_record_id(record)] = record
+        tasks = tuple(t for t in REVAL_TASKS if t in by_task)
+        questions = next((self._items[t] for t in ("coverage", "path", "state")
+                          if t in self._items), [])
+        outputs = self._items.get("output", [])
+        verdicts = {mode: {t: {ident: _record_verdicts(rec, mode)
+                               for ident, rec in by_task[t].items()} for t in tasks}
+                    for mode in self.modes}
+        for mode in self.modes:  # an item the run has no record of counts as wrong
+            for t in tasks:
+                scope = outputs if t == "output" else questions
+                for item in scope:
+                    verdicts[mode][t].setdefault(item.sample_id, [Verdict.failing(
+                        VerdictStatus.UNPARSEABLE, "missing", "no answer for this item")])
+        metrics, base = summarise(verdicts, self.modes, tasks, questions, outputs,
+                                  self._truths, {})
+        out: dict[str, Any] = {mode: metrics[mode] for mode in self.modes}
+        out["baselines"] = base
+        if self.skipped:
+            out["skipped"] = dict(self.skipped)
+        return out
+
+    def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
+        """REval publishes no generations format: score runs through ``execlens eval``."""
+        raise BenchmarkError("reval has no generations-file format to score; run "
+                             "`execlens eval --benchmark reval` (it caches every response)")
+
+    def references(self) -> Sequence[Reference]:
+        """The REval leaderboard entry (GPT-4-Turbo 0125)."""
+        return _REFERENCES
+
+    def exports(self) -> Sequence[ExportSpec]:
+        """The JetBrains REval layout (``executions.jsonl`` + ``states.jsonl``)."""
+        return (ExportSpec("jetbrains", "traces in the JetBrains-Research/REval layout "
+                           "(configs executions and states)",
+                           {"function": "execlens.bench.reval:export_jetbrains",
+                            "tracer": "execlens.bench.reval:trace_reval",
+                            "rows": ("all", "pairs")}),)
+
+
+BENCHMARK = Reval()

@@ -1,0 +1,190 @@
+"""Scripted REval "models" for checking the scorer: one answers from the ground truth, one
+answers constants.
+
+:func:`reval_oracle_answers` writes, for every question, the answer its truth calls for,
+as raw text in the format the official extraction reads (``[ANSWER]`` blocks are not
+needed for direct prompts): ``YES``/``NO``; the next line's code text or ``-1``; ``Nil``
+or ``value; type``; the output snippet completed.  Values are rendered for the mode they
+will be judged in: REval's ``eval``/``locate`` reading for ``official`` (``numpy.ndarray``
+with a list, ``datetime.datetime`` as ISO text, the test's own expressions in ClassEval
+masks), literals for ``strict``.  Where no text can be right (a value the envelopes could
+not keep, a next line that is blank), the reason is returned beside the answers.
+
+:func:`reval_constant_answers`: NO, Nil, -1 and ``assert False`` everywhere.
+"""
+
+from __future__ import annotations
+
+import builtins
+import datetime
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from execlens.values import ObjectRecord, OpaqueRecord, Truncated, decode
+
+from ._masks import MASK, mask_sites
+from ._records import MaskTruth, QuestionTruth, envelope_type_key
+from ._values import literal_text
+
+if TYPE_CHECKING:
+    from ._data import RevalItem
+    from ._truth import RevalTruth
+
+__all__ = ["reval_constant_answers", "reval_oracle_answers"]
+
+Answers = dict[str, dict[str, list[str]]]
+
+
+def reval_constant_answers(questions: Sequence[RevalItem], outputs: Sequence[RevalItem]
+                           ) -> Answers:
+    """Coverage NO, state Nil, path -1 and an output that fails (``assert False``)."""
+    ids = [q.sample_id for q in questions]
+    return {"coverage": {i: ["NO"] for i in ids}, "state": {i: ["Nil"] for i in ids},
+            "path": {i: ["-1"] for i in ids},
+            "output": {o.sample_id: ["assert False"] for o in outputs}}
+
+
+def _type_text(envelope: dict[str, Any], mode: str) -> str:
+    module, name = envelope_type_key(envelope)
+    if module in (None, "builtins"):
+        return name
+    return f"{module}.{name}"
+
+
+def _official_text(value: Any, top: bool) -> str:
+    """Text REval's ``eval`` turns into ``value`` (its namespace binds ``datetime`` to the
+    class and ``np`` to numpy); ValueError where no text can be accepted."""
+    if isinstance(value, OpaqueRecord) and value.type_name == "type" and isinstance(
+            getattr(builtins, value.description, None), type):
+        return value.description  # a builtin class, by its name
+    if isinstance(value, (ObjectRecord, OpaqueRecord, Truncated)):
+        raise ValueError(f"{type(value).__name__} value")
+    module = type(value).__module__
+    if module == "numpy" and type(value).__name__ == "ndarray":
+        if not top:
+            raise ValueError("an array inside a container (REval's == on it raises)")
+        return repr(value.tolist())
+    if module == "numpy":
+        return repr(value.item()) if top else f"np.{type(value).__name__}({value.item()!r})"
+    if isinstance(value, datetime.datetime):
+        if top:
+            return value.isoformat(sep=" ")  # REval parses these with dateutil
+        return (f"datetime({value.year}, {value.month}, {value.day}, {value.hour}, "
+                f"{value.minute}, {value.second}, {value.microsecond})")
+    if isinstance(value, float) and value != value:
+        raise ValueError("nan never equals itself")
+    if type(value) is list:
+        return "[" + ", ".join(_official_text(v, False) for v in value) + "]"
+    if type(value) is tuple:
+        inner = ", ".join(_official_text(v, False) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if type(value) is dict:
+        return "{" + ", ".join(f"{_official_text(k, False)}: {_official_text(v, False)}"
+                               for k, v in value.items()) + "}"
+    if type(value).__name__ == "deque" and type(value).__module__ == "collections":
+        if not top:
+            raise ValueError("a deque inside a container has no name in REval's namespace")
+        # REval calls the located type on the evaluated text: deque(<list>).
+        return _official_text(list(value), False)
+    return repr(value)
+
+
+def _state_answer(truth: QuestionTruth, mode: str) -> tuple[str, str | None]:
+    if truth.nil:
+        return "Nil", None
+    reasons = []
+    for envelope in truth.state:
+        value = decode(envelope)
+        why = f"{envelope.get('__type__')} value" + (
+            " (truncated)" if envelope.get("__truncated__") else "") + (
+            " (opaque)" if envelope.get("__kind__") == "opaque" else "")
+        if mode == "official":
+            try:
+                text: str | None = _official_text(value, True)
+            except ValueError as error:
+                text, why = None, f"{why}: {error}"
+        else:
+            text = literal_text(value)
+        if text is not None:
+            return f"{text}; {_type_text(envelope, mode)}", None
+        reasons.append(why)
+    return "Nil", f"no text names an accepted value: {', '.join(reasons)}"
+
+
+def _path_answer(truth: QuestionTruth, code: str) -> tuple[str, str | None]:
+    lines = code.split("\n")
+    for line in truth.next_lines:
+        if line == -1:
+            return "-1", None
+        text = lines[line - 1].strip()
+        if text:
+            return text, None
+    return "-1", f"the next lines {list(truth.next_lines)} are blank"
+
+
+def _fill(template: str, fillings: Sequence[str]) -> str:
+    parts = template.split(MASK)
+    out = parts[0]
+    for filling, part in zip(fillings, parts[1:]):
+        out += filling + part
+    return out
+
+
+def _mask_literal(mask: MaskTruth) -> str | None:
+    for envelope in (*mask.hidden, *mask.other):
+        text = literal_text(decode(envelope))
+        if text is not None:
+            return text
+    return None
+
+
+def _output_answer(item: RevalItem, truth: RevalTruth, mode: str) -> tuple[str, str | None]:
+    problem, pair = item.problem, item.pair
+    if mode == "official" and problem.kind == "classeval":
+        sites = mask_sites(pair.output_pred, problem.inputs[pair.input_idx])
+        return _fill(pair.output_pred, [s.hidden for s in sites]), None
+    strict = truth.outputs.get(pair.sample_id)
+    if strict is None or strict.error or not strict.masks:
+        return "assert False", f"no recorded output: {strict.error if strict else 'none'}"
+    fillings = []
+    for mask in strict.masks:
+        text = _mask_literal(mask)
+        if text is None:
+            return "assert False", "a mask's value has no literal form"
+        fillings.append(text)
+    return _fill(pair.output_pred, fillings), None
+
+
+def reval_oracle_answers(questions: Sequence[RevalItem], outputs: Sequence[RevalItem],
+                         truth: RevalTruth, *, output_truth: RevalTruth | None = None
+                         ) -> tuple[Answers, dict[str, str]]:
+    """Answers from ``truth`` (its mode decides the rendering); and the unanswerable ids.
+
+    ``output_truth`` is the strict truth, whose recorded output values the output answers
+    use (official truth has none; official ClassEval answers use the test's expressions).
+    """
+    mode = truth.mode
+    answers: Answers = {"coverage": {}, "state": {}, "path": {}, "output": {}}
+    impossible: dict[str, str] = {}
+    for item in questions:
+        item_truth = truth.questions.get(item.sample_id)
+        if item_truth is None:
+            continue
+        answers["coverage"][item.sample_id] = ["YES" if item_truth.covered else "NO"]
+        state, why = _state_answer(item_truth, mode)
+        answers["state"][item.sample_id] = [state]
+        if why:
+            impossible[f"state:{item.sample_id}"] = why
+        path, why = _path_answer(item_truth, item.problem.code)
+        answers["path"][item.sample_id] = [path]
+        if why:
+            impossible[f"path:{item.sample_id}"] = why
+    source = output_truth if output_truth is not None else truth
+    for item in outputs:
+        if item.pair.sample_id in truth.skipped:
+            continue
+        text, why = _output_answer(item, source, mode)
+        answers["output"][item.sample_id] = [text]
+        if why:
+            impossible[f"output:{item.sample_id}"] = why
+    return answers, impossible
