@@ -1,21 +1,15 @@
-"""Answer extraction on realistic raw outputs, well-formed and malformed.
+"""REval answer extraction on realistic raw outputs, well-formed and malformed.
 
-Each expected text is what the official post-processing code returns for that output
-(CRUXEval inference/tasks/*_prediction.py and openai/openai_prompt.py, LiveCodeBench
-extraction_utils.extract_execution_code, REval evaluation.py ``_postprocess``).
+Each expected text is what REval's evaluation.py ``_postprocess`` returns for that output.
+(The CRUXEval and LiveCodeBench cases moved to tests/bench/cruxeval and tests/bench/lcb_exec.)
 """
 
 from __future__ import annotations
 
 import pytest
 
-from execlens.tasks.prompts import (
-    NIL,
-    StateAnswer,
-    apply_stop,
-    extract_answer,
-    extract_cruxeval,
-    extract_lcb,
+from execlens.tasks.prompts import NIL, StateAnswer
+from execlens.bench.reval import (
     extract_reval_coverage,
     extract_reval_output,
     extract_reval_path,
@@ -23,174 +17,6 @@ from execlens.tasks.prompts import (
     match_path_answer,
     normalise_state_type,
 )
-
-COT_OUT = (
-    "Let's execute the code step by step:\n1. f is called with nums = [1, 1, 3, 1, 3, 1].\n"
-    "2. Each (count, n) pair is appended and sorted in reverse.\n[/THOUGHT]\n[ANSWER]\n"
-    "assert f([1, 1, 3, 1, 3, 1]) == [(4, 1), (4, 1), (4, 1), (4, 1), (2, 3), (2, 3)]\n"
-)
-
-# (raw, task, style, flavor, expected text, expected failure)
-CRUX_CASES = [
-    # direct output: the continuation of "[ANSWER]\n"
-    (
-        "assert f([1, 1, 3, 1, 3, 1]) == [(4, 1), (2, 3)]\n",
-        "output",
-        "direct",
-        "harness",
-        "[(4, 1), (2, 3)]",
-        None,
-    ),
-    # the stop string was not honoured by the server: cut there first
-    (
-        "assert f('a') == 'ab'\n[/ANSWER]\n\n[PYTHON]\ndef f(x): ...",
-        "output",
-        "direct",
-        "harness",
-        "'ab'",
-        None,
-    ),
-    # text between the first and the second "==" (official quirk: an "==" in the input breaks it)
-    ("assert f('a==b') == 'x'\n", "output", "direct", "harness", "b')", None),
-    ("assert f(1) == 2 == 2\n", "output", "direct", "harness", "2", None),
-    # no assertion at all: the whole text is the answer officially
-    ("The output is 5.\n", "output", "direct", "harness", "The output is 5.", "no_assertion"),
-    ("", "output", "direct", "harness", "", "empty"),
-    # CoT output
-    (COT_OUT, "output", "cot", "harness", "[(4, 1), (4, 1), (4, 1), (4, 1), (2, 3), (2, 3)]", None),
-    (
-        COT_OUT + "[/ANSWER]",
-        "output",
-        "cot",
-        "openai",
-        "[(4, 1), (4, 1), (4, 1), (4, 1), (2, 3), (2, 3)]",
-        None,
-    ),
-    # CoT without [ANSWER]: the harness goes on with the whole text, OpenAI takes the last line
-    (
-        "s becomes 'hihi' so f('hi') == 'bhihia'\nso the answer is 'bhihia'",
-        "output",
-        "cot",
-        "harness",
-        "'bhihia'\nso the answer is 'bhihia'",
-        "no_answer_tag",
-    ),
-    (
-        "s becomes 'hihi' so f('hi') == 'bhihia'\nso the answer is 'bhihia'",
-        "output",
-        "cot",
-        "openai",
-        "so the answer is 'bhihia'",
-        "no_answer_tag",
-    ),
-    (
-        "I ran out of tokens while thinking about",
-        "output",
-        "cot",
-        "openai",
-        "I ran out of tokens while thinking about",
-        "no_answer_tag",
-    ),
-    # Phind variant: the prompt ends in "==", the answer ends at "# done"
-    (" 17 # done\n\ndef f(s):", "output", "phind", "harness", "17", None),
-    # direct input: the call before "=="
-    ("assert f('sea') == 'sea!'\n", "input", "direct", "harness", "f('sea')", None),
-    (
-        "assert f(['a', 'b'], 2) == 3\n[/ANSWER]",
-        "input",
-        "direct",
-        "harness",
-        "f(['a', 'b'], 2)",
-        None,
-    ),
-    # "assert f" is not in "assert  f(...)": the harness keeps the text, OpenAI cuts at "assert"
-    ("assert  f(1) == 2", "input", "direct", "harness", "assert  f(1)", None),
-    ("assert  f(1) == 2", "input", "direct", "openai", "f(1)", None),
-    # a call of another name: the harness glues "f" to what follows "assert f"
-    ("assert foo(1) == 2", "input", "direct", "harness", "foo(1)", None),
-    ("f(16)", "input", "direct", "harness", "f(16)", "no_assertion"),
-    # CoT input
-    (
-        "We need x + 1 == 17, so x = 16.\n[/THOUGHT]\n[ANSWER]\nassert f(16) == 17\n",
-        "input",
-        "cot",
-        "harness",
-        "f(16)",
-        None,
-    ),
-    (
-        "We need x + 1 == 17, so x = 16.\n[/THOUGHT]\n[ANSWER]\nassert f(16) == 17\n",
-        "input",
-        "cot",
-        "openai",
-        "f(16)",
-        None,
-    ),
-    (
-        "We need x + 1 == 17, so x = 16.",
-        "input",
-        "cot",
-        "harness",
-        "We need x + 1",
-        "no_answer_tag",
-    ),
-    (
-        "We need x + 1 == 17, so x = 16.\nassert f(16) == 17",
-        "input",
-        "cot",
-        "openai",
-        "assert f(16) == 17",
-        "no_answer_tag",
-    ),
-]
-
-
-@pytest.mark.parametrize(("raw", "task", "style", "flavor", "text", "failure"), CRUX_CASES)
-def test_cruxeval_extraction(
-    raw: str, task: str, style: str, flavor: str, text: str, failure: str | None
-) -> None:
-    got = extract_cruxeval(raw, task, style, flavor=flavor)
-    assert got.text == text
-    assert got.failure == failure
-    assert got.ok == (failure is None)
-
-
-def test_cruxeval_extraction_records_its_steps_and_can_skip_the_stop() -> None:
-    got = extract_cruxeval(COT_OUT + "[/ANSWER]\ntrailing", "output", "cot")
-    assert got.how == ("cut_at_stop", "after_answer_tag", "after_first_eq")
-    kept = extract_cruxeval("assert f(1) == 2\n[/ANSWER] == 3", "output", "direct", stop=())
-    assert kept.text == "2\n[/ANSWER]"
-    with pytest.raises(ValueError):
-        extract_cruxeval("x", "output", "direct", flavor="vllm")
-    with pytest.raises(ValueError):
-        extract_cruxeval("x", "both", "direct")
-
-
-LCB_CASES = [
-    # chat models get no stop: the closing tag is in the text and cut by the extractor
-    ("assert countSeniors(details = ['7868190130M7522']) == 2\n[/ANSWER]", "direct", "2", None),
-    ("assert f(a = 1) == [1, 2]\nThis is because the list is doubled.", "direct", "[1, 2]", None),
-    ("```python\nassert f(x = 1) == 3\n```", "direct", "3", None),
-    (
-        "Let's execute.\n1. s = 'hi'\n[/THOUGHT]\n[ANSWER]\nassert f(s = 'hi') == 'bhihia'\n"
-        "[/ANSWER]",
-        "cot",
-        "'bhihia'",
-        None,
-    ),
-    # CoT without [ANSWER]: after the first "==" of the reasoning, first line only
-    ("Since i == 0 the loop stops\nand returns 5", "cot", "0 the loop stops", "no_answer_tag"),
-    ("The answer is 5", "direct", "The answer is 5", "no_assertion"),
-    ("\n\nassert f() == 1", "direct", "1", None),
-    ("", "direct", "", "empty"),
-]
-
-
-@pytest.mark.parametrize(("raw", "style", "text", "failure"), LCB_CASES)
-def test_lcb_extraction(raw: str, style: str, text: str, failure: str | None) -> None:
-    got = extract_lcb(raw, style)
-    assert (got.text, got.failure) == (text, failure)
-
 
 # ---------------------------------------------------------------- REval
 
@@ -379,20 +205,3 @@ def test_reval_without_stop_emulation_applies_only_the_post_processing() -> None
         [7],
         ("before_close_tag", "first_line", "matched_lines"),
     )
-
-
-def test_dispatch_and_stop_helper() -> None:
-    assert extract_answer("cruxeval", "input", "direct", "assert f(1) == 2").text == "f(1)"
-    assert (
-        extract_answer("lcb-exec", "output", "direct", "assert f(a=1) == 2\n[/ANSWER]").text == "2"
-    )
-    assert extract_answer("reval", "path", "direct", "return total\n", code=PATH_CODE).value == [7]
-    assert extract_answer("reval", "coverage", "cot", "no thought end").failure == "unfinished_cot"
-    with pytest.raises(ValueError):
-        extract_answer("humaneval", "output", "direct", "")
-    with pytest.raises(ValueError):
-        extract_answer("reval", "branch", "direct", "")
-    with pytest.raises(ValueError):
-        extract_answer("reval", "state", "phind", "")
-    assert apply_stop("a [/ANSWER] b ### c", ("###", "[/ANSWER]")) == ("a ", True)
-    assert apply_stop("abc", ("###",)) == ("abc", False)
