@@ -8,6 +8,7 @@ that the key attacks still fail under it, and that the tracer's recorder works t
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -172,3 +173,44 @@ def test_the_server_side_imports_only_the_standard_library_and_execlens(
     assert outcome.status is Status.OK, outcome.message
     # What the server and zygote hold before the fork, plus this job's own imports.
     assert outcome.decoded() == ["__main__", "execlens"]
+
+
+_SHIM_PROBE = r'''
+import json, sys
+from execlens.engine import Engine, Job
+program = (
+    "import sys\n"
+    "import execlens.judge  # not preloaded: imported lazily in the sandbox\n"
+    "try:\n"
+    "    import hostonly\n"
+    "    seen = 'host package visible'\n"
+    "except ImportError:\n"
+    "    seen = 'hidden'\n"
+)
+with Engine(workers=1, python=sys.argv[1]) as engine:
+    outcome = engine.run(Job(program, call="seen"))
+print(json.dumps({"status": outcome.status, "value": outcome.decoded(),
+                  "message": outcome.message}))
+'''
+
+
+@pytest.mark.timeout(180)
+def test_execlens_installed_beside_host_packages_brings_none_of_them(
+        tmp_path: Path, program_venv: Path) -> None:
+    import shutil
+
+    import execlens
+
+    site = tmp_path / "site-packages"  # execlens installed beside a host-only package
+    shutil.copytree(Path(execlens.__file__).parent, site / "execlens",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (site / "hostonly").mkdir()
+    (site / "hostonly" / "__init__.py").write_text("")
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    env.pop(PROGRAM_PYTHON_ENV, None)
+    done = subprocess.run([sys.executable, "-c", _SHIM_PROBE, str(program_venv / "bin" / "python")],
+                          env=env, capture_output=True, text=True, timeout=150, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["status"] == "ok", report
+    assert report["value"] == "hidden"
