@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from execlens.bench import write_report
-from execlens.bench._cruxeval_score_run import score_run
-from execlens.bench._data_cruxeval import load_cruxeval
+from execlens.bench import Generations, run_score, write_report
+from execlens.bench.cruxeval import load_cruxeval
 from execlens.judge import ExecProblem
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -47,7 +46,7 @@ def scored_runs(tmp_path_factory: pytest.TempPathFactory, data_dir: Path, engine
         items = [(ExecProblem(i, problems[i].code, problems[i].input, problems[i].output),
                   generations[i]) for i in ids]
         out = tmp_path_factory.mktemp(f"score-{task}")
-        score_run(out, items, benchmark="cruxeval", task=task, engine=engine)
+        run_score(out, "cruxeval", Generations(task, items, context=task), engine=engine)
         runs.append(out)
     return runs
 

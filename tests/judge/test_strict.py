@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from execlens.bench.cruxeval import CruxEvalOfficialScorer
 from execlens.engine import Engine
 from execlens.judge import (
     ExecProblem,
@@ -95,13 +96,19 @@ def test_single_answer_judges(engine: Engine) -> None:
     assert judge_output_prediction(JOIN, "'a-b-c'").passed
     verdict = judge_output_prediction(JOIN, "'a-b-c' or 1")
     assert (verdict.passed, verdict.label) == (False, "unparseable:boolop")
-    assert judge_output_prediction(JOIN, "'a-b-c' or 1", mode="official", engine=engine).passed
+    official_output = CruxEvalOfficialScorer("output")
+    assert judge_output_prediction(JOIN, "'a-b-c' or 1", mode="official", engine=engine,
+                                   official=official_output).passed
     assert judge_input_prediction(JOIN, "f('cba', '-')", engine=engine).passed
     assert not judge_input_prediction(JOIN, "f('cba', '-') or 1", engine=engine).passed
-    skipped = judge_input_prediction(JOIN, "'cba', '-'", mode="official", engine=engine)
+    skipped = judge_input_prediction(JOIN, "'cba', '-'", mode="official", engine=engine,
+                                     official=CruxEvalOfficialScorer("input"))
     assert skipped.status is VerdictStatus.SKIPPED
     with pytest.raises(ValueError, match="mode"):
         judge_output_prediction(JOIN, "1", mode="lenient")
+    # Official mode is a benchmark's own rule: the judge names what to pass.
+    with pytest.raises(ValueError, match="official=<its scorer>"):
+        judge_output_prediction(JOIN, "1", mode="official")
 
 
 def test_execution_scorers_need_an_engine() -> None:

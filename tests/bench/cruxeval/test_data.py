@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from execlens.bench._data import DatasetUnavailableError, MalformedRecordError, select
-from execlens.bench._data_cruxeval import CruxEvalSample, load_cruxeval
-from execlens.tasks.prompts import render_cruxeval
+from execlens.bench import DatasetUnavailableError, MalformedRecordError, select
+from execlens.bench.cruxeval import CruxEvalSample, load_cruxeval, render_cruxeval
 
 
 def test_loads_all_800_samples_in_order(data_dir: Path) -> None:

@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from execlens.bench._data import DatasetUnavailableError
-from execlens.bench._data_lcb import LCBExecSample, load_lcb_exec
-from execlens.tasks.prompts import render_lcb
+from execlens.bench import DatasetUnavailableError
+from execlens.bench.lcb_exec import LCBExecSample, load_lcb_exec, render_lcb
 
 # Records shaped like livecodebench/execution-v2 rows (fields of lcb_runner's CodeExecutionProblem).
 ROWS = [
@@ -108,23 +107,21 @@ def test_malformed_records_are_named(tmp_path: Path) -> None:
 
 HUB_SCRIPT = textwrap.dedent(
     """
-    from execlens.bench._data import DatasetUnavailableError
-    from execlens.bench._data_cruxeval import load_cruxeval
-    from execlens.bench._data_lcb import load_lcb_exec
-    from execlens.bench._data_reval import load_reval
-    for load in (load_cruxeval, load_lcb_exec, load_reval):
+    from execlens.bench import DatasetUnavailableError, benchmark_names, get_benchmark
+    for name in benchmark_names():
         try:
-            load()
+            get_benchmark(name).load(None)
         except DatasetUnavailableError as exc:
-            print("UNAVAILABLE", exc)
+            print(name, "UNAVAILABLE", exc)
         else:
-            print("LOADED")
+            print(name, "LOADED")
     """
 )
 
 
 def test_hub_loading_offline_fails_with_a_clear_named_error(tmp_path: Path) -> None:
-    # a fresh process, an empty cache and the hub libraries' offline switches: no network is touched
+    # a fresh process, an empty cache and the hub libraries' offline switches: no network
+    # is touched; every registered benchmark's default source is tried.
     env = {
         **os.environ,
         "HF_HUB_OFFLINE": "1",
@@ -136,18 +133,13 @@ def test_hub_loading_offline_fails_with_a_clear_named_error(tmp_path: Path) -> N
         [sys.executable, "-c", HUB_SCRIPT], capture_output=True, text=True, env=env, timeout=300
     )
     assert run.returncode == 0, run.stderr
-    lines = run.stdout.strip().splitlines()
-    assert len(lines) == 3, run.stdout
-    for line, name in zip(
-        lines,
-        [
-            "hf://cruxeval-org/cruxeval:test",
-            "hf://livecodebench/execution-v2:test",
-            "hf://JetBrains-Research/REval/problems:test",
-        ],
-        strict=True,
-    ):
-        assert line.startswith("UNAVAILABLE cannot load " + name), line
+    lines = dict(line.split(" ", 1) for line in run.stdout.strip().splitlines())
+    hubs = {"cruxeval": "hf://cruxeval-org/cruxeval:test",
+            "lcb-exec": "hf://livecodebench/execution-v2:test",
+            "reval": "hf://JetBrains-Research/REval/problems:test"}
+    assert {"cruxeval", "lcb-exec"} <= set(lines), run.stdout
+    for name, line in lines.items():
+        assert line.startswith("UNAVAILABLE cannot load " + hubs.get(name, "")), line
         assert "pass a local copy with --data PATH" in line
 
 

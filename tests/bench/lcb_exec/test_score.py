@@ -8,9 +8,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from execlens.bench import load_lcb_generations, load_lcb_problems, score_run
-from execlens.bench._cruxeval_score import GenerationsError, match_generations
-from execlens.bench.metrics import mean_pass_at_k
+from execlens.bench import (
+    Generations,
+    GenerationsError,
+    get_benchmark,
+    match_generations,
+    mean_pass_at_k,
+    run_score,
+)
+from execlens.bench.lcb_exec import load_lcb_generations, load_lcb_problems
 from execlens.cli import app
 from execlens.engine import Engine
 
@@ -67,7 +73,7 @@ def test_official_and_strict_lcb_scoring(tmp_path: Path, engine: Engine) -> None
     gens, problems = load_lcb_generations(_lcb_file(tmp_path))
     assert problems is not None
     items = match_generations(problems, gens, "lcb")
-    result = score_run(tmp_path / "out", items, benchmark="lcb-exec", task="output",
+    result = run_score(tmp_path / "out", "lcb-exec", Generations("output", items),
                        engine=engine)
     records = {json.loads(line)["id"]: json.loads(line)
                for line in (tmp_path / "out" / "samples.jsonl").read_text().splitlines()}
@@ -79,12 +85,14 @@ def test_official_and_strict_lcb_scoring(tmp_path: Path, engine: Engine) -> None
     assert records["sample_10"]["official"] == [False]
     # sample_1: Python == lets [0, 0.5, 1] pass; strict wants floats.
     assert records["sample_1"]["official"] == [True, True, False]
-    assert records["sample_1"]["strict"] == [False, True, False]
+    # Strict counts the generation sample_1 lacks (the file's others have 4) as a failure.
+    assert records["sample_1"]["strict"] == [False, True, False, False]
+    assert records["sample_1"]["missing"] == 1 and records["sample_10"]["missing"] == 2
     modes = result.results["modes"]
     official_lists = [records[i]["official"] for i in ("sample_1", "sample_2", "sample_10")]
     assert modes["official"]["pass@1"] == mean_pass_at_k(official_lists, 1)
-    assert modes["strict"]["pass@1"] == pytest.approx((1 / 3 + 1 / 4 + 0) / 3 * 100)
-    assert "note" in modes["official"]  # LiveCodeBench itself reports pass@1 only
+    assert modes["strict"]["pass@1"] == pytest.approx((1 / 4 + 1 / 4 + 0) / 3 * 100)
+    assert any("missing" in flag for flag in result.results["flags"])
     diff = result.results["differences"]["official_pass_strict_fail"]
     assert diff == {"strict unparseable:boolop": 1, "strict wrong:type_mismatch": 1}
 
@@ -104,4 +112,11 @@ def test_lcb_cli_with_separate_data(tmp_path: Path) -> None:
     assert results["benchmark"] == "lcb-exec" and results["samples"] == 3
     bad = CliRunner().invoke(app, ["score", str(gens), "--benchmark", "lcb-exec", "--task",
                                    "input", "--out", str(tmp_path / "p")])
-    assert bad.exit_code == 2 and "has only the output" in bad.output
+    assert bad.exit_code == 2 and "has no task 'input'" in bad.output
+
+
+def test_reading_a_generations_file_through_the_benchmark(tmp_path: Path) -> None:
+    loaded = get_benchmark("lcb-exec").read_generations(_lcb_file(tmp_path), None, None)
+    assert loaded.task == "output"
+    assert [item.id for item, _ in loaded.items] == ["sample_1", "sample_2", "sample_10"]
+    assert "pass@1 only" in loaded.notes["note"]  # LiveCodeBench itself reports pass@1 only
