@@ -46,7 +46,17 @@ def reval_reference() -> None:
     NumPy 2 they raise and every count derived from them moves.  The project pins
     NumPy < 2 wherever wheels exist (Python 3.11/3.12); 3.13 only has NumPy 2.
     """
-    import numpy
+    # The programs' NumPy is the program environment's ($EXECLENS_PROGRAM_PYTHON), not
+    # necessarily the host's: ask the interpreter the engine will run them under.
+    import subprocess
 
-    if int(numpy.__version__.split(".")[0]) >= 2:
-        pytest.skip(f"REval's programs need NumPy < 2 (np.mat...); this is {numpy.__version__}")
+    from execlens.engine import resolve_program_python
+
+    python = resolve_program_python()
+    done = subprocess.run([python, "-c", "from importlib.metadata import version; "
+                           "print(version('numpy'))"], capture_output=True, text=True,
+                          timeout=60)
+    numpy_version = done.stdout.strip() or "not installed"
+    if not numpy_version[:1].isdigit() or int(numpy_version.split(".")[0]) >= 2:
+        pytest.skip(f"REval's programs need NumPy < 2 (np.mat...); {python} has "
+                    f"{numpy_version}")
