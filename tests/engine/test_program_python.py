@@ -157,7 +157,8 @@ def test_attack_proc_under_the_program_interpreter(program_engine: Engine) -> No
 
 
 def test_tracing_under_the_program_interpreter(program_venv: Path) -> None:
-    program = "def f(n):\n    total = 0\n    for i in range(n):\n        total += i\n    return total\n"
+    program = ("def f(n):\n    total = 0\n    for i in range(n):\n        total += i\n"
+               "    return total\n")
     with trace_engine(workers=1, python=str(program_venv / "bin" / "python")) as engine:
         assert engine.preload_errors == {}
         trace = trace_program(engine, program, "f(4)")
