@@ -12,17 +12,33 @@ from typing import TYPE_CHECKING
 from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from execlens.synth._collect import CollectSettings, code_flags, collect_functions
     from execlens.synth._config import ConfigError, SynthConfig, load_config
     from execlens.synth._demo import run_demo_synthesis
     from execlens.synth._extract import Extracted, extract_answer, last_json_object
     from execlens.synth._pipeline import run_pipeline, synth_status
-    from execlens.synth._programs import collect_program, probe_program
+    from execlens.synth._programs import (
+        IMPORT_PREFIX,
+        NUMPY_PREFIX,
+        SYNTH_PRELOAD,
+        collect_program,
+        probe_program,
+    )
     from execlens.synth._prompts import render_prediction_prompt, render_transform_prompt
     from execlens.synth._size import deep_size, size_ok
+    from execlens.synth._sources import load_function_records, load_source
+    from execlens.synth._verify import Check, verify_checks
     from execlens.synth._stage import STAGES, Stage, StageContext, register_stage
     from execlens.synth._unified import UnifiedParse, parse_unified
 
 _EXPORTS = {
+    "CollectSettings": "_collect",
+    "code_flags": "_collect",
+    "collect_functions": "_collect",
+    "load_function_records": "_sources",
+    "load_source": "_sources",
+    "Check": "_verify",
+    "verify_checks": "_verify",
     "ConfigError": "_config",
     "SynthConfig": "_config",
     "load_config": "_config",
@@ -32,6 +48,9 @@ _EXPORTS = {
     "last_json_object": "_extract",
     "run_pipeline": "_pipeline",
     "synth_status": "_pipeline",
+    "IMPORT_PREFIX": "_programs",
+    "NUMPY_PREFIX": "_programs",
+    "SYNTH_PRELOAD": "_programs",
     "collect_program": "_programs",
     "probe_program": "_programs",
     "render_prediction_prompt": "_prompts",

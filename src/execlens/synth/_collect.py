@@ -127,9 +127,15 @@ def _classify_stored(stored: dict[str, Any], first: Outcome, second: Outcome) ->
 
 
 def collect_functions(engine: Engine, records: Sequence[dict[str, Any]],
-                      settings: CollectSettings = CollectSettings()) -> list[dict[str, Any]]:
+                      settings: CollectSettings = CollectSettings(), *,
+                      check_engine: Engine | None = None) -> list[dict[str, Any]]:
     """Collect (or re-execute) pairs for every function record; returns one record per
-    function with ``pairs`` and a ``collect`` report, rejected ones with ``reject``."""
+    function with ``pairs`` and a ``collect`` report, rejected ones with ``reject``.
+
+    ``check_engine`` (servers started under ``check_seed``) runs the determinism rerun
+    with a full pool; without it ``engine`` runs it on its single extra-seed server."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from execlens.engine import Job, Limits
 
     limits = Limits(wall_time=settings.run_seconds, memory_mb=settings.memory_mb)
@@ -143,7 +149,7 @@ def collect_functions(engine: Engine, records: Sequence[dict[str, Any]],
                 call=(f"__synth_collect__({settings.generator_calls}, {int(records[i]['keep'])}, "
                       f"{_generator_seed(settings.seed, records[i]['id'])})"),
                 limits=limits, hash_seed=settings.hash_seed) for i in generated]
-    for i, outcome in zip(generated, engine.map(jobs)):
+    for i, outcome in zip(generated, engine.map(jobs)) if jobs else ():
         if not outcome.ok:
             exc = outcome.exception
             reports[i]["failure"] = (f"{outcome.status.value}:{exc.type}" if exc
@@ -157,18 +163,24 @@ def collect_functions(engine: Engine, records: Sequence[dict[str, Any]],
     stored = [i for i, r in enumerate(records) if r.get("stored_ios")]
     stored_pairs = [[p for p in records[i]["stored_ios"] if isinstance(p, dict)
                      and isinstance(p.get("input"), dict)] for i in stored]
-    first_runs = _split(list(engine.map(
-        _probe_jobs([records[i] for i in stored], stored_pairs, settings.hash_seed, limits),
-        batch_size=settings.batch_size)), [len(p) for p in stored_pairs])
+    first_jobs = _probe_jobs([records[i] for i in stored], stored_pairs, settings.hash_seed,
+                             limits)
+    # Runs beside the generator runs and the rerun (both pools stay busy).
+    background = ThreadPoolExecutor(1)
+    first_future = background.submit(
+        lambda: list(engine.map(first_jobs, batch_size=settings.batch_size)))
 
     # 3. The determinism rerun: every candidate pair, fresh child, the other hash seed.
-    rerun_pairs = [stored_pairs[stored.index(i)] if i in stored else candidates[i]
+    stored_at = {i: k for k, i in enumerate(stored)}
+    rerun_pairs = [stored_pairs[stored_at[i]] if i in stored_at else candidates[i]
                    for i in range(len(records))]
-    second_runs = _split(list(engine.map(
+    checker = check_engine or engine
+    second_runs = _split(list(checker.map(
         _probe_jobs(records, rerun_pairs, settings.check_seed, limits),
         batch_size=settings.batch_size)), [len(p) for p in rerun_pairs])
+    first_runs = _split(first_future.result(), [len(p) for p in stored_pairs])
+    background.shutdown()
 
-    stored_at = {i: k for k, i in enumerate(stored)}
     out = []
     for i, record in enumerate(records):
         report = reports[i]

@@ -13,7 +13,7 @@ import functools
 import inspect
 import re
 
-__all__ = ["IMPORT_PREFIX", "NUMPY_PREFIX", "collect_program", "needs_numpy", "probe_program"]
+__all__ = ["SYNTH_PRELOAD", "IMPORT_PREFIX", "NUMPY_PREFIX", "collect_program", "needs_numpy", "probe_program"]
 
 IMPORT_PREFIX = """\
 import bisect, collections, copy, datetime, functools, heapq, itertools, json, math
@@ -37,6 +37,17 @@ from typing import (Any, Callable, Dict, Generator, Iterable, Iterator, List, Op
 """
 
 NUMPY_PREFIX = "import numpy as np\n"
+
+
+def _preload() -> tuple[str, ...]:
+    from execlens.engine import DEFAULT_PRELOAD
+
+    # numpy in the servers: importing it in every child costs ~10 ms per input (the
+    # engine restores sys.modules between inputs), a preloaded copy is shared.
+    return (*DEFAULT_PRELOAD, "random", "numpy")
+
+
+SYNTH_PRELOAD: tuple[str, ...] = _preload()
 
 _NUMPY = re.compile(r"\b(np|numpy)\b")
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from execlens.synth._config import ConfigError, SourceConfig
 
-__all__ = ["entry_stage", "load_source"]
+__all__ = ["entry_stage", "load_function_records", "load_source"]
 
 Record = dict[str, Any]
 
@@ -82,3 +82,14 @@ def load_source(source: SourceConfig) -> list[Record]:
                 "meta": row.get("meta") if isinstance(row.get("meta"), dict) else {},
             })
     return out
+
+
+def load_function_records(path: str | Path, *, keep: int = 3, limit: int | None = None
+                          ) -> list[Record]:
+    """The function records of a parsed CodeI/O file (``refcode`` + stored ``ios``), as
+    the ``collect`` stage receives them."""
+    source = SourceConfig(path=Path(path), limit=limit, pairs_per_function=keep)
+    records = [r for r in load_source(source) if r.get("entry") == "collect"]
+    for record in records:
+        record.pop("entry")
+    return records

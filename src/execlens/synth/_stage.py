@@ -41,6 +41,7 @@ class StageContext:
         self.client_config = client_config
         self.workers = workers or config.workers
         self._engine: Engine | None = None
+        self._check_engine: Engine | None = None
         self._client: ModelClient | None = None
         self._lock = threading.Lock()
 
@@ -49,13 +50,16 @@ class StageContext:
         """The worker's engine (started on first use)."""
         with self._lock:
             if self._engine is None:
-                from execlens.engine import Engine, Limits
-
-                limits = Limits(wall_time=self.config.limits.run_seconds,
-                                memory_mb=self.config.limits.memory_mb)
-                self._engine = Engine(workers=self.workers, limits=limits,
-                                      hash_seed=self.config.hash_seed)
+                self._engine = _engine(self, self.config.hash_seed)
             return self._engine
+
+    @property
+    def check_engine(self) -> Engine:
+        """An engine whose servers run under ``check_seed`` (the determinism rerun)."""
+        with self._lock:
+            if self._check_engine is None:
+                self._check_engine = _engine(self, self.config.check_seed)
+            return self._check_engine
 
     @property
     def client(self) -> ModelClient:
@@ -67,14 +71,25 @@ class StageContext:
 
     def close(self) -> None:
         """Stop the engine and close the client, if they were started."""
-        if self._engine is not None:
-            self._engine.close()
-            self._engine = None
+        for engine in (self._engine, self._check_engine):
+            if engine is not None:
+                engine.close()
+        self._engine = self._check_engine = None
         if self._client is not None:
             self._client.close()
             if self._client.cache is not None:
                 self._client.cache.close()
             self._client = None
+
+
+def _engine(context: StageContext, seed: int) -> Engine:
+    from execlens.engine import Engine, Limits
+
+    from execlens.synth._programs import SYNTH_PRELOAD
+
+    limits = Limits(wall_time=context.config.limits.run_seconds,
+                    memory_mb=context.config.limits.memory_mb)
+    return Engine(workers=context.workers, limits=limits, hash_seed=seed, preload=SYNTH_PRELOAD)
 
 
 def _open_client(context: StageContext) -> ModelClient:
