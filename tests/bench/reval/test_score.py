@@ -94,10 +94,11 @@ def test_constant_answers_reproduce_the_anchor_baselines(
     assert "IC" in table and "22.9" in table
 
 
-# Questions no answer text can get right, measured: a numpy.matrix state has no literal
-# the scripted model can write (2 questions of DREval/122); officially, REval's own `==`
-# also raises on dicts and lists that hold numpy arrays (3 of DREval/127).
-IMPOSSIBLE = {"official": {"state": 5}, "strict": {"state": 2}}
+# Questions no answer text can get right, measured: officially, REval's own `==` raises on
+# dicts and lists that hold numpy arrays (3 of DREval/127).  The 2 numpy.matrix states of
+# DREval/122 are answerable in both modes since matrices are compared as REval compares
+# them (allclose, like any ndarray) and written as np.matrix(...) literals.
+IMPOSSIBLE = {"official": {"state": 3}, "strict": {}}
 
 
 @pytest.mark.parametrize("mode", ["official", "strict"])

@@ -20,6 +20,7 @@ import datetime
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from execlens.judge import is_ndarray
 from execlens.values import ObjectRecord, OpaqueRecord, Truncated, decode
 
 from ._masks import MASK, mask_sites
@@ -60,7 +61,7 @@ def _official_text(value: Any, top: bool) -> str:
     if isinstance(value, (ObjectRecord, OpaqueRecord, Truncated)):
         raise ValueError(f"{type(value).__name__} value")
     module = type(value).__module__
-    if module == "numpy" and type(value).__name__ == "ndarray":
+    if is_ndarray(value):  # numpy.matrix too: REval builds it from the list and allcloses
         if not top:
             raise ValueError("an array inside a container (REval's == on it raises)")
         return repr(value.tolist())
