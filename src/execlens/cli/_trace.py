@@ -37,8 +37,9 @@ def _load(dataset: Path) -> list[Any]:
     data_file = dataset / "DREval_data.jsonl" if dataset.is_dir() else dataset
     try:
         if data_file.name == "DREval_data.jsonl" and data_file.is_file():
-            for warning in check_reval_data(data_file):
-                typer.echo(f"warning: {warning}", err=True)
+            # Exported rows are keyed by task id: a duplicate would make two rows one key.
+            for duplicate in check_reval_data(data_file):
+                usage_error(duplicate)
         return load_reval_problems(dataset)
     except (SourceError, DatasetError) as exc:
         usage_error(str(exc))
