@@ -1,0 +1,130 @@
+"""Training configs (pydantic): one file per run, YAML / JSON / TOML.
+
+``model: embedded`` trains the embedded SmolLM2-135M (converted once from its GGUF); any
+other value is a local folder or a hub id for transformers.  Fields beyond these go to
+TRL's own config unchanged through ``trl_args`` (e.g. ``gradient_checkpointing``,
+``bf16``, ``deepspeed``), so a recipe can use every TRL option without a field here.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+__all__ = ["ConfigError", "GRPORunConfig", "LoraSettings", "SFTRunConfig", "load_config"]
+
+
+class ConfigError(ValueError):
+    """A training config that cannot be read or validated (named, with the fix)."""
+
+
+class LoraSettings(BaseModel):
+    """LoRA adapters (peft); off unless ``enabled``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = False
+    r: int = Field(default=16, ge=1)
+    alpha: int = Field(default=32, ge=1)
+    dropout: float = Field(default=0.05, ge=0.0, lt=1.0)
+    target_modules: list[str] | str = "all-linear"
+
+
+class _Common(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    model: str = "embedded"
+    data: str = Field(description="a dataset file (Parquet / JSONL) or an export folder")
+    output_dir: str
+    max_steps: int = Field(default=-1, description="-1: train num_train_epochs")
+    num_train_epochs: float = 1.0
+    learning_rate: float = 1e-5
+    per_device_train_batch_size: int = Field(default=4, ge=1)
+    gradient_accumulation_steps: int = Field(default=1, ge=1)
+    logging_steps: int = Field(default=1, ge=1)
+    save_steps: int | None = None
+    seed: int = 0
+    max_samples: int | None = Field(default=None, ge=1, description="use only the first N rows")
+    lora: LoraSettings = Field(default_factory=LoraSettings)
+    trl_args: dict[str, Any] = Field(default_factory=dict)
+
+
+class SFTRunConfig(_Common):
+    """``execlens train sft``: TRL SFTTrainer on chat ``messages`` (or ``prompt`` +
+    ``completion``) rows -- CodeI/O(++) messages or accepted teacher chains."""
+
+    kind: Literal["sft"] = "sft"
+    max_length: int = Field(default=1024, ge=16)
+    learning_rate: float = 2e-5
+
+
+class GRPORunConfig(_Common):
+    """``execlens train grpo``: TRL GRPOTrainer on an ``execlens export`` TRL dataset with
+    the execution-verified reward (plus the optional format reward)."""
+
+    kind: Literal["grpo"] = "grpo"
+    num_generations: int = Field(default=8, ge=2)
+    max_completion_length: int = Field(default=512, ge=1)
+    temperature: float = Field(default=1.0, gt=0.0)
+    beta: float = Field(default=0.0, ge=0.0)
+    shaping: Literal["binary", "absolute_zero"] = "binary"
+    format_weight: float = Field(default=0.0, ge=0.0,
+                                 description="weight of the format reward; 0 leaves it out")
+    use_vllm: bool | Literal["auto"] = "auto"
+    vllm_mode: Literal["colocate", "server"] = "colocate"
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"config file {path} does not exist; check the path") from None
+    suffix = path.suffix.lower()
+    try:
+        if suffix in (".yaml", ".yml"):
+            import yaml
+
+            data = yaml.safe_load(text)
+        elif suffix == ".toml":
+            data = tomllib.loads(text)
+        elif suffix == ".json":
+            data = json.loads(text)
+        else:
+            raise ConfigError(f"config {path}: use a .yaml, .toml or .json file")
+    except (ValueError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"config {path} does not parse: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - yaml's errors, named
+        raise ConfigError(f"config {path} does not parse: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"config {path} must hold a mapping of settings")
+    return data
+
+
+def load_config(path: str | Path, kind: str) -> SFTRunConfig | GRPORunConfig:
+    """Read and validate a ``sft`` or ``grpo`` config; relative paths in it are taken
+    relative to the config file."""
+    path = Path(path)
+    data = _read(path)
+    cls = {"sft": SFTRunConfig, "grpo": GRPORunConfig}[kind]
+    if data.get("kind", kind) != kind:
+        raise ConfigError(f"config {path} is a {data['kind']!r} config; run "
+                          f"`execlens train {data['kind']} {path}`")
+    try:
+        config = cls.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(f"config {path}: {where}: {first['msg']}") from None
+    base = path.parent
+    updates = {}
+    for key in ("data", "output_dir"):
+        value = getattr(config, key)
+        if not Path(value).is_absolute():
+            updates[key] = str((base / value).resolve())
+    if config.model not in ("embedded",) and (base / config.model).exists():
+        updates["model"] = str((base / config.model).resolve())
+    return config.model_copy(update=updates)

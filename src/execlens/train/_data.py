@@ -1,0 +1,46 @@
+"""Reading training data: an ``execlens export`` folder, Parquet or JSONL files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from execlens.train._config import ConfigError
+
+__all__ = ["load_rows"]
+
+
+def _resolve(data: str, preferred: str) -> Path:
+    path = Path(data)
+    if path.is_dir():
+        for name in (preferred, "trl.parquet", "chains.jsonl", "sft.jsonl"):
+            if (path / name).is_file():
+                return path / name
+        raise ConfigError(f"{path} holds no {preferred}; write one with `execlens export`")
+    if not path.is_file():
+        raise ConfigError(f"training data {path} does not exist; check `data` in the config")
+    return path
+
+
+def load_rows(data: str, *, preferred: str = "trl.parquet", max_samples: int | None = None,
+              required: tuple[str, ...] = ()) -> Any:
+    """A ``datasets.Dataset`` of the file's rows (first ``max_samples``), checked for the
+    ``required`` columns."""
+    from datasets import Dataset
+
+    path = _resolve(data, preferred)
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        dataset = Dataset(pq.read_table(path))
+    elif path.suffix in (".jsonl", ".json"):
+        dataset = Dataset.from_json(str(path))
+    else:
+        raise ConfigError(f"training data {path}: use .parquet or .jsonl")
+    missing = [c for c in required if c not in dataset.column_names]
+    if missing:
+        raise ConfigError(f"training data {path} lacks column(s) {missing} (has "
+                          f"{dataset.column_names})")
+    if max_samples is not None:
+        dataset = dataset.select(range(min(max_samples, len(dataset))))
+    return dataset
