@@ -1,8 +1,8 @@
 """End to end against the embedded local model on 127.0.0.1: ``execlens eval``.
 
 Each benchmark/task on a 5-sample slice writes a complete log and report; a second run
-is served entirely from the cache (0 requests); a run killed midway and restarted
-completes with no duplicate and no missing sample.
+asks nothing; a run killed with SIGKILL midway and restarted ends with the same bytes as
+one that was never interrupted; ``--limit`` may grow or shrink a run.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from execlens.bench._eval import EvalConfig, EvalError, run_eval
+from execlens.bench import EvalConfig, EvalError, run_eval
 from execlens.models import local_server_missing
 
 pytestmark = pytest.mark.slow
@@ -99,9 +99,8 @@ def test_eval_writes_log_and_report_then_replays_from_cache(
     assert first.requests == SLICE and first.cache_hits == 0
     samples = _lines(out / "samples.jsonl")
     assert len(samples) == SLICE and len({s["id"] for s in samples}) == SLICE
-    detail = "verdicts" if benchmark == "reval" else "generations"
     for sample in samples:
-        for key in ("prompt", "responses", "answers", "official", "strict", detail):
+        for key in ("prompt", "responses", "answers", "official", "strict", "generations"):
             assert key in sample, key
         assert len(sample["responses"]) == 1 and isinstance(sample["responses"][0], str)
     results = json.loads((out / "results.json").read_text())
@@ -111,11 +110,16 @@ def test_eval_writes_log_and_report_then_replays_from_cache(
     report = (out / "report.html").read_text()
     assert "Plotly.newPlot" in report
 
+    before = {name: (out / name).read_bytes() for name in ("samples.jsonl", "results.json")}
     again = run_eval(_config(benchmark, task, data), out, show_progress=False)
-    assert again.requests == 0 and again.cache_hits == SLICE
-    assert again.samples_resumed == SLICE
-    assert _lines(out / "samples.jsonl") == samples
-    assert json.loads((out / "results.json").read_text())["metrics"] == results["metrics"]
+    assert again.requests == 0 and again.samples_resumed == SLICE
+    assert again.samples_scored_now == 0
+    for name, content in before.items():
+        assert (out / name).read_bytes() == content, name
+    # Another directory asks again, and the cache answers every request.
+    other = run_eval(_config(benchmark, task, data), tmp_path / "other", show_progress=False)
+    assert other.requests == 0 and other.cache_hits == SLICE
+    assert (tmp_path / "other" / "samples.jsonl").read_bytes() == before["samples.jsonl"]
 
 
 def test_reval_consistency_scores_all_four_tasks(tmp_path: Path, cache_dir: Path,
@@ -141,6 +145,8 @@ def test_eval_refuses_to_mix_runs(tmp_path: Path, cache_dir: Path, data_dir: Pat
     other.temperature = 0.7
     with pytest.raises(EvalError, match="temperature"):
         run_eval(other, out, show_progress=False)
+    # The refused run changed nothing there.
+    assert json.loads((out / "manifest.json").read_text())["identity"]["temperature"] == 0.0
     with pytest.raises(EvalError, match="no prompt"):
         run_eval(EvalConfig("cruxeval", "output", prompt="socratic"), out, show_progress=False)
 
@@ -171,7 +177,31 @@ def test_cli_rejects_extra_body_that_is_not_a_json_object(tmp_path: Path) -> Non
     for bad, message in (("{top_k: 1}", "not valid JSON"), ("[1]", "JSON object")):
         result = CliRunner().invoke(app, ["eval", "--benchmark", "cruxeval", "--task", "output",
                                           "--extra-body", bad, "--out", str(tmp_path / "x")])
-        assert result.exit_code == 2 and message in result.output, result.output
+        assert result.exit_code == 2 and message in result.stderr, result.output
+        assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+    assert not (tmp_path / "x").exists()
+
+
+def test_limit_may_grow_and_shrink_a_run(tmp_path: Path, cache_dir: Path,
+                                         data_dir: Path) -> None:
+    out = tmp_path / "run"
+    config = _config("cruxeval", "output", data_dir / "cruxeval")
+    config.limit = 2
+    small = run_eval(config, out, show_progress=False)
+    assert (small.samples_scored_now, small.results["samples"]) == (2, 2)
+    config.limit = 4
+    grown = run_eval(config, out, show_progress=False)
+    assert (grown.samples_resumed, grown.samples_scored_now, grown.requests) == (2, 2, 2)
+    assert [s["id"] for s in _lines(out / "samples.jsonl")] == [f"sample_{i}" for i in range(4)]
+    config.limit = 3
+    shrunk = run_eval(config, out, show_progress=False)
+    assert (shrunk.requests, shrunk.samples_scored_now, shrunk.results["samples"]) == (0, 0, 3)
+    assert [s["id"] for s in _lines(out / "samples.jsonl")] == [f"sample_{i}" for i in range(3)]
+    # The same slice in a fresh directory: the same bytes.
+    fresh = tmp_path / "fresh"
+    run_eval(config, fresh, show_progress=False)
+    for name in ("samples.jsonl", "results.json"):
+        assert (fresh / name).read_bytes() == (out / name).read_bytes(), name
 
 
 def _cache_rows(cache: Path) -> int:
@@ -185,15 +215,15 @@ def _cache_rows(cache: Path) -> int:
         return 0
 
 
-def test_eval_killed_midway_resumes_without_loss(tmp_path: Path, cache_dir: Path,
-                                                 data_dir: Path) -> None:
+def test_eval_killed_with_sigkill_resumes_to_the_same_bytes(tmp_path: Path, cache_dir: Path,
+                                                            data_dir: Path) -> None:
     out = tmp_path / "run"
     command = [sys.executable, "-m", "execlens", "eval", "--benchmark", "cruxeval",
                "--task", "output", "--model", "local", "--n", "2", "--max-tokens", "48",
                "--temperature", "0", "--limit", str(SLICE),
-               "--data", str(data_dir / "cruxeval"), "--out", str(out)]
+               "--data", str(data_dir / "cruxeval")]
     env = {**os.environ, "EXECLENS_CACHE_DIR": str(cache_dir)}
-    victim = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
+    victim = subprocess.Popen(command + ["--out", str(out)], env=env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 180
     while _cache_rows(cache_dir) < 3 and time.monotonic() < deadline and victim.poll() is None:
@@ -201,14 +231,22 @@ def test_eval_killed_midway_resumes_without_loss(tmp_path: Path, cache_dir: Path
     assert victim.poll() is None, "the run finished before it could be killed"
     os.killpg(victim.pid, signal.SIGKILL)
     victim.wait()
+    assert victim.returncode == -signal.SIGKILL
     cached_before = _cache_rows(cache_dir)
     assert 3 <= cached_before < 2 * SLICE
+    assert not (out / "results.json").exists()
 
-    resumed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    resumed = subprocess.run(command + ["--out", str(out)], env=env, capture_output=True,
+                             text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     samples = _lines(out / "samples.jsonl")
-    assert sorted(s["id"] for s in samples) == sorted({s["id"] for s in samples})
-    assert len(samples) == SLICE
+    assert [s["id"] for s in samples] == [f"sample_{i}" for i in range(SLICE)]
     assert all(len(s["responses"]) == 2 for s in samples)
     assert f"{2 * SLICE - cached_before} model requests" in resumed.stdout.replace("\n", " ")
     assert _cache_rows(cache_dir) == 2 * SLICE
+    # A run never interrupted (its answers from the same cache) writes the same bytes.
+    whole = tmp_path / "whole"
+    assert subprocess.run(command + ["--out", str(whole)], env=env, capture_output=True,
+                          timeout=300).returncode == 0
+    for name in ("samples.jsonl", "results.json"):
+        assert (out / name).read_bytes() == (whole / name).read_bytes(), name

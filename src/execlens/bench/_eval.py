@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
+from contextlib import ExitStack
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,6 +83,8 @@ class EvalConfig:
     workers: int | None = None
     no_cache: bool = False
     max_concurrency: int | None = None
+    retries: int | None = None
+    """Retries of a failed request (default: the client's policy)."""
     extra_body: dict[str, Any] = field(default_factory=dict)
     """Server-specific request fields (vLLM's ``top_k``, ``chat_template_kwargs``, ...)."""
 
@@ -128,7 +131,8 @@ def check_config(config: EvalConfig) -> Benchmark:
     for name, value, low in (("--n", config.n, 1), ("--max-tokens", config.max_tokens, 1),
                              ("--limit", config.limit, 0), ("--offset", config.offset, 0),
                              ("--workers", config.workers, 1),
-                             ("--concurrency", config.max_concurrency, 1)):
+                             ("--concurrency", config.max_concurrency, 1),
+                             ("--retries", config.retries, 0)):
         if value is not None and value < low:
             raise EvalError(f"{name} must be at least {low}, got {value}")
     if config.temperature is not None and not 0.0 <= config.temperature <= 2.0:
@@ -172,8 +176,10 @@ class _Progress:
     """A rich progress display with one bar per stage (quiet when not a terminal)."""
 
     def __init__(self, enabled: bool) -> None:
+        import sys
+
         self.bar = None
-        if enabled:
+        if enabled and sys.stderr.isatty():  # nothing on stderr but errors when piped
             from rich.console import Console
             from rich.progress import (
                 BarColumn,
@@ -248,16 +254,31 @@ def _generate(client: Any, bench: Benchmark, units: Sequence[Unit], config: Eval
     return _Generated(ok, failed)
 
 
+def _check_model(config: EvalConfig) -> None:
+    """The model settings checked before anything is written (no network touched)."""
+    from execlens.models import ModelConfigError, is_local, resolve_client_config
+
+    try:
+        if is_local(config.model):
+            if config.base_url:
+                raise ModelConfigError("--model local runs its own server: drop --base-url")
+        else:
+            resolve_client_config(config.model, config.base_url)
+    except ModelConfigError as exc:
+        raise EvalError(str(exc)) from exc
+
+
 def _open_client(config: EvalConfig) -> Any:
-    from execlens.models import ModelConfigError, open_client
+    from execlens.models import open_client
 
     settings: dict[str, Any] = {}
     if config.max_concurrency:
         settings["max_concurrency"] = config.max_concurrency
-    try:
-        return open_client(config.model, config.base_url, no_cache=config.no_cache, **settings)
-    except ModelConfigError as exc:
-        raise EvalError(str(exc)) from exc
+    if config.retries is not None:
+        from execlens.models import RetryPolicy
+
+        settings["retry"] = RetryPolicy(max_retries=config.retries)
+    return open_client(config.model, config.base_url, no_cache=config.no_cache, **settings)
 
 
 def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
@@ -288,12 +309,16 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
     order = {unit.key: unit.position for unit in units}
     own_engine: Engine | None = None
     contexts: dict[str, Any] = {}
+    usage = {"requests": 0, "cache_hits": 0}
+    _check_model(config)
     try:
-        with _open_client(config) as client, \
-                RunDir.open(out, {"verb": "eval", **config.identity()},
-                            overwrite=overwrite) as run, \
-                _Progress(show_progress) as progress:
+        with ExitStack() as stack:
+            run = stack.enter_context(RunDir.open(out, {"verb": "eval", **config.identity()},
+                                                  overwrite=overwrite))
             todo, resumed = pending_units(run, units)
+            progress = stack.enter_context(_Progress(show_progress and bool(todo)))
+            # The model (for `local`, its server) is only started when something is left.
+            client = stack.enter_context(_open_client(config)) if todo else None
             generating = progress.stage("generating", len(units), resumed)
             scoring = progress.stage("scoring", len(units), resumed)
             asked = scored = 0
@@ -327,7 +352,9 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
                                       order=order, engine=engine or own_engine,
                                       progress=lambda count: scoring(
                                           resumed + done_before + count))
-            usage = {"requests": client.stats.requests, "cache_hits": client.stats.cache_hits}
+            if client is not None:
+                usage = {"requests": client.stats.requests,
+                         "cache_hits": client.stats.cache_hits}
             if failed:
                 kinds = ", ".join(f"{count} {kind}" for kind, count in failed.most_common())
                 missing = len(todo) - scored
@@ -343,6 +370,9 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
                 **summarise(bench, final, first_task if len(plan) == 1 else config.task,
                             bench.modes),
             }
+            skipped = getattr(bench, "skipped", None)
+            if skipped:  # items the benchmark will not ask, with the reason (REval: gensim)
+                results["skipped"] = dict(skipped)
             attach_reference(results, benchmark=bench.name, task=config.task,
                              model=config.model, temperature=sampling.get("temperature"),
                              full_benchmark=config.limit is None and not config.offset)

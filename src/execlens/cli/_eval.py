@@ -87,6 +87,8 @@ def eval_command(
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Run directory.")] = None,
     workers: Annotated[Optional[int], typer.Option(help="Scoring servers (>= 1).")] = None,
     concurrency: Annotated[Optional[int], typer.Option(help="Requests in flight.")] = None,
+    retries: Annotated[Optional[int], typer.Option(
+        help="Retries of a failed request (default 5, with backoff).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Bypass the request cache.")] = False,
     extra_body: Annotated[Optional[str], typer.Option(
         help='Server-specific request fields as a JSON object, e.g. '
@@ -98,7 +100,7 @@ def eval_command(
                         base_url=base_url, n=n, temperature=temperature, top_p=top_p,
                         max_tokens=max_tokens, seed=seed, endpoint=endpoint, limit=limit,
                         offset=offset, data=data, workers=workers, no_cache=no_cache,
-                        max_concurrency=concurrency,
+                        max_concurrency=concurrency, retries=retries,
                         extra_body=_json_object(extra_body, "--extra-body"))
     target = out or Path("runs") / f"{benchmark}-{task}-{prompt}-{model.replace('/', '_')}"
     try:
