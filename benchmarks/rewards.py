@@ -1,0 +1,228 @@
+"""Scoring GRPO-sized batches through the TRL reward adapter, beside a process-per-answer
+baseline.
+
+Measured in one run on the shipped data (``EXECLENS_TEST_DATA``, default
+``../shared/data``):
+
+* **prediction batch**: 1,024 completions, half output prediction, half input
+  prediction, on the first 64 CRUXEval functions (8 real Code Llama generations each,
+  as a GRPO group of 8 would send them), through :data:`execlens.rewards.execlens_reward`
+  exactly as ``GRPOTrainer`` calls it.  Output and input halves are also timed alone.
+* **runtime batch**: 1,024 REval-style answers (coverage / state / path, right and
+  wrong in equal measure) on tasks traced from CRUXEval programs.
+* **baseline**: one ``multiprocessing.Process`` per completion (the official scorers'
+  shape): the child judges the one answer (parses, for input prediction execs the
+  program and calls ``f``) and sends the verdict back through a pipe.  Sampled on 96
+  completions of each batch, rate extrapolated.
+
+The judging engine is started before timing (a trainer pays that once per run).  Prints
+completions/s and ratios; ``--json`` prints one JSON object on the last line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from execlens.judge import ExecProblem
+from execlens.rewards import (
+    RewardTask,
+    close_shared_engine,
+    execlens_reward,
+    shared_executor,
+    tasks_from_exec_problem,
+    tasks_from_runtime,
+)
+
+GROUP = 8
+PROBLEMS = 64
+BASELINE_SAMPLE = 96
+
+
+def _data_root() -> Path:
+    configured = os.environ.get("EXECLENS_TEST_DATA", "../shared/data")
+    path = Path(configured)
+    root = Path(__file__).resolve().parents[1]
+    return path if path.is_absolute() else (root / path).resolve()
+
+
+def prediction_batch(root: Path) -> tuple[list[str], list[str], list[str]]:
+    """(completions, ground truths, kinds) for 512 output + 512 input completions."""
+    crux = root / "cruxeval"
+    problems = [ExecProblem.from_record(json.loads(line)) for line in
+                (crux / "cruxeval.jsonl").read_text().splitlines()[:PROBLEMS]]
+    completions, truths, kinds = [], [], []
+    for kind in ("output", "input"):
+        gens = json.loads((crux / f"codellama-7b_temp0.2_{kind}_generations.json").read_text())
+        for problem in problems:
+            truth = tasks_from_exec_problem(problem, kinds=[kind])[0].to_json()
+            for text in gens[problem.id][:GROUP]:
+                completions.append(text)
+                truths.append(truth)
+                kinds.append(kind)
+    return completions, truths, kinds
+
+
+def _answers(task: RewardTask, right: bool) -> str:
+    from execlens.values import decode
+
+    if task.kind == "coverage":
+        return "YES" if bool(task.reference) == right else "NO"
+    if task.kind == "path":
+        line = task.reference[0]
+        return str(line if right else line + 100)
+    accepted = [e for e in task.reference if e.get("__type__") != "Nil"]
+    if not accepted:
+        return "Nil" if right else "0"
+    return repr(decode(dict(accepted[0]))) if right else "'no such value'"
+
+
+def runtime_batch(root: Path) -> tuple[list[str], list[str]]:
+    """1,024 coverage / state / path answers on tasks traced from CRUXEval programs."""
+    from execlens.engine import Engine
+    from execlens.tasks import RuntimeProgram, build_tasks
+
+    records = [json.loads(line) for line in
+               (root / "cruxeval" / "cruxeval.jsonl").read_text().splitlines()[:200]]
+    programs = [RuntimeProgram("cruxeval", r["id"], 0, r["code"], call=f"f({r['input']})")
+                for r in records]
+    with Engine(workers=2) as engine:
+        built = build_tasks(programs, engine=engine, kinds=("coverage", "path", "state"))
+    tasks = [tasks_from_runtime(t) for t in built]
+    completions, truths = [], []
+    index = 0
+    while len(completions) < 1024:
+        task = tasks[index % len(tasks)]
+        completions.append(f"[ANSWER]{_answers(task, index % 2 == 0)}[/ANSWER]")
+        truths.append(task.to_json())
+        index += 1
+    return completions, truths
+
+
+def _call(completions: list[str], truths: list[str]) -> list[float | None]:
+    return execlens_reward(prompts=[""] * len(completions), completions=completions,
+                           completion_ids=[[]] * len(completions), ground_truth=truths,
+                           trainer_state=None, log_extra=lambda c, v: None,
+                           log_metric=lambda n, v: None)
+
+
+def _timed(completions: list[str], truths: list[str], repeat: int = 3) -> tuple[float, Any]:
+    best = float("inf")
+    values = None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        values = _call(completions, truths)
+        best = min(best, time.perf_counter() - start)
+    return best, values
+
+
+def _child(conn: Any, truth: str, completion: str) -> None:
+    # The whole judgement in a fresh process, as a per-completion scorer would do it:
+    # parse, and for input prediction run the program and the call right here.
+    from execlens.rewards import RewardTask, extract_answer
+    from execlens.values import parse_call, parse_literal, values_equal
+
+    try:
+        task = RewardTask.from_json(truth)
+        answer = extract_answer(completion, task.kind).text
+        reference = parse_literal(task.reference) if task.kind in ("output", "input") else None
+        if task.kind == "output":
+            ok = values_equal(parse_literal(answer), reference, "exact")
+        elif task.kind == "input":
+            call = parse_call(answer, name=task.function)
+            namespace: dict[str, Any] = {}
+            exec(compile(task.program, "<program>", "exec"), namespace)  # noqa: S102
+            ok = values_equal(namespace[task.function](*call.args, **call.kwargs), reference,
+                              "exact")
+        else:
+            from execlens.rewards import judge_answer
+
+            ok = judge_answer(task, answer).passed
+    except Exception:  # noqa: BLE001 - a failed judgement is a failing verdict
+        ok = False
+    conn.send(bool(ok))
+    conn.close()
+
+
+def baseline_rate(completions: list[str], truths: list[str]) -> float:
+    """Completions/s with one ``multiprocessing.Process`` per completion (sampled)."""
+    step = max(1, len(completions) // BASELINE_SAMPLE)
+    picked = list(range(0, len(completions), step))[:BASELINE_SAMPLE]
+    context = multiprocessing.get_context("fork")
+    start = time.perf_counter()
+    for i in picked:
+        parent, child = context.Pipe(duplex=False)
+        process = context.Process(target=_child, args=(child, truths[i], completions[i]))
+        process.start()
+        child.close()
+        if parent.poll(3.0):
+            parent.recv()
+        process.join(3.0)
+        if process.is_alive():
+            process.kill()
+            process.join()
+    return len(picked) / (time.perf_counter() - start)
+
+
+def main() -> None:
+    """Run the benchmark (see the module docstring)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print one JSON object last")
+    options = parser.parse_args()
+    root = _data_root()
+    if not (root / "cruxeval" / "cruxeval.jsonl").is_file():
+        print(f"error: CRUXEval data not found under {root}; set EXECLENS_TEST_DATA",
+              file=sys.stderr)
+        raise SystemExit(2)
+
+    completions, truths, kinds = prediction_batch(root)
+    runtime_completions, runtime_truths = runtime_batch(root)
+    shared_executor()  # engine start-up: once per training run, not per batch
+    _call(completions[:16], truths[:16])
+
+    out_idx = [i for i, k in enumerate(kinds) if k == "output"]
+    in_idx = [i for i, k in enumerate(kinds) if k == "input"]
+    pick = (lambda xs, idx: [xs[i] for i in idx])
+    t_mixed, mixed_values = _timed(completions, truths)
+    t_out, _ = _timed(pick(completions, out_idx), pick(truths, out_idx))
+    t_in, _ = _timed(pick(completions, in_idx), pick(truths, in_idx))
+    t_rt, rt_values = _timed(runtime_completions, runtime_truths)
+    base_pred = baseline_rate(completions, truths)
+    base_rt = baseline_rate(runtime_completions, runtime_truths)
+    close_shared_engine()
+
+    result = {
+        "prediction_batch": len(completions),
+        "prediction_per_s": len(completions) / t_mixed,
+        "output_per_s": len(out_idx) / t_out,
+        "input_per_s": len(in_idx) / t_in,
+        "runtime_batch": len(runtime_completions),
+        "runtime_per_s": len(runtime_completions) / t_rt,
+        "baseline_prediction_per_s": base_pred,
+        "baseline_runtime_per_s": base_rt,
+        "ratio_prediction": (len(completions) / t_mixed) / base_pred,
+        "ratio_runtime": (len(runtime_completions) / t_rt) / base_rt,
+        "prediction_mean_reward": sum(v or 0.0 for v in mixed_values) / len(mixed_values),
+        "runtime_mean_reward": sum(v or 0.0 for v in rt_values) / len(rt_values),
+        "cpus": os.cpu_count(),
+    }
+    print(f"prediction batch ({len(completions)}: 512 output + 512 input): "
+          f"{result['prediction_per_s']:,.0f}/s (baseline {base_pred:,.0f}/s, "
+          f"{result['ratio_prediction']:.1f}x)")
+    print(f"  output prediction alone: {result['output_per_s']:,.0f}/s; "
+          f"input prediction alone: {result['input_per_s']:,.0f}/s")
+    print(f"runtime batch ({len(runtime_completions)} coverage/state/path): "
+          f"{result['runtime_per_s']:,.0f}/s (baseline {base_rt:,.0f}/s, "
+          f"{result['ratio_runtime']:.1f}x)")
+    if options.json:
+        print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
