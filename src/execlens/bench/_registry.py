@@ -78,7 +78,12 @@ def get_benchmark(name: str) -> Benchmark:
         if entry is None:
             raise BenchmarkError(f"unknown benchmark {name!r} "
                                  f"(expected one of {', '.join(benchmark_names())})")
-        benchmark = _checked(entry.load(), f"entry point {entry.value!r}")
+        try:
+            loaded = entry.load()
+        except Exception as exc:  # noqa: BLE001 - a third party's import error, named
+            raise BenchmarkError(f"the benchmark {name!r} (entry point {entry.value!r}) "
+                                 f"failed to load: {type(exc).__name__}: {exc}") from exc
+        benchmark = _checked(loaded, f"entry point {entry.value!r}")
     if benchmark.name != name:
         raise BenchmarkError(f"benchmark {name!r} declares the name {benchmark.name!r}")
     _registered[name] = benchmark
