@@ -110,8 +110,10 @@ def trace(
             for item in chunk:
                 if item.problem.skip_reason is None:
                     request = item.request(mode, limits)
-                    wall = trace_job(request).limits.with_(wall_time=wall_limit)
-                    requests.append(_with_engine_limits(request, wall))
+                    base = trace_job(request).limits
+                    assert base is not None  # a tracing job always carries its limits
+                    requests.append(_with_engine_limits(request,
+                                                        base.with_(wall_time=wall_limit)))
             results = iter(trace_many(engine, requests))
             return [(item, None if item.problem.skip_reason else next(results))
                     for item in chunk]

@@ -60,8 +60,8 @@ class JsonlLog:
         complete, tail = data[:end], data[end:]
         if tail:
             self.torn = 1
-            line = complete.count(b"\n") + 1
-            self.problems.append(f"{self.path} line {line}: torn last line (the run was "
+            where = complete.count(b"\n") + 1
+            self.problems.append(f"{self.path} line {where}: torn last line (the run was "
                                  f"killed mid-write); cut off")
         records: list[dict[str, Any]] = []
         bad: list[bytes] = []

@@ -155,8 +155,9 @@ def trace_programs(programs: Sequence[RuntimeProgram], engine: Any, *, mode: str
                                test_class=program.test_class, test_method=program.test_method,
                                mode=mode, limits=limits or TraceLimits(), tag=program)
         if wall_time is not None:
-            request = replace(request, engine_limits=trace_job(request).limits.with_(
-                wall_time=wall_time))
+            base = trace_job(request).limits
+            assert base is not None  # a tracing job always carries the tracer's limits
+            request = replace(request, engine_limits=base.with_(wall_time=wall_time))
         requests.append(request)
     return list(trace_many(engine, requests, progress=progress))
 
