@@ -1,0 +1,161 @@
+"""``execlens export SOURCE --out DIR``: tasks -> TRL prompt dataset and verl Parquet rows.
+
+SOURCE is a JSONL file of benchmark problems (CRUXEval / LiveCodeBench records with
+``code``, ``input``, ``output``), of runtime tasks (``execlens tasks build``), or of
+CodeI/O records (``refcode``, ``ios``); its kind is read from the first record.  Programs
+matching an evaluation program (CRUXEval, REval, LiveCodeBench files under
+``--eval-data``) are dropped and counted unless ``--no-decontaminate``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from execlens.cli._run import usage_error
+
+_PREDICTION = ("output", "input")
+# Evaluation programs to decontaminate against, relative to --eval-data.
+_EVAL_FILES = (("cruxeval", "cruxeval/cruxeval.jsonl"), ("reval", "reval/DREval_data.jsonl"))
+_LCB_GLOB = "lcb*/*.jsonl"
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        usage_error(f"{path} does not exist; give a JSONL file of tasks, problems or "
+                    f"CodeI/O records")
+    records = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                usage_error(f"{path}:{number} is not JSON ({exc.msg}); export reads JSONL")
+            if not isinstance(record, dict):
+                usage_error(f"{path}:{number} is not a JSON object; export reads JSONL records")
+            records.append(record)
+    if not records:
+        usage_error(f"{path} holds no records")
+    return records
+
+
+def _tasks(path: Path, kinds: list[str]) -> tuple[str, list[Any]]:
+    from execlens.judge import ExecProblem, ProblemError
+    from execlens.rewards import (
+        RewardTaskError,
+        tasks_from_codeio,
+        tasks_from_exec_problem,
+        tasks_from_runtime,
+    )
+
+    if path.is_file() and path.read_bytes()[:4] == b"PAR1":
+        records: list[dict[str, Any]] = [{"kind": None, "program": None, "reference": None}]
+    else:
+        records = _records(path)
+    first = records[0]
+    try:
+        if {"kind", "program", "reference"} <= set(first):
+            from execlens.tasks import read_tasks
+
+            out = []
+            for task in read_tasks(path):
+                try:
+                    out.append(tasks_from_runtime(task))
+                except RewardTaskError:
+                    continue  # a unittest driver: not one call to ask about
+            return "runtime tasks", out
+        if {"refcode", "ios"} <= set(first):
+            out = []
+            for number, record in enumerate(records):
+                out += tasks_from_codeio(record, kinds=kinds, record_id=str(number))
+            return "CodeI/O records", out
+        if {"code", "input", "output"} <= set(first):
+            id_key = "id" if "id" in first else "question_id"
+            out = []
+            for record in records:
+                name = record.get("function_name")
+                is_call = bool(name) and str(record["input"]).lstrip().startswith(f"{name}(")
+                problem = ExecProblem.from_record(record, id_key=id_key, input_is_call=is_call)
+                source = "lcb_exec" if is_call else "cruxeval"
+                out += tasks_from_exec_problem(problem, kinds=kinds, source=source)
+            return "benchmark problems", out
+    except (ProblemError, RewardTaskError, KeyError, ValueError) as exc:
+        usage_error(f"{path}: {exc}")
+    usage_error(f"{path}: the first record is neither a benchmark problem (code, input, "
+                f"output), a runtime task (kind, program, reference) nor a CodeI/O record "
+                f"(refcode, ios)")
+
+
+def _decontaminator(eval_data: Path) -> Any:
+    from execlens.rewards import Decontaminator
+
+    if not eval_data.is_dir():
+        usage_error(f"--eval-data {eval_data} is not a directory; point it at the folder "
+                    f"holding cruxeval/ and reval/, or pass --no-decontaminate")
+    found = Decontaminator()
+    for _, relative in _EVAL_FILES:
+        if (eval_data / relative).is_file():
+            found.add_jsonl(eval_data / relative)
+    for path in sorted(eval_data.glob(_LCB_GLOB)):
+        found.add_jsonl(path)
+    if not found.sources:
+        usage_error(f"--eval-data {eval_data} holds none of "
+                    f"{[r for _, r in _EVAL_FILES] + [_LCB_GLOB]}; pass --no-decontaminate "
+                    f"to export without checking")
+    return found
+
+
+def export(
+    source: Annotated[Path, typer.Argument(help="JSONL of benchmark problems, runtime tasks "
+                                                "or CodeI/O records")],
+    out: Annotated[Path, typer.Option("--out", help="output folder")],
+    kind: Annotated[Optional[list[str]], typer.Option(
+        "--kind", help="prediction kinds for problems / CodeI/O: output, input")] = None,
+    fmt: Annotated[Optional[list[str]], typer.Option(
+        "--format", help="trl and/or verl (default both)")] = None,
+    eval_data: Annotated[Optional[Path], typer.Option(
+        "--eval-data", help="folder with cruxeval/, reval/ (and lcb*/) evaluation data",
+        envvar="EXECLENS_EVAL_DATA")] = None,
+    decontaminate: Annotated[bool, typer.Option(
+        "--decontaminate/--no-decontaminate", help="drop evaluation programs")] = True,
+    split: Annotated[str, typer.Option("--split", help="verl extra_info.split")] = "train",
+) -> None:
+    """Export tasks as a TRL prompt dataset and verl Parquet rows (ground truth as JSON)."""
+    kinds = list(kind or _PREDICTION)
+    bad = [k for k in kinds if k not in _PREDICTION]
+    if bad:
+        usage_error(f"--kind must be output or input, not {bad[0]!r}")
+    formats = list(fmt or ("trl", "verl"))
+    bad = [f for f in formats if f not in ("trl", "verl")]
+    if bad:
+        usage_error(f"--format must be trl or verl, not {bad[0]!r}")
+    checker = None
+    if decontaminate:
+        if eval_data is None:
+            usage_error("decontamination needs --eval-data DIR (the folder holding "
+                        "cruxeval/ and reval/); or pass --no-decontaminate")
+        checker = _decontaminator(eval_data)
+    what, tasks = _tasks(source, kinds)
+    from execlens.rewards import export_tasks
+
+    result = export_tasks(tasks, out, formats=formats, decontaminator=checker, split=split)
+    by_kind = ", ".join(f"{k} {n}" for k, n in sorted(result.by_kind.items())) or "none"
+    typer.echo(f"read {len(tasks)} tasks from {what}; wrote {result.written} ({by_kind})")
+    if checker is not None:
+        typer.echo(f"decontamination: dropped {result.dropped} whose program matches an "
+                   f"evaluation program ({len(checker)} programs from "
+                   f"{len(checker.sources)} files)")
+    if result.duplicates:
+        typer.echo(f"skipped {result.duplicates} duplicate tasks")
+    for name, path in sorted(result.files.items()):
+        typer.echo(f"{name}: {path}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``export`` verb."""
+    app.command("export")(export)

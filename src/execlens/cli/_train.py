@@ -1,0 +1,60 @@
+"""``execlens train sft|grpo CONFIG``: TRL recipes with execution-verified rewards.
+
+Configs are YAML / TOML / JSON (see ``examples/train/``); ``model: embedded`` trains the
+embedded model on CPU, any other value names a model folder or hub id.  A bad config or
+a missing training dependency ends with one ``error:`` line and exit code 2.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from execlens.cli._run import usage_error
+
+train_app = typer.Typer(help="Train with TRL: SFT on reasoning chains, GRPO on "
+                             "execution-verified rewards.", no_args_is_help=True)
+
+
+def _load(config: Path, kind: str) -> Any:
+    from execlens.train import ConfigError, load_config
+
+    try:
+        return load_config(config, kind)
+    except ConfigError as exc:
+        usage_error(str(exc))
+
+
+def _run(kind: str, config_path: Path) -> None:
+    from execlens.train import ConfigError, TrainDependencyError, run_grpo, run_sft
+
+    config = _load(config_path, kind)
+    try:
+        result = (run_sft if kind == "sft" else run_grpo)(config)
+    except (ConfigError, TrainDependencyError) as exc:
+        usage_error(str(exc))
+    rewards = [h["reward"] for h in result.log_history if "reward" in h]
+    typer.echo(f"{kind}: {result.steps} steps; model saved to {result.output_dir}")
+    if rewards:
+        typer.echo(f"mean reward: first step {rewards[0]:.3f}, last step {rewards[-1]:.3f}")
+
+
+@train_app.command("sft")
+def sft(config: Annotated[Path, typer.Argument(help="an SFT config (.yaml/.toml/.json)")]
+        ) -> None:
+    """Supervised fine-tuning (TRL SFTTrainer) on chat messages or teacher chains."""
+    _run("sft", config)
+
+
+@train_app.command("grpo")
+def grpo(config: Annotated[Path, typer.Argument(help="a GRPO config (.yaml/.toml/.json)")]
+         ) -> None:
+    """GRPO (TRL GRPOTrainer) with execlens' execution-verified rewards."""
+    _run("grpo", config)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``train`` verb group."""
+    app.add_typer(train_app, name="train")
