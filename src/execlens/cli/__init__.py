@@ -39,7 +39,8 @@ def _root(
 
 
 # Verb modules, in help order.  A verb module defines ``register(app: typer.Typer)``.
-_VERBS = ("run", "doctor", "demo", "trace", "tasks", "score", "eval", "report", "synth")
+_VERBS = ("run", "doctor", "demo", "trace", "tasks", "score", "eval", "report", "synth",
+          "export", "train")
 
 for _verb in _VERBS:
     try:
