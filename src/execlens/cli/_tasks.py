@@ -209,6 +209,8 @@ def build(
                   for r, program in zip(records, programs)]
         tasks = build_tasks(programs, traces=traces, mode=mode, selection=selection,
                             kinds=wanted, seed=seed)
+        if dest.parent == run.path:
+            run.file(dest.name)  # store-managed: --overwrite clears it with the run
         written = write_tasks(tasks, dest, parquet=parquet)
     by_kind = Counter(t.kind for t in tasks)
     runnable: Sequence[Any] = [p for p in programs if p.skip_reason is None]
