@@ -95,10 +95,9 @@ def _read(path: Path) -> dict[str, Any]:
             data = json.loads(text)
         else:
             raise ConfigError(f"config {path}: use a .yaml, .toml or .json file")
-    except (ValueError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"config {path} does not parse: {exc}") from None
-    except Exception as exc:  # noqa: BLE001 - yaml's errors, named
-        raise ConfigError(f"config {path} does not parse: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - json / toml / yaml errors, named
+        first = " ".join(str(exc).split())  # one line: yaml's messages span several
+        raise ConfigError(f"config {path} does not parse: {first[:300]}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"config {path} must hold a mapping of settings")
     return data

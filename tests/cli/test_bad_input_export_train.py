@@ -1,0 +1,91 @@
+"""``execlens export`` / ``execlens train``: a user's mistake is exit code 2 and one
+``error:`` line naming the fix, never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "execlens", *args], capture_output=True,
+                          text=True, timeout=120)
+
+
+def _assert_usage_error(result: subprocess.CompletedProcess[str], fragment: str) -> None:
+    assert result.returncode == 2, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert fragment in lines[0]
+    assert "Traceback" not in result.stderr
+
+
+def test_export_missing_source(tmp_path: Path) -> None:
+    _assert_usage_error(_run("export", str(tmp_path / "none.jsonl"), "--out", str(tmp_path),
+                             "--no-decontaminate"), "does not exist")
+
+
+def test_export_needs_eval_data_to_decontaminate(tmp_path: Path) -> None:
+    source = tmp_path / "p.jsonl"
+    source.write_text('{"id": "a", "code": "def f(x):\\n    return x", "input": "1", '
+                      '"output": "1"}\n')
+    _assert_usage_error(_run("export", str(source), "--out", str(tmp_path / "o")),
+                        "--no-decontaminate")
+
+
+@pytest.mark.parametrize(("content", "fragment"), [
+    ("not json\n", "is not JSON"),
+    ('{"a": 1}\n', "neither a benchmark problem"),
+    ("[1, 2]\n", "not a JSON object"),
+    ("", "holds no records"),
+])
+def test_export_bad_records(tmp_path: Path, content: str, fragment: str) -> None:
+    source = tmp_path / "bad.jsonl"
+    source.write_text(content)
+    _assert_usage_error(_run("export", str(source), "--out", str(tmp_path / "o"),
+                             "--no-decontaminate"), fragment)
+
+
+def test_export_bad_kind_and_format(tmp_path: Path) -> None:
+    source = tmp_path / "p.jsonl"
+    source.write_text('{"id": "a", "code": "def f(x):\\n    return x", "input": "1", '
+                      '"output": "1"}\n')
+    _assert_usage_error(_run("export", str(source), "--out", str(tmp_path / "o"),
+                             "--no-decontaminate", "--kind", "path"), "--kind")
+    _assert_usage_error(_run("export", str(source), "--out", str(tmp_path / "o"),
+                             "--no-decontaminate", "--format", "csv"), "--format")
+
+
+def test_export_writes_and_counts_decontamination(tmp_path: Path, data_dir: Path) -> None:
+    source = tmp_path / "p.jsonl"
+    source.write_text(
+        '{"id": "new", "code": "def g(y):\\n    return y * 3", "input": "2", "output": "6"}\n'
+        + (data_dir / "cruxeval" / "cruxeval.jsonl").read_text().splitlines()[0] + "\n")
+    result = _run("export", str(source), "--out", str(tmp_path / "o"), "--eval-data",
+                  str(data_dir))
+    assert result.returncode == 0, result.stderr
+    assert "dropped 2 whose program matches" in result.stdout
+    assert "wrote 2 (input 1, output 1)" in result.stdout
+
+
+@pytest.mark.parametrize(("text", "suffix", "fragment"), [
+    ("data: [unclosed", ".yaml", "does not parse"),
+    ("kind: grpo\ndata: x\noutput_dir: o\n", ".yaml", "execlens train grpo"),
+    ("data: x\noutput_dir: o\nmax_length: 2\n", ".yaml", "max_length"),
+    ("data: x\noutput_dir: o\nlearning_rat: 1\n", ".yaml", "learning_rat"),
+    ("{}", ".ini", "use a .yaml"),
+])
+def test_train_bad_configs(tmp_path: Path, text: str, suffix: str, fragment: str) -> None:
+    config = tmp_path / f"c{suffix}"
+    config.write_text(text)
+    _assert_usage_error(_run("train", "sft", str(config)), fragment)
+
+
+def test_train_missing_config_and_data(tmp_path: Path) -> None:
+    _assert_usage_error(_run("train", "grpo", str(tmp_path / "none.yaml")), "does not exist")
+    config = tmp_path / "c.yaml"
+    config.write_text("data: nowhere.parquet\noutput_dir: out\nmodel: embedded\n")
+    _assert_usage_error(_run("train", "grpo", str(config)), "does not exist")
