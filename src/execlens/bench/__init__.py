@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from execlens.bench._demo import build_demo_reval, run_demo, run_shipped
     from execlens.bench._data import (
         DatasetError,
         DatasetUnavailableError,
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
         ExportSpec,
         Generations,
         Plan,
+        ShippedRun,
         TaskSpec,
     )
     from execlens.bench._references import Reference, attach_reference, find_reference, model_key
@@ -65,6 +67,9 @@ if TYPE_CHECKING:
     from execlens.bench.metrics import mean_pass_at_k, pass_at_k, sample_accuracy
 
 _EXPORTS = {
+    "build_demo_reval": "_demo",
+    "run_demo": "_demo",
+    "run_shipped": "_demo",
     "DatasetError": "_data",
     "DatasetUnavailableError": "_data",
     "FieldError": "_data",
@@ -97,6 +102,7 @@ _EXPORTS = {
     "ExportSpec": "_protocol",
     "Generations": "_protocol",
     "Plan": "_protocol",
+    "ShippedRun": "_protocol",
     "TaskSpec": "_protocol",
     "Reference": "_references",
     "attach_reference": "_references",

@@ -1,11 +1,11 @@
-"""The demo evaluation: the embedded local model on execlens's own example programs.
+"""``execlens demo``'s evaluation part, over whatever the registry holds.
 
-Nothing is stored but the programs and their inputs: reference outputs come from running
-them in the sandbox, REval-style questions from the task generator's line selection
-(the last statement of each basic block), and their ground truth from the tracer.  The
-same pipeline as ``execlens eval`` then asks the model CRUXEval-style questions (predict
-the output; predict an input) and REval-style ones (coverage, path, state, output, and
-their Incremental Consistency).
+1. **Published files reproduced**: every benchmark that ships official generations
+   (``shipped_runs()``: CRUXEval's Code Llama 7B files) is scored in official mode -- the
+   published numbers come back -- and in strict mode beside it.
+2. **A plumbing check**: every benchmark that offers demo runs on execlens's own example
+   programs (``demo_evals()``) is asked of the embedded 135M model.  Its scores say the
+   pipeline works end to end, not that the model is any good.
 """
 
 from __future__ import annotations
@@ -15,30 +15,33 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from execlens.bench._eval import EvalConfig, EvalResult, run_eval
 from execlens.bench.examples.programs import EXAMPLES
-from execlens.engine import Engine, Job
+from execlens.engine import Engine
 
-__all__ = ["build_demo_cruxeval", "build_demo_reval", "run_demo"]
+from ._eval import EvalConfig, EvalResult, run_eval
+from ._protocol import ShippedRun
+from ._registry import benchmark_names, get_benchmark
+from ._score import ScoreRunResult, run_score
+
+__all__ = ["build_demo_reval", "run_demo", "run_shipped"]
 
 
-def build_demo_cruxeval(engine: Engine, path: Path) -> Path:
-    """Run every example on its inputs; write a CRUXEval-format file of the results."""
-    jobs, keys = [], []
-    for example in EXAMPLES:
-        for index, arguments in enumerate(example["inputs"]):  # type: ignore[union-attr]
-            jobs.append(Job(str(example["code"]), call=f"f({arguments})"))
-            keys.append((example, index, arguments))
-    rows = []
-    for (example, index, arguments), outcome in zip(keys, engine.map(jobs)):
-        if not outcome.ok:
-            raise RuntimeError(f"demo example {example['id']} failed on {arguments}: "
-                               f"{outcome.status.value} {outcome.message}")
-        rows.append({"id": f"{example['id']}_{index}", "code": example["code"],
-                     "input": arguments, "output": repr(outcome.decoded())})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    return path
+def run_shipped(out: Path, *, workers: int | None = None,
+                on_result: Callable[[ShippedRun, ScoreRunResult], None] | None = None
+                ) -> list[ScoreRunResult]:
+    """Score every shipped official generations file into ``out/<label>``."""
+    results: list[ScoreRunResult] = []
+    for name in benchmark_names():
+        bench = get_benchmark(name)
+        for shipped in getattr(bench, "shipped_runs", lambda: [])():
+            loaded = bench.read_generations(shipped.generations, shipped.data, None)
+            result = run_score(out / shipped.label, bench, loaded,
+                               generations_file=shipped.generations.name, workers=workers,
+                               model=shipped.model, temperature=shipped.temperature)
+            results.append(result)
+            if on_result is not None:
+                on_result(shipped, result)
+    return results
 
 
 def build_demo_reval(cruxeval_file: Path, directory: Path) -> Path:
@@ -75,22 +78,19 @@ def build_demo_reval(cruxeval_file: Path, directory: Path) -> Path:
 
 def run_demo(out: Path, *, engine: Engine, model: str = "local", base_url: str | None = None,
              on_result: Callable[[str, EvalResult], None] | None = None) -> list[EvalResult]:
-    """Every demo evaluation into ``out/<name>``; returns their results."""
-    data = build_demo_cruxeval(engine, out / "data" / "cruxeval.jsonl")
-    reval = build_demo_reval(data, out / "data" / "reval")
+    """Every benchmark's demo evaluation into ``out/<label>``; returns their results."""
     results: list[EvalResult] = []
-    plans: list[tuple[str, dict[str, Any]]] = [
-        ("cruxeval-output", {"benchmark": "cruxeval", "task": "output", "data": str(data)}),
-        ("cruxeval-input", {"benchmark": "cruxeval", "task": "input", "data": str(data)}),
-        # REval's questions of the first few programs, all four tasks, and their IC.
-        ("reval-consistency", {"benchmark": "reval", "task": "consistency",
-                               "data": str(reval), "limit": 12}),
-    ]
-    for name, fields in plans:
-        config = EvalConfig(prompt="direct", model=model, base_url=base_url, n=1,
-                            temperature=0.0, max_tokens=64, **fields)
-        result = run_eval(config, out / name, show_progress=True)
-        results.append(result)
-        if on_result is not None:
-            on_result(name, result)
+    for name in benchmark_names():
+        bench = get_benchmark(name)
+        hook = getattr(bench, "demo_evals", None)
+        if hook is None:
+            continue
+        plans: list[tuple[str, dict[str, Any]]] = hook(out / "data" / name, engine)
+        for label, fields in plans:
+            config = EvalConfig(**{"prompt": "direct", "model": model, "base_url": base_url,
+                                   "n": 1, "temperature": 0.0, "max_tokens": 64, **fields})
+            result = run_eval(config, out / label, show_progress=True)
+            results.append(result)
+            if on_result is not None:
+                on_result(label, result)
     return results

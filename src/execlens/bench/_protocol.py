@@ -19,6 +19,11 @@ The flow of a run, in the protocol's words::
 
     read_generations(path, data, task)          -> Generations          (items + answers)
 
+Optional hooks the demo looks for (``getattr``; a benchmark may lack them)::
+
+    shipped_runs()                              -> [ShippedRun, ...]    (published files it ships)
+    demo_evals(directory, engine)               -> [(label, EvalConfig fields), ...]
+
 ``item`` is the benchmark's own record type; it must have a ``sample_id: str`` unique
 within its task.  A scorer's ``plan(item, generations)`` receives the *raw* responses
 when :attr:`Benchmark.scores_raw` is true (REval re-reads text its stop strings cut) and
@@ -29,16 +34,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from execlens.engine import Engine
     from execlens.judge import Scorer
     from execlens.tasks.prompts import Extraction, RenderedPrompt
 
-__all__ = ["Benchmark", "BenchmarkError", "ExportSpec", "Generations", "Plan", "TaskSpec"]
+__all__ = ["Benchmark", "BenchmarkError", "ExportSpec", "Generations", "Plan", "ShippedRun",
+           "TaskSpec"]
 
 #: ``[(task, items), ...]``: one entry per task a run asks (several for composite tasks
 #: such as REval's ``consistency``, which asks coverage, path, state and output).
@@ -83,6 +88,18 @@ class Generations:
     items: list[tuple[Any, list[str]]]
     context: Any = None
     notes: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ShippedRun:
+    """A published generations file a benchmark ships, to reproduce its official numbers."""
+
+    label: str
+    generations: Path
+    data: str
+    model: str
+    temperature: float | None
+    description: str = ""
 
 
 @runtime_checkable

@@ -13,6 +13,7 @@ from execlens._lazy import lazy_exports
 if TYPE_CHECKING:
     from ._benchmark import BENCHMARK, CruxEval
     from ._data import CRUXEVAL_HUB, CruxEvalSample, load_cruxeval
+    from ._demo import build_demo_cruxeval
     from ._extract import extract_cruxeval
     from ._generations import (
         cruxeval_problem,
@@ -29,6 +30,7 @@ _EXPORTS = {
     "CRUXEVAL_HUB": "_data",
     "CruxEvalSample": "_data",
     "load_cruxeval": "_data",
+    "build_demo_cruxeval": "_demo",
     "extract_cruxeval": "_extract",
     "cruxeval_problem": "_generations",
     "load_cruxeval_generations": "_generations",

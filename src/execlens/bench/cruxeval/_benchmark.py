@@ -11,6 +11,7 @@ from execlens.bench import (
     Generations,
     ProblemScorer,
     Reference,
+    ShippedRun,
     TaskSpec,
     match_generations,
     pass_at_k_metrics,
@@ -104,6 +105,18 @@ class CruxEval:
     def exports(self) -> Sequence[Any]:
         """None."""
         return ()
+
+    def shipped_runs(self) -> list[ShippedRun]:
+        """The official Code Llama 7B generations shipped with execlens."""
+        from ._demo import shipped_runs
+
+        return shipped_runs()
+
+    def demo_evals(self, directory: Path, engine: Any) -> list[tuple[str, dict[str, Any]]]:
+        """``execlens demo``'s embedded-model runs on execlens's example programs."""
+        from ._demo import demo_evals
+
+        return demo_evals(directory, engine)
 
 
 BENCHMARK = CruxEval()
