@@ -1,0 +1,74 @@
+"""verl loads our ``compute_score`` through its own custom-reward loader and scores rows
+written by ``execlens export``.
+
+verl needs NumPy >= 2 and is kept out of the project venv; this test runs in an
+interpreter that has it: ``$EXECLENS_VERL_PYTHON``, else ``.venv-verl/bin/python`` at the
+repo root.  It skips (saying so) when neither has verl.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from execlens.rewards import RewardTask, export_tasks
+
+REPO = Path(__file__).resolve().parents[2]
+
+SCRIPT = r"""
+import json, sys
+import pyarrow.parquet as pq
+from omegaconf import OmegaConf
+from verl.trainer.ppo.reward import get_custom_reward_fn
+
+config = OmegaConf.create({"reward": {"custom_reward_function": {
+    "path": "pkg://execlens.rewards.verl_reward", "name": "compute_score",
+    "reward_kwargs": {"shaping": sys.argv[3]}}}})
+fn = get_custom_reward_fn(config)
+rows = pq.read_table(sys.argv[1]).to_pylist()
+answers = json.loads(sys.argv[2])
+single = [fn(data_source=r["data_source"], solution_str=a,
+             ground_truth=r["reward_model"]["ground_truth"], extra_info=r["extra_info"])
+          for r, a in zip(rows, answers)]
+batch = fn(data_sources=[r["data_source"] for r in rows], solution_strs=answers,
+           ground_truths=[r["reward_model"]["ground_truth"] for r in rows],
+           extra_infos=[r["extra_info"] for r in rows])
+import verl
+print(json.dumps({"single": single, "batch": batch, "verl": verl.__version__}))
+"""
+
+
+def _verl_python() -> str | None:
+    candidates = [os.environ.get("EXECLENS_VERL_PYTHON"), str(REPO / ".venv-verl/bin/python")]
+    for python in candidates:
+        if python and Path(python).is_file():
+            probe = subprocess.run([python, "-c", "import verl.trainer.ppo.reward"],
+                                   capture_output=True, timeout=300)
+            if probe.returncode == 0:
+                return python
+    return None
+
+
+def test_verl_loads_compute_score_and_scores_exported_rows(tmp_path: Path) -> None:
+    python = _verl_python()
+    if python is None:
+        pytest.skip("verl is not importable from $EXECLENS_VERL_PYTHON or .venv-verl")
+    program = "def f(x):\n    return x[::-1]\n"
+    tasks = [RewardTask("output", program, "'cba'", call="f('abc')", id="o"),
+             RewardTask("input", program, "'cba'", id="i")]
+    export_tasks(tasks, tmp_path, formats=["verl"])
+    answers = ["I think [ANSWER]'cba'[/ANSWER]", "[ANSWER]f([]) or True[/ANSWER]"]
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    result = subprocess.run([python, "-c", SCRIPT, str(tmp_path / "verl.parquet"),
+                             json.dumps(answers), "absolute_zero"],
+                            capture_output=True, text=True, timeout=600, env=env)
+    assert result.returncode == 0, result.stderr[-3000:]
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert out["verl"].startswith("0.9")
+    for scores in (out["single"], out["batch"]):
+        assert [s["score"] for s in scores] == [1.0, -1.0]
+        assert [s["verdict"] for s in scores] == ["passed", "unparseable:multiple"]
