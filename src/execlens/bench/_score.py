@@ -90,6 +90,9 @@ def run_score(
     if not units:
         raise ScoreRunError("the generations file pairs no samples; nothing to score")
     n = max(len(unit.answers) for unit in units)
+    if n == 0:  # pass@k of empty lists is 1.0: refuse rather than report 100 %
+        raise ScoreRunError(f"{generations_file or 'the generations file'} holds no "
+                            "generation for any sample; pass a file with answers")
     identity = {
         "verb": "score",
         "benchmark": bench.name,

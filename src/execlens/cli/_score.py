@@ -144,17 +144,25 @@ class _progress:
     """A rich progress bar fed by ``run_score``'s ``progress(done, total)`` callback."""
 
     def __init__(self, console: Console, total: int) -> None:
+        import sys
+
         from rich.progress import Progress
 
-        self.bar = Progress(console=console, transient=True)
-        self.task = self.bar.add_task("scoring", total=total)
+        # On stderr, and only on a terminal: piped output holds results and errors only.
+        self.bar = (Progress(console=Console(stderr=True), transient=True)
+                    if sys.stderr.isatty() else None)
+        self.task = self.bar.add_task("scoring", total=total) if self.bar else None
 
     def __enter__(self) -> Any:
+        if self.bar is None:
+            return lambda done, total: None
         self.bar.start()
-        return lambda done, total: self.bar.update(self.task, completed=done, total=total)
+        bar, task = self.bar, self.task
+        return lambda done, total: bar.update(task, completed=done, total=total)
 
     def __exit__(self, *exc: object) -> None:
-        self.bar.stop()
+        if self.bar is not None:
+            self.bar.stop()
 
 
 def register(app: typer.Typer) -> None:

@@ -1,0 +1,356 @@
+"""Bad input to ``execlens eval``, ``score`` and ``report``: one named test per case.
+
+Every case ends with exit code 2 (1 where the fault is the model server's, not the
+user's), exactly one ``error: ...`` line on stderr naming the fix, no traceback, and
+nothing finished lost, duplicated or left behind.  The issue-9 item each case belongs to
+is in its name's comment.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from execlens.cli import app
+
+GENERATIONS = "codellama-7b_temp0.2_output_generations.json"
+
+
+def _crux(data_dir: Path) -> Path:
+    path = data_dir / "cruxeval"
+    if not (path / "cruxeval.jsonl").exists():
+        pytest.skip(f"CRUXEval data not found under {path}")
+    return path
+
+
+def _run(*args: str) -> Result:
+    return CliRunner().invoke(app, list(args))
+
+
+def _refused(result: Result, *fragments: str, code: int = 2) -> None:
+    """Exit ``code``, one ``error:`` line on stderr holding every fragment, no traceback."""
+    assert result.exit_code == code, (result.exit_code, result.output)
+    assert result.stderr.startswith("error: "), result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert "Traceback" not in result.output
+    for fragment in fragments:
+        assert fragment in result.stderr, (fragment, result.stderr)
+
+
+def _subset(data_dir: Path, tmp_path: Path, count: int = 4) -> tuple[Path, Path]:
+    crux = _crux(data_dir)
+    data = tmp_path / "cruxeval.jsonl"
+    data.write_text("".join((crux / "cruxeval.jsonl").read_text().splitlines(True)[:count]))
+    generations = json.loads((crux / GENERATIONS).read_text())
+    gens = tmp_path / "output_generations.json"
+    gens.write_text(json.dumps({f"sample_{i}": generations[f"sample_{i}"]
+                                for i in range(count)}))
+    return data, gens
+
+
+def _eval(data_dir: Path, out: Path, *extra: str) -> Result:
+    return _run("eval", "--benchmark", "cruxeval", "--task", "output", "--model", "m",
+                "--base-url", "http://127.0.0.1:9/v1", "--data", str(_crux(data_dir)),
+                "-o", str(out), *extra)
+
+
+# ------------------------------------------------------------------- eval (item 8, 11)
+def test_eval_limit_negative(data_dir: Path, tmp_path: Path) -> None:
+    _refused(_eval(data_dir, tmp_path / "o", "--limit", "-1"), "--limit", "at least 0")
+    assert not (tmp_path / "o").exists()
+
+
+def test_eval_n_zero(data_dir: Path, tmp_path: Path) -> None:
+    _refused(_eval(data_dir, tmp_path / "o", "--n", "0"), "--n must be at least 1")
+    assert not (tmp_path / "o").exists()
+
+
+def test_eval_temperature_negative(data_dir: Path, tmp_path: Path) -> None:
+    _refused(_eval(data_dir, tmp_path / "o", "--temperature", "-1"),
+             "--temperature must be between 0 and 2")
+
+
+def test_eval_max_tokens_zero(data_dir: Path, tmp_path: Path) -> None:
+    _refused(_eval(data_dir, tmp_path / "o", "--max-tokens", "0"), "--max-tokens")
+
+
+@pytest.mark.parametrize("workers", ["0", "-1", "-3"])
+def test_eval_workers_below_one(workers: str, data_dir: Path, tmp_path: Path) -> None:
+    _refused(_eval(data_dir, tmp_path / "o", "--workers", workers), "--workers must be at least 1")
+
+
+def test_eval_missing_data(tmp_path: Path) -> None:
+    result = _run("eval", "--benchmark", "cruxeval", "--task", "output", "--model", "m",
+                  "--base-url", "http://127.0.0.1:9/v1", "--data", str(tmp_path / "nowhere"),
+                  "-o", str(tmp_path / "o"))
+    _refused(result, "no such file or directory", "nowhere")
+    assert not (tmp_path / "o").exists()
+
+
+def test_eval_model_without_base_url_leaves_no_stray_files(
+        data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("EXECLENS_BASE_URL", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    result = _run("eval", "--benchmark", "cruxeval", "--task", "output", "--model", "foo",
+                  "--data", str(_crux(data_dir)), "-o", str(tmp_path / "o"))
+    _refused(result, "--base-url")
+    assert not (tmp_path / "o").exists()
+
+
+def test_eval_local_model_with_base_url(data_dir: Path, tmp_path: Path) -> None:
+    result = _run("eval", "--benchmark", "cruxeval", "--task", "output", "--model", "local",
+                  "--base-url", "http://127.0.0.1:9/v1", "--data", str(_crux(data_dir)),
+                  "-o", str(tmp_path / "o"))
+    _refused(result, "drop --base-url")
+    assert not (tmp_path / "o").exists()
+
+
+def test_eval_out_naming_a_file(data_dir: Path, tmp_path: Path) -> None:
+    target = tmp_path / "results.txt"
+    target.write_text("mine")
+    _refused(_eval(data_dir, target, "--limit", "1"), "is a file")
+    assert target.read_text() == "mine"
+
+
+def test_eval_corrupt_manifest(data_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "manifest.json").write_text('{"identity": {"benchmark": "cru')
+    _refused(_eval(data_dir, out, "--limit", "1"), "manifest.json")
+    assert (out / "manifest.json").read_text() == '{"identity": {"benchmark": "cru'
+
+
+def test_eval_unknown_benchmark(tmp_path: Path) -> None:
+    result = _run("eval", "--benchmark", "humaneval", "--task", "output", "-o",
+                  str(tmp_path / "o"))
+    _refused(result, "unknown benchmark 'humaneval'", "cruxeval")
+
+
+def test_eval_unknown_task(tmp_path: Path) -> None:
+    result = _run("eval", "--benchmark", "cruxeval", "--task", "branch", "-o",
+                  str(tmp_path / "o"))
+    _refused(result, "no task 'branch'", "input, output")
+
+
+def test_eval_unknown_prompt(tmp_path: Path) -> None:
+    result = _run("eval", "--benchmark", "lcb-exec", "--task", "output", "--prompt", "phind",
+                  "-o", str(tmp_path / "o"))
+    _refused(result, "no prompt 'phind'", "direct, cot")
+
+
+def test_eval_a_different_run_in_out(data_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    from execlens.store import RunDir
+
+    with RunDir.open(out, {"verb": "eval", "benchmark": "cruxeval", "task": "input"}):
+        pass
+    _refused(_eval(data_dir, out, "--limit", "1"), "--overwrite")
+
+
+def test_eval_server_down_is_not_the_users_fault(data_dir: Path, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # item 2: exit non-zero, nothing recorded as answered.
+    monkeypatch.setenv("EXECLENS_CACHE_DIR", str(tmp_path / "cache"))
+    result = _eval(data_dir, tmp_path / "o", "--limit", "2", "--n", "1", "--retries", "0")
+    _refused(result, "2 of 2 samples got no answer", "rerun", code=1)
+    assert not (tmp_path / "o" / "samples.jsonl").exists()
+
+
+# ------------------------------------------------------------------ score (item 8, 11)
+def test_score_missing_generations_file(data_dir: Path, tmp_path: Path) -> None:
+    result = _run("score", str(tmp_path / "none.json"), "--data", str(_crux(data_dir)),
+                  "-o", str(tmp_path / "o"))
+    _refused(result, "no such generations file")
+    assert not (tmp_path / "o").exists()
+
+
+def test_score_corrupt_generations_file(data_dir: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "gens.json"
+    bad.write_text('{"sample_0": ["f(1)"')
+    _refused(_run("score", str(bad), "--data", str(_crux(data_dir)), "-o",
+                  str(tmp_path / "o")), "not valid JSON")
+
+
+def test_score_generations_of_the_wrong_shape(data_dir: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "gens.json"
+    bad.write_text('{"sample_0": "f(1)"}')
+    _refused(_run("score", str(bad), "--data", str(_crux(data_dir)), "-o",
+                  str(tmp_path / "o")), "must map to a list")
+
+
+def test_score_generations_for_too_few_samples(data_dir: Path, tmp_path: Path) -> None:
+    data, _ = _subset(data_dir, tmp_path)
+    partial = tmp_path / "partial.json"
+    partial.write_text('{"sample_0": ["1"]}')
+    _refused(_run("score", str(partial), "--data", str(data), "-o", str(tmp_path / "o")),
+             "no generations for 3 of 4")
+
+
+def test_score_a_file_with_no_generation_at_all(data_dir: Path, tmp_path: Path) -> None:
+    # item 1: empty lists are refused, never scored 100 % over a denominator of 0.
+    data, _ = _subset(data_dir, tmp_path)
+    empty = tmp_path / "empty.json"
+    empty.write_text(json.dumps({f"sample_{i}": [] for i in range(4)}))
+    _refused(_run("score", str(empty), "--data", str(data), "-o", str(tmp_path / "o")),
+             "holds no generation")
+    assert not (tmp_path / "o" / "results.json").exists()
+
+
+@pytest.mark.parametrize("workers", ["0", "-1", "-3"])
+def test_score_workers_below_one(workers: str, data_dir: Path, tmp_path: Path) -> None:
+    data, gens = _subset(data_dir, tmp_path)
+    _refused(_run("score", str(gens), "--data", str(data), "-o", str(tmp_path / "o"),
+                  "--workers", workers), "--workers must be at least 1")
+
+
+def test_score_unknown_task(data_dir: Path, tmp_path: Path) -> None:
+    data, gens = _subset(data_dir, tmp_path)
+    _refused(_run("score", str(gens), "--data", str(data), "-o", str(tmp_path / "o"),
+                  "--task", "both"), "no task 'both'", "input or output")
+
+
+def test_score_unknown_benchmark(data_dir: Path, tmp_path: Path) -> None:
+    data, gens = _subset(data_dir, tmp_path)
+    _refused(_run("score", str(gens), "--benchmark", "cruxeval2", "-o", str(tmp_path / "o")),
+             "unknown benchmark 'cruxeval2'")
+
+
+def test_score_missing_data(tmp_path: Path, data_dir: Path) -> None:
+    _, gens = _subset(data_dir, tmp_path)
+    _refused(_run("score", str(gens), "--data", str(tmp_path / "nowhere"), "-o",
+                  str(tmp_path / "o")), "no such file or directory")
+
+
+def test_score_out_naming_a_file(data_dir: Path, tmp_path: Path) -> None:
+    data, gens = _subset(data_dir, tmp_path)
+    target = tmp_path / "out.txt"
+    target.write_text("mine")
+    _refused(_run("score", str(gens), "--data", str(data), "-o", str(target)), "is a file")
+    assert target.read_text() == "mine"
+
+
+def test_score_corrupt_manifest(data_dir: Path, tmp_path: Path) -> None:
+    data, gens = _subset(data_dir, tmp_path)
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "manifest.json").write_text("[1, 2")
+    _refused(_run("score", str(gens), "--data", str(data), "-o", str(out)), "manifest.json")
+
+
+def test_score_temperature_out_of_range(data_dir: Path, tmp_path: Path) -> None:
+    data, gens = _subset(data_dir, tmp_path)
+    _refused(_run("score", str(gens), "--data", str(data), "-o", str(tmp_path / "o"),
+                  "--model", "m", "--temperature", "-1"), "--temperature")
+
+
+def test_score_two_runs_into_one_out_do_not_double_the_samples(data_dir: Path,
+                                                               tmp_path: Path) -> None:
+    # item 6: a second run into a held directory is refused; nothing is written twice.
+    from execlens.store import RunDir
+
+    data, gens = _subset(data_dir, tmp_path)
+    out = tmp_path / "o"
+    first = _run("score", str(gens), "--data", str(data), "-o", str(out), "--workers", "1")
+    assert first.exit_code == 0, first.output
+    holder = RunDir.open(out, json.loads((out / "manifest.json").read_text())["identity"])
+    try:
+        _refused(_run("score", str(gens), "--data", str(data), "-o", str(out)),
+                 "another", "pid")
+    finally:
+        holder.close()
+    again = _run("score", str(gens), "--data", str(data), "-o", str(out), "--workers", "1")
+    assert again.exit_code == 0, again.output
+    assert len((out / "samples.jsonl").read_text().splitlines()) == 4
+
+
+def test_score_resume_keeps_every_valid_record_around_a_corrupt_line(
+        data_dir: Path, tmp_path: Path) -> None:
+    # item 10: a corrupt line in the middle of a finished shard or of samples.jsonl never
+    # drops the valid lines after it; the terminal's count agrees with results.json.
+    data, gens = _subset(data_dir, tmp_path, count=6)
+    out = tmp_path / "o"
+    command = ["score", str(gens), "--data", str(data), "-o", str(out), "--workers", "1"]
+    assert _run(*command).exit_code == 0
+    expected = {name: (out / name).read_bytes() for name in ("samples.jsonl", "results.json")}
+    for path in (out / "samples.jsonl", next((out / "shards").rglob("00000.jsonl"))):
+        lines = path.read_text().splitlines(True)
+        lines[2] = '{"id": "sample_2", "official": [tr\n'
+        path.write_text("".join(lines))
+        again = _run(*command)
+        assert again.exit_code == 0, again.output
+        assert "6 in results.json" in " ".join(again.stdout.split())
+        for name, content in expected.items():
+            assert (out / name).read_bytes() == content, (path, name)
+
+
+def test_strict_never_rises_when_failed_samples_lose_their_generations(
+        data_dir: Path, tmp_path: Path) -> None:
+    # item 1: the Code Llama file with the lists of the samples it failed emptied.
+    crux = _crux(data_dir)
+    first = _run("score", str(crux / GENERATIONS), "--data", str(crux), "-o",
+                 str(tmp_path / "full"), "--json")
+    assert first.exit_code == 0, first.output
+    full = json.loads(first.stdout.strip().splitlines()[-1])
+    records = [json.loads(line) for line in
+               (tmp_path / "full" / "samples.jsonl").read_text().splitlines()]
+    failed = {r["id"] for r in records if True not in r["official"]}
+    generations = json.loads((crux / GENERATIONS).read_text())
+    emptied = {key: ([] if key in failed else value) for key, value in generations.items()}
+    path = tmp_path / "emptied_output_generations.json"
+    path.write_text(json.dumps(emptied))
+    second = _run("score", str(path), "--data", str(crux), "-o", str(tmp_path / "emptied"),
+                  "--json")
+    assert second.exit_code == 0, second.output
+    gamed = json.loads(second.stdout.strip().splitlines()[-1])
+    assert round(full["metrics"]["strict"]["pass@1"], 2) == 34.21
+    assert gamed["metrics"]["strict"]["pass@1"] == full["metrics"]["strict"]["pass@1"]
+    assert gamed["metrics"]["strict"]["pass@5"] == full["metrics"]["strict"]["pass@5"]
+    # Official mode keeps the official script's behaviour, and the result says so.
+    assert gamed["metrics"]["official"]["pass@1"] > 90
+    assert any("missing" in flag and "official" in flag for flag in gamed["flags"])
+
+
+def test_one_generation_per_sample_reports_no_pass_at_5(data_dir: Path, tmp_path: Path) -> None:
+    # item 1: never pass@k for k > n in strict mode; the official figure is flagged.
+    data, gens = _subset(data_dir, tmp_path)
+    one = tmp_path / "one_output.json"
+    one.write_text(json.dumps({key: value[:1] for key, value in
+                               json.loads(gens.read_text()).items()}))
+    result = _run("score", str(one), "--data", str(data), "-o", str(tmp_path / "o"), "--json")
+    assert result.exit_code == 0, result.output
+    results = json.loads(result.stdout.strip().splitlines()[-1])
+    assert set(results["metrics"]["strict"]) == {"pass@1"}
+    assert "pass@5" not in results["modes"]["strict"]
+    assert "pass@5" in results["modes"]["official"]
+    assert any("pass@5 not reported" in flag for flag in results["flags"])
+
+
+# ------------------------------------------------------------------------ report (item 8)
+def test_report_corrupt_results(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "results.json").write_text('{"benchmark": "cruxeval", "metr')
+    _refused(_run("report", str(run)), "results.json is not valid JSON")
+    assert not (run / "report.html").exists()
+
+
+def test_report_results_that_are_not_an_object(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "results.json").write_text("[1, 2]")
+    _refused(_run("report", str(run)), "not a run's results object")
+
+
+def test_report_not_a_run_directory(tmp_path: Path) -> None:
+    _refused(_run("report", str(tmp_path)), "not a run directory")
+
+
+# -------------------------------------------------------------------------- item 11
+def test_version() -> None:
+    from importlib.metadata import version
+
+    result = _run("--version")
+    assert result.exit_code == 0 and result.stdout.strip() == f"execlens {version('execlens')}"
