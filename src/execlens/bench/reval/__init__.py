@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from ._adapter import REVAL_EVAL_TASKS, RevalAdapter, reval_metrics_for_report
     from ._benchmark import BENCHMARK, Reval, RevalScorer, truth_cache_dir
     from ._classeval import ClassEvalTestClass, classeval_test_classes
     from ._data import (
@@ -48,6 +47,7 @@ if TYPE_CHECKING:
         match_path_answer,
         normalise_state_type,
     )
+    from ._flat import REVAL_EVAL_TASKS, reval_metrics_for_report
     from ._judge import judge_reval, plan_reval
     from ._plan import REVAL_MODES, REVAL_TASKS, RevalPlan
     from ._prompts import (
@@ -70,9 +70,6 @@ if TYPE_CHECKING:
     from ._var import reval_interpret
 
 _EXPORTS = {
-    "REVAL_EVAL_TASKS": "_adapter",
-    "RevalAdapter": "_adapter",
-    "reval_metrics_for_report": "_adapter",
     "BENCHMARK": "_benchmark",
     "Reval": "_benchmark",
     "RevalScorer": "_benchmark",
@@ -104,6 +101,8 @@ _EXPORTS = {
     "extract_reval_state": "_extract",
     "match_path_answer": "_extract",
     "normalise_state_type": "_extract",
+    "REVAL_EVAL_TASKS": "_flat",
+    "reval_metrics_for_report": "_flat",
     "judge_reval": "_judge",
     "plan_reval": "_judge",
     "REVAL_MODES": "_plan",

@@ -30,6 +30,7 @@ from execlens.bench import (
 from execlens.judge import SampleScore, ScorePlan, Verdict, VerdictStatus, guarded
 from execlens.tasks.prompts import Extraction, RenderedPrompt
 
+from ._flat import reval_metrics_for_report
 from ._data import RevalItem, load_reval, reval_pairs, reval_questions
 from ._extract import extract_reval
 from ._judge import plan_reval
@@ -102,19 +103,42 @@ class RevalScorer:
         return ScorePlan(jobs, finish)
 
 
-def _record_id(record: Mapping[str, Any]) -> str:
+def _record_key(record: Mapping[str, Any], task: str) -> tuple[str, str]:
+    """``(task, item id)`` of a sample record (composite runs key it ``task:id``)."""
     ident = str(record.get("sample_id") or record.get("id") or "")
-    task = str(record.get("task") or "")
-    return ident[len(task) + 1:] if task and ident.startswith(f"{task}:") else ident
+    prefix, sep, rest = ident.partition(":")
+    if sep and prefix in REVAL_TASKS:
+        return prefix, rest
+    return str(record.get("task") or task), ident
 
 
-def _record_verdicts(record: Mapping[str, Any], mode: str) -> list[Verdict]:
+def _from_label(label: str, task: str, covered: bool | None) -> Verdict:
+    """A verdict rebuilt from its ``status:reason`` label; a coverage verdict gets back the
+    answer it implies (precision and recall need it): right = the truth, wrong = not."""
+    status, _, reason = label.partition(":")
+    try:
+        kind = VerdictStatus(status)
+    except ValueError:
+        kind = VerdictStatus.SCORING_ERROR
+    data: dict[str, Any] = {}
+    if task == "coverage" and covered is not None and kind in (VerdictStatus.PASSED,
+                                                               VerdictStatus.WRONG):
+        data["answer"] = covered if kind is VerdictStatus.PASSED else not covered
+    if kind is VerdictStatus.PASSED:
+        return Verdict(True, kind, data=data)
+    return Verdict(False, kind, reason=reason, data=data)
+
+
+def _record_verdicts(record: Mapping[str, Any], mode: str, task: str,
+                     covered: bool | None) -> list[Verdict]:
     stored = (record.get("verdicts") or {}).get(mode)
     if isinstance(stored, list) and all(isinstance(v, Mapping) for v in stored):
         return [Verdict.from_dict(v) for v in stored]
-    flags = record.get(mode) or []
-    return [Verdict.passing() if flag else Verdict.failing(VerdictStatus.WRONG, "recorded")
-            for flag in flags]
+    labels = [entry.get(mode) for entry in record.get("generations") or ()]
+    if labels and all(isinstance(label, str) for label in labels):
+        return [_from_label(label, task, covered) for label in labels]
+    return [_from_label("passed" if flag else "wrong:recorded", task, covered)
+            for flag in record.get(mode) or ()]
 
 
 class Reval:
@@ -234,34 +258,57 @@ class Reval:
         truths = context if isinstance(context, Mapping) else self._truths
         return {mode: RevalScorer(mode, task, style, truths) for mode in self.modes}
 
+    def _ensure_truths(self) -> None:
+        """The truth of the planned items: from :meth:`prepare`, else the disk cache (a
+        resumed run scores nothing new), else traced here."""
+        problems = list({item.problem.task_id: item.problem
+                         for items in self._items.values() for item in items}.values())
+        if not problems or all(self._has_truth(p.task_id) for p in problems):
+            return
+        from execlens.trace import trace_engine
+
+        with trace_engine() as engine:
+            self.prepare([RevalItem(p, pair, 0, None) for p in problems for pair in p.pairs],
+                         "output", engine)
+
     def metrics(self, records: Sequence[Mapping[str, Any]], task: str) -> dict[str, Any]:
-        """Per mode: each task's accuracy (coverage P/R/F1), IC when all four were asked,
-        breakdowns by problem kind; ``baselines``: the constant answers on the same
-        questions (NO / Nil / -1, and always YES)."""
+        """Per mode: each task's accuracy, coverage precision/recall/F1 and IC when all
+        four were asked (percent, flat for tables; the full breakdown by problem kind
+        under ``detailed``); ``baselines``: the constant answers NO / Nil / -1 and always
+        YES on the same questions."""
+        self._ensure_truths()
         if not self._truths:
-            raise BenchmarkError("reval metrics need the truth: call prepare() first")
+            raise BenchmarkError("reval metrics need the planned items: call plan() first")
         by_task: dict[str, dict[str, Mapping[str, Any]]] = {}
         for record in records:
-            by_task.setdefault(str(record.get("task") or task), {})[_record_id(record)] = record
+            name, ident = _record_key(record, task)
+            by_task.setdefault(name, {})[ident] = record
         tasks = tuple(t for t in REVAL_TASKS if t in by_task)
         questions = next((self._items[t] for t in ("coverage", "path", "state")
                           if t in self._items), [])
         outputs = self._items.get("output", [])
-        verdicts = {mode: {t: {ident: _record_verdicts(rec, mode)
-                               for ident, rec in by_task[t].items()} for t in tasks}
-                    for mode in self.modes}
-        for mode in self.modes:  # an item the run has no record of counts as wrong
-            for t in tasks:
-                scope = outputs if t == "output" else questions
-                for item in scope:
-                    verdicts[mode][t].setdefault(item.sample_id, [Verdict.failing(
-                        VerdictStatus.UNPARSEABLE, "missing", "no answer for this item")])
-        metrics, base = summarise(verdicts, self.modes, tasks, questions, outputs,
-                                  self._truths, {})
-        out: dict[str, Any] = {mode: metrics[mode] for mode in self.modes}
-        out["baselines"] = base
-        if self.skipped:
-            out["skipped"] = dict(self.skipped)
+        verdicts: dict[str, dict[str, dict[str, list[Verdict]]]] = {}
+        for mode in self.modes:
+            truth = self._truths[mode].questions
+            verdicts[mode] = {}
+            for name in tasks:
+                scope = outputs if name == "output" else questions
+                verdicts[mode][name] = {
+                    item.sample_id: _record_verdicts(
+                        by_task[name][item.sample_id], mode, name,
+                        truth[item.sample_id].covered if item.sample_id in truth else None)
+                    if item.sample_id in by_task[name] else
+                    [Verdict.failing(VerdictStatus.UNPARSEABLE, "missing", "no answer")]
+                    for item in scope}
+        detailed, base = summarise(verdicts, self.modes, tasks, questions, outputs,
+                                   self._truths, {})
+        shown = None if len(tasks) > 1 else tasks[0] if tasks else task
+        out: dict[str, Any] = {mode: reval_metrics_for_report(detailed[mode], shown)
+                               for mode in self.modes}
+        out["detailed"] = detailed
+        out["baselines"] = {f"{name} ({mode})": reval_metrics_for_report(values, shown)
+                            for mode in self.modes for name, values in base[mode].items()
+                            if isinstance(values, dict)}
         return out
 
     def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
