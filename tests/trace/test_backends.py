@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import execlens
-from execlens.trace import load_reval
+from execlens.bench.reval import load_reval_problems as load_reval
 
 SRC = str(Path(execlens.__file__).resolve().parents[1])
 
@@ -149,7 +149,7 @@ def test_backends_agree_on_every_reval_input(python: str, data_dir: Path) -> Non
     for problem in load_reval(reval_dir):
         if problem.skip_reason:
             continue
-        for item in problem.inputs:
+        for item in problem.runs:
             items.append({"key": item.key, "code": problem.code, "call": item.call,
                           "test": problem.test, "test_class": item.test_class,
                           "test_method": item.test_method})

@@ -6,14 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from execlens.bench.reval import load_reval_problems as load_reval
+from execlens.bench.reval import trace_reval
 from execlens.engine import Engine
-from execlens.trace import (
-    TraceRequest,
-    ground_truth_key,
-    load_reval,
-    trace_is_deterministic,
-    trace_reval,
-)
+from execlens.trace import TraceRequest, ground_truth_key, trace_is_deterministic
 
 
 def test_reval_ground_truth_is_identical_under_two_hash_seeds(data_dir: Path,
