@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from execlens.bench._registry import (
         ENTRY_POINT_GROUP,
         benchmark_names,
+        default_benchmark,
         get_benchmark,
         register_benchmark,
     )
@@ -110,6 +111,7 @@ _EXPORTS = {
     "model_key": "_references",
     "ENTRY_POINT_GROUP": "_registry",
     "benchmark_names": "_registry",
+    "default_benchmark": "_registry",
     "get_benchmark": "_registry",
     "register_benchmark": "_registry",
     "ReportError": "_report",

@@ -19,7 +19,8 @@ from typing import Any
 
 from ._protocol import Benchmark, BenchmarkError
 
-__all__ = ["ENTRY_POINT_GROUP", "benchmark_names", "get_benchmark", "register_benchmark"]
+__all__ = ["ENTRY_POINT_GROUP", "benchmark_names", "default_benchmark", "get_benchmark",
+           "register_benchmark"]
 
 ENTRY_POINT_GROUP = "execlens.benchmarks"
 
@@ -63,6 +64,19 @@ def register_benchmark(obj: Any) -> Benchmark:
 def benchmark_names() -> list[str]:
     """Every benchmark that can be asked for: built-in folders, entry points, registered."""
     return sorted(set(_folders()) | set(_entry_points()) | set(_registered))
+
+
+def default_benchmark() -> Benchmark:
+    """The built-in benchmark that declares itself the default (``default = True``).
+
+    ``execlens score FILE`` without ``--benchmark`` scores the file as this one.
+    """
+    for name in _folders():
+        benchmark = get_benchmark(name)
+        if getattr(benchmark, "default", False):
+            return benchmark
+    raise BenchmarkError("no benchmark declares itself the default; pass --benchmark "
+                         f"(one of {', '.join(benchmark_names())})")
 
 
 def get_benchmark(name: str) -> Benchmark:

@@ -83,8 +83,9 @@ def _timing(result: ScoreRunResult, console: Console) -> None:
 def score(
     generations: Annotated[Path, typer.Argument(help="Generations file (official format).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")],
-    benchmark: Annotated[str, typer.Option(
-        help="Benchmark: " + ", ".join(benchmark_names()) + ".")] = "cruxeval",
+    benchmark: Annotated[str | None, typer.Option(
+        help="Benchmark: " + ", ".join(benchmark_names()) + " (default: the one that "
+             "declares itself the default, CRUXEval).")] = None,
     task: Annotated[str | None, typer.Option(
         help="A task of the benchmark (CRUXEval default: 'input' if the path says so, as "
              "the official script decides).")] = None,
@@ -109,6 +110,7 @@ def score(
         DatasetError,
         GenerationsError,
         ScoreRunError,
+        default_benchmark,
         get_benchmark,
         run_score,
     )
@@ -116,7 +118,7 @@ def score(
 
     console = Console(stderr=as_json)
     try:
-        bench = get_benchmark(benchmark)
+        bench = get_benchmark(benchmark) if benchmark else default_benchmark()
     except BenchmarkError as exc:
         fail(str(exc))
     if task is not None and task not in bench.tasks:

@@ -51,6 +51,8 @@ class CruxEval:
     }
     modes = ("official", "strict")
     scores_raw = False
+    default = True
+    """``execlens score FILE`` without ``--benchmark`` reads the file as CRUXEval's."""
     preload: tuple[str, ...] = ()
     scoring_workers = 16
 
