@@ -38,10 +38,13 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from execlens.bench._cruxeval_score import load_cruxeval_generations, load_cruxeval_problems
-from execlens.bench.metrics import mean_pass_at_k
-from execlens.judge import (
+from execlens.bench import mean_pass_at_k
+from execlens.bench.cruxeval import (
     CruxEvalOfficialScorer,
+    load_cruxeval_generations,
+    load_cruxeval_problems,
+)
+from execlens.judge import (
     ExecProblem,
     Executor,
     StrictScorer,
