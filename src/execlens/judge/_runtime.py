@@ -133,10 +133,13 @@ def _type_text(text: str) -> str:
 
 
 def _class_match(value_text: str, envelope: Mapping[str, Any]) -> bool:
-    """A ``type`` value (a class) answered by its name (``int`` or ``<class 'int'>``)."""
-    name = _type_text(value_text)
+    """A ``type`` value (a class) answered by its name (``int`` or ``<class 'int'>``);
+    class names are case-sensitive."""
+    text = value_text.strip()
+    match = _CLASS_TEXT.match(text)
+    name = match.group(1) if match else text
     expected = decode(dict(envelope))
-    return isinstance(expected, OpaqueRecord) and expected.description.lower() in (
+    return isinstance(expected, OpaqueRecord) and expected.description in (
         name, name.rsplit(".", 1)[-1])
 
 

@@ -18,18 +18,28 @@ Against official judging:
   within its own tolerance).  Nothing the model wrote runs, so ``f(x) == f(x)``,
   ``assertTrue(True)``-style fillings and copied expressions fail.
 
-Every question counts: an unreadable answer is a failure with a named reason.
+Every question counts: an unreadable answer is a failure with a named reason.  Coverage,
+path and state are the generic judges (``execlens.judge.judge_coverage``, ``judge_path``,
+``judge_state_value``) applied to REval's reading of the answer.
 """
 
 from __future__ import annotations
 
 import ast
-import re
+from dataclasses import replace
 from typing import Any
 
-from execlens.judge import Verdict, VerdictStatus
+from execlens.judge import (
+    Verdict,
+    VerdictStatus,
+    judge_coverage,
+    judge_path,
+    judge_state_value,
+    parse_state_value,
+    strict_equal,
+)
 from execlens.tasks.prompts import NIL, StateAnswer
-from execlens.values import AnswerParseError, OpaqueRecord, decode
+from execlens.values import AnswerParseError, decode
 
 from ._extract import (
     extract_reval_coverage,
@@ -38,14 +48,7 @@ from ._extract import (
     extract_reval_state,
 )
 from ._masks import MASK, MaskError, answer_mask_nodes
-from ._records import (
-    MaskTruth,
-    OutputTruth,
-    QuestionTruth,
-    RevalContext,
-    envelope_type_key,
-)
-from ._values import parse_state_value, strict_equal, type_names
+from ._records import MaskTruth, OutputTruth, QuestionTruth, RevalContext
 
 __all__ = ["strict_coverage", "strict_output", "strict_path", "strict_state"]
 
@@ -63,75 +66,33 @@ def strict_coverage(raw: str, style: str, truth: QuestionTruth) -> Verdict:
     extraction = extract_reval_coverage(raw, style)
     if extraction.failure:
         return _unparseable(extraction.failure, "no clear YES or NO", expected=truth.covered)
-    answer = bool(extraction.value)
-    if answer == truth.covered:
-        return Verdict.passing(answer=answer, expected=truth.covered)
-    return _wrong("executed" if truth.covered else "not_executed", answer=answer,
-                  expected=truth.covered)
+    return judge_coverage(truth.covered, bool(extraction.value))
 
 
 def strict_path(raw: str, style: str, context: RevalContext, truth: QuestionTruth) -> Verdict:
     """The answered line (by its text, or -1) against the next lines within the frame."""
     extraction = extract_reval_path(raw, style, code=context.code)
     lines = list(extraction.value) if isinstance(extraction.value, list) else [-2]
-    data = {"answer": lines, "text": extraction.text, "expected": list(truth.next_lines)}
     if lines == [-2]:
         return _unparseable(extraction.failure or "no_match",
-                            "the answer names no line of the code", **data)
-    if any(line in truth.next_lines for line in lines):
-        return Verdict.passing(**data)
-    return _wrong("line", **data)
-
-
-_CLASS_TEXT = re.compile(r"^<class '(.*)'>$")
-
-
-def _state_match(value: Any, type_text: str, envelope: dict[str, Any]) -> bool:
-    module, name = envelope_type_key(envelope)
-    if type_text not in type_names(module, name):
-        return False
-    return strict_equal(value, decode(envelope))
-
-
-def _class_match(value_text: str, envelope: dict[str, Any]) -> bool:
-    """A ``type`` value (a class) answered by its name (``int`` or ``<class 'int'>``)."""
-    text = value_text.strip()
-    match = _CLASS_TEXT.match(text)
-    name = match.group(1) if match else text
-    expected = decode(envelope)
-    return isinstance(expected, OpaqueRecord) and expected.description in (
-        name, name.rsplit(".", 1)[-1])
+                            "the answer names no line of the code", answer=lines,
+                            text=extraction.text, expected=list(truth.next_lines))
+    verdict = judge_path(truth.next_lines, lines)
+    return replace(verdict, data={"answer": lines, "text": extraction.text,
+                                  "expected": list(truth.next_lines)})
 
 
 def strict_state(raw: str, style: str, truth: QuestionTruth) -> Verdict:
-    """``Nil`` or ``value; type`` against the exact tracer's values, parsed, type-strict."""
+    """``Nil`` or ``value; type`` against the exact tracer's values, parsed, type-strict
+    (the generic state judge on REval's reading of the answer)."""
     extraction = extract_reval_state(raw, style)
-    expected = list(truth.state_types) or ["Nil"]
     answer = extraction.value
     if answer is NIL:
-        if truth.nil:
-            return Verdict.passing(answer="Nil", expected_types=expected)
-        return _wrong("nil", "answered Nil, the variable has a value", answer="Nil",
-                      expected_types=expected)
+        return judge_state_value(truth.state, None)
     if not isinstance(answer, StateAnswer):
         return _unparseable(extraction.failure or "format", "expected `value; type` or Nil",
-                            expected_types=expected)
-    data = {"answer": answer.value, "answer_type_text": answer.type, "expected_types": expected}
-    if truth.nil:
-        return _wrong("expected_nil", "the expected answer is Nil", **data)
-    if answer.type == "type":
-        if any(_class_match(answer.value, e) for e in truth.state):
-            return Verdict.passing(**data)
-        return _wrong("value", **data)
-    try:
-        value = parse_state_value(answer.value)
-    except (AnswerParseError, SyntaxError, ValueError, RecursionError) as exc:
-        kind = exc.kind if isinstance(exc, AnswerParseError) else "syntax"
-        return _unparseable(kind, str(exc)[:300], **data)
-    if any(_state_match(value, answer.type, e) for e in truth.state):
-        return Verdict.passing(**data)
-    typed = any(answer.type in type_names(*envelope_type_key(e)) for e in truth.state)
-    return _wrong("value" if typed else "type", **data)
+                            expected_types=list(truth.state_types) or ["Nil"])
+    return judge_state_value(truth.state, answer.value, answer.type)
 
 
 def _close(value: Any, expected: Any, mask: MaskTruth) -> bool:
