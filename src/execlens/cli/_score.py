@@ -134,7 +134,7 @@ def score(
             result = run_score(out, bench, loaded, generations_file=str(generations),
                                workers=workers, overwrite=overwrite, progress=report,
                                model=model, temperature=temperature)
-    except (GenerationsError, ProblemError, DatasetError, ScoreRunError) as exc:
+    except (GenerationsError, ProblemError, DatasetError, ScoreRunError, BenchmarkError) as exc:
         fail(str(exc))
     _summary(result.results, console)
     _timing(result, console)
