@@ -36,7 +36,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from execlens.trace import Recorder, load_reval, statement_line_map
+from execlens.bench.reval import load_reval_problems
+from execlens.trace import Recorder, statement_line_map
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "reval"
@@ -153,10 +154,10 @@ def _regimes() -> dict[str, Callable[[_Input], Any]]:
 
 def _load(data: Path) -> list[_Input]:
     items = []
-    for problem in load_reval(data):
+    for problem in load_reval_problems(data):
         if problem.skip_reason:
             continue
-        for item in problem.inputs:
+        for item in problem.runs:
             items.append(_Input(item.key, problem.code, item.call, problem.test,
                                 item.test_class, item.test_method))
     return items
