@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from ._flat import REVAL_EVAL_TASKS, reval_metrics_for_report
     from ._judge import judge_reval, plan_reval
     from ._plan import REVAL_MODES, REVAL_TASKS, RevalPlan
+    from ._programs import reval_programs
     from ._prompts import (
         REVAL_PROMPT_FILES,
         REVAL_SYSTEM,
@@ -108,6 +109,7 @@ _EXPORTS = {
     "REVAL_MODES": "_plan",
     "REVAL_TASKS": "_plan",
     "RevalPlan": "_plan",
+    "reval_programs": "_programs",
     "REVAL_PROMPT_FILES": "_prompts",
     "REVAL_SYSTEM": "_prompts",
     "RevalPromptInput": "_prompts",

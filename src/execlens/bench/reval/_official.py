@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from execlens.engine import Job, Limits
-from execlens.judge import Verdict, VerdictStatus, failure_verdict
+from execlens.judge import Verdict, VerdictStatus, envelope_type_key, failure_verdict
 from execlens.tasks.prompts import NIL, StateAnswer
 from execlens.values import decode
 
@@ -38,7 +38,7 @@ from ._extract import (
 )
 from ._masks import penalised, reval_answer_method
 from ._plan import RevalPlan
-from ._records import QuestionTruth, RevalContext, envelope_type_key
+from ._records import QuestionTruth, RevalContext
 from ._values import reval_contains
 
 if TYPE_CHECKING:

@@ -20,12 +20,11 @@ import datetime
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from execlens.judge import is_ndarray
+from execlens.judge import envelope_type_key, is_ndarray, literal_text
 from execlens.values import ObjectRecord, OpaqueRecord, Truncated, decode
 
 from ._masks import MASK, mask_sites
-from ._records import MaskTruth, QuestionTruth, envelope_type_key
-from ._values import literal_text
+from ._records import MaskTruth, QuestionTruth
 
 if TYPE_CHECKING:
     from ._data import RevalItem

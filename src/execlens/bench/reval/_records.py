@@ -14,9 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from execlens.judge import envelope_type_key
+__all__ = ["MaskTruth", "OutputTruth", "QuestionTruth", "RevalContext"]
 
-__all__ = ["MaskTruth", "OutputTruth", "QuestionTruth", "RevalContext", "envelope_type_key"]
 
 @dataclass(frozen=True, slots=True)
 class QuestionTruth:

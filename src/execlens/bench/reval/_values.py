@@ -3,7 +3,8 @@
 Float tolerance, ``in`` membership, numpy ``allclose`` fallback for any ``np.ndarray``
 (``numpy.matrix`` included, as REval's ``isinstance`` check has it), on host values
 decoded from envelopes, so no program-defined ``__eq__`` ever runs.  Strict parsing and
-type-strict equality are the generic judge's (:mod:`execlens.judge._values`).
+type-strict equality are the generic judge's (``execlens.judge.parse_state_value``,
+``strict_equal``).
 """
 
 from __future__ import annotations
@@ -11,21 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from execlens.judge import (
-    is_ndarray,
-    literal_text,
-    parse_state_value,
-    strict_equal,
-    type_names,
-)
+from execlens.judge import is_ndarray
 
-__all__ = [
-    "literal_text",
-    "parse_state_value",
-    "reval_contains",
-    "strict_equal",
-    "type_names",
-]
+__all__ = ["reval_contains"]
 
 
 def _float_close(answer: Any, actual: Iterable[Any]) -> bool:
