@@ -37,6 +37,7 @@ from ._runs import (
     final_records,
     pending_units,
     score_units,
+    scoring_engine_for,
     summarise,
     write_samples,
 )
@@ -242,7 +243,8 @@ def _generate(client: Any, bench: Benchmark, units: Sequence[Unit], config: Eval
         texts = [c.text or "" for c in response.completions]
         extracted = [bench.extract(t, unit.item, unit.task, config.prompt, flavor)
                      for t in texts]
-        unit.answers = texts if bench.scores_raw else [e.text for e in extracted]
+        unit.answers = texts if getattr(bench, "scores_raw", False) else [
+            e.text for e in extracted]
         unit.extra = {
             "task": unit.task,
             "prompt": _prompt_record(config, prompt),
@@ -338,14 +340,12 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
                 if not generated.ok:
                     continue
                 if engine is None and own_engine is None:
-                    from execlens.judge import scoring_engine
-
-                    own_engine = scoring_engine(config.workers or bench.scoring_workers,
-                                                preload=bench.preload)
+                    own_engine = scoring_engine_for(bench, config.workers)
                 if task not in contexts:
-                    contexts[task] = bench.prepare([i for t, items in plan if t == task
-                                                    for i in items], task,
-                                                   engine or own_engine)
+                    prepare = getattr(bench, "prepare", None)
+                    contexts[task] = None if prepare is None else prepare(
+                        [i for t, items in plan if t == task for i in items], task,
+                        engine or own_engine)
                 scorers = {task: bench.scorers(task, config.prompt, contexts[task])}
                 done_before = scored
                 scored += score_units(run, bench, generated.ok, scorers=scorers, n=n,

@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     from ._protocol import Benchmark
 
 __all__ = ["SHARD_SIZE", "RunError", "Unit", "difference_reason", "final_records",
-           "pending_units", "sample_record", "score_units", "sha256_json", "summarise",
+           "pending_units", "sample_record", "score_units", "scoring_engine_for", "sha256_json",
+           "summarise",
            "write_samples"]
 
 SHARD_SIZE = 100
@@ -113,10 +114,12 @@ def sample_record(key: str, answers: Sequence[str], scores: Mapping[str, SampleS
     return record
 
 
-def _scoring_engine(benchmark: Benchmark, workers: int | None) -> Engine:
+def scoring_engine_for(benchmark: Benchmark, workers: int | None) -> Engine:
+    """A scoring engine sized and preloaded as ``benchmark`` asks (defaults otherwise)."""
     from execlens.judge import scoring_engine
 
-    return scoring_engine(workers or benchmark.scoring_workers, preload=benchmark.preload)
+    return scoring_engine(workers or getattr(benchmark, "scoring_workers", 16),
+                          preload=getattr(benchmark, "preload", ()))
 
 
 def _done_records(run: RunDir, task: str, shard: int) -> dict[str, dict[str, Any]]:
@@ -160,7 +163,7 @@ def score_units(run: RunDir, benchmark: Benchmark, units: Sequence[Unit], *,
         by_shard.setdefault((unit.task, unit.shard), []).append(unit)
     waiting = {where: len(group) for where, group in by_shard.items()}
     fresh: dict[tuple[str, int], dict[str, dict[str, Any]]] = {w: {} for w in by_shard}
-    own = None if engine is not None else _scoring_engine(benchmark, workers)
+    own = None if engine is not None else scoring_engine_for(benchmark, workers)
     scored = 0
     try:
         for task in dict.fromkeys(unit.task for unit in units):
