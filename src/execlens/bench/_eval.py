@@ -291,7 +291,7 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
     :class:`ModelRequestsFailed` when some requests failed (everything else is kept).
     """
     from execlens.bench import DatasetError
-    from execlens.models import ModelConfigError
+    from execlens.models import LocalModelError, LocalServerError, ModelConfigError
     from execlens.store import RunDir, StoreError
 
     bench = check_config(config)
@@ -383,6 +383,8 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
             report = write_report([out], run.file("report.html"))
     except ModelConfigError as exc:
         raise EvalError(str(exc)) from exc
+    except (LocalModelError, LocalServerError) as exc:
+        raise EvalError(f"the embedded model could not start: {exc}") from exc
     except StoreError as exc:
         raise EvalError(str(exc)) from exc
     finally:

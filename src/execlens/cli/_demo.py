@@ -115,19 +115,24 @@ def demo(
                   f"{sum(r.results['generations'] for r in shipped)} generations scored in "
                   f"{time.perf_counter() - started:.1f} s")
     runs = [r.out_dir for r in shipped]
+    problem = None
     if not no_model:
         console.rule("plumbing check of a tiny 135M model (the embedded SmolLM2-135M on "
                      "execlens's example programs: low scores are expected)")
+        finished: list[Any] = []
         try:
             with Engine(workers=2) as engine:
-                results = run_demo(out / "embedded", engine=engine,
-                                   on_result=lambda name, result: print_summary(result, console))
+                run_demo(out / "embedded", engine=engine,
+                         on_result=lambda name, result: (finished.append(result),
+                                                         print_summary(result, console)))
         except EvalError as exc:
-            fail(str(exc), 1)
-        runs += [r.out_dir for r in results]
+            problem = f"the plumbing check stopped: {exc}"
+        runs += [r.out_dir for r in finished]
     report = write_report(runs, out / "report.html")
     console.rule()
     console.print(f"demo report: [bold]{report.resolve()}[/bold]")
+    if problem is not None:  # the report of what did run is written first
+        fail(problem, 1)
 
 
 def register(app: typer.Typer) -> None:
