@@ -98,3 +98,14 @@ def test_register_benchmark_at_run_time_and_reject_what_is_not_one() -> None:
     assert "cruxeval-again" in benchmark_names()
     with pytest.raises(BenchmarkError, match="lacks"):
         register_benchmark(object())
+
+
+def test_folder_names_stay_importable_from_execlens_bench() -> None:
+    import execlens.bench as bench
+    from execlens.bench import CruxEvalSample, load_cruxeval, load_lcb_exec
+    from execlens.bench.cruxeval import load_cruxeval as from_folder
+
+    assert load_cruxeval is from_folder and CruxEvalSample.__name__ == "CruxEvalSample"
+    assert callable(load_lcb_exec)
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        bench.no_such_name  # noqa: B018

@@ -129,4 +129,29 @@ _EXPORTS = {
     "sample_accuracy": "metrics",
 }
 
-__all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__all__, _core_getattr, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+
+def __getattr__(name: str) -> object:
+    """A core name, else a public name of a built-in benchmark folder.
+
+    ``execlens.bench.load_cruxeval`` keeps working after the loader moved into its folder:
+    the folders' ``__all__`` are searched in registry order (names are never hard-coded
+    here).
+    """
+    try:
+        return _core_getattr(name)
+    except AttributeError:
+        if name.startswith("_"):
+            raise
+    import importlib
+
+    from execlens.bench._registry import built_in_folders
+
+    for folder in built_in_folders():
+        module = importlib.import_module(f"{__name__}.{folder}")
+        if name in getattr(module, "__all__", ()):
+            value = getattr(module, name)
+            globals()[name] = value
+            return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -19,8 +19,8 @@ from typing import Any
 
 from ._protocol import Benchmark, BenchmarkError
 
-__all__ = ["ENTRY_POINT_GROUP", "benchmark_names", "default_benchmark", "get_benchmark",
-           "register_benchmark"]
+__all__ = ["ENTRY_POINT_GROUP", "benchmark_names", "built_in_folders", "default_benchmark",
+           "get_benchmark", "register_benchmark"]
 
 ENTRY_POINT_GROUP = "execlens.benchmarks"
 
@@ -39,6 +39,11 @@ def _folders() -> dict[str, str]:
                 continue
             found[path.name.replace("_", "-")] = path.name
     return found
+
+
+def built_in_folders() -> list[str]:
+    """The folders of the built-in benchmarks (``cruxeval``, ``lcb_exec``, ...), sorted."""
+    return list(_folders().values())
 
 
 def _entry_points() -> dict[str, Any]:
