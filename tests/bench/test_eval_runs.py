@@ -128,3 +128,27 @@ def test_eval_killed_with_sigkill_mid_run_resumes_to_the_same_bytes(
     for name in ("samples.jsonl", "results.json"):
         assert (out / name).read_bytes() == (whole / name).read_bytes(), name
     assert _ids(out / "samples.jsonl") == [f"sample_{i}" for i in range(limit)]
+
+
+def test_limit_may_grow_and_shrink_a_run(tmp_path: Path, data_dir: Path, fake_model: Any,
+                                         request_cache: Path) -> None:
+    out = tmp_path / "run"
+    config = _config(data_dir, fake_model.base_url, limit=2)
+    small = run_eval(config, out, show_progress=False)
+    assert (small.samples_scored_now, small.results["samples"]) == (2, 2)
+    config.limit = 4
+    grown = run_eval(config, out, show_progress=False)
+    assert (grown.samples_resumed, grown.samples_scored_now, grown.requests) == (2, 2, 2)
+    assert _ids(out / "samples.jsonl") == [f"sample_{i}" for i in range(4)]
+    config.limit = 3
+    shrunk = run_eval(config, out, show_progress=False)
+    assert (shrunk.requests, shrunk.samples_scored_now, shrunk.results["samples"]) == (0, 0, 3)
+    assert _ids(out / "samples.jsonl") == [f"sample_{i}" for i in range(3)]
+    config.offset, config.limit = 1, 2  # another slice of the same run
+    assert _ids(run_eval(config, out, show_progress=False).out_dir / "samples.jsonl") == [
+        "sample_1", "sample_2"]
+    # The same slice in a fresh directory: the same bytes.
+    fresh = tmp_path / "fresh"
+    run_eval(config, fresh, show_progress=False)
+    for name in ("samples.jsonl", "results.json"):
+        assert (fresh / name).read_bytes() == (out / name).read_bytes(), name
