@@ -1,9 +1,11 @@
 """verl loads our ``compute_score`` through its own custom-reward loader and scores rows
 written by ``execlens export``.
 
-verl needs NumPy >= 2 and is kept out of the project venv; this test runs in an
-interpreter that has it: ``$EXECLENS_VERL_PYTHON``, else ``.venv-verl/bin/python`` at the
-repo root.  It skips (saying so) when neither has verl.
+verl (``pip install execlens[verl]``) lives in the host venv beside the trainer; the
+sandboxed programs run under their own interpreter (``EXECLENS_PROGRAM_PYTHON``), so
+verl's NumPy >= 2 no longer clashes with them.  The test runs the loader in a fresh
+process of the host interpreter when verl is importable there, else in
+``$EXECLENS_VERL_PYTHON``; it skips (saying so) when neither has verl.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -43,7 +46,7 @@ print(json.dumps({"single": single, "batch": batch, "verl": verl.__version__}))
 
 
 def _verl_python() -> str | None:
-    candidates = [os.environ.get("EXECLENS_VERL_PYTHON"), str(REPO / ".venv-verl/bin/python")]
+    candidates = [sys.executable, os.environ.get("EXECLENS_VERL_PYTHON")]
     for python in candidates:
         if python and Path(python).is_file():
             probe = subprocess.run([python, "-c", "import verl.trainer.ppo.reward"],
@@ -56,13 +59,15 @@ def _verl_python() -> str | None:
 def test_verl_loads_compute_score_and_scores_exported_rows(tmp_path: Path) -> None:
     python = _verl_python()
     if python is None:
-        pytest.skip("verl is not importable from $EXECLENS_VERL_PYTHON or .venv-verl")
+        pytest.skip("verl is importable neither here nor from $EXECLENS_VERL_PYTHON")
     program = "def f(x):\n    return x[::-1]\n"
     tasks = [RewardTask("output", program, "'cba'", call="f('abc')", id="o"),
              RewardTask("input", program, "'cba'", id="i")]
     export_tasks(tasks, tmp_path, formats=["verl"])
     answers = ["I think [ANSWER]'cba'[/ANSWER]", "[ANSWER]f([]) or True[/ANSWER]"]
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    env = {**os.environ,
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "src"),
+                                                       os.environ.get("PYTHONPATH")]))}
     result = subprocess.run([python, "-c", SCRIPT, str(tmp_path / "verl.parquet"),
                              json.dumps(answers), "absolute_zero"],
                             capture_output=True, text=True, timeout=600, env=env)
