@@ -105,3 +105,23 @@ def test_consistency_runs_end_to_end(reval_reference: None, server: str, tmp_pat
         for name in ("coverage", "path", "state", "IC"):
             assert metrics[name] == pytest.approx(baseline[name]), (mode, name)
         assert metrics["output"] == 0.0
+
+
+@pytest.mark.parametrize("task", ["coverage", "path", "state", "output"])
+def test_single_tasks_score_their_constant_baseline(reval_reference: None, task: str,
+                                                    server: str, tmp_path: Path,
+                                                    data_dir: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EXECLENS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("OPENAI_API_KEY", "scripted")
+    config = EvalConfig(benchmark="reval", task=task, prompt="direct", model="scripted",
+                        base_url=server, n=1, temperature=0.0, limit=8,
+                        data=str(data_dir / "reval"))
+    results = run_eval(config, tmp_path / task, show_progress=False).results
+    for mode in ("official", "strict"):
+        metrics = results["metrics"][mode]
+        if task == "output":
+            assert metrics == {"output": 0.0}
+            continue
+        assert metrics[task] == pytest.approx(
+            results["baselines"][f"no_nil_minus1 ({mode})"][task])

@@ -306,9 +306,10 @@ class Reval:
         out: dict[str, Any] = {mode: reval_metrics_for_report(detailed[mode], shown)
                                for mode in self.modes}
         out["detailed"] = detailed
-        out["baselines"] = {f"{name} ({mode})": reval_metrics_for_report(values, shown)
-                            for mode in self.modes for name, values in base[mode].items()
-                            if isinstance(values, dict)}
+        flat = {f"{name} ({mode})": reval_metrics_for_report(values, shown)
+                for mode in self.modes for name, values in base[mode].items()
+                if isinstance(values, dict)}
+        out["baselines"] = {name: values for name, values in flat.items() if values}
         return out
 
     def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
