@@ -105,6 +105,15 @@ def test_consistency_runs_end_to_end(reval_reference: None, server: str, tmp_pat
         for name in ("coverage", "path", "state", "IC"):
             assert metrics[name] == pytest.approx(baseline[name]), (mode, name)
         assert metrics["output"] == 0.0
+    # A rerun resumes everything (nothing asked, nothing scored, the truth read back from
+    # its cache) and rewrites the same final files, byte for byte.
+    before = {name: (tmp_path / "run" / name).read_bytes()
+              for name in ("samples.jsonl", "results.json")}
+    asked = len(_Handler.asked)
+    again = run_eval(config, tmp_path / "run", show_progress=False)
+    assert len(_Handler.asked) == asked and again.samples_scored_now == 0
+    for name, content in before.items():
+        assert (tmp_path / "run" / name).read_bytes() == content, name
 
 
 @pytest.mark.parametrize("task", ["coverage", "path", "state", "output"])

@@ -197,7 +197,8 @@ class Reval:
         if task not in self.tasks:
             raise BenchmarkError(f"reval has no task {task!r} (expected one of "
                                  f"{', '.join(self.tasks)})")
-        self.skipped = {}
+        # A new run: nothing of a previous run's items or truth carries over.
+        self.skipped, self._truths = {}, {}
         problems = list(records)
         if task == "output":
             plan = [(task, select(self._runnable(reval_pairs(problems)), limit=limit,
