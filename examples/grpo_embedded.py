@@ -1,51 +1,91 @@
 """GRPO on the embedded model (SmolLM2-135M, CPU) with execution-verified rewards.
 
-Easy output-prediction tasks (small functions on small inputs, CRUXEval-style prompts
-asking for ``[ANSWER]literal[/ANSWER]``), rewarded by ``execlens.rewards`` through TRL's
-``GRPOTrainer``.  Writes the per-step reward curve as CSV and PNG.
+Easy output-prediction tasks (one-line functions of a small int: ``x``, ``x + 1``,
+``x * 2``, ``x - 1``, a constant) asked as *direct* prompts -- two solved examples,
+then the task's ``assert f(3) == `` left open, as CRUXEval's direct prompts are -- so
+the tiny model's first line is its answer.  The answer is judged strictly (a Python
+literal, compared type-strictly by ``execlens.rewards``), plus a small format reward for
+a first line that parses as a literal.  A chat prompt asking for ``[ANSWER]`` tags gives
+this model no signal at all: it never writes the tags, every completion is unparseable,
+every reward is equal and GRPO's advantages are zero.
 
-    .venv/bin/python examples/grpo_embedded.py --steps 30 --out runs/grpo_embedded
+    .venv/bin/python examples/grpo_embedded.py --steps 40 --out runs/grpo_embedded
 
-It is a learning-signal check, not a recipe for a good model: the 135M model rarely
-predicts outputs; what can rise quickly is how often it answers in the asked-for form
-(the format reward) and, with luck, the easiest answers.
+Writes ``reward_curve.csv`` / ``reward_curve.png`` (mean reward per GRPO step) and
+``summary.json``: the mean reward of the first and last five steps, and the greedy pass
+rate on 60 held-out tasks before and after training (the steadier measure: a step's
+mean is over only a few prompts).
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import json
 import random
+import time
 from pathlib import Path
 from typing import Any
 
-from execlens.rewards import RewardTask, export_tasks
+from execlens.rewards import RewardTask, render_direct_prompt, score_batch
 
-# Functions whose outputs a tiny model can plausibly learn: identity-like, constants,
-# lengths, simple arithmetic on small ints.
-_TEMPLATES = [
-    ("def f(x):\n    return x\n", lambda v: v),
-    ("def f(x):\n    return x + 1\n", lambda v: v + 1),
-    ("def f(x):\n    return x * 2\n", lambda v: v * 2),
-    ("def f(x):\n    return 0\n", lambda v: 0),
-    ("def f(x):\n    return x - x\n", lambda v: 0),
+# One-line functions of a small int whose outputs a 135M model can learn to predict.
+_BODIES = [
+    ("return x", lambda v: v),
+    ("return x + 1", lambda v: v + 1),
+    ("return x * 2", lambda v: v * 2),
+    ("return x - 1", lambda v: v - 1),
+    ("return 7", lambda v: 7),
 ]
 
 
-def easy_tasks(count: int, seed: int = 0) -> list[RewardTask]:
-    """``count`` easy output-prediction tasks."""
+def easy_task(rng: random.Random, index: int, source: str) -> RewardTask:
+    """One easy output-prediction task (function body and argument drawn by ``rng``)."""
+    body, fn = _BODIES[rng.randrange(len(_BODIES))]
+    value = rng.randint(0, 9)
+    return RewardTask("output", f"def f(x):\n    {body}\n", repr(fn(value)), call=f"f({value})",
+                      id=f"{source}/{index}", source=source)
+
+
+def direct_rows(count: int, seed: int, source: str) -> list[dict[str, Any]]:
+    """``count`` rows ``{prompt, ground_truth}``: each prompt has two solved shots."""
     rng = random.Random(seed)
-    tasks = []
+    rows = []
     for index in range(count):
-        code, fn = _TEMPLATES[index % len(_TEMPLATES)]
-        value = rng.randint(0, 9)
-        tasks.append(RewardTask("output", code, repr(fn(value)), call=f"f({value})",
-                                id=f"easy/{index}", source="easy"))
-    return tasks
+        task = easy_task(rng, index, source)
+        shots = [easy_task(rng, -1, "shot") for _ in range(2)]
+        rows.append({"prompt": render_direct_prompt(task, shots),
+                     "ground_truth": task.to_json()})
+    return rows
+
+
+def greedy_pass_rate(model_dir: str, rows: list[dict[str, Any]], max_new_tokens: int) -> float:
+    """Pass rate of greedy first-line answers of the model at ``model_dir`` on ``rows``."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    tokenizer.padding_side = "left"
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    model = AutoModelForCausalLM.from_pretrained(model_dir).eval()
+    answers: list[str] = []
+    with torch.no_grad():
+        for start in range(0, len(rows), 20):
+            batch = [r["prompt"] for r in rows[start:start + 20]]
+            encoded = tokenizer(batch, return_tensors="pt", padding=True)
+            out = model.generate(**encoded, max_new_tokens=max_new_tokens, do_sample=False,
+                                 pad_token_id=tokenizer.pad_token_id)
+            answers += tokenizer.batch_decode(out[:, encoded["input_ids"].shape[1]:],
+                                              skip_special_tokens=True)
+    from execlens.rewards import first_line
+
+    verdicts = score_batch([r["ground_truth"] for r in rows], [first_line(a) for a in answers])
+    return sum(v.passed for v in verdicts) / len(rows)
 
 
 class RewardCurve:
-    """A TrainerCallback collecting the logged mean rewards per step."""
+    """A TrainerCallback body collecting the logged mean rewards per step."""
 
     def __init__(self) -> None:
         self.rows: list[dict[str, Any]] = []
@@ -59,56 +99,85 @@ class RewardCurve:
                               "format": logs.get("rewards/execlens_format_reward/mean")})
 
 
-def main() -> None:
-    """Run the example (see the module docstring)."""
-    from transformers import TrainerCallback
-
-    from execlens.train import GRPORunConfig, run_grpo
-
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--steps", type=int, default=30)
-    parser.add_argument("--out", default="runs/grpo_embedded")
-    parser.add_argument("--batch", type=int, default=4)
-    parser.add_argument("--generations", type=int, default=4)
-    parser.add_argument("--max-new-tokens", type=int, default=24)
-    parser.add_argument("--lr", type=float, default=2e-5)
-    options = parser.parse_args()
-
-    out = Path(options.out)
-    export_tasks(easy_tasks(256), out / "data", formats=["trl"])
-    curve = RewardCurve()
-    callback = type("Curve", (TrainerCallback,), {"on_log": curve.on_log})()
-    config = GRPORunConfig(
-        model="embedded", data=str(out / "data"), output_dir=str(out / "model"),
-        max_steps=options.steps, per_device_train_batch_size=options.batch,
-        num_generations=options.generations, max_completion_length=options.max_new_tokens,
-        learning_rate=options.lr, format_weight=0.5, temperature=1.0)
-    run_grpo(config, callbacks=[callback])
-
-    with (out / "reward_curve.csv").open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=["step", "reward", "correct", "format"])
-        writer.writeheader()
-        writer.writerows(curve.rows)
+def _plot(rows: list[dict[str, Any]], path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    steps = [r["step"] for r in curve.rows]
+    steps = [r["step"] for r in rows]
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.plot(steps, [r["reward"] for r in curve.rows], label="total reward")
-    ax.plot(steps, [r["correct"] for r in curve.rows], label="correct (execution-verified)")
-    ax.plot(steps, [r["format"] for r in curve.rows], label="format")
+    ax.plot(steps, [r["reward"] for r in rows], label="total reward")
+    ax.plot(steps, [r["correct"] for r in rows], label="correct (execution-verified)")
+    ax.plot(steps, [r["format"] for r in rows], label="format (parseable literal)")
     ax.set_xlabel("GRPO step")
     ax.set_ylabel("mean reward")
+    ax.set_title("GRPO, embedded SmolLM2-135M, easy output prediction")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(out / "reward_curve.png", dpi=120)
-    half = max(1, len(curve.rows) // 2)
-    first = sum(r["reward"] for r in curve.rows[:half]) / half
-    last = sum(r["reward"] for r in curve.rows[half:]) / max(1, len(curve.rows) - half)
-    print(f"mean reward, first half {first:.3f}, second half {last:.3f}; "
-          f"curve in {out / 'reward_curve.csv'}")
+    fig.savefig(path, dpi=120)
+
+
+def main() -> None:
+    """Run the example (see the module docstring)."""
+    from transformers import TrainerCallback
+
+    from execlens.train import GRPORunConfig, embedded_model_dir, run_grpo
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--out", default="runs/grpo_embedded")
+    parser.add_argument("--batch", type=int, default=16, help="completions per step")
+    parser.add_argument("--generations", type=int, default=8, help="completions per prompt")
+    parser.add_argument("--max-new-tokens", type=int, default=6)
+    parser.add_argument("--lr", type=float, default=2e-5)
+    parser.add_argument("--format-weight", type=float, default=0.2)
+    parser.add_argument("--seed", type=int, default=0)
+    options = parser.parse_args()
+
+    out = Path(options.out)
+    (out / "data").mkdir(parents=True, exist_ok=True)
+    train_rows = direct_rows(options.steps * options.batch // options.generations + 8,
+                             options.seed, "easy")
+    held_out = direct_rows(60, options.seed + 1, "held_out")
+    with (out / "data" / "train.jsonl").open("w") as handle:
+        handle.writelines(json.dumps(row) + "\n" for row in train_rows)
+
+    started = time.monotonic()
+    before = greedy_pass_rate(str(embedded_model_dir()), held_out, options.max_new_tokens)
+    curve = RewardCurve()
+    callback = type("Curve", (TrainerCallback,), {"on_log": curve.on_log})()
+    config = GRPORunConfig(
+        model="embedded", data=str(out / "data" / "train.jsonl"),
+        output_dir=str(out / "model"), max_steps=options.steps,
+        per_device_train_batch_size=options.batch, num_generations=options.generations,
+        max_completion_length=options.max_new_tokens, learning_rate=options.lr,
+        format_weight=options.format_weight, answer_format="first_line", temperature=1.0,
+        use_vllm=False, seed=options.seed)
+    run_grpo(config, callbacks=[callback])
+    after = greedy_pass_rate(str(out / "model"), held_out, options.max_new_tokens)
+
+    with (out / "reward_curve.csv").open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=["step", "reward", "correct", "format"])
+        writer.writeheader()
+        writer.writerows(curve.rows)
+    _plot(curve.rows, out / "reward_curve.png")
+
+    def mean(rows: list[dict[str, Any]], key: str) -> float:
+        return sum(r[key] for r in rows) / max(1, len(rows))
+
+    summary = {
+        "steps": len(curve.rows), "seconds": round(time.monotonic() - started, 1),
+        "reward_first5": mean(curve.rows[:5], "reward"),
+        "reward_last5": mean(curve.rows[-5:], "reward"),
+        "correct_first5": mean(curve.rows[:5], "correct"),
+        "correct_last5": mean(curve.rows[-5:], "correct"),
+        "held_out_greedy_pass_rate_before": before,
+        "held_out_greedy_pass_rate_after": after,
+        "options": vars(options),
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print(json.dumps(summary, indent=2))
 
 
 if __name__ == "__main__":

@@ -89,3 +89,43 @@ def test_missing_column_names_the_fix() -> None:
 
     with pytest.raises(KeyError, match="execlens export"):
         execlens_reward(prompts=["p"], completions=["x"])
+
+
+PLUS_ONE = RewardTask("output", "def f(x):\n    return x + 1\n", "4", call="f(3)")
+
+
+def test_first_line_answers_of_direct_prompts(engine: Engine) -> None:
+    """A direct prompt ends at ``assert f(3) == ``: the first line is the answer, judged as
+    strictly as a tagged one; what follows the line neither helps nor hurts."""
+    reward = ExeclensReward(shaping=Shaping.absolute_zero(), engine=engine,
+                            answer_format="first_line")
+    logs = Logs()
+    completions = ["4\nassert f(5) == 6", " 4 \n", "4.0\n", "5\n4", "\n4", "4 or True\n",
+                   "[] or True", "(lambda: 4)()\n", "__import__('os')._exit(0)\n"]
+    values = _call(reward, completions, [PLUS_ONE.to_json()] * len(completions), logs)
+    assert values == [1.0, 1.0, -0.5, -0.5, -1.0, -1.0, -1.0, -1.0, -1.0]
+    assert logs.extra["execlens_reward_verdict"][:5] == [
+        "passed", "passed", "wrong:type_mismatch", "wrong:value", "unparseable:empty"]
+
+
+def test_first_line_format_reward() -> None:
+    fmt = ExeclensFormatReward(value=0.5, answer_format="first_line")
+    completions = ["4\nrest", "'x'\n", "[ANSWER]4[/ANSWER]", "4 or True", "\n4", "f(3)"]
+    values = _call(fmt, completions, [PLUS_ONE.to_json()] * len(completions), Logs())
+    assert values == [0.5, 0.5, 0.5, 0.0, 0.0, 0.0]
+
+
+def test_unknown_answer_format_fails_at_construction() -> None:
+    import pytest
+
+    with pytest.raises(ValueError, match="answer format"):
+        ExeclensReward(answer_format="last_line")
+
+
+def test_direct_prompt_ends_where_the_answer_goes() -> None:
+    from execlens.rewards import render_direct_prompt
+
+    shot = RewardTask("output", "def f(x):\n    return x * 2\n", "6", call="f(3)")
+    prompt = render_direct_prompt(PLUS_ONE, [shot])
+    assert prompt == ("def f(x):\n    return x * 2\nassert f(3) == 6\n\n"
+                      "def f(x):\n    return x + 1\nassert f(3) == ")

@@ -26,9 +26,17 @@ if TYPE_CHECKING:
     from execlens.rewards._decontam import Decontaminator, normalize_program
     from execlens.rewards._engine import close_shared_engine, shared_executor
     from execlens.rewards._export import ExportResult, export_tasks, trl_row, verl_row
-    from execlens.rewards._extract import ANSWER_CLOSE, ANSWER_OPEN, Extracted, extract_answer
+    from execlens.rewards._extract import (
+        ANSWER_CLOSE,
+        ANSWER_FORMATS,
+        ANSWER_OPEN,
+        Extracted,
+        extract_answer,
+        first_line,
+        select_answer_text,
+    )
     from execlens.rewards._format import well_formed
-    from execlens.rewards._prompts import render_messages
+    from execlens.rewards._prompts import render_direct_prompt, render_messages
     from execlens.rewards._shaping import Shaping
     from execlens.rewards._sources import (
         tasks_from_codeio,
@@ -62,8 +70,12 @@ _EXPORTS = {
     "ANSWER_OPEN": "_extract",
     "Extracted": "_extract",
     "extract_answer": "_extract",
+    "ANSWER_FORMATS": "_extract",
+    "first_line": "_extract",
+    "select_answer_text": "_extract",
     "well_formed": "_format",
     "render_messages": "_prompts",
+    "render_direct_prompt": "_prompts",
     "Shaping": "_shaping",
     "tasks_from_codeio": "_sources",
     "tasks_from_exec_problem": "_sources",

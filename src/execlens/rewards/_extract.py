@@ -7,6 +7,11 @@ rest of the text (a generation stopped at ``[/ANSWER]`` never contains it).  Wit
 tags the whole completion is the answer -- so post-processed benchmark generations
 (``"'abc'"``, ``"f('abc')"``) judge exactly as the strict scorer judges them.
 
+Direct (completion-style) prompts end right where the answer goes (``assert f(3) == ``,
+as CRUXEval's direct prompts do before their stop sequence); for those,
+:func:`first_line` cuts the completion at its first newline -- the stop a generation
+server would apply -- and the judge parses that line as strictly as a tagged answer.
+
 A full assertion ``assert A == B`` is reduced as CRUXEval's post-processing intends: for
 output prediction ``B``, for input prediction the call ``A``.
 Nothing here decides correctness; the judge parses what this returns as data.
@@ -17,7 +22,12 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-__all__ = ["ANSWER_CLOSE", "ANSWER_OPEN", "Extracted", "extract_answer"]
+__all__ = ["ANSWER_CLOSE", "ANSWER_FORMATS", "ANSWER_OPEN", "Extracted", "extract_answer",
+           "first_line", "select_answer_text"]
+
+#: How a completion carries its answer: inside tags (chat prompts), or as the first line
+#: of a completion of a direct prompt.
+ANSWER_FORMATS = ("tagged", "first_line")
 
 ANSWER_OPEN = "[ANSWER]"
 ANSWER_CLOSE = "[/ANSWER]"
@@ -74,3 +84,21 @@ def extract_answer(completion: str, kind: str) -> Extracted:
     if kind in ("output", "input", "output_completion"):
         inner = _strip_assertion(inner, kind)
     return Extracted(inner, tagged=True)
+
+
+def first_line(completion: str) -> str:
+    """The completion up to its first newline (spaces around it dropped): the answer of a
+    direct prompt that ends where the answer goes.  Nothing after the line counts, so
+    trailing text can neither help nor hurt; an empty first line is no answer."""
+    return completion.split("\n", 1)[0].strip()
+
+
+def select_answer_text(completion: str, answer_format: str) -> str:
+    """The part of ``completion`` holding the answer under ``answer_format`` (one of
+    :data:`ANSWER_FORMATS`): the whole text for ``tagged`` (the tags are found later),
+    the first line for ``first_line``."""
+    if answer_format == "tagged":
+        return completion
+    if answer_format == "first_line":
+        return first_line(completion)
+    raise ValueError(f"unknown answer format {answer_format!r}; one of {ANSWER_FORMATS}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from execlens.rewards._extract import extract_answer
+from execlens.rewards._extract import extract_answer, select_answer_text
 from execlens.rewards._task import RewardTask
 from execlens.values import AnswerParseError, parse_call, parse_literal
 
@@ -38,7 +38,11 @@ def _parses(task: RewardTask, answer: str) -> bool:
     return True
 
 
-def well_formed(task: RewardTask, completion: str) -> bool:
-    """Whether ``completion`` answers inside ``[ANSWER]`` tags in a parseable form."""
+def well_formed(task: RewardTask, completion: str, *, answer_format: str = "tagged") -> bool:
+    """Whether ``completion`` answers in a parseable form: inside ``[ANSWER]`` tags
+    (``tagged``), or on its first line (``first_line``, for direct prompts)."""
+    if answer_format != "tagged":
+        text = select_answer_text(completion, answer_format)
+        return _parses(task, extract_answer(text, task.kind).text)
     extracted = extract_answer(completion, task.kind)
     return extracted.tagged and _parses(task, extracted.text)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from execlens.rewards._task import RewardTask
 
-__all__ = ["SYSTEM_PROMPT", "render_messages"]
+__all__ = ["SYSTEM_PROMPT", "render_direct_prompt", "render_messages"]
 
 SYSTEM_PROMPT = ("You are an expert at Python programming and code execution. Reason step "
                  "by step about how the code runs, then give your final answer between "
@@ -53,3 +53,16 @@ def render_messages(task: RewardTask) -> list[dict[str, str]]:
     note = "Lines are numbered from 1.\n" if numbered else ""
     user = f"{note}```python\n{code}\n```\n{_question(task)}"
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+
+def render_direct_prompt(task: RewardTask, shots: list[RewardTask] | tuple[RewardTask, ...] = ()
+                         ) -> str:
+    """A plain-text, completion-style prompt for an ``output`` task, ending right where
+    the answer literal goes (``assert f(3) == ``), after ``shots`` solved examples in
+    the same form -- CRUXEval's direct output prompt without the chat.  Judge its
+    completions with ``answer_format="first_line"``."""
+    if task.kind != "output" or any(shot.kind != "output" for shot in shots):
+        raise ValueError("direct prompts are for output-prediction tasks")
+    solved = "".join(f"{shot.program.rstrip()}\nassert {shot.call} == {shot.reference}\n\n"
+                     for shot in shots)
+    return f"{solved}{task.program.rstrip()}\nassert {task.call} == "

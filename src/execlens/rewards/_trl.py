@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from execlens.rewards._core import _as_text, score_batch
+from execlens.rewards._extract import select_answer_text
 from execlens.rewards._format import well_formed
 from execlens.rewards._shaping import Shaping
 from execlens.rewards._task import RewardTask, RewardTaskError
@@ -54,12 +55,15 @@ class ExeclensReward:
 
     ``shaping`` maps verdicts to rewards; ``column`` names the ground-truth column;
     ``name`` is what TRL logs it as; ``engine`` pins an engine (default: the process's
-    shared judging engine).  Rows whose ground truth is ``None`` get ``None``.
+    shared judging engine); ``answer_format`` says where the answer is (``tagged``, or
+    ``first_line`` for direct prompts).  Rows whose ground truth is ``None`` get ``None``.
     """
 
     def __init__(self, *, shaping: Shaping | None = None, column: str = GROUND_TRUTH_COLUMN,
                  name: str = "execlens_reward", engine: Engine | None = None,
-                 log: bool = True) -> None:
+                 log: bool = True, answer_format: str = "tagged") -> None:
+        select_answer_text("", answer_format)  # an unknown format fails here, not mid-run
+        self.answer_format = answer_format
         self.shaping = shaping or Shaping()
         self.column = column
         self.__name__ = name
@@ -70,8 +74,10 @@ class ExeclensReward:
                  ) -> list[Verdict | None]:
         """The verdicts of the rows that have a ground truth (``None`` for the others)."""
         rows = [i for i, truth in enumerate(ground_truths) if truth is not None]
-        judged = score_batch([ground_truths[i] for i in rows], [completions[i] for i in rows],
-                             engine=self.engine)
+        texts: list[Any] = [completions[i] for i in rows]
+        if self.answer_format != "tagged":
+            texts = [select_answer_text(_as_text(t), self.answer_format) for t in texts]
+        judged = score_batch([ground_truths[i] for i in rows], texts, engine=self.engine)
         out: list[Verdict | None] = [None] * len(completions)
         for index, verdict in zip(rows, judged):
             out[index] = verdict
@@ -140,11 +146,13 @@ class AsyncExeclensReward(ExeclensReward):
 
 class ExeclensFormatReward:
     """The optional format reward: ``value`` when the answer is tagged and parses, else
-    0.0 (``None`` for rows without ground truth).  Weigh it with TRL's
-    ``reward_weights``."""
+    0.0 (``None`` for rows without ground truth); with ``answer_format="first_line"`` the
+    completion's first line must parse instead.  Weigh it with TRL's ``reward_weights``."""
 
     def __init__(self, *, value: float = 1.0, column: str = GROUND_TRUTH_COLUMN,
-                 name: str = "execlens_format_reward") -> None:
+                 name: str = "execlens_format_reward", answer_format: str = "tagged") -> None:
+        select_answer_text("", answer_format)
+        self.answer_format = answer_format
         self.value = value
         self.column = column
         self.__name__ = name
@@ -164,7 +172,8 @@ class ExeclensFormatReward:
             except RewardTaskError:
                 out.append(None)
                 continue
-            out.append(self.value if well_formed(task, _as_text(completion)) else 0.0)
+            formed = well_formed(task, _as_text(completion), answer_format=self.answer_format)
+            out.append(self.value if formed else 0.0)
         return out
 
 

@@ -74,6 +74,10 @@ class GRPORunConfig(_Common):
     shaping: Literal["binary", "absolute_zero"] = "binary"
     format_weight: float = Field(default=0.0, ge=0.0,
                                  description="weight of the format reward; 0 leaves it out")
+    answer_format: Literal["tagged", "first_line"] = Field(
+        default="tagged", description="where completions put the answer: inside [ANSWER] "
+                                      "tags (chat prompts), or on the first line (direct "
+                                      "prompts ending where the answer goes)")
     use_vllm: bool | Literal["auto"] = "auto"
     vllm_mode: Literal["colocate", "server"] = "colocate"
 

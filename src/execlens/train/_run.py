@@ -115,10 +115,11 @@ def reward_functions(config: GRPORunConfig) -> tuple[list[Any], list[float]]:
     """The reward functions (and weights) a GRPO config asks for."""
     from execlens.rewards import ExeclensFormatReward, ExeclensReward, Shaping
 
-    funcs: list[Any] = [ExeclensReward(shaping=Shaping.named(config.shaping))]
+    funcs: list[Any] = [ExeclensReward(shaping=Shaping.named(config.shaping),
+                                       answer_format=config.answer_format)]
     weights = [1.0]
     if config.format_weight > 0:
-        funcs.append(ExeclensFormatReward())
+        funcs.append(ExeclensFormatReward(answer_format=config.answer_format))
         weights.append(config.format_weight)
     return funcs, weights
 
