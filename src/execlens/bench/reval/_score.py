@@ -127,16 +127,45 @@ def _check_answers(answers: Mapping[str, Mapping[str, Sequence[str]]]) -> tuple[
 
 
 # ------------------------------------------------------------------ execution
+_CHUNK = 64
+
+
+def _chunks(plans: Sequence[RevalPlan]) -> Iterator[tuple[tuple[int, ...], list[Any]]]:
+    """Plans grouped by the program their jobs run (official state answers share one, a
+    problem's output checks another), up to :data:`_CHUNK` jobs a group, so that one
+    forked child runs many answers' checks as one executor item."""
+    def key(i: int) -> tuple[str, str]:
+        job = plans[i].jobs[0]
+        return job.program, repr(job.limits)
+
+    with_jobs = sorted((i for i, plan in enumerate(plans) if plan.jobs), key=key)
+    chunk: list[int] = []
+    size = 0
+    for i in with_jobs:
+        if chunk and (key(chunk[0]) != key(i) or size + len(plans[i].jobs) > _CHUNK):
+            yield tuple(chunk), [job for j in chunk for job in plans[j].jobs]
+            chunk, size = [], 0
+        chunk.append(i)
+        size += len(plans[i].jobs)
+    if chunk:
+        yield tuple(chunk), [job for j in chunk for job in plans[j].jobs]
+
+
 def _judge_all(engine: Engine, plans: Sequence[RevalPlan], progress: bool) -> list[Verdict]:
-    """Each plan's verdict, its jobs run by the judge's executor (identical jobs once, the
-    jobs of one answer in one child, timeouts probed then rerun alone)."""
+    """Each plan's verdict, its jobs run by the judge's executor (identical jobs once,
+    answers sharing a program in one child, timeouts probed then rerun alone)."""
     from execlens.judge import Executor
 
-    verdicts: list[Verdict | None] = [None] * len(plans)
+    verdicts: list[Verdict | None] = [plan.verdict() if not plan.jobs else None
+                                      for plan in plans]
+    chunks = list(_chunks(plans))
     with Executor(engine) as executor:
-        done = executor.run((i, plan.jobs) for i, plan in enumerate(plans))
-        for i, outcomes in _progress(done, len(plans), progress):
-            verdicts[i] = plans[i].verdict(outcomes)
+        for members, outcomes in _progress(executor.run(iter(chunks)), len(chunks), progress):
+            start = 0
+            for i in members:
+                count = len(plans[i].jobs)
+                verdicts[i] = plans[i].verdict(outcomes[start:start + count])
+                start += count
     return verdicts  # type: ignore[return-value]
 
 
