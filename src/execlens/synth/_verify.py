@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from execlens.synth._extract import extract_answer
-from execlens.synth._programs import probe_program
+from execlens.synth._programs import needs_numpy, probe_job
 from execlens.values import values_equal
 
 if TYPE_CHECKING:
@@ -98,12 +98,10 @@ def verdict_from_outcome(outcome: Outcome, predicted: Any, reference: Any,
 
 
 def verify_checks(engine: Engine, checks: Sequence[Check], *, limits: Limits | None = None,
-                  batch_size: int = 16) -> list[dict[str, Any]]:
+                  batch_size: int = 32) -> list[dict[str, Any]]:
     """Verdicts for ``checks``, in order.  Input predictions run as
     ``main_solution(**input)`` behind the import prefix, grouped by function so that
     consecutive inputs of one function share a forked child."""
-    from execlens.engine import Job
-
     verdicts: list[dict[str, Any] | None] = [None] * len(checks)
     runs: list[tuple[int, Any]] = []
     for index, check in enumerate(checks):
@@ -115,9 +113,12 @@ def verify_checks(engine: Engine, checks: Sequence[Check], *, limits: Limits | N
             verdicts[index] = {"label": "no answer", "message": answer.message}
         else:
             runs.append((index, answer.value))
-    runs.sort(key=lambda item: checks[item[0]].refcode)  # one function's inputs together
-    jobs = [Job(program=probe_program(checks[i].refcode), entry_point="__synth_probe__",
-                kwargs={"given": value}, limits=limits) for i, value in runs]
+    # One shared probe program for every function (two: with and without numpy), so
+    # inputs of many functions share one forked child; sorted to keep the two apart.
+    runs.sort(key=lambda item: needs_numpy(checks[item[0]].refcode))
+    jobs = [probe_job(checks[i].refcode, value, limits) for i, value in runs]
+    if not jobs:  # output predictions only: no engine needed
+        return [v for v in verdicts if v is not None]
     seconds = (limits or engine.limits).wall_time
     for (index, value), outcome in zip(runs, engine.map(jobs, batch_size=batch_size)):
         verdicts[index] = verdict_from_outcome(outcome, value, checks[index].output, seconds)
