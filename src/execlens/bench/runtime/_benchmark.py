@@ -1,0 +1,163 @@
+"""The runtime benchmark's declaration: REval's four questions and CRUXEval's two, for
+any programs with inputs.
+
+* ``load``: whatever ``execlens.tasks.load_programs`` reads (CRUXEval's ``cruxeval.jsonl``,
+  REval's DREval data or HumanEval-style records, CodeI/O's parsed samples, a user's
+  JSONL in one of those shapes);
+* ``plan``: ``--limit``/``--offset`` pick *programs*; they are traced (cached) and the
+  questions about them chosen by ``tasks``' balanced selection, so the balance holds
+  over exactly what is asked; ``all`` asks every kind;
+* ``prepare``: the traced truth of the planned programs (the same cache: nothing is
+  traced twice);
+* one mode, ``strict``: the generic judges (``execlens.judge``).  There is no official
+  scorer to reproduce, and an ``official`` mode that repeated strict would only double
+  every table;
+* ``metrics``: accuracy per kind, coverage precision/recall/F1, and the constant-answer
+  baselines on the same questions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from execlens.bench import (
+    BenchmarkError,
+    DatasetError,
+    Generations,
+    ProblemScorer,
+    Reference,
+    TaskSpec,
+    select,
+)
+from execlens.judge import Scorer, TaskScorer
+from execlens.tasks import RuntimeProgram, SourceError, load_programs
+from execlens.tasks.prompts import Extraction, RenderedPrompt
+
+from ._extract import extract_runtime
+from ._items import KINDS, RuntimeItem, items_by_kind
+from ._metrics import runtime_metrics
+from ._prompts import STYLES, render_runtime
+from ._truth import TracedTasks, traced_tasks
+
+__all__ = ["BENCHMARK", "RuntimeBenchmark"]
+
+_DESCRIPTIONS = {
+    "coverage": "is line N executed on this run? (YES/NO, balanced)",
+    "path": "which line runs right after line N?",
+    "state": "a variable's value and type after line N (or Nil)",
+    "output": "complete assert f(<input>) == ?? (or the exception raised)",
+    "input": "an input f(...) giving the output (re-executed)",
+}
+
+
+class RuntimeBenchmark:
+    """Coverage, path, state, output and input questions about any programs' runs."""
+
+    name = "runtime"
+    description = ("Runtime behaviour of any programs with inputs: coverage, path, state "
+                   "(REval's questions) and output/input prediction (CRUXEval's)")
+    tasks: Mapping[str, TaskSpec] = {
+        **{kind: TaskSpec(kind, STYLES, text) for kind, text in _DESCRIPTIONS.items()},
+        "all": TaskSpec("all", STYLES, "every kind about the same runs", composite=KINDS),
+    }
+    modes = ("strict",)
+    scores_raw = False
+    preload: tuple[str, ...] = ()
+    scoring_workers = 4
+    """Only input answers run code (one short job each): a few servers are plenty."""
+
+    def __init__(self) -> None:
+        self._programs: list[RuntimeProgram] = []
+        self._traced: TracedTasks | None = None
+        self._items: dict[tuple[str, str], RuntimeItem] = {}
+
+    # ------------------------------------------------------------- items
+    def load(self, data: str | None) -> list[Any]:
+        """The programs (runs) of ``data``; a malformed record stops the run, named."""
+        if data is None:
+            raise DatasetError("the runtime benchmark has no default data: pass --data "
+                               "(cruxeval.jsonl, DREval_data.jsonl or its directory, CodeI/O "
+                               "parsed samples, or your own JSONL in one of those shapes)")
+        try:
+            return list(load_programs(data))
+        except SourceError as exc:
+            raise DatasetError(str(exc)) from exc
+
+    def _truth(self, engine: Any = None) -> TracedTasks:
+        if self._traced is None:
+            self._traced = traced_tasks(self._programs, engine=engine)
+        return self._traced
+
+    def plan(self, records: Sequence[Any], task: str, *, limit: int | None,
+             offset: int) -> list[tuple[str, list[Any]]]:
+        """The balanced questions of ``task`` about the programs ``limit``/``offset`` pick
+        (every kind for ``all``, skipping kinds with no question)."""
+        if task not in self.tasks:
+            raise BenchmarkError(f"runtime has no task {task!r} (expected one of "
+                                 f"{', '.join(self.tasks)})")
+        programs = select(list(records), limit=limit, offset=offset,
+                          id_of=lambda p: f"{p.problem_id}#{p.input_index}")
+        if programs != self._programs:
+            self._programs, self._traced = programs, None
+        items = items_by_kind(self._truth().tasks)
+        self._items = {(kind, item.sample_id): item
+                       for kind, kind_items in items.items() for item in kind_items}
+        if task != "all":
+            return [(task, items[task])]
+        return [(kind, items[kind]) for kind in KINDS if items[kind]]
+
+    def render(self, item: Any, task: str, style: str) -> RenderedPrompt:
+        """The item's prompt (``templates/<kind>.j2``)."""
+        return render_runtime(item, style)
+
+    def extract(self, raw: str, item: Any, task: str, style: str, flavor: str) -> Extraction:
+        """The answer in the response's last ``[ANSWER]`` block."""
+        return extract_runtime(raw, item.kind)
+
+    # ------------------------------------------------------------- scoring
+    def prepare(self, items: Sequence[Any], task: str, engine: Any) -> Any:
+        """The traced truth of the planned programs, ``{sample id: task}`` for ``task``
+        (traced in ``engine`` unless the cache or :meth:`plan` already holds it)."""
+        truth = items_by_kind(self._truth(engine).tasks)
+        return {item.sample_id: item.task for item in truth.get(task, ())}
+
+    def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer]:
+        """The strict scorer: every answer judged by the generic judge of its kind, against
+        the truth :meth:`prepare` returned (the item's own when there is none)."""
+        if task not in KINDS:
+            raise BenchmarkError(f"runtime scores the kinds {', '.join(KINDS)} ('all' is "
+                                 f"their composite), not {task!r}")
+        truth = context if isinstance(context, Mapping) else {}
+        return {"strict": ProblemScorer(TaskScorer(),
+                                        lambda item: truth.get(item.sample_id, item.task))}
+
+    def metrics(self, records: Sequence[Mapping[str, Any]], task: str) -> dict[str, Any]:
+        """Accuracy per kind, coverage precision/recall/F1, constant-answer baselines."""
+        notes = []
+        if self._traced is not None:
+            for status, runs in sorted(self._traced.failed.items()):
+                notes.append(f"{len(runs)} run(s) recorded nothing ({status}: "
+                             f"{', '.join(runs[:5])}) and were asked nothing")
+            if self._traced.skipped:
+                notes.append(f"{len(self._traced.skipped)} run(s) not traced: "
+                             + "; ".join(f"{k} {v}" for k, v in
+                                         list(self._traced.skipped.items())[:3]))
+        return runtime_metrics(records, task, self._items, notes)
+
+    def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
+        """No published generations exist: score runs through ``execlens eval``."""
+        raise BenchmarkError("runtime has no generations-file format to score; run "
+                             "`execlens eval --benchmark runtime` (it caches every response)")
+
+    def references(self) -> Sequence[Reference]:
+        """None: nothing is published on these questions (the baselines are the yardstick)."""
+        return ()
+
+    def exports(self) -> Sequence[Any]:
+        """None."""
+        return ()
+
+
+BENCHMARK = RuntimeBenchmark()

@@ -1,0 +1,107 @@
+"""The runtime benchmark's items: one runtime task each, with a readable, unique id.
+
+Items wrap ``execlens.tasks.RuntimeTask`` (the generic judges read it as it is) and add
+what the runners need: a ``sample_id`` unique within its kind.  The CRUXEval-style input
+question is derived here from an output task, since ``tasks`` builds only the four
+REval kinds: same program and reference, the answer is a call instead of a value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from execlens.judge import literal_text
+from execlens.tasks import RuntimeTask, task_id
+from execlens.values import AnswerParseError, decode, parse_call
+
+__all__ = ["KINDS", "RuntimeItem", "input_task", "items_by_kind"]
+
+#: The question kinds, in the order a composite run asks them.
+KINDS = ("coverage", "path", "state", "output", "input")
+
+
+@dataclass(frozen=True)
+class RuntimeItem:
+    """One question: the runtime task (program, call, line/var, ground truth) and its id."""
+
+    task: RuntimeTask
+    sample_id: str
+    function: str | None = None
+    """The called function's name (input and output questions)."""
+    output_text: str | None = None
+    """The run's output as a literal (input questions show it)."""
+
+    @property
+    def kind(self) -> str:
+        """The question kind (``coverage`` ... ``input``)."""
+        return self.task.kind
+
+
+def _readable_id(task: RuntimeTask) -> str:
+    ident = f"{task.problem_id}#{task.input_index}"
+    if task.line is not None:
+        ident += f"@L{task.line}"
+    if task.var is not None:
+        ident += f"[{task.var}]"
+    return ident
+
+
+def _function(task: RuntimeTask) -> str | None:
+    if not task.call or task.test:
+        return None
+    try:
+        return parse_call(task.call).name
+    except (AnswerParseError, SyntaxError, ValueError):
+        return None  # not a literal call (CodeI/O's ``f(**{...})`` is, most others too)
+
+
+def _output_text(reference: Mapping[str, Any]) -> str | None:
+    envelope = reference.get("value")
+    if reference.get("status") != "ok" or not isinstance(envelope, Mapping):
+        return None
+    return literal_text(decode(dict(envelope)))
+
+
+def input_task(output: RuntimeTask) -> RuntimeTask | None:
+    """The input-prediction task of an output task, or None when none can be asked.
+
+    It needs a plain function call (not a unittest driver) whose run returned a value
+    that has a literal (the prompt shows it; the judge compares what the answer's call
+    returns with it).
+    """
+    if output.kind != "output" or _function(output) is None:
+        return None
+    if _output_text(output.reference) is None:
+        return None
+    return replace(output, kind="input", id=task_id(output.id, "input"))
+
+
+def items_by_kind(tasks: Iterable[RuntimeTask]) -> dict[str, list[RuntimeItem]]:
+    """``{kind: items}`` in build order.  Output questions of runs without a call's value
+    (unittest drivers) are left out: there is nothing to predict.  A repeated run (the
+    data holds an id twice) keeps its first question under each id."""
+    out: dict[str, list[RuntimeItem]] = {kind: [] for kind in KINDS}
+    seen: set[tuple[str, str]] = set()
+
+    def add(task: RuntimeTask) -> None:
+        ident = _readable_id(task)
+        if (task.kind, ident) in seen:
+            return
+        seen.add((task.kind, ident))
+        function = _function(task)
+        text = _output_text(task.reference) if task.kind == "input" else None
+        out[task.kind].append(RuntimeItem(task, ident, function, text))
+
+    for task in tasks:
+        if task.kind == "output":
+            if _function(task) is None:
+                continue
+            add(task)
+            derived = input_task(task)
+            if derived is not None:
+                add(derived)
+        else:
+            add(task)
+    return out

@@ -1,0 +1,80 @@
+"""The runtime benchmark's prompts: one jinja template per question kind, two styles.
+
+The conventions are REval's (``[PYTHON]`` program ``[/PYTHON]``, ``[QUESTION]`` ...,
+``[ANSWER]`` ... ``[/ANSWER]``) and CRUXEval's for input/output prediction (complete
+``assert f(...) == ??``), one worked example each.  ``direct`` asks for the answer only;
+``cot`` for reasoning in ``[THOUGHT]`` first.  There is no official runner to copy, so the
+sampling defaults are ours: greedy, one sample.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from execlens.tasks.prompts import (
+    EXECUTION_SYSTEM,
+    PromptInputError,
+    RenderedPrompt,
+    SamplingDefaults,
+    render_template_from,
+)
+
+from ._items import RuntimeItem
+
+__all__ = ["STOP", "STYLES", "render_runtime", "runtime_sampling"]
+
+STYLES = ("direct", "cot")
+#: Completion and chat runs both stop at the closing tag: nothing after it is read.
+STOP = ("[/ANSWER]",)
+_TEMPLATES = Path(__file__).resolve().parent / "templates"
+_WHAT = {
+    "coverage": "only YES or NO",
+    "path": "only the next line of code (or -1)",
+    "state": 'only the answer in "value; type" format (or Nil)',
+    "output": "only the full assertion with the correct output",
+    "input": "only the full assertion with an input",
+}
+
+
+def runtime_sampling(style: str) -> SamplingDefaults:
+    """Greedy, one sample; room for reasoning in the CoT style."""
+    return SamplingDefaults(max_tokens=1024 if style == "cot" else 256, temperature=0.0,
+                            n=1, source="execlens runtime benchmark (no official runner)")
+
+
+def _line_text(code: str, line: int | None) -> str:
+    lines = code.splitlines()
+    if line is None or not 0 < line <= len(lines):
+        raise PromptInputError(f"line {line} is not a line of the program ({len(lines)} lines)")
+    return lines[line - 1]
+
+
+def _invocation(item: RuntimeItem) -> tuple[str, str]:
+    """(the run's code shown after the program, how the question names it)."""
+    task = item.task
+    if task.call:
+        return task.call, task.call
+    if task.test:
+        return task.test, f"the test class {task.test_class} above"
+    raise PromptInputError(f"{item.sample_id}: the run has neither a call nor a test")
+
+
+def render_runtime(item: RuntimeItem, style: str) -> RenderedPrompt:
+    """The prompt of ``item`` in ``style`` (``direct`` or ``cot``)."""
+    if style not in STYLES:
+        raise PromptInputError(f"the runtime benchmark has no prompt style {style!r} "
+                               f"(expected {' or '.join(STYLES)})")
+    task = item.task
+    invocation, abbr = _invocation(item)
+    fields: dict[str, object] = {"cot": style == "cot", "what": _WHAT[task.kind],
+                                 "code": task.program, "invocation": invocation,
+                                 "invocation_abbr": abbr, "call": task.call,
+                                 "function": item.function, "output": item.output_text}
+    if task.kind in ("coverage", "path", "state"):
+        fields.update(line=task.line, line_text=_line_text(task.program, task.line),
+                      var=task.var)
+    text = render_template_from(_TEMPLATES, f"{task.kind}.j2", **fields)
+    return RenderedPrompt(benchmark="runtime", task=task.kind, style=style, text=text,
+                          system=EXECUTION_SYSTEM, stop=STOP, chat_stop=STOP,
+                          sampling=runtime_sampling(style), template=f"runtime/{task.kind}.j2",
+                          sample_id=item.sample_id)

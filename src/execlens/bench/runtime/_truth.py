@@ -1,0 +1,127 @@
+"""Ground truth: trace the programs once, build the balanced questions, keep them on disk.
+
+The questions themselves depend on the runs (balanced selection keeps as many
+never-executed lines as executed ones), so the programs are traced before anything is
+asked.  The result -- every selected ``RuntimeTask`` with its reference -- is cached as
+JSON under a key of everything it depends on (the programs, the selection, the seed,
+the tracer mode, Python and execlens versions): a rerun or a resumed run traces nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from execlens.store import StoreError, read_json, write_json_atomic
+from execlens.tasks import RuntimeProgram, RuntimeTask, build_tasks, failed_runs
+
+if TYPE_CHECKING:
+    from execlens.engine import Engine
+
+__all__ = ["SELECTION", "TRACE_MODE", "TRUTH_VERSION", "TracedTasks", "traced_tasks",
+           "truth_cache_dir"]
+
+TRUTH_VERSION = 1
+#: The frame-aware tracer (REval's own reference tracer is REval's official mode only).
+TRACE_MODE = "exact"
+SELECTION = "balanced"
+
+
+def truth_cache_dir() -> Path:
+    """``$EXECLENS_TRUTH_CACHE_DIR``, else ``runtime-truth`` beside the request cache."""
+    configured = os.environ.get("EXECLENS_TRUTH_CACHE_DIR")
+    if configured:
+        return Path(configured)
+    from execlens.models import default_cache_dir
+
+    return default_cache_dir() / "runtime-truth"
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("execlens")
+    except metadata.PackageNotFoundError:  # a source tree without metadata
+        return "unknown"
+
+
+def truth_key(programs: Sequence[RuntimeProgram], seed: int) -> str:
+    """A content hash of everything the questions and their truth depend on."""
+    digest = hashlib.sha256()
+    digest.update(json.dumps([TRUTH_VERSION, TRACE_MODE, SELECTION, seed,
+                              list(sys.version_info[:2]), _version()]).encode())
+    for program in programs:
+        digest.update(json.dumps(asdict(program), sort_keys=True, default=repr).encode())
+    return digest.hexdigest()[:32]
+
+
+class TracedTasks:
+    """The selected tasks of a set of programs and the runs that yielded none."""
+
+    def __init__(self, tasks: list[RuntimeTask], failed: dict[str, list[str]],
+                 skipped: dict[str, str]) -> None:
+        self.tasks = tasks
+        self.failed = failed
+        """Runs that recorded nothing, by status (``timeout``: [``sample_3#0``])."""
+        self.skipped = skipped
+        """Runs never traced (a module not installed), with the reason."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form."""
+        return {"version": TRUTH_VERSION, "tasks": [t.to_dict() for t in self.tasks],
+                "failed": self.failed, "skipped": self.skipped}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TracedTasks:
+        """Rebuild from :meth:`to_dict` output (``ValueError`` for another version)."""
+        if data.get("version") != TRUTH_VERSION:
+            raise ValueError(f"runtime truth version {data.get('version')!r}")
+        return cls([RuntimeTask.from_dict(t) for t in data["tasks"]], dict(data["failed"]),
+                   dict(data["skipped"]))
+
+
+def _build(programs: Sequence[RuntimeProgram], engine: Engine, seed: int) -> TracedTasks:
+    from execlens.tasks import trace_programs
+
+    runnable = [p for p in programs if p.skip_reason is None]
+    traces = trace_programs(runnable, engine, mode=TRACE_MODE)
+    by_program = {id(t.tag): t for t in traces}
+    paired = [by_program.get(id(p)) for p in runnable]
+    tasks = build_tasks(runnable, traces=paired, selection=SELECTION, seed=seed)
+    skipped = {f"{p.problem_id}#{p.input_index}": str(p.skip_reason)
+               for p in programs if p.skip_reason is not None}
+    return TracedTasks(tasks, failed_runs(runnable, paired), skipped)
+
+
+def traced_tasks(programs: Sequence[RuntimeProgram], *, engine: Engine | None = None,
+                 seed: int = 0, cache_dir: Path | None = None) -> TracedTasks:
+    """The balanced questions about ``programs`` with their truth (cached on disk).
+
+    ``engine`` traces when given; otherwise a tracing engine is started only on a cache
+    miss.  A torn or stale cache file is rebuilt, never trusted.
+    """
+    directory = cache_dir if cache_dir is not None else truth_cache_dir()
+    path = directory / f"runtime-truth-{truth_key(programs, seed)}.json"
+    if path.is_file():
+        try:
+            return TracedTasks.from_dict(read_json(path))
+        except (StoreError, ValueError, KeyError, TypeError):
+            pass  # rebuilt below
+    if engine is not None:
+        built = _build(programs, engine, seed)
+    else:
+        from execlens.trace import trace_engine
+
+        with trace_engine() as own:
+            built = _build(programs, own, seed)
+    data = built.to_dict()
+    write_json_atomic(path, data)
+    # Through JSON, as a cache hit reads it: a first run and a rerun see the same values.
+    return TracedTasks.from_dict(json.loads(json.dumps(data)))

@@ -1,0 +1,145 @@
+"""``execlens eval --benchmark runtime`` end to end against a stand-in model server.
+
+An oracle model (it answers every prompt with the truth, read from the plan) must score
+100 % on every kind -- prompts, extraction and judges agree; an always-YES model must
+score exactly its own baseline, 50 % on coverage; a rerun asks nothing and writes the
+same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from execlens.bench import EvalConfig, get_benchmark, run_eval
+from execlens.bench.runtime import RuntimeItem
+from execlens.judge import literal_text
+from execlens.values import decode
+
+LIMIT = 8
+
+
+def _config(data: Path, base_url: str, task: str = "all", limit: int = LIMIT) -> EvalConfig:
+    return EvalConfig(benchmark="runtime", task=task, model="fake-model", base_url=base_url,
+                      n=1, temperature=0.0, max_tokens=64, limit=limit, data=str(data),
+                      retries=0)
+
+
+def _truth_answer(item: RuntimeItem) -> str | None:
+    """What a perfect model would answer (None where the truth has no literal)."""
+    task = item.task
+    if task.kind == "coverage":
+        return "YES" if task.reference else "NO"
+    if task.kind == "path":
+        line = task.reference[0]
+        return "-1" if line == -1 else task.program.splitlines()[line - 1].strip()
+    if task.kind == "state":
+        values = [e for e in task.reference if e.get("__type__") != "Nil"]
+        return "Nil" if not values else literal_text(decode(dict(values[0])))
+    if task.kind == "output":
+        if task.reference["status"] != "ok":
+            return str(task.reference["exception"])
+        text = literal_text(decode(dict(task.reference["value"])))
+        return None if text is None else f"assert {task.call} == {text}"
+    return f"assert {task.call} == {item.output_text}"
+
+
+def _oracle(data: Path) -> dict[str, str]:
+    bench = get_benchmark("runtime")
+    answers = {}
+    for _, items in bench.plan(bench.load(str(data)), "all", limit=LIMIT, offset=0):
+        for item in items:
+            answer = _truth_answer(item)
+            if answer is not None:
+                answers[bench.render(item, item.kind, "direct").text] = answer
+    return answers
+
+
+def test_an_oracle_model_scores_every_kind_perfectly(tmp_path: Path, cruxeval_file: Path,
+                                                     caches: Path, answering_model: Any
+                                                     ) -> None:
+    answers = _oracle(cruxeval_file)
+    with answering_model(lambda prompt: f"{answers.get(prompt, '?')}\n[/ANSWER]") as server:
+        result = run_eval(_config(cruxeval_file, server.base_url), tmp_path / "run",
+                          show_progress=False)
+    metrics = result.results["metrics"]["strict"]
+    for kind in ("coverage", "path", "state", "output", "input"):
+        assert metrics[kind] == 100.0, (kind, metrics)
+    assert metrics["coverage f1"] == 100.0
+    samples = [json.loads(line) for line in
+               (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
+    assert {s["task"] for s in samples} == {"coverage", "path", "state", "output", "input"}
+    assert len(samples) == result.results["samples"] == len(answers)
+
+
+def test_an_always_yes_model_scores_its_baseline_and_half_on_coverage(
+        tmp_path: Path, cruxeval_file: Path, caches: Path, answering_model: Any) -> None:
+    with answering_model(lambda prompt: "[ANSWER]\nYES\n[/ANSWER]") as server:
+        result = run_eval(_config(cruxeval_file, server.base_url, "coverage", limit=40),
+                          tmp_path / "run", show_progress=False)
+    results = result.results
+    strict = results["metrics"]["strict"]
+    assert strict["accuracy"] == 50.0  # balanced selection: YES is right half the time
+    assert strict["recall"] == 100.0 and strict["precision"] == 50.0
+    baselines = results["baselines"]
+    assert baselines["always YES / -1 / Nil / None"] == strict
+    assert baselines["always NO / -1 / Nil / None"]["accuracy"] == 50.0
+    assert results["samples"] >= 10
+
+
+def test_a_rerun_asks_nothing_and_writes_the_same_bytes(tmp_path: Path, cruxeval_file: Path,
+                                                        caches: Path, answering_model: Any
+                                                        ) -> None:
+    with answering_model(lambda prompt: "[ANSWER]\nNil\n[/ANSWER]") as server:
+        config = _config(cruxeval_file, server.base_url, "state")
+        first = run_eval(config, tmp_path / "run", show_progress=False)
+        before = {name: (tmp_path / "run" / name).read_bytes()
+                  for name in ("samples.jsonl", "results.json")}
+        second = run_eval(config, tmp_path / "run", show_progress=False)
+        asked = server.requests
+    assert first.samples_scored_now > 0 and second.samples_scored_now == 0
+    assert asked == first.requests
+    assert before == {name: (tmp_path / "run" / name).read_bytes() for name in before}
+    # Nil is exactly the constant baseline's answer.
+    assert first.results["metrics"]["strict"]["accuracy"] == \
+        first.results["baselines"]["always Nil"]["accuracy"]
+
+
+def test_the_cli_runs_end_to_end(tmp_path: Path, cruxeval_file: Path, caches: Path,
+                                 answering_model: Any) -> None:
+    with answering_model(lambda prompt: "[ANSWER]\nNO\n[/ANSWER]") as server:
+        done = subprocess.run(
+            [sys.executable, "-m", "execlens", "eval", "--benchmark", "runtime", "--task",
+             "all", "--data", str(cruxeval_file), "--model", "fake-model", "--base-url",
+             server.base_url, "--limit", "5", "--out", str(tmp_path / "run")],
+            capture_output=True, text=True, timeout=300,
+            env={**os.environ, "COLUMNS": "250"})  # a wide table: labels unabridged
+    print(done.stdout)
+    assert done.returncode == 0, done.stderr
+    results = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert results["benchmark"] == "runtime" and results["metrics"]["strict"]["coverage"] == 50.0
+    assert "always NO / -1 / Nil / None" in done.stdout  # the baselines are in the summary
+    assert (tmp_path / "run" / "report.html").is_file()
+
+
+@pytest.mark.slow
+def test_the_embedded_model_runs_end_to_end(tmp_path: Path, cruxeval_file: Path,
+                                            caches: Path) -> None:
+    """``execlens eval --benchmark runtime --model local --limit 5``: the real embedded
+    model (its llama-cpp-python server), whatever it answers."""
+    from execlens.models import local_server_missing
+
+    missing = local_server_missing()
+    if missing:
+        pytest.skip(f"the embedded local model is not installed: {missing}")
+    config = EvalConfig(benchmark="runtime", task="all", model="local", limit=5,
+                        data=str(cruxeval_file))
+    result = run_eval(config, tmp_path / "run", show_progress=False)
+    assert result.results["samples"] > 0 and result.requests > 0
+    assert set(result.results["metrics"]["strict"]) >= {"coverage", "output", "input"}
