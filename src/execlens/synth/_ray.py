@@ -17,6 +17,9 @@ __all__ = ["ray_runner", "shutdown"]
 Record = dict[str, Any]
 
 _STARTED_HERE = False
+# Every actor this process started: closed (engines stopped, client closed) before Ray
+# goes down, so no engine server outlives its worker.
+_ACTORS: list[Any] = []
 
 
 class _Worker:
@@ -38,6 +41,11 @@ class _Worker:
         stage = self.stages[name](self.context)
         records = list(stage.run(chunk, index, total))
         return index, records, dict(stage.counters)
+
+    def close(self) -> bool:
+        """Stop this worker's engines and close its model client."""
+        self.context.close()
+        return True
 
 
 def ray_runner(config: SynthConfig, run_path: Path, client: ClientConfig | None
@@ -70,6 +78,7 @@ def ray_runner(config: SynthConfig, run_path: Path, client: ClientConfig | None
             actors.extend(actor_class.remote(config.model_dump(mode="json"), str(run_path),
                                              client_data, workers_each)
                           for _ in range(config.ray.actors))
+            _ACTORS.extend(actors)
         from ray.util import ActorPool
 
         pool = ActorPool(actors)
@@ -81,10 +90,23 @@ def ray_runner(config: SynthConfig, run_path: Path, client: ClientConfig | None
 
 
 def shutdown() -> None:
-    """Stop the Ray instance this process started (a cluster we joined is left alone)."""
+    """Close this run's actors, then stop the Ray instance this process started (a
+    cluster we joined, or an instance someone else started, is left running)."""
     global _STARTED_HERE
+    if _ACTORS:
+        import ray
+
+        try:
+            ray.get([actor.close.remote() for actor in _ACTORS], timeout=60)
+        finally:
+            for actor in _ACTORS:
+                ray.kill(actor)
+            _ACTORS.clear()
     if _STARTED_HERE:
         import ray
 
         ray.shutdown()
         _STARTED_HERE = False
+# Every actor this process started: closed (engines stopped, client closed) before Ray
+# goes down, so no engine server outlives its worker.
+_ACTORS: list[Any] = []
