@@ -195,3 +195,13 @@ def test_each_child_has_its_own_process_group_and_no_terminal(engine: Engine) ->
         assert sid != os.getsid(0) and sid != pid  # out of the host's session, not a leader
         assert tty == "OSError"  # no controlling terminal to read from or inject into
     assert len({pid for pid, *_ in seen}) == 4  # a fresh child each time
+
+
+def test_compile_warnings_stay_inside_the_sandbox(capfd: pytest.CaptureFixture[str]) -> None:
+    """``None(1)`` and ``x is 1`` make ``compile`` warn; the warning must not reach the
+    host's stderr (the fork servers share it) — issue 9 item 11."""
+    with Engine(workers=1) as own:
+        outcome = own.run(Job("x = 1\nsame = x is 1\n", call="None(1)"))
+    assert outcome.status is Status.EXCEPTION and outcome.exception is not None
+    assert outcome.exception.type == "TypeError"
+    assert "SyntaxWarning" not in capfd.readouterr().err

@@ -14,13 +14,13 @@ import os
 import resource
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from typing import Any, NoReturn
 
 from execlens.engine._isolation import ServerIsolation, set_parent_death_signal
 from execlens.engine._protocol import RESULT_FRAME_LIMIT, encode_frame, write_bytes, write_frame
-from execlens.values._decode import decode
-from execlens.values._envelope import Caps, encode
+from execlens.values import Caps, decode, encode
 
 __all__ = ["RESULT_FD", "Prepared", "address_space_now", "prepare_server", "run_child",
            "warm_up"]
@@ -269,11 +269,19 @@ def _default_runner(run_program: Callable[[], None], run_call: Callable[[], Any]
     return run_call(), None
 
 
+def _compile(source: str, filename: str, mode: str) -> Any:
+    """``compile`` without its SyntaxWarnings (``None(...)``, ``x is 1``): they would be
+    written to the fork server's stderr, which is the host's terminal."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        return compile(source, filename, mode)
+
+
 def _compile_call(source: str) -> tuple[Any, bool]:
     try:
-        return compile(source, CALL_FILENAME, "eval"), True
+        return _compile(source, CALL_FILENAME, "eval"), True
     except SyntaxError:
-        return compile(source, CALL_FILENAME, "exec"), False
+        return _compile(source, CALL_FILENAME, "exec"), False
 
 
 def _restore(current: dict[str, Any], saved: dict[str, Any], drop_new: bool) -> None:
@@ -351,7 +359,7 @@ class Prepared:
     def compile_program(self) -> None:
         """Compile the program (in the child, for sources too large for the zygote)."""
         try:
-            self.program_code = compile(self.request["program"], PROGRAM_FILENAME, "exec")
+            self.program_code = _compile(self.request["program"], PROGRAM_FILENAME, "exec")
         except BaseException as exc:  # noqa: BLE001 - SyntaxError, ValueError (NUL)...
             self.compile_error = exc
 

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
 from typing import Any
 
-from execlens.values._decode import decode
+from execlens.values import decode
 
 __all__ = ["MAX_OUTPUT_BYTES", "ExceptionInfo", "Job", "Limits", "Outcome", "Status"]
 
