@@ -29,7 +29,7 @@ PIPELINE_ORDER = ("transform", "collect", "difficulty", "runtime-tasks", "prompt
 
 # The stage whose output each stage reads (the pipeline must include it).
 _REQUIRES = {"prompts": "collect", "predict": "prompts", "verify": "predict",
-             "revise": "verify", "assemble": "verify", "difficulty": "collect",
+             "revise": "verify", "assemble": "collect", "difficulty": "collect",
              "runtime-tasks": "collect"}
 
 
