@@ -13,7 +13,7 @@ every reward is equal and GRPO's advantages are zero.
 
 Writes ``reward_curve.csv`` / ``reward_curve.png`` (mean reward per GRPO step) and
 ``summary.json``: the mean reward of the first and last five steps, and the greedy pass
-rate on 60 held-out tasks before and after training (the steadier measure: a step's
+rate on 40 held-out tasks before and after training (the steadier measure: a step's
 mean is over only a few prompts).
 """
 
@@ -127,10 +127,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--out", default="runs/grpo_embedded")
-    parser.add_argument("--batch", type=int, default=16, help="completions per step")
-    parser.add_argument("--generations", type=int, default=8, help="completions per prompt")
-    parser.add_argument("--max-new-tokens", type=int, default=6)
-    parser.add_argument("--lr", type=float, default=2e-5)
+    parser.add_argument("--batch", type=int, default=8, help="completions per step")
+    parser.add_argument("--generations", type=int, default=4, help="completions per prompt")
+    parser.add_argument("--max-new-tokens", type=int, default=4,
+                        help="enough for a small int and the newline")
+    parser.add_argument("--lr", type=float, default=3e-5)
+    parser.add_argument("--held-out", type=int, default=40)
     parser.add_argument("--format-weight", type=float, default=0.2)
     parser.add_argument("--seed", type=int, default=0)
     options = parser.parse_args()
@@ -139,7 +141,7 @@ def main() -> None:
     (out / "data").mkdir(parents=True, exist_ok=True)
     train_rows = direct_rows(options.steps * options.batch // options.generations + 8,
                              options.seed, "easy")
-    held_out = direct_rows(60, options.seed + 1, "held_out")
+    held_out = direct_rows(options.held_out, options.seed + 1, "held_out")
     with (out / "data" / "train.jsonl").open("w") as handle:
         handle.writelines(json.dumps(row) + "\n" for row in train_rows)
 

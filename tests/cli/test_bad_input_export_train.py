@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -89,3 +90,40 @@ def test_train_missing_config_and_data(tmp_path: Path) -> None:
     config = tmp_path / "c.yaml"
     config.write_text("data: nowhere.parquet\noutput_dir: out\nmodel: embedded\n")
     _assert_usage_error(_run("train", "grpo", str(config)), "does not exist")
+
+
+@pytest.mark.parametrize(("text", "fragment"), [
+    ("kind: chains\ndata: x\n", "output_dir"),
+    ("kind: sft\ndata: x\noutput_dir: o\n", "execlens train sft"),
+    ("data: x\noutput_dir: o\nsamples: 0\n", "samples"),
+    ("data: x\noutput_dir: o\napi_key: sk-123\n", "api_key"),
+])
+def test_train_chains_bad_configs(tmp_path: Path, text: str, fragment: str) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text(text)
+    _assert_usage_error(_run("train", "chains", str(config)), fragment)
+
+
+def test_train_chains_bad_data_and_teacher(tmp_path: Path) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text("data: nowhere.parquet\noutput_dir: out\n")
+    _assert_usage_error(_run("train", "chains", str(config)), "does not exist")
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"ground_truth": "{\\"kind\\": \\"output\\"}"}\n')
+    config.write_text("data: rows.jsonl\noutput_dir: out\n")
+    _assert_usage_error(_run("train", "chains", str(config)), "row 1's ground_truth")
+    rows.write_text('{"prompt": "p"}\n')
+    _assert_usage_error(_run("train", "chains", str(config)), "ground_truth")
+    # A served teacher needs its URL (checked before any request is sent).
+    good = ('{"ground_truth": "{\\"kind\\": \\"output\\", \\"program\\": \\"def f(x):\\\\n '
+            '   return x\\\\n\\", \\"reference\\": \\"1\\", \\"call\\": \\"f(1)\\"}"}\n')
+    rows.write_text(good)
+    config.write_text("data: rows.jsonl\noutput_dir: out\nmodel: some/teacher\n")
+    env_free = {k: v for k, v in os.environ.items()
+                if k not in ("EXECLENS_BASE_URL", "OPENAI_BASE_URL")}
+    result = subprocess.run([sys.executable, "-m", "execlens", "train", "chains", str(config)],
+                            capture_output=True, text=True, timeout=120, env=env_free)
+    _assert_usage_error(result, "--base-url")
+    config.write_text("data: rows.jsonl\noutput_dir: out\nmodel: some/teacher\n"
+                      "base_url: ftp://x\n")
+    _assert_usage_error(_run("train", "chains", str(config)), "http://")

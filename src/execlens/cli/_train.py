@@ -1,4 +1,4 @@
-"""``execlens train sft|grpo CONFIG``: TRL recipes with execution-verified rewards.
+"""``execlens train chains|sft|grpo CONFIG``: teacher chains, TRL recipes with execution-verified rewards.
 
 Configs are YAML / TOML / JSON (see ``examples/train/``); ``model: embedded`` trains the
 embedded model on CPU, any other value names a model folder or hub id.  A bad config or
@@ -14,7 +14,7 @@ import typer
 
 from execlens.cli._run import usage_error
 
-train_app = typer.Typer(help="Train with TRL: SFT on reasoning chains, GRPO on "
+train_app = typer.Typer(help="Train with TRL: collect teacher chains, SFT on them, GRPO on "
                              "execution-verified rewards.", no_args_is_help=True)
 
 
@@ -25,6 +25,28 @@ def _load(config: Path, kind: str) -> Any:
         return load_config(config, kind)
     except ConfigError as exc:
         usage_error(str(exc))
+
+
+def _chains(config_path: Path) -> None:
+    from execlens.models import LocalModelError, LocalServerError, ModelConfigError
+    from execlens.train import ConfigError, run_chains
+
+    config = _load(config_path, "chains")
+    try:
+        stats = run_chains(config)
+    except (ConfigError, ModelConfigError, LocalModelError) as exc:
+        usage_error(str(exc))
+    except LocalServerError as exc:
+        usage_error(f"the embedded model's server did not start: {exc}")
+    accepted = sum(stats.accepted.values())
+    typer.echo(f"chains: {accepted} of {sum(stats.sampled.values())} accepted; written to "
+               f"{Path(config.output_dir) / 'chains.jsonl'}")
+    for kind, rate in sorted(stats.acceptance().items()):
+        typer.echo(f"  {kind}: {stats.accepted.get(kind, 0)}/{stats.sampled[kind]} "
+                   f"({rate:.1%})")
+    if stats.failed_requests:
+        typer.echo(f"  {stats.failed_requests} samples failed (request errors); a rerun "
+                   f"retries them, the answered ones come from the cache")
 
 
 def _run(kind: str, config_path: Path) -> None:
@@ -39,6 +61,13 @@ def _run(kind: str, config_path: Path) -> None:
     typer.echo(f"{kind}: {result.steps} steps; model saved to {result.output_dir}")
     if rewards:
         typer.echo(f"mean reward: first step {rewards[0]:.3f}, last step {rewards[-1]:.3f}")
+
+
+@train_app.command("chains")
+def chains(config: Annotated[Path, typer.Argument(help="a chains config (.yaml/.toml/.json)")]
+           ) -> None:
+    """Collect teacher reasoning chains the judge accepts (SFT data; acceptance per kind)."""
+    _chains(config)
 
 
 @train_app.command("sft")

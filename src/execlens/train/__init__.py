@@ -6,7 +6,8 @@
   from its GGUF into the cache, keyed by the GGUF's sha256);
 * :func:`collect_chains`: CodeReasoner's first phase -- sample reasoning chains from a
   teacher through ``execlens.models``, keep those the judge accepts, count acceptance per
-  task kind.
+  task kind (``execlens train chains CONFIG`` with :class:`ChainsRunConfig`,
+  :func:`run_chains`).
 
 Needs the ``train`` extra (torch, transformers, trl, peft, gguf); importing this package
 imports none of them.
@@ -19,8 +20,9 @@ from typing import TYPE_CHECKING
 from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from execlens.train._chains import ChainStats, collect_chains
+    from execlens.train._chains import ChainStats, collect_chains, load_tasks, run_chains
     from execlens.train._config import (
+        ChainsRunConfig,
         ConfigError,
         GRPORunConfig,
         LoraSettings,
@@ -39,6 +41,9 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "ChainStats": "_chains",
     "collect_chains": "_chains",
+    "load_tasks": "_chains",
+    "run_chains": "_chains",
+    "ChainsRunConfig": "_config",
     "ConfigError": "_config",
     "GRPORunConfig": "_config",
     "LoraSettings": "_config",

@@ -15,7 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-__all__ = ["ConfigError", "GRPORunConfig", "LoraSettings", "SFTRunConfig", "load_config"]
+__all__ = ["ChainsRunConfig", "ConfigError", "GRPORunConfig", "LoraSettings", "SFTRunConfig",
+           "load_config"]
 
 
 class ConfigError(ValueError):
@@ -82,6 +83,31 @@ class GRPORunConfig(_Common):
     vllm_mode: Literal["colocate", "server"] = "colocate"
 
 
+class ChainsRunConfig(BaseModel):
+    """``execlens train chains``: sample reasoning chains from a teacher served through
+    ``execlens.models`` for the tasks of an ``execlens export`` dataset, keep the ones
+    the judge accepts (``output_dir/chains.jsonl``, SFT-ready ``messages`` rows) and
+    record acceptance per task kind (``output_dir/chains.stats.json``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["chains"] = "chains"
+    model: str = Field(default="local", description="the teacher: `local` (the embedded "
+                                                    "model) or a served model's name")
+    base_url: str | None = Field(default=None, description="the teacher's OpenAI-compatible "
+                                 "URL (else $EXECLENS_BASE_URL); keys come from the "
+                                 "environment, never from a config")
+    data: str = Field(description="the tasks: an `execlens export` folder or a Parquet / "
+                                  "JSONL file with a `ground_truth` column")
+    output_dir: str
+    samples: int = Field(default=4, ge=1, description="chains sampled per task")
+    temperature: float = Field(default=0.7, ge=0.0)
+    max_tokens: int = Field(default=1024, ge=1)
+    seed: int = 0
+    max_samples: int | None = Field(default=None, ge=1, description="use only the first N tasks")
+    no_cache: bool = False
+
+
 def _read(path: Path) -> dict[str, Any]:
     try:
         text = path.read_text(encoding="utf-8")
@@ -107,12 +133,13 @@ def _read(path: Path) -> dict[str, Any]:
     return data
 
 
-def load_config(path: str | Path, kind: str) -> SFTRunConfig | GRPORunConfig:
-    """Read and validate a ``sft`` or ``grpo`` config; relative paths in it are taken
-    relative to the config file."""
+def load_config(path: str | Path, kind: str) -> SFTRunConfig | GRPORunConfig | ChainsRunConfig:
+    """Read and validate a ``sft``, ``grpo`` or ``chains`` config; relative paths in it
+    are taken relative to the config file."""
     path = Path(path)
     data = _read(path)
-    cls = {"sft": SFTRunConfig, "grpo": GRPORunConfig}[kind]
+    cls: type[SFTRunConfig | GRPORunConfig | ChainsRunConfig] = {
+        "sft": SFTRunConfig, "grpo": GRPORunConfig, "chains": ChainsRunConfig}[kind]
     if data.get("kind", kind) != kind:
         raise ConfigError(f"config {path} is a {data['kind']!r} config; run "
                           f"`execlens train {data['kind']} {path}`")
@@ -128,6 +155,6 @@ def load_config(path: str | Path, kind: str) -> SFTRunConfig | GRPORunConfig:
         value = getattr(config, key)
         if not Path(value).is_absolute():
             updates[key] = str((base / value).resolve())
-    if config.model not in ("embedded",) and (base / config.model).exists():
+    if config.model not in ("embedded", "local") and (base / config.model).exists():
         updates["model"] = str((base / config.model).resolve())
     return config.model_copy(update=updates)

@@ -7,10 +7,12 @@ from typing import Any
 
 from execlens.train._config import ConfigError
 
-__all__ = ["load_rows"]
+__all__ = ["load_rows", "resolve_data_path"]
 
 
-def _resolve(data: str, preferred: str) -> Path:
+def resolve_data_path(data: str, preferred: str) -> Path:
+    """The file ``data`` names: itself, or in an export folder ``preferred`` (else the
+    usual names); a :class:`ConfigError` naming the fix when there is none."""
     path = Path(data)
     if path.is_dir():
         for name in (preferred, "trl.parquet", "chains.jsonl", "sft.jsonl"):
@@ -28,7 +30,7 @@ def load_rows(data: str, *, preferred: str = "trl.parquet", max_samples: int | N
     ``required`` columns."""
     from datasets import Dataset
 
-    path = _resolve(data, preferred)
+    path = resolve_data_path(data, preferred)
     if path.suffix == ".parquet":
         import pyarrow.parquet as pq
 
