@@ -74,7 +74,7 @@ def test_transform_on_raw_files_names_every_rejection(embedded: None, data_dir: 
 
 def test_demo_synthesis_runs_every_later_stage_with_the_model(embedded: None, data_dir: Path,
                                                                tmp_path: Path) -> None:
-    card_path = run_demo_synthesis(tmp_path / "demo", functions=1, max_tokens=48)
+    card_path = run_demo_synthesis(tmp_path / "demo", functions=1, max_tokens=32)
     card = json.loads((tmp_path / "demo" / "card.json").read_text())
     assert card_path.read_text().startswith("# execlens synth")
     assert card["stages"]["predict"]["rejected"] == {}  # every request answered
