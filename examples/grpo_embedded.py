@@ -1,7 +1,7 @@
 """GRPO on the embedded model (SmolLM2-135M, CPU) with execution-verified rewards.
 
 Easy output-prediction tasks (one-line functions of a small int: ``x``, ``x + 1``,
-``x * 2``, ``x - 1``, a constant) asked as *direct* prompts -- two solved examples,
+``x * 2``, ``x - 1``, a constant) asked as *direct* prompts -- a solved example,
 then the task's ``assert f(3) == `` left open, as CRUXEval's direct prompts are -- so
 the tiny model's first line is its answer.  The answer is judged strictly (a Python
 literal, compared type-strictly by ``execlens.rewards``), plus a small format reward for
@@ -9,7 +9,7 @@ a first line that parses as a literal.  A chat prompt asking for ``[ANSWER]`` ta
 this model no signal at all: it never writes the tags, every completion is unparseable,
 every reward is equal and GRPO's advantages are zero.
 
-    .venv/bin/python examples/grpo_embedded.py --steps 40 --out runs/grpo_embedded
+    .venv/bin/python examples/grpo_embedded.py --steps 32 --out runs/grpo_embedded
 
 Writes ``reward_curve.csv`` / ``reward_curve.png`` (mean reward per GRPO step) and
 ``summary.json``: the mean reward of the first and last five steps, and the greedy pass
@@ -47,14 +47,15 @@ def easy_task(rng: random.Random, index: int, source: str) -> RewardTask:
                       id=f"{source}/{index}", source=source)
 
 
-def direct_rows(count: int, seed: int, source: str) -> list[dict[str, Any]]:
-    """``count`` rows ``{prompt, ground_truth}``: each prompt has two solved shots."""
+def direct_rows(count: int, seed: int, source: str, shots: int = 1) -> list[dict[str, Any]]:
+    """``count`` rows ``{prompt, ground_truth}``: each prompt has ``shots`` solved
+    examples before the task."""
     rng = random.Random(seed)
     rows = []
     for index in range(count):
         task = easy_task(rng, index, source)
-        shots = [easy_task(rng, -1, "shot") for _ in range(2)]
-        rows.append({"prompt": render_direct_prompt(task, shots),
+        solved = [easy_task(rng, -1, "shot") for _ in range(shots)]
+        rows.append({"prompt": render_direct_prompt(task, solved),
                      "ground_truth": task.to_json()})
     return rows
 
@@ -125,23 +126,33 @@ def main() -> None:
     from execlens.train import GRPORunConfig, embedded_model_dir, run_grpo
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--steps", type=int, default=32)
     parser.add_argument("--out", default="runs/grpo_embedded")
-    parser.add_argument("--batch", type=int, default=8, help="completions per step")
+    # Small on purpose: a step of 4 completions of a 1-shot prompt costs ~10-30 s on a
+    # busy 2-core CPU.
+    parser.add_argument("--batch", type=int, default=4, help="completions per step")
     parser.add_argument("--generations", type=int, default=4, help="completions per prompt")
+    parser.add_argument("--shots", type=int, default=1, help="solved examples per prompt")
     parser.add_argument("--max-new-tokens", type=int, default=4,
                         help="enough for a small int and the newline")
-    parser.add_argument("--lr", type=float, default=3e-5)
+    parser.add_argument("--lr", type=float, default=5e-5)
     parser.add_argument("--held-out", type=int, default=40)
     parser.add_argument("--format-weight", type=float, default=0.2)
     parser.add_argument("--seed", type=int, default=0)
+    # On a small shared CPU box one intra-op thread is several times faster than two
+    # that wait on each other (measured: a forward+backward of 4x50 tokens took 15 s with
+    # one thread, 74 s with two, on a loaded 2-core machine); raise it on a free machine.
+    parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads")
     options = parser.parse_args()
+    import torch
+
+    torch.set_num_threads(options.threads)
 
     out = Path(options.out)
     (out / "data").mkdir(parents=True, exist_ok=True)
     train_rows = direct_rows(options.steps * options.batch // options.generations + 8,
-                             options.seed, "easy")
-    held_out = direct_rows(options.held_out, options.seed + 1, "held_out")
+                             options.seed, "easy", options.shots)
+    held_out = direct_rows(options.held_out, options.seed + 1, "held_out", options.shots)
     with (out / "data" / "train.jsonl").open("w") as handle:
         handle.writelines(json.dumps(row) + "\n" for row in train_rows)
 

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from execlens.models import LocalModelServer
 from execlens.rewards import RewardTask, export_tasks, score
 
@@ -25,6 +27,7 @@ def _tasks() -> list[RewardTask]:
     return out + inp
 
 
+@pytest.mark.slow
 def test_chains_cli_against_the_embedded_server(local_server: LocalModelServer,
                                                 tmp_path: Path) -> None:
     tasks = _tasks()

@@ -1,6 +1,6 @@
 """CPU runs with the embedded model: 2 SFT steps and 2 GRPO steps, the reward really called.
 
-Small on purpose (batch 2-4, 16 new tokens) to fit CI; the embedded model is converted
+Small on purpose (batch 2-4, at most 8 new tokens) to fit CI; the embedded model is converted
 from its GGUF once into the cache and reused.
 """
 
@@ -59,7 +59,7 @@ def test_two_grpo_steps_call_the_reward(model_dir: Path, tmp_path: Path) -> None
     result = run_grpo(GRPORunConfig(data=str(tmp_path / "data"),
                                     output_dir=str(tmp_path / "out"), max_steps=2,
                                     per_device_train_batch_size=4, num_generations=2,
-                                    max_completion_length=16, format_weight=0.5,
+                                    max_completion_length=8, format_weight=0.5,
                                     use_vllm=False))
     assert result.steps == 2
     logged = [h for h in result.log_history if "rewards/execlens_reward/mean" in h]
