@@ -55,6 +55,7 @@ class AnsweringModel:
         class Server(ThreadingHTTPServer):
             daemon_threads = True
             allow_reuse_address = True
+            request_queue_size = 256  # every request of a run may arrive at once
 
         self._server = Server(("127.0.0.1", 0), Handler)
         self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"

@@ -79,8 +79,8 @@ def input_task(output: RuntimeTask) -> RuntimeTask | None:
 
 
 def items_by_kind(tasks: Iterable[RuntimeTask]) -> dict[str, list[RuntimeItem]]:
-    """``{kind: items}`` in build order.  Output questions of runs without a call's value
-    (unittest drivers) are left out: there is nothing to predict.  A repeated run (the
+    """``{kind: items}`` in build order.  Output questions of unittest drivers are left
+    out (they return nothing to predict); input questions need a literal call.  A repeated run (the
     data holds an id twice) keeps its first question under each id."""
     out: dict[str, list[RuntimeItem]] = {kind: [] for kind in KINDS}
     seen: set[tuple[str, str]] = set()
@@ -96,8 +96,8 @@ def items_by_kind(tasks: Iterable[RuntimeTask]) -> dict[str, list[RuntimeItem]]:
 
     for task in tasks:
         if task.kind == "output":
-            if _function(task) is None:
-                continue
+            if not task.call or task.test:
+                continue  # a unittest driver returns nothing to predict
             add(task)
             derived = input_task(task)
             if derived is not None:

@@ -1,0 +1,135 @@
+"""Items and prompts: balanced questions of every kind about real programs, rendered."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from execlens.bench import DatasetError, get_benchmark
+from execlens.bench.runtime import RuntimeItem, traced_tasks
+from execlens.tasks import load_programs
+from execlens.values import parse_call
+
+
+@pytest.fixture
+def bench(caches: Path) -> object:
+    return get_benchmark("runtime")
+
+
+def test_the_registry_finds_the_folder_by_name() -> None:
+    bench = get_benchmark("runtime")
+    assert bench.name == "runtime" and bench.modes == ("strict",)
+    assert set(bench.tasks) == {"coverage", "path", "state", "output", "input", "all"}
+    assert bench.tasks["all"].composite == ("coverage", "path", "state", "output", "input")
+
+
+def test_coverage_questions_are_balanced_over_the_asked_programs(bench: object,
+                                                                cruxeval_file: Path) -> None:
+    programs = bench.load(str(cruxeval_file))  # type: ignore[attr-defined]
+    assert len(programs) == 800
+    for limit, offset in ((40, 0), (25, 100)):
+        [(task, items)] = bench.plan(programs, "coverage", limit=limit,  # type: ignore[attr-defined]
+                                     offset=offset)
+        assert task == "coverage" and items
+        executed = sum(1 for item in items if item.task.reference is True)
+        assert executed * 2 == len(items)
+        assert {item.task.problem_id for item in items} <= {
+            f"sample_{i}" for i in range(offset, offset + limit)}
+
+
+def test_every_kind_renders_in_both_styles(bench: object, cruxeval_file: Path) -> None:
+    plan = bench.plan(bench.load(str(cruxeval_file)), "all", limit=10,  # type: ignore[attr-defined]
+                      offset=0)
+    assert [task for task, _ in plan] == ["coverage", "path", "state", "output", "input"]
+    for task, items in plan:
+        ids = [item.sample_id for item in items]
+        assert len(ids) == len(set(ids)), task
+        for item in items:
+            for style in ("direct", "cot"):
+                prompt = bench.render(item, task, style)  # type: ignore[attr-defined]
+                text = prompt.text
+                assert text.count("[PYTHON]") == 2 and text.count("[/PYTHON]") == 2
+                assert text.endswith("[THOUGHT]\n" if style == "cot" else "[ANSWER]\n")
+                assert item.task.program in text and prompt.stop == ("[/ANSWER]",)
+                if item.task.line is not None:
+                    line = item.task.program.splitlines()[item.task.line - 1]
+                    assert line in text and f"Line {item.task.line}" in text or (
+                        f"`{line}`" in text)
+                if task == "state":
+                    assert f"the variable {item.task.var} after" in text
+
+
+def test_input_questions_show_the_output_and_name_the_function(bench: object,
+                                                               cruxeval_file: Path) -> None:
+    plan = dict(bench.plan(bench.load(str(cruxeval_file)), "all", limit=5,  # type: ignore[attr-defined]
+                           offset=0))
+    inputs: list[RuntimeItem] = plan["input"]
+    assert [i.task.problem_id for i in inputs] == [f"sample_{i}" for i in range(5)]
+    first = inputs[0]
+    assert first.function == "f" and first.output_text == "[(4, 1), (4, 1), (4, 1), (4, 1), " \
+                                                          "(2, 3), (2, 3)]"
+    text = bench.render(first, "input", "direct").text  # type: ignore[attr-defined]
+    assert f"assert f(??) == {first.output_text}\n[/PYTHON]" in text
+    assert parse_call(first.task.call).name == "f"
+
+
+def test_humaneval_style_and_classeval_programs_get_questions(bench: object,
+                                                               data_dir: Path) -> None:
+    reval = data_dir / "reval"
+    if not (reval / "DREval_data.jsonl").is_file():
+        pytest.skip("REval data missing")
+    plan = dict(bench.plan(bench.load(str(reval)), "all", limit=None,  # type: ignore[attr-defined]
+                           offset=0))
+    drivers = [item for item in plan["coverage"] if item.task.test]
+    assert drivers, "ClassEval runs (unittest drivers) are asked too"
+    text = bench.render(drivers[0], "coverage", "direct").text  # type: ignore[attr-defined]
+    assert f"the test class {drivers[0].task.test_class} above" in text
+    # A driver returns nothing to predict: outputs and inputs come from function calls.
+    assert plan["output"] and all(item.task.call for item in plan["output"])
+    assert all(not item.task.test for item in plan["input"])
+
+
+def test_a_users_jsonl_in_cruxeval_shape_works(bench: object, tmp_path: Path) -> None:
+    data = tmp_path / "mine.jsonl"
+    data.write_text('{"id": "a", "code": "def f(x):\\n    if x:\\n        return 1\\n'
+                    '    return 2", "input": "0", "output": "2"}\n')
+    plan = dict(bench.plan(bench.load(str(data)), "all", limit=None,  # type: ignore[attr-defined]
+                           offset=0))
+    assert [(i.task.line, i.task.reference) for i in plan["coverage"]] == [(3, False), (4, True)]
+    assert plan["output"][0].task.reference["value"] == {"__type__": "int", "__value__": 2}
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('{"id": "a", "code": "def f(): pass", "input": 3, "output": "1"}\n', "field 'input'"),
+    ('not json\n', "record 1: not JSON"),
+    ('{"x": 1}\n', "not REval, CRUXEval or CodeI/O data"),
+])
+def test_malformed_data_is_a_named_dataset_error(bench: object, tmp_path: Path, text: str,
+                                                 message: str) -> None:
+    data = tmp_path / "bad.jsonl"
+    data.write_text(text)
+    with pytest.raises(DatasetError, match=message):
+        bench.load(str(data))  # type: ignore[attr-defined]
+
+
+def test_no_data_names_what_to_pass(bench: object) -> None:
+    with pytest.raises(DatasetError, match="pass --data"):
+        bench.load(None)  # type: ignore[attr-defined]
+
+
+def test_the_truth_is_traced_once_and_a_torn_cache_is_rebuilt(tmp_path: Path,
+                                                             cruxeval_file: Path,
+                                                             engine: object) -> None:
+    programs = load_programs(cruxeval_file)[:12]
+    first = traced_tasks(programs, engine=engine, cache_dir=tmp_path)  # type: ignore[arg-type]
+    [cached] = list(tmp_path.glob("runtime-truth-*.json"))
+    stamp = cached.stat().st_mtime_ns
+    again = traced_tasks(programs, cache_dir=tmp_path)  # no engine: the cache answers
+    assert [t.to_dict() for t in again.tasks] == [t.to_dict() for t in first.tasks]
+    assert cached.stat().st_mtime_ns == stamp
+    cached.write_text('{"version": 1, "tasks": [')  # a torn write
+    rebuilt = traced_tasks(programs, engine=engine, cache_dir=tmp_path)  # type: ignore[arg-type]
+    assert [t.to_dict() for t in rebuilt.tasks] == [t.to_dict() for t in first.tasks]
+    other = traced_tasks(programs[:6], engine=engine, cache_dir=tmp_path)  # type: ignore[arg-type]
+    assert len(list(tmp_path.glob("runtime-truth-*.json"))) == 2 and other.tasks
