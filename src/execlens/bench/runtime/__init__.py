@@ -14,6 +14,7 @@ from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ._benchmark import BENCHMARK, RuntimeBenchmark
+    from ._demo import demo_evals, write_demo_programs
     from ._extract import extract_runtime
     from ._items import RuntimeItem, input_task, items_by_kind
     from ._metrics import BASELINES, runtime_metrics
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "BENCHMARK": "_benchmark",
     "RuntimeBenchmark": "_benchmark",
+    "demo_evals": "_demo",
+    "write_demo_programs": "_demo",
     "extract_runtime": "_extract",
     "RuntimeItem": "_items",
     "input_task": "_items",

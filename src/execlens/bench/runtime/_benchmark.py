@@ -159,5 +159,11 @@ class RuntimeBenchmark:
         """None."""
         return ()
 
+    def demo_evals(self, directory: Path, engine: Any) -> list[tuple[str, dict[str, Any]]]:
+        """``execlens demo``'s embedded-model run: every kind about the example programs."""
+        from ._demo import demo_evals
+
+        return demo_evals(directory, engine)
+
 
 BENCHMARK = RuntimeBenchmark()
