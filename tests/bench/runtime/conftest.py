@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -22,8 +23,9 @@ Answer = Callable[[str], str]
 class AnsweringModel:
     """An OpenAI-shaped chat server whose reply to a prompt is ``answer(user message)``."""
 
-    def __init__(self, answer: Answer) -> None:
+    def __init__(self, answer: Answer, *, delay: float = 0.0, port: int = 0) -> None:
         self.answer = answer
+        self.delay = delay
         self.requests = 0
         lock = threading.Lock()
         owner = self
@@ -36,6 +38,7 @@ class AnsweringModel:
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
                 with lock:
                     owner.requests += 1
+                time.sleep(owner.delay)
                 user = next(m["content"] for m in body["messages"] if m["role"] == "user")
                 text = owner.answer(user)
                 payload = {"id": "fake", "object": "chat.completion", "created": 0,
@@ -57,7 +60,7 @@ class AnsweringModel:
             allow_reuse_address = True
             request_queue_size = 256  # every request of a run may arrive at once
 
-        self._server = Server(("127.0.0.1", 0), Handler)
+        self._server = Server(("127.0.0.1", port), Handler)
         self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
                                         daemon=True)

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -143,3 +145,36 @@ def test_the_embedded_model_runs_end_to_end(tmp_path: Path, cruxeval_file: Path,
     result = run_eval(config, tmp_path / "run", show_progress=False)
     assert result.results["samples"] > 0 and result.requests > 0
     assert set(result.results["metrics"]["strict"]) >= {"coverage", "output", "input"}
+
+
+def _cli(data: Path, base_url: str, out: Path) -> list[str]:
+    return [sys.executable, "-m", "execlens", "eval", "--benchmark", "runtime", "--task",
+            "all", "--data", str(data), "--model", "fake-model", "--base-url", base_url,
+            "--limit", "12", "--out", str(out), "--concurrency", "1"]
+
+
+def test_a_run_killed_midway_resumes_to_the_same_bytes(
+        tmp_path: Path, cruxeval_file: Path, caches: Path, answering_model: Any,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGKILL during generation, rerun: the same files as a run never interrupted."""
+    answer = "[ANSWER]\nYES\n[/ANSWER]"
+    with answering_model(lambda prompt: answer) as server:
+        whole = subprocess.run(_cli(cruxeval_file, server.base_url, tmp_path / "whole"),
+                               capture_output=True, text=True, timeout=300)
+    assert whole.returncode == 0, whole.stderr
+    monkeypatch.setenv("EXECLENS_CACHE_DIR", str(tmp_path / "second-cache"))  # ask again
+    with answering_model(lambda prompt: answer, delay=0.05) as slow:
+        process = subprocess.Popen(_cli(cruxeval_file, slow.base_url, tmp_path / "killed"),
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while slow.requests < 10 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
+        assert slow.requests >= 10 and not (tmp_path / "killed" / "results.json").exists()
+        rerun = subprocess.run(_cli(cruxeval_file, slow.base_url, tmp_path / "killed"),
+                               capture_output=True, text=True, timeout=300)
+    assert rerun.returncode == 0, rerun.stderr
+    for name in ("samples.jsonl", "results.json"):
+        assert (tmp_path / "killed" / name).read_bytes() == (tmp_path / "whole" / name
+                                                              ).read_bytes(), name
