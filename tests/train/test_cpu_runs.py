@@ -44,7 +44,8 @@ def test_two_sft_steps(model_dir: Path, tmp_path: Path) -> None:
     data = tmp_path / "chains.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
     result = run_sft(SFTRunConfig(data=str(data), output_dir=str(tmp_path / "out"),
-                                  max_steps=2, per_device_train_batch_size=2, max_length=64))
+                                  max_steps=2, per_device_train_batch_size=2, max_length=64,
+                                  torch_threads=1))
     assert result.steps == 2
     losses = [h["loss"] for h in result.log_history if "loss" in h]
     assert len(losses) == 2 and all(loss > 0 for loss in losses)
@@ -60,7 +61,7 @@ def test_two_grpo_steps_call_the_reward(model_dir: Path, tmp_path: Path) -> None
                                     output_dir=str(tmp_path / "out"), max_steps=2,
                                     per_device_train_batch_size=4, num_generations=2,
                                     max_completion_length=8, format_weight=0.5,
-                                    use_vllm=False))
+                                    use_vllm=False, torch_threads=1))
     assert result.steps == 2
     logged = [h for h in result.log_history if "rewards/execlens_reward/mean" in h]
     assert len(logged) == 2

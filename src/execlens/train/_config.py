@@ -51,6 +51,10 @@ class _Common(BaseModel):
     seed: int = 0
     max_samples: int | None = Field(default=None, ge=1, description="use only the first N rows")
     lora: LoraSettings = Field(default_factory=LoraSettings)
+    torch_threads: int | None = Field(
+        default=None, ge=1, description="torch intra-op threads (default: torch's); 1 on "
+                                        "a busy small CPU box, where threads that wait on "
+                                        "each other make every step several times slower")
     trl_args: dict[str, Any] = Field(default_factory=dict)
 
 

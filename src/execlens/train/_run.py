@@ -53,6 +53,8 @@ def _common_args(config: SFTRunConfig | GRPORunConfig) -> dict[str, Any]:
         args["save_steps"] = config.save_steps
     import torch
 
+    if config.torch_threads is not None:
+        torch.set_num_threads(config.torch_threads)
     if not torch.cuda.is_available():
         # TRL defaults to bf16, which a CPU-only machine refuses: train in fp32 there.
         args.update(bf16=False, use_cpu=True)
