@@ -129,3 +129,12 @@ def test_direct_prompt_ends_where_the_answer_goes() -> None:
     prompt = render_direct_prompt(PLUS_ONE, [shot])
     assert prompt == ("def f(x):\n    return x * 2\nassert f(3) == 6\n\n"
                       "def f(x):\n    return x + 1\nassert f(3) == ")
+
+
+def test_direct_prompts_are_for_output_prediction() -> None:
+    import pytest
+
+    from execlens.rewards import render_direct_prompt
+
+    with pytest.raises(ValueError, match="output-prediction"):
+        render_direct_prompt(RewardTask("input", REVERSE, "'cba'"))
