@@ -19,6 +19,8 @@ from execlens.bench.runtime import extract_runtime
     ("ZeroDivisionError\n[/ANSWER]", "output", "ZeroDivisionError"),
     ("[ANSWER]\n```python\nassert f(16) == 17\n```\n[/ANSWER]", "input", "f(16)"),
     ("f(1, b=2)\n[/ANSWER]", "input", "f(1, b=2)"),
+    # A model that repeats the program first: its last assertion is the answer.
+    ("[ANSWER]\ndef f(x):\n    return x + 1\nassert f(5) == 6\n[/ANSWER]", "input", "f(5)"),
 ])
 def test_the_answer_is_read_from_the_last_block(raw: str, kind: str, text: str) -> None:
     extraction = extract_runtime(raw, kind)
@@ -30,6 +32,7 @@ def test_the_answer_is_read_from_the_last_block(raw: str, kind: str, text: str) 
     ("[THOUGHT]\nI think it runs.\n[/THOUGHT]", "coverage", "no_answer_block"),
     ("[ANSWER]\n[/ANSWER]", "state", "empty"),
     ("[ANSWER]\nassert f(1) != 2\n[/ANSWER]", "output", "assertion"),
+    ("[ANSWER]\ndef f(x):\n    return x\n[/ANSWER]", "output", "no_assertion"),
 ])
 def test_a_response_without_an_answer_is_named(raw: str, kind: str, failure: str) -> None:
     assert extract_runtime(raw, kind).failure == failure

@@ -62,6 +62,24 @@ def _assertion_side(text: str, side: str) -> str | None:
     return ast.get_source_segment(source, operand)
 
 
+def _prediction(block: str, side: str, how: list[str]) -> Extraction:
+    """An output (right side) or input (left side) read from a completed assertion: the
+    whole block, else its last ``assert`` line (a model that repeats the program first),
+    else a one-line block as it is (a bare value or call)."""
+    found = _assertion_side(block, side)
+    if found is not None:
+        return Extraction(found.strip(), (*how, f"{side} side of the assertion"))
+    asserts = [line for line in block.splitlines() if line.lstrip().startswith("assert ")]
+    if asserts:
+        found = _assertion_side(asserts[-1].strip(), side)
+        if found is not None:
+            return Extraction(found.strip(), (*how, f"{side} side of the last assert line"))
+        return Extraction(block, tuple(how), failure="assertion")
+    if len(block.splitlines()) > 1:
+        return Extraction(block, tuple(how), failure="no_assertion")
+    return Extraction(block, (*how, "the block as it is"))
+
+
 def extract_runtime(raw: str, kind: str) -> Extraction:
     """The answer to a ``kind`` question in ``raw`` (``failure`` says why there is none)."""
     how: list[str] = []
@@ -76,11 +94,5 @@ def extract_runtime(raw: str, kind: str) -> Extraction:
             text = text.strip("`").strip()
         return Extraction(text, (*how, "first line"))
     if kind in ("output", "input"):
-        side = _assertion_side(block, "right" if kind == "output" else "left")
-        if side is not None:
-            return Extraction(side.strip(), (*how, f"{'right' if kind == 'output' else 'left'}"
-                                                   " side of the assertion"))
-        if block.lstrip().startswith("assert"):
-            return Extraction(block, tuple(how), failure="assertion")
-        return Extraction(block, tuple(how))
+        return _prediction(block, "right" if kind == "output" else "left", how)
     raise ValueError(f"no question kind {kind!r}")
