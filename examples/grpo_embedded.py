@@ -108,13 +108,19 @@ def _plot(rows: list[dict[str, Any]], path: Path) -> None:
 
     steps = [r["step"] for r in rows]
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.plot(steps, [r["reward"] for r in rows], label="total reward")
-    ax.plot(steps, [r["correct"] for r in rows], label="correct (execution-verified)")
-    ax.plot(steps, [r["format"] for r in rows], label="format (parseable literal)")
+    correct = [r["correct"] for r in rows]
+    # A step's mean is over a few prompts only: a trailing 10-step mean shows the trend.
+    smooth = [sum(correct[max(0, i - 9):i + 1]) / len(correct[max(0, i - 9):i + 1])
+              for i in range(len(correct))]
+    ax.plot(steps, [r["reward"] for r in rows], label="total reward", alpha=0.4)
+    ax.plot(steps, correct, label="correct (execution-verified)", alpha=0.4)
+    ax.plot(steps, smooth, label="correct, 10-step mean", linewidth=2)
+    ax.plot(steps, [r["format"] for r in rows], label="format (parseable literal, unweighted)",
+            alpha=0.6)
     ax.set_xlabel("GRPO step")
     ax.set_ylabel("mean reward")
     ax.set_title("GRPO, embedded SmolLM2-135M, easy output prediction")
-    ax.legend()
+    ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
 
