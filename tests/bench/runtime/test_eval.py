@@ -178,3 +178,41 @@ def test_a_run_killed_midway_resumes_to_the_same_bytes(
     for name in ("samples.jsonl", "results.json"):
         assert (tmp_path / "killed" / name).read_bytes() == (tmp_path / "whole" / name
                                                               ).read_bytes(), name
+
+
+def test_a_generations_file_is_scored_like_an_eval(tmp_path: Path, cruxeval_file: Path,
+                                                   caches: Path) -> None:
+    from execlens.bench import GenerationsError, run_score
+
+    bench = get_benchmark("runtime")
+    [(_, items)] = bench.plan(bench.load(str(cruxeval_file)), "coverage", limit=30, offset=0)
+    answers = {item.sample_id: ["YES", "[ANSWER]\nNO\n[/ANSWER]"] for item in items}
+    path = tmp_path / "generations.json"
+    path.write_text(json.dumps(answers))
+    generations = bench.read_generations(path, str(cruxeval_file), "coverage")
+    assert len(generations.items) == len(items)
+    assert {tuple(texts) for _, texts in generations.items} == {("YES", "NO")}
+    result = run_score(tmp_path / "scored", bench, generations, generations_file=str(path))
+    # One YES and one NO per question: exactly half right, whatever the truth.
+    assert result.results["metrics"]["strict"]["accuracy"] == 50.0
+    path.write_text(json.dumps({"nope#0@L1": ["YES"]}))
+    with pytest.raises(GenerationsError, match="not coverage questions"):
+        bench.read_generations(path, str(cruxeval_file), "coverage")
+
+
+def test_the_score_verb_scores_a_generations_file(tmp_path: Path, cruxeval_file: Path,
+                                                  caches: Path) -> None:
+    bench = get_benchmark("runtime")
+    [(_, items)] = bench.plan(bench.load(str(cruxeval_file)), "state", limit=10, offset=0)
+    path = tmp_path / "answers.json"
+    path.write_text(json.dumps({item.sample_id: ["Nil"] for item in items}))
+    command = [sys.executable, "-m", "execlens", "score", str(path), "--benchmark", "runtime",
+               "--data", str(cruxeval_file), "--out", str(tmp_path / "scored"), "--json"]
+    done = subprocess.run([*command, "--task", "state"], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout.splitlines()[-1])
+    assert results["samples"] == len(items)
+    assert results["metrics"]["strict"] == results["baselines"]["always Nil"]
+    missing = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert missing.returncode != 0 and "needs --task" in missing.stderr

@@ -38,6 +38,17 @@ def test_coverage_questions_are_balanced_over_the_asked_programs(bench: object,
             f"sample_{i}" for i in range(offset, offset + limit)}
 
 
+def test_a_runs_questions_do_not_depend_on_the_slice(bench: object,
+                                                     cruxeval_file: Path) -> None:
+    programs = bench.load(str(cruxeval_file))  # type: ignore[attr-defined]
+    small = dict(bench.plan(programs, "all", limit=10, offset=0))  # type: ignore[attr-defined]
+    large = dict(bench.plan(programs, "all", limit=30, offset=0))  # type: ignore[attr-defined]
+    for kind, items in small.items():
+        first = {f"sample_{i}" for i in range(10)}
+        assert [i.sample_id for i in items] == [
+            i.sample_id for i in large[kind] if i.task.problem_id in first], kind
+
+
 def test_every_kind_renders_in_both_styles(bench: object, cruxeval_file: Path) -> None:
     plan = bench.plan(bench.load(str(cruxeval_file)), "all", limit=10,  # type: ignore[attr-defined]
                       offset=0)

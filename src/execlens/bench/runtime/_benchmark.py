@@ -5,8 +5,9 @@ any programs with inputs.
   REval's DREval data or HumanEval-style records, CodeI/O's parsed samples, a user's
   JSONL in one of those shapes);
 * ``plan``: ``--limit``/``--offset`` pick *programs*; they are traced (cached) and the
-  questions about them chosen by ``tasks``' balanced selection, so the balance holds
-  over exactly what is asked; ``all`` asks every kind;
+  questions about each chosen by ``tasks``' balanced selection, so the balance holds
+  over exactly what is asked and a run's questions never depend on the slice; ``all``
+  asks every kind;
 * ``prepare``: the traced truth of the planned programs (the same cache: nothing is
   traced twice);
 * one mode, ``strict``: the generic judges (``execlens.judge``).  There is no official
@@ -26,9 +27,12 @@ from execlens.bench import (
     BenchmarkError,
     DatasetError,
     Generations,
+    GenerationsError,
     ProblemScorer,
     Reference,
     TaskSpec,
+    check_generations,
+    read_generations_json,
     select,
 )
 from execlens.judge import Scorer, TaskScorer
@@ -147,9 +151,23 @@ class RuntimeBenchmark:
         return runtime_metrics(records, task, self._items, notes)
 
     def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
-        """No published generations exist: score runs through ``execlens eval``."""
-        raise BenchmarkError("runtime has no generations-file format to score; run "
-                             "`execlens eval --benchmark runtime` (it caches every response)")
+        """A JSON object ``{sample id: [response or answer, ...]}`` for one kind's questions
+        about ``data`` (ids as ``samples.jsonl`` writes them, without the ``kind:`` prefix
+        of an ``all`` run).  Each text is read as :meth:`extract` reads a response (a bare
+        answer reads as itself); the questions the file answers are scored."""
+        if task not in KINDS:
+            raise BenchmarkError(f"scoring a runtime generations file needs --task, one of "
+                                 f"{', '.join(KINDS)} (got {task!r})")
+        answers = check_generations(read_generations_json(Path(path)), str(path))
+        [(_, items)] = self.plan(self.load(data), task, limit=None, offset=0)
+        known = {item.sample_id: item for item in items}
+        unknown = [ident for ident in answers if ident not in known]
+        if unknown:
+            raise GenerationsError(f"{path}: {len(unknown)} id(s) are not {task} questions "
+                                   f"about {data} ({', '.join(unknown[:5])})")
+        paired = [(item, [extract_runtime(text, task).text for text in answers[ident]])
+                  for ident, item in known.items() if ident in answers]
+        return Generations(task=task, items=paired, notes={"questions": len(paired)})
 
     def references(self) -> Sequence[Reference]:
         """None: nothing is published on these questions (the baselines are the yardstick)."""

@@ -1,8 +1,8 @@
 """Ground truth: trace the programs once, build the balanced questions, keep them on disk.
 
 The questions themselves depend on the runs (balanced selection keeps as many
-never-executed lines as executed ones), so the programs are traced before anything is
-asked.  The result -- every selected ``RuntimeTask`` with its reference -- is cached as
+never-executed lines as executed ones, in each run), so the programs are traced before
+anything is asked.  The result -- every selected ``RuntimeTask`` with its reference -- is cached as
 JSON under a key of everything it depends on (the programs, the selection, the seed,
 the tracer mode, Python and execlens versions): a rerun or a resumed run traces nothing.
 """
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["SELECTION", "TRACE_MODE", "TRUTH_VERSION", "TracedTasks", "traced_tasks",
            "truth_cache_dir"]
 
-TRUTH_VERSION = 1
+TRUTH_VERSION = 2  # 2: balanced per run
 #: The frame-aware tracer (REval's own reference tracer is REval's official mode only).
 TRACE_MODE = "exact"
 SELECTION = "balanced"
@@ -94,7 +94,12 @@ def _build(programs: Sequence[RuntimeProgram], engine: Engine, seed: int) -> Tra
     traces = trace_programs(runnable, engine, mode=TRACE_MODE)
     by_program = {id(t.tag): t for t in traces}
     paired = [by_program.get(id(p)) for p in runnable]
-    tasks = build_tasks(runnable, traces=paired, selection=SELECTION, seed=seed)
+    # Balanced per run: a run's questions depend on that run alone, so they are the same
+    # whatever slice (--limit/--offset) it is asked in -- a run grown from 5 to 50
+    # programs keeps its first answers, and a generations file matches any slice.
+    tasks = [task for program, trace in zip(runnable, paired)
+             for task in build_tasks([program], traces=[trace], selection=SELECTION,
+                                     seed=seed)]
     skipped = {f"{p.problem_id}#{p.input_index}": str(p.skip_reason)
                for p in programs if p.skip_reason is not None}
     return TracedTasks(tasks, failed_runs(runnable, paired), skipped)
