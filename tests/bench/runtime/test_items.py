@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -144,3 +145,21 @@ def test_the_truth_is_traced_once_and_a_torn_cache_is_rebuilt(tmp_path: Path,
     assert [t.to_dict() for t in rebuilt.tasks] == [t.to_dict() for t in first.tasks]
     other = traced_tasks(programs[:6], engine=engine, cache_dir=tmp_path)  # type: ignore[arg-type]
     assert len(list(tmp_path.glob("runtime-truth-*.json"))) == 2 and other.tasks
+
+
+def test_a_run_whose_truth_depends_on_the_hash_seed_is_asked_nothing(bench: object,
+                                                                     tmp_path: Path) -> None:
+    data = tmp_path / "mine.jsonl"
+    rows = [{"id": "stable", "code": "def f(x):\n    if x:\n        return 1\n    return 2",
+             "input": "0", "output": ""},
+            {"id": "seeded", "code": "def f(n):\n    return list({str(i) for i in range(n)})",
+             "input": "20", "output": ""}]
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    plan = dict(bench.plan(bench.load(str(data)), "all", limit=None,  # type: ignore[attr-defined]
+                           offset=0))
+    assert {item.task.problem_id for items in plan.values() for item in items} == {"stable"}
+    records = [{"id": f"{kind}:{item.sample_id}", "task": kind, "strict": [True],
+                "generations": [{"strict": "passed"}]}
+               for kind, items in plan.items() for item in items]
+    flags = bench.metrics(records, "all")["flags"]  # type: ignore[attr-defined]
+    assert any("seeded#0 nondeterministic" in flag for flag in flags)

@@ -145,7 +145,7 @@ class RuntimeBenchmark:
                 notes.append(f"{len(runs)} run(s) recorded nothing ({status}: "
                              f"{', '.join(runs[:5])}) and were asked nothing")
             if self._traced.skipped:
-                notes.append(f"{len(self._traced.skipped)} run(s) not traced: "
+                notes.append(f"{len(self._traced.skipped)} run(s) asked nothing: "
                              + "; ".join(f"{k} {v}" for k, v in
                                          list(self._traced.skipped.items())[:3]))
         return runtime_metrics(records, task, self._items, notes)

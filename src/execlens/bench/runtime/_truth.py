@@ -27,10 +27,12 @@ if TYPE_CHECKING:
 __all__ = ["SELECTION", "TRACE_MODE", "TRUTH_VERSION", "TracedTasks", "traced_tasks",
            "truth_cache_dir"]
 
-TRUTH_VERSION = 2  # 2: balanced per run
+TRUTH_VERSION = 3  # 2: balanced per run; 3: seed-dependent runs left out
 #: The frame-aware tracer (REval's own reference tracer is REval's official mode only).
 TRACE_MODE = "exact"
 SELECTION = "balanced"
+#: The engine's runs use hash seed 0; a second trace under this one finds seed-dependent runs.
+_OTHER_SEED = 1
 
 
 def truth_cache_dir() -> Path:
@@ -71,7 +73,8 @@ class TracedTasks:
         self.failed = failed
         """Runs that recorded nothing, by status (``timeout``: [``sample_3#0``])."""
         self.skipped = skipped
-        """Runs never traced (a module not installed), with the reason."""
+        """Runs asked nothing, with the reason (a module not installed, a run whose truth
+        changes with the hash seed)."""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form."""
@@ -87,6 +90,21 @@ class TracedTasks:
                    dict(data["skipped"]))
 
 
+def _seed_dependent(runnable: Sequence[RuntimeProgram], paired: Sequence[Any],
+                    engine: Engine) -> set[int]:
+    """Indexes of the runs whose ground truth changes under another hash seed (a set of
+    strings iterated, ``hash()`` printed): their truth is an accident, not asked."""
+    from execlens.trace import TraceRequest, ground_truth_key, trace_many
+
+    requests = [TraceRequest(program=p.program, call=p.call, test=p.test,
+                             test_class=p.test_class, test_method=p.test_method,
+                             mode=TRACE_MODE, hash_seed=_OTHER_SEED, tag=index)
+                for index, (p, trace) in enumerate(zip(runnable, paired))
+                if trace is not None and trace.recorded]
+    return {int(other.tag) for other in trace_many(engine, requests)
+            if ground_truth_key(other) != ground_truth_key(paired[int(other.tag)])}
+
+
 def _build(programs: Sequence[RuntimeProgram], engine: Engine, seed: int) -> TracedTasks:
     from execlens.tasks import trace_programs
 
@@ -94,6 +112,8 @@ def _build(programs: Sequence[RuntimeProgram], engine: Engine, seed: int) -> Tra
     traces = trace_programs(runnable, engine, mode=TRACE_MODE)
     by_program = {id(t.tag): t for t in traces}
     paired = [by_program.get(id(p)) for p in runnable]
+    unstable = _seed_dependent(runnable, paired, engine)
+    paired = [None if index in unstable else trace for index, trace in enumerate(paired)]
     # Balanced per run: a run's questions depend on that run alone, so they are the same
     # whatever slice (--limit/--offset) it is asked in -- a run grown from 5 to 50
     # programs keeps its first answers, and a generations file matches any slice.
@@ -102,7 +122,12 @@ def _build(programs: Sequence[RuntimeProgram], engine: Engine, seed: int) -> Tra
                                      seed=seed)]
     skipped = {f"{p.problem_id}#{p.input_index}": str(p.skip_reason)
                for p in programs if p.skip_reason is not None}
-    return TracedTasks(tasks, failed_runs(runnable, paired), skipped)
+    skipped.update({f"{runnable[i].problem_id}#{runnable[i].input_index}":
+                    "nondeterministic (its run changes with the hash seed)"
+                    for i in sorted(unstable)})
+    failed = failed_runs([p for i, p in enumerate(runnable) if i not in unstable],
+                         [t for i, t in enumerate(paired) if i not in unstable])
+    return TracedTasks(tasks, failed, skipped)
 
 
 def traced_tasks(programs: Sequence[RuntimeProgram], *, engine: Engine | None = None,
