@@ -74,6 +74,9 @@ def test_an_oracle_model_scores_every_kind_perfectly(tmp_path: Path, cruxeval_fi
     for kind in ("coverage", "path", "state", "output", "input"):
         assert metrics[kind] == 100.0, (kind, metrics)
     assert metrics["coverage f1"] == 100.0
+    # No published scorer exists: official is the same judge, and never differs.
+    assert result.results["metrics"]["official"] == metrics
+    assert result.results["differences"]["total"] == 0
     samples = [json.loads(line) for line in
                (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
     assert {s["task"] for s in samples} == {"coverage", "path", "state", "output", "input"}
@@ -90,7 +93,7 @@ def test_an_always_yes_model_scores_its_baseline_and_half_on_coverage(
     assert strict["accuracy"] == 50.0  # balanced selection: YES is right half the time
     assert strict["recall"] == 100.0 and strict["precision"] == 50.0
     baselines = results["baselines"]
-    assert baselines["always YES / -1 / Nil / None"] == strict
+    assert baselines["always YES / -1 / Nil / None"] == strict == results["metrics"]["official"]
     assert baselines["always NO / -1 / Nil / None"]["accuracy"] == 50.0
     assert results["samples"] >= 10
 
@@ -127,7 +130,8 @@ def test_the_cli_runs_end_to_end(tmp_path: Path, cruxeval_file: Path, caches: Pa
     results = json.loads((tmp_path / "run" / "results.json").read_text())
     assert results["benchmark"] == "runtime" and results["metrics"]["strict"]["coverage"] == 50.0
     assert "always NO / -1 / Nil / None" in done.stdout  # the baselines are in the summary
-    assert (tmp_path / "run" / "report.html").is_file()
+    assert "baseline: always YES / -1 / Nil / None" in (tmp_path / "run" / "report.html"
+                                                         ).read_text()
 
 
 @pytest.mark.slow

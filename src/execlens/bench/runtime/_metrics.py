@@ -61,13 +61,14 @@ def _kind_scores(kind: str, pairs: Sequence[tuple[Any, str]]) -> dict[str, float
 
 def runtime_metrics(records: Sequence[Mapping[str, Any]], task: str,
                     items: Mapping[tuple[str, str], RuntimeItem],
-                    notes: Sequence[str] = ()) -> dict[str, Any]:
-    """``{"strict": {...}, "baselines": {...}, "detailed": {...}, "flags": [...]}``.
+                    notes: Sequence[str] = (), *, modes: Sequence[str] = ("strict",)
+                    ) -> dict[str, Any]:
+    """``{mode: {...}, "baselines": {...}, "detailed": {...}, "flags": [...]}``.
 
     ``items`` maps ``(kind, sample id)`` to the planned item (its reference); a record's
     kind is its ``task`` field, its sample id the record id without a ``kind:`` prefix.
     """
-    by_kind: dict[str, list[tuple[Any, str]]] = {}
+    by_kind: dict[str, dict[str, list[tuple[Any, str]]]] = {mode: {} for mode in modes}
     asked: dict[str, list[RuntimeItem]] = {}
     for record in records:
         kind = str(record.get("task") or task)
@@ -79,12 +80,16 @@ def runtime_metrics(records: Sequence[Mapping[str, Any]], task: str,
         if item is not None:
             asked.setdefault(kind, []).append(item)
         for entry in record.get("generations") or ():
-            by_kind.setdefault(kind, []).append((reference, str(entry.get("strict", ""))))
-    kinds = [kind for kind in KINDS if kind in by_kind]
+            for mode in modes:
+                by_kind[mode].setdefault(kind, []).append((reference,
+                                                           str(entry.get(mode, ""))))
+    kinds = [kind for kind in KINDS if any(kind in found for found in by_kind.values())]
     single = len(kinds) == 1
-    strict: dict[str, float] = {}
-    for kind in kinds:
-        strict.update(_named(kind, _kind_scores(kind, by_kind[kind]), single))
+    scores: dict[str, dict[str, float]] = {mode: {} for mode in modes}
+    for mode in modes:
+        for kind in kinds:
+            scores[mode].update(_named(kind, _kind_scores(kind, by_kind[mode].get(kind, [])),
+                                       single))
     baselines: dict[str, dict[str, float]] = {}
     for label, answers in BASELINES.items():
         row: dict[str, float] = {}
@@ -100,6 +105,7 @@ def runtime_metrics(records: Sequence[Mapping[str, Any]], task: str,
         # The two rows differ only in the coverage answer: one row says it all.
         baselines = dict(list(baselines.items())[:1])
         baselines = {f"always {BASELINES[k][kinds[0]]}": v for k, v in baselines.items()}
-    detailed = {"strict": {"questions": {kind: len(asked.get(kind, ())) for kind in kinds}}}
-    return {"strict": strict, "baselines": baselines, "detailed": detailed,
+    questions = {kind: len(asked.get(kind, ())) for kind in kinds}
+    return {**scores, "baselines": baselines,
+            "detailed": {mode: {"questions": questions} for mode in modes},
             "flags": list(notes)}
