@@ -62,7 +62,9 @@ def test_doctor_names_every_layer() -> None:
     assert {"network", "filesystem", "pid_namespace", "unprivileged_uid", "process_limit",
             "seccomp", "rlimits", "clean_env"} <= names
     assert report["self_test"] is True
-    assert report["program"]["executable"] == sys.executable
+    # The program interpreter: $EXECLENS_PROGRAM_PYTHON (make test sets it), else ours.
+    expected = os.environ.get("EXECLENS_PROGRAM_PYTHON") or sys.executable
+    assert report["program"]["executable"] == expected
     assert set(report["program"]["packages"]) == {"numpy", "pandas"}
     human = _execlens("doctor")
     for name in names:
