@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from execlens.bench import DatasetError, get_benchmark
+from execlens.bench import DatasetError, DatasetUnavailableError, get_benchmark
 from execlens.bench.runtime import RuntimeItem, traced_tasks
 from execlens.tasks import load_programs
 from execlens.values import parse_call
@@ -125,9 +125,10 @@ def test_malformed_data_is_a_named_dataset_error(bench: object, tmp_path: Path, 
         bench.load(str(data))  # type: ignore[attr-defined]
 
 
-def test_no_data_names_what_to_pass(bench: object) -> None:
-    with pytest.raises(DatasetError, match="pass --data"):
-        bench.load(None)  # type: ignore[attr-defined]
+def test_no_data_or_a_missing_path_names_what_to_pass(bench: object, tmp_path: Path) -> None:
+    for data in (None, str(tmp_path / "missing.jsonl")):
+        with pytest.raises(DatasetUnavailableError, match="pass a local copy with --data PATH"):
+            bench.load(data)  # type: ignore[attr-defined]
 
 
 def test_the_truth_is_traced_once_and_a_torn_cache_is_rebuilt(tmp_path: Path,

@@ -27,6 +27,7 @@ from typing import Any
 from execlens.bench import (
     BenchmarkError,
     DatasetError,
+    DatasetUnavailableError,
     Generations,
     GenerationsError,
     ProblemScorer,
@@ -90,9 +91,14 @@ class RuntimeBenchmark:
     def load(self, data: str | None) -> list[Any]:
         """The programs (runs) of ``data``; a malformed record stops the run, named."""
         if data is None:
-            raise DatasetError("the runtime benchmark has no default data: pass --data "
-                               "(cruxeval.jsonl, DREval_data.jsonl or its directory, CodeI/O "
-                               "parsed samples, or your own JSONL in one of those shapes)")
+            raise DatasetUnavailableError(
+                "cannot load runtime questions without programs: the benchmark has no "
+                "default source; pass a local copy with --data PATH (cruxeval.jsonl, "
+                "DREval_data.jsonl or its directory, CodeI/O parsed samples, or your own "
+                "JSONL in one of those shapes)")
+        if not Path(data).exists():
+            raise DatasetUnavailableError(f"cannot load {data}: no such file or directory; "
+                                          "pass a local copy with --data PATH")
         try:
             return list(load_programs(data))
         except SourceError as exc:
