@@ -1,7 +1,9 @@
 """Tasks: questions about code and their ground truth.
 
 This module holds the runtime-behaviour tasks (coverage, path, state, output) built from
-traces of any program and input.  Names are loaded on first use.
+traces of any program and input, the readers of the datasets they are built from (with
+REval's one ClassEval rule and the one missing-module skip rule, which the benchmarks use
+too).  Names are loaded on first use.
 """
 
 from __future__ import annotations
@@ -11,9 +13,11 @@ from typing import TYPE_CHECKING
 from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from execlens.tasks._classeval import ClassEvalTestClass, classeval_test_classes
     from execlens.tasks._lines import Candidate, candidate_lines, line_variables
     from execlens.tasks._model import KINDS, RuntimeTask, task_id
     from execlens.tasks._output import read_tasks, write_tasks
+    from execlens.tasks._requirements import missing_modules, skip_reason
     from execlens.tasks._runtime import (
         SELECTIONS,
         build_tasks,
@@ -28,15 +32,15 @@ if TYPE_CHECKING:
         SourceError,
         check_reval_data,
         load_programs,
-        missing_modules,
         programs_from_codeio,
         programs_from_cruxeval,
         programs_from_reval,
         source_warnings,
-        test_methods,
     )
 
 _EXPORTS = {
+    "ClassEvalTestClass": "_classeval",
+    "classeval_test_classes": "_classeval",
     "Candidate": "_lines",
     "candidate_lines": "_lines",
     "line_variables": "_lines",
@@ -45,6 +49,8 @@ _EXPORTS = {
     "task_id": "_model",
     "read_tasks": "_output",
     "write_tasks": "_output",
+    "missing_modules": "_requirements",
+    "skip_reason": "_requirements",
     "SELECTIONS": "_runtime",
     "build_tasks": "_runtime",
     "tasks_for_trace": "_runtime",
@@ -55,9 +61,7 @@ _EXPORTS = {
     "RuntimeProgram": "_sources",
     "SourceError": "_sources",
     "check_reval_data": "_sources",
-    "missing_modules": "_sources",
     "source_warnings": "_sources",
-    "test_methods": "_sources",
     "load_programs": "_sources",
     "programs_from_codeio": "_sources",
     "programs_from_cruxeval": "_sources",

@@ -8,20 +8,19 @@
 
 from __future__ import annotations
 
-import ast
-import importlib.util
 import json
 import re
-import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ._classeval import classeval_test_classes
+from ._requirements import skip_reason
+
 __all__ = ["RuntimeProgram", "SourceError", "check_reval_data", "duplicate_ids",
-           "load_programs", "missing_modules", "programs_from_codeio",
-           "programs_from_cruxeval", "programs_from_reval", "source_warnings",
-           "test_methods"]
+           "load_programs", "programs_from_codeio", "programs_from_cruxeval",
+           "programs_from_reval", "source_warnings"]
 
 # REval's ids are "DREval/12": the number after the slash is the problem's index.
 _REVAL_ID = re.compile(r"^[^\s/][^/]*/\d+$")
@@ -150,8 +149,9 @@ def programs_from_reval(path: str | Path, with_questions: bool = True) -> list[R
     """Every DREval input; ``questions`` are DREval_tasks.jsonl's (line, var) pairs.
 
     HumanEval problems call ``entry_point`` with each input's argument tuple; ClassEval
-    problems run, for input ``i``, the first ``test*`` method of the ``i``-th test class.
-    Problems importing a module that is not installed get a ``skip_reason``.
+    problems run, for input ``i``, the first ``test*`` method of the ``i``-th test class
+    REval keeps (:func:`classeval_test_classes`).  Problems importing a module that is
+    not installed get a ``skip_reason``.
     """
     root = Path(path)
     data = root / "DREval_data.jsonl" if root.is_dir() else root
@@ -169,9 +169,8 @@ def programs_from_reval(path: str | Path, with_questions: bool = True) -> list[R
     for number, row in enumerate(rows, 1):
         problem_id, code, test = row["task_id"], row["code"], row.get("test")
         outputs = row.get("outputs") or []
-        missing = missing_modules(code, test)
-        reason = f"needs {', '.join(missing)} (not installed)" if missing else None
-        classes = test_methods(test) if test else []
+        reason = skip_reason(code, test)
+        classes = _test_classes(data, number, test, row["entry_point"]) if test else []
         for index, text in enumerate(row["inputs"]):
             key = (problem_id, index)
             meta: list[tuple[str, Any]] = [("input", text)]
@@ -181,7 +180,7 @@ def programs_from_reval(path: str | Path, with_questions: bool = True) -> list[R
             if key in output_preds:
                 meta.append(("output_pred", output_preds[key]))
             if test:
-                if index >= len(classes) or classes[index][1] is None:
+                if index >= len(classes):
                     raise SourceError(f"{data} record {number}: input {index} has no "
                                       f"matching test class with a test method in 'test'")
                 call, test_class, test_method = None, classes[index][0], classes[index][1]
@@ -213,49 +212,19 @@ def _reval_questions(path: Path) -> list[tuple[str, int, int, str, str]]:
     return questions
 
 
-def test_methods(test: str) -> list[tuple[str, str | None]]:
-    """(class name, first ``test*`` method or None) of each class of a unittest source.
-
-    REval's ClassEval rule: input ``i`` of a problem is the ``i``-th class's first test.
-    """
+def _test_classes(path: Path, number: int, test: str,
+                  entry_point: str) -> list[tuple[str, str]]:
+    """(test class, its first ``test*`` method) of each input, REval's ClassEval rule."""
     try:
-        tree = ast.parse(test)
+        classes = classeval_test_classes(test, entry_point)
     except SyntaxError as exc:
-        raise SourceError(f"unittest source does not parse ({exc.msg}, line {exc.lineno}); "
+        raise SourceError(f"{path} record {number}: unittest source does not parse "
+                          f"({exc.msg}, line {exc.lineno}); fix the record's 'test' field"
+                          ) from None
+    except ValueError as exc:
+        raise SourceError(f"{path} record {number}: cannot read the test classes ({exc}); "
                           f"fix the record's 'test' field") from None
-    out: list[tuple[str, str | None]] = []
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef):
-            method = next((m.name for m in node.body
-                           if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
-                           and m.name.startswith("test")), None)
-            out.append((node.name, method))
-    return out
-
-
-def missing_modules(*sources: str | None) -> list[str]:
-    """Top-level non-stdlib modules the sources import that are not installed here."""
-    missing: list[str] = []
-    for source in sources:
-        if not source:
-            continue
-        try:
-            tree = ast.parse(source)
-        except SyntaxError:
-            continue  # the run itself reports the SyntaxError
-        for node in ast.walk(tree):
-            names: list[str] = []
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names = [node.module]
-            for name in names:
-                top = name.split(".")[0]
-                if top in sys.stdlib_module_names or top in missing:
-                    continue
-                if importlib.util.find_spec(top) is None:
-                    missing.append(top)
-    return missing
+    return [(cls.name, cls.first_test) for cls in classes]
 
 
 def programs_from_cruxeval(path: str | Path) -> list[RuntimeProgram]:

@@ -15,7 +15,6 @@ from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ._benchmark import BENCHMARK, Reval, RevalScorer, truth_cache_dir
-    from ._classeval import ClassEvalTestClass, classeval_test_classes
     from ._data import (
         REVAL_HUB,
         RevalDataError,
@@ -50,7 +49,6 @@ if TYPE_CHECKING:
     from ._flat import REVAL_EVAL_TASKS, reval_metrics_for_report
     from ._judge import judge_reval, plan_reval
     from ._plan import REVAL_MODES, REVAL_TASKS, RevalPlan
-    from ._programs import reval_programs
     from ._prompts import (
         REVAL_PROMPT_FILES,
         REVAL_SYSTEM,
@@ -63,7 +61,6 @@ if TYPE_CHECKING:
         reval_setup_comment,
     )
     from ._records import MaskTruth, OutputTruth, QuestionTruth, RevalContext
-    from ._requirements import missing_modules, skip_reason
     from ._score import RevalScoreError, RevalScores, format_reval_scores, score_reval
     from ._oracle import reval_constant_answers, reval_oracle_answers
     from ._truth import TRUTH_VERSION, RevalTruth, build_reval_truth, reval_context
@@ -75,8 +72,6 @@ _EXPORTS = {
     "Reval": "_benchmark",
     "RevalScorer": "_benchmark",
     "truth_cache_dir": "_benchmark",
-    "ClassEvalTestClass": "_classeval",
-    "classeval_test_classes": "_classeval",
     "REVAL_HUB": "_data",
     "RevalDataError": "_data",
     "RevalItem": "_data",
@@ -109,7 +104,6 @@ _EXPORTS = {
     "REVAL_MODES": "_plan",
     "REVAL_TASKS": "_plan",
     "RevalPlan": "_plan",
-    "reval_programs": "_programs",
     "REVAL_PROMPT_FILES": "_prompts",
     "REVAL_SYSTEM": "_prompts",
     "RevalPromptInput": "_prompts",
@@ -123,8 +117,6 @@ _EXPORTS = {
     "OutputTruth": "_records",
     "QuestionTruth": "_records",
     "RevalContext": "_records",
-    "missing_modules": "_requirements",
-    "skip_reason": "_requirements",
     "RevalScoreError": "_score",
     "RevalScores": "_score",
     "format_reval_scores": "_score",

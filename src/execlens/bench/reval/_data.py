@@ -34,11 +34,10 @@ from execlens.bench import (
     hub_rows,
     read_records,
 )
+from execlens.tasks import classeval_test_classes, skip_reason
 from execlens.tasks.prompts import RenderedPrompt
 
-from ._classeval import classeval_test_classes
 from ._prompts import RevalPromptInput, render_reval
-from ._requirements import skip_reason
 
 if TYPE_CHECKING:
     from execlens.trace import TraceLimits, TraceRequest

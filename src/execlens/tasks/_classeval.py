@@ -8,6 +8,9 @@ method (the input: ``self.assert`` -> ``assert``, lines left-stripped). Both com
 ``inspect.getsource``; we find the same lines statically with ``ast`` and cut them with
 ``inspect.getblock``, the routine ``getsource`` itself uses, so the text is identical
 without importing or executing the test module.
+
+This is the one ClassEval rule: the REval benchmark's loader and ``tasks``' REval reader
+(:func:`execlens.tasks.programs_from_reval`) both use it.
 """
 
 from __future__ import annotations

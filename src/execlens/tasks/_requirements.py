@@ -1,7 +1,8 @@
-"""Which problems can run here: the non-stdlib modules a problem imports that are missing.
+"""Which programs can run here: the non-stdlib modules a program imports that are missing.
 
-DREval/117 and /149 import gensim, which execlens does not install: such problems are
-dropped before inference (``BENCHMARK.plan`` records why) and never scored.
+DREval/117 and /149 import gensim, which execlens does not install: such programs get a
+skip reason (the REval benchmark drops them before inference and never scores them;
+``tasks build`` leaves them untraced).  The one rule, for every reader of the data.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ def missing_modules(*sources: str | None) -> list[str]:
         try:
             tree = ast.parse(source)
         except SyntaxError:
-            continue
+            continue  # the run itself reports the SyntaxError
         for node in ast.walk(tree):
             names: list[str] = []
             if isinstance(node, ast.Import):
