@@ -16,6 +16,7 @@ from execlens.bench import (
     benchmark_names,
     get_benchmark,
     register_benchmark,
+    unregister_benchmark,
 )
 from execlens.cli import app
 
@@ -94,8 +95,13 @@ def test_register_benchmark_at_run_time_and_reject_what_is_not_one() -> None:
         name = "cruxeval-again"
 
     registered = register_benchmark(Again)  # a factory (the class) is called
-    assert get_benchmark("cruxeval-again") is registered
-    assert "cruxeval-again" in benchmark_names()
+    try:
+        assert isinstance(registered, Again)
+        assert get_benchmark("cruxeval-again") is registered
+        assert "cruxeval-again" in benchmark_names()
+    finally:
+        unregister_benchmark("cruxeval-again")
+    assert "cruxeval-again" not in benchmark_names()
     with pytest.raises(BenchmarkError, match="lacks"):
         register_benchmark(object())
 

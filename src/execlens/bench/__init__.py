@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         check_str_list,
         hub_rows,
         load_single_file_dataset,
+        parse_samples,
         read_records,
         select,
     )
@@ -44,7 +45,13 @@ if TYPE_CHECKING:
         match_generations,
         read_generations_json,
     )
-    from execlens.bench._kit import PASS_AT, ProblemScorer, pass_at_k_metrics
+    from execlens.bench._kit import (
+        PASS_AT,
+        ProblemScorer,
+        SampleBenchmark,
+        dataset_records,
+        pass_at_k_metrics,
+    )
     from execlens.bench._protocol import (
         Benchmark,
         BenchmarkError,
@@ -61,6 +68,7 @@ if TYPE_CHECKING:
         default_benchmark,
         get_benchmark,
         register_benchmark,
+        unregister_benchmark,
     )
     from execlens.bench._report import ReportError, RunView, load_run, write_report
     from execlens.bench._runs import RunError, difference_reason, sample_record
@@ -83,6 +91,7 @@ _EXPORTS = {
     "check_str_list": "_data",
     "hub_rows": "_data",
     "load_single_file_dataset": "_data",
+    "parse_samples": "_data",
     "read_records": "_data",
     "select": "_data",
     "EvalConfig": "_eval",
@@ -97,6 +106,8 @@ _EXPORTS = {
     "read_generations_json": "_generations",
     "PASS_AT": "_kit",
     "ProblemScorer": "_kit",
+    "SampleBenchmark": "_kit",
+    "dataset_records": "_kit",
     "pass_at_k_metrics": "_kit",
     "Benchmark": "_protocol",
     "BenchmarkError": "_protocol",
@@ -114,6 +125,7 @@ _EXPORTS = {
     "default_benchmark": "_registry",
     "get_benchmark": "_registry",
     "register_benchmark": "_registry",
+    "unregister_benchmark": "_registry",
     "ReportError": "_report",
     "RunView": "_report",
     "load_run": "_report",

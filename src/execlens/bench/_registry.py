@@ -51,8 +51,11 @@ def _entry_points() -> dict[str, Any]:
 
 
 def _checked(obj: Any, origin: str) -> Benchmark:
-    if callable(obj) and not any(hasattr(obj, name) for name in ("tasks", "plan")):
-        obj = obj()  # a factory
+    # A class is always a factory (its class attributes would otherwise pass for an
+    # instance's); another callable is one when it does not look like a benchmark.
+    if isinstance(obj, type) or (
+            callable(obj) and not any(hasattr(obj, name) for name in ("tasks", "plan"))):
+        obj = obj()
     missing = [name for name in _REQUIRED if not hasattr(obj, name)]
     if missing:
         raise BenchmarkError(f"{origin} is not a benchmark: it lacks {', '.join(missing)}")
@@ -64,6 +67,11 @@ def register_benchmark(obj: Any) -> Benchmark:
     benchmark = _checked(obj, repr(obj))
     _registered[benchmark.name] = benchmark
     return benchmark
+
+
+def unregister_benchmark(name: str) -> None:
+    """Forget a benchmark added by :func:`register_benchmark` (built-ins stay)."""
+    _registered.pop(name, None)
 
 
 def benchmark_names() -> list[str]:
