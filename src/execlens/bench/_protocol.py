@@ -111,6 +111,9 @@ class Benchmark(Protocol):
     description: str
     tasks: Mapping[str, TaskSpec]
     modes: tuple[str, ...]
+    # Optional: ``default_task`` (the task ``execlens eval`` asks when ``--task`` is
+    # omitted; else the first of :attr:`tasks`) and ``default = True`` (the benchmark
+    # ``execlens score`` assumes without ``--benchmark``).
     """Scoring modes, ``("official", "strict")`` for every built-in benchmark."""
     scores_raw: bool
     """Scorers judge raw responses (True) or extracted answers (False)."""

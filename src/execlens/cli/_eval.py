@@ -12,11 +12,13 @@ from rich.console import Console
 from rich.table import Table
 
 from execlens.bench import (
+    BenchmarkError,
     EvalConfig,
     EvalError,
     EvalResult,
     ModelRequestsFailed,
     benchmark_names,
+    get_benchmark,
     run_eval,
 )
 
@@ -69,8 +71,9 @@ def print_summary(result: EvalResult, console: Console) -> None:
 def eval_command(
     benchmark: Annotated[str, typer.Option(
         help="Benchmark: " + ", ".join(benchmark_names()) + ".")],
-    task: Annotated[str, typer.Option(help="A task of the benchmark (e.g. cruxeval: input, "
-                                           "output).")],
+    task: Annotated[Optional[str], typer.Option(
+        help="A task of the benchmark (e.g. cruxeval: input, output); default: the "
+             "benchmark's default task (its first).")] = None,
     model: Annotated[str, typer.Option(help="Model name at the server, or 'local'.")] = "local",
     prompt: Annotated[str, typer.Option(help="direct | cot")] = "direct",
     base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible server URL.")] = None,
@@ -96,6 +99,12 @@ def eval_command(
     overwrite: Annotated[bool, typer.Option(help="Replace a different run in --out.")] = False,
 ) -> None:
     """Run inference and scoring; write samples.jsonl, results.json and report.html."""
+    if task is None:
+        try:
+            chosen = get_benchmark(benchmark)
+        except BenchmarkError as exc:
+            fail(str(exc))
+        task = getattr(chosen, "default_task", None) or next(iter(chosen.tasks))
     config = EvalConfig(benchmark=benchmark, task=task, prompt=prompt, model=model,
                         base_url=base_url, n=n, temperature=temperature, top_p=top_p,
                         max_tokens=max_tokens, seed=seed, endpoint=endpoint, limit=limit,

@@ -69,6 +69,7 @@ class RuntimeBenchmark:
     """Coverage, path, state, output and input questions about any programs' runs."""
 
     name = "runtime"
+    default_task = "all"  # `execlens eval --benchmark runtime` asks every kind
     description = ("Runtime behaviour of any programs with inputs: coverage, path, state "
                    "(REval's questions) and output/input prediction (CRUXEval's)")
     tasks: Mapping[str, TaskSpec] = {
