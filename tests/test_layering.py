@@ -133,8 +133,29 @@ KNOWN_NAME_USES = {
 }
 
 
+def _benchmark_folders() -> dict[str, str]:
+    """Registry name -> folder of every built-in benchmark (found, not listed here)."""
+    from execlens.bench import get_benchmark
+
+    folders = {}
+    for init in sorted((SRC / "bench").glob("*/__init__.py")):
+        if "BENCHMARK" in init.read_text(encoding="utf-8"):
+            folder = init.parent.name
+            folders[get_benchmark(folder.replace("_", "-")).name] = folder
+    return folders
+
+
+def test_every_benchmark_folder_is_in_the_independence_contract() -> None:
+    listed = set(re.findall(r"execlens\.bench\.(\w+)",
+                            (ROOT / ".importlinter").read_text(encoding="utf-8")
+                            .split("[importlinter:contract:bench-folders]")[1]
+                            .split("[importlinter:contract:")[0]))
+    assert listed == set(_benchmark_folders().values())
+
+
 def test_benchmark_names_appear_only_in_their_folders() -> None:
-    folders = {"cruxeval": "cruxeval", "lcb-exec": "lcb_exec", "reval": "reval"}
+    folders = _benchmark_folders()
+    assert {"cruxeval", "lcb-exec", "reval", "runtime"} <= set(folders)
     spelled = set()
     for path in sorted(SRC.rglob("*.py")):
         relative = path.relative_to(SRC)
