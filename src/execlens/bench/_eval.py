@@ -19,7 +19,6 @@ are byte for byte the same.  ``--limit`` may grow or shrink between runs.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections import Counter
 from contextlib import ExitStack
@@ -231,7 +230,9 @@ def _generate(client: Any, bench: Benchmark, units: Sequence[Unit], config: Eval
     flavor = "openai" if config.endpoint == "chat" else "harness"
     prompts = [bench.render(unit.item, unit.task, config.prompt) for unit in units]
     requests = [_request(config, prompt, unit.key) for prompt, unit in zip(prompts, units)]
-    responses = asyncio.run(client.generate(requests, on_response=lambda i, r: advance()))
+    # generate_sync closes the loop's HTTP client with the loop: a client left to the
+    # garbage collector would try to close itself on a later, unrelated event loop.
+    responses = client.generate_sync(requests, on_response=lambda i, r: advance())
     ok: list[Unit] = []
     failed: Counter[str] = Counter()
     for unit, prompt, response in zip(units, prompts, responses):
