@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -191,8 +192,13 @@ def _plotly_js() -> str:
     return get_plotlyjs()
 
 
-def write_report(run_dirs: Iterable[Path], out: Path) -> Path:
-    """Render one self-contained HTML report for the given run directories."""
+def write_report(run_dirs: Iterable[Path], out: Path,
+                 links: Sequence[tuple[str, Path]] = ()) -> Path:
+    """Render one self-contained HTML report for the given run directories.
+
+    ``links`` are ``(label, path)`` pairs listed under the summary (the demo links its
+    synthesis dataset card); paths are written relative to the report.
+    """
     runs = [load_run(Path(p)) for p in run_dirs]
     if not runs:
         raise ValueError("no run directories given")
@@ -209,6 +215,8 @@ def write_report(run_dirs: Iterable[Path], out: Path) -> Path:
         pretty=_pretty,
         max_browsable=_MAX_BROWSABLE,
         escape=html.escape,
+        links=[(label, os.path.relpath(Path(target).resolve(), out.parent.resolve()))
+               for label, target in links],
     )
     from execlens.store import write_text_atomic
 

@@ -6,7 +6,9 @@
    registry says which: CRUXEval's Code Llama 7B generations) scored in official mode,
    reproducing the published pass@k, with strict mode beside it -- in seconds;
 3. a plumbing check of a tiny model: the embedded SmolLM2-135M (served on 127.0.0.1) on
-   execlens's own example programs through every benchmark's demo runs, ending with the
+   execlens's own example programs through every benchmark's demo runs;
+4. a short CodeI/O++ synthesis (a handful of functions through collect, prompts, predict,
+   verify, revise and assemble), whose dataset card the report links; ending with the
    report's path.
 """
 
@@ -128,7 +130,19 @@ def demo(
         except EvalError as exc:
             problem = f"the plumbing check stopped: {exc}"
         runs += [r.out_dir for r in finished]
-    report = write_report(runs, out / "report.html")
+    links: list[tuple[str, Path]] = []
+    if not no_model and problem is None:
+        console.rule("CodeI/O++ synthesis of a few functions (verified by execution)")
+        from execlens.synth import run_demo_synthesis
+
+        try:
+            card = run_demo_synthesis(out / "synth", console=console)
+        except Exception as exc:  # noqa: BLE001 - the report of what ran comes first
+            problem = f"the synthesis step stopped: {type(exc).__name__}: {exc}"
+        else:
+            console.print(f"synthesis dataset card: [bold]{card.resolve()}[/bold]")
+            links.append(("CodeI/O++ synthesis: dataset card", card))
+    report = write_report(runs, out / "report.html", links=links)
     console.rule()
     console.print(f"demo report: [bold]{report.resolve()}[/bold]")
     if problem is not None:  # the report of what did run is written first
