@@ -26,6 +26,14 @@ tasks_app = typer.Typer(help="Runtime-behaviour tasks (coverage, path, state, ou
 SHARD_RUNS = 32
 DEFAULT_WALL_LIMIT = 30.0
 
+# The tracing options ``trace`` and ``tasks build`` share (checked by check_run_options).
+WorkersOption = Annotated[Optional[int], typer.Option(help="Fork servers, >= 1 (default: "
+                                                      "cores).")]
+MaxStepsOption = Annotated[int, typer.Option(help="Cap on recorded steps per run (>= 1).")]
+WallLimitOption = Annotated[float, typer.Option(
+    "--wall-limit", "--timeout", help="Wall-clock seconds per traced run (> 0).")]
+ProgressOption = Annotated[bool, typer.Option(help="Show a progress bar.")]
+
 
 def check_run_options(*, workers: Optional[int], max_steps: int,
                       wall_limit: float) -> None:
@@ -42,6 +50,11 @@ def check_run_options(*, workers: Optional[int], max_steps: int,
         Limits(wall_time=wall_limit)
     except ValueError as exc:
         usage_error(f"--wall-limit: {exc}")
+
+
+def named_runs(runs: list[str]) -> str:
+    """The first eight runs, comma-separated, and how many more there are."""
+    return ", ".join(runs[:8]) + (f" and {len(runs) - 8} more" if len(runs) > 8 else "")
 
 
 def file_digest(path: Path) -> str:
@@ -97,14 +110,13 @@ def _failure_lines(failed: dict[str, list[str]], truncated: list[tuple[str, str]
                    ) -> list[str]:
     lines = []
     for status, runs in sorted(failed.items()):
-        shown = ", ".join(runs[:8]) + (f" and {len(runs) - 8} more" if len(runs) > 8 else "")
-        lines.append(f"{len(runs)} runs {status} (no tasks): {shown}")
+        lines.append(f"{len(runs)} runs {status} (no tasks): {named_runs(runs)}")
     by_cap: dict[str, list[str]] = {}
     for run, cap in truncated:
         by_cap.setdefault(cap, []).append(run)
     for cap, runs in sorted(by_cap.items()):
-        shown = ", ".join(runs[:8]) + (f" and {len(runs) - 8} more" if len(runs) > 8 else "")
-        lines.append(f"{len(runs)} runs hit the {cap} limit (recording cut short): {shown}")
+        lines.append(f"{len(runs)} runs hit the {cap} limit (recording cut short): "
+                     f"{named_runs(runs)}")
     return lines
 
 
@@ -129,16 +141,12 @@ def build(
     seed: Annotated[int, typer.Option(help="Seed of the balanced sampling.")] = 0,
     parquet: Annotated[bool, typer.Option(help="Write Parquet (pyarrow); implied by an "
                                           "--out ending in .parquet.")] = False,
-    workers: Annotated[Optional[int], typer.Option(help="Fork servers, >= 1 (default: "
-                                                   "cores).")] = None,
-    max_steps: Annotated[int, typer.Option(help="Cap on recorded steps per run "
-                                           "(>= 1).")] = 200_000,
-    wall_limit: Annotated[float, typer.Option(
-        "--wall-limit", "--timeout",
-        help="Wall-clock seconds per traced run (> 0).")] = DEFAULT_WALL_LIMIT,
+    workers: WorkersOption = None,
+    max_steps: MaxStepsOption = 200_000,
+    wall_limit: WallLimitOption = DEFAULT_WALL_LIMIT,
     overwrite: Annotated[bool, typer.Option(help="Replace a different earlier run at "
                                             "--out instead of refusing.")] = False,
-    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    progress: ProgressOption = True,
 ) -> None:
     """Trace every program run of SOURCE and write its tasks (resumable after a kill)."""
     from execlens.tasks import (

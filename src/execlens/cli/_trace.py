@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -18,8 +18,13 @@ from execlens.cli._run import usage_error
 from execlens.cli._tasks import (
     DEFAULT_WALL_LIMIT,
     SHARD_RUNS,
+    MaxStepsOption,
+    ProgressOption,
+    WallLimitOption,
+    WorkersOption,
     check_run_options,
     file_digest,
+    named_runs,
     open_run,
     run_shards,
 )
@@ -50,10 +55,6 @@ def _data_digest(dataset: Path) -> str:
     return ",".join(f"{p.name}:{file_digest(p)}" for p in files)
 
 
-def _named(runs: list[str]) -> str:
-    return ", ".join(runs[:8]) + (f" and {len(runs) - 8} more" if len(runs) > 8 else "")
-
-
 def trace(
     dataset: Annotated[Path, typer.Argument(
         help="REval data: a directory holding DREval_data.jsonl (and DREval_tasks.jsonl), "
@@ -65,16 +66,12 @@ def trace(
                                       "exact (per-frame, corrected).")] = "exact",
     rows: Annotated[str, typer.Option(help="all (every input) or pairs (the inputs REval "
                                       "asks about).")] = "all",
-    workers: Annotated[Optional[int], typer.Option(help="Fork servers, >= 1 (default: "
-                                                   "cores).")] = None,
-    max_steps: Annotated[int, typer.Option(help="Cap on recorded steps per run "
-                                           "(>= 1).")] = 200_000,
-    wall_limit: Annotated[float, typer.Option(
-        "--wall-limit", "--timeout",
-        help="Wall-clock seconds per traced run (> 0).")] = DEFAULT_WALL_LIMIT,
+    workers: WorkersOption = None,
+    max_steps: MaxStepsOption = 200_000,
+    wall_limit: WallLimitOption = DEFAULT_WALL_LIMIT,
     overwrite: Annotated[bool, typer.Option(help="Replace a different earlier run in "
                                             "--out instead of refusing.")] = False,
-    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    progress: ProgressOption = True,
 ) -> None:
     """Trace every input of an REval dataset and export the traces (resumable)."""
     from execlens.bench.reval import EXPORT_ROWS, execution_record, states_record
@@ -147,11 +144,11 @@ def trace(
                err=True)
     for status in sorted(set(statuses) - set(_EXPECTED)):
         runs = [f"{r['task_id']}#{r['input_idx']}" for r in records if r["status"] == status]
-        typer.echo(f"{len(runs)} runs {status}: {_named(runs)}", err=True)
+        typer.echo(f"{len(runs)} runs {status}: {named_runs(runs)}", err=True)
     cut = [f"{r['task_id']}#{r['input_idx']} ({r['truncated']})" for r in records
            if r.get("truncated")]
     if cut:
-        typer.echo(f"{len(cut)} runs hit a recording limit: {_named(cut)}", err=True)
+        typer.echo(f"{len(cut)} runs hit a recording limit: {named_runs(cut)}", err=True)
 
 
 def _with_engine_limits(request: Any, limits: Any) -> Any:
