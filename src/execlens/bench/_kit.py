@@ -1,5 +1,9 @@
 """Pieces benchmark folders assemble their declaration from: scorer adapters, pass@k.
 
+* :class:`SampleBenchmark` is what every benchmark of self-contained samples (the
+  reference answer in the data: CRUXEval, LiveCodeBench execution) declares alike:
+  one task over the selected samples, nothing to prepare, pass@k per mode, no exports;
+  :func:`dataset_records` turns a loader's result into its records or a ``DatasetError``;
 * :class:`ProblemScorer` lets a judge scorer (which plans on ``judge.ExecProblem``)
   score a benchmark's own item type;
 * :func:`pass_at_k_metrics` is the headline of the execution-prediction benchmarks:
@@ -14,12 +18,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ._data import DatasetError, LoadResult, select
 from .metrics import mean_pass_at_k
 
 if TYPE_CHECKING:
     from execlens.judge import ScorePlan, Scorer
 
-__all__ = ["PASS_AT", "ProblemScorer", "pass_at_k_metrics"]
+__all__ = ["PASS_AT", "ProblemScorer", "SampleBenchmark", "dataset_records",
+           "pass_at_k_metrics"]
 
 #: The k's of pass@k the execution-prediction benchmarks report.
 PASS_AT = (1, 5)
@@ -67,3 +73,36 @@ def pass_at_k_metrics(records: Sequence[Mapping[str, Any]], modes: Sequence[str]
             "the official script's estimator returns 1.0 for any sample with a correct one "
             "when n < k (its figure is kept under modes.official)"]
     return result
+
+
+def dataset_records(loaded: LoadResult[Any]) -> list[Any]:
+    """The loaded records; malformed ones (the first five named) stop the run."""
+    if loaded.errors:
+        raise DatasetError("; ".join(str(e) for e in loaded.errors[:5]))
+    return list(loaded.records)
+
+
+class SampleBenchmark:
+    """Shared declaration of a benchmark of self-contained samples, scored by pass@k.
+
+    A subclass declares ``modes`` and the rest of the ``Benchmark`` protocol.
+    """
+
+    modes: tuple[str, ...]
+
+    def plan(self, records: Sequence[Any], task: str, *, limit: int | None,
+             offset: int) -> list[tuple[str, list[Any]]]:
+        """One task: the selected samples."""
+        return [(task, select(records, limit=limit, offset=offset))]
+
+    def prepare(self, items: Sequence[Any], task: str, engine: Any) -> Any:
+        """Nothing: the reference outputs are in the data."""
+        return None
+
+    def metrics(self, records: Sequence[Mapping[str, Any]], task: str) -> dict[str, Any]:
+        """pass@1 (and pass@5 with enough generations) per mode."""
+        return pass_at_k_metrics(records, self.modes)
+
+    def exports(self) -> Sequence[Any]:
+        """None."""
+        return ()

@@ -7,15 +7,14 @@ from pathlib import Path
 from typing import Any
 
 from execlens.bench import (
-    DatasetError,
     Generations,
     ProblemScorer,
     Reference,
     ShippedRun,
+    SampleBenchmark,
     TaskSpec,
+    dataset_records,
     match_generations,
-    pass_at_k_metrics,
-    select,
 )
 from execlens.judge import Scorer, StrictScorer
 from execlens.tasks.prompts import Extraction, RenderedPrompt
@@ -40,7 +39,7 @@ _REFERENCES = (
 )
 
 
-class CruxEval:
+class CruxEval(SampleBenchmark):
     """CRUXEval (facebookresearch/cruxeval): 800 functions, predict an output or an input."""
 
     name = "cruxeval"
@@ -58,15 +57,7 @@ class CruxEval:
 
     def load(self, data: str | None) -> list[Any]:
         """CRUXEval's samples; malformed records are named and stop the run."""
-        loaded = load_cruxeval(data)
-        if loaded.errors:
-            raise DatasetError("; ".join(str(e) for e in loaded.errors[:5]))
-        return list(loaded.records)
-
-    def plan(self, records: Sequence[Any], task: str, *, limit: int | None,
-             offset: int) -> list[tuple[str, list[Any]]]:
-        """One task: the selected samples."""
-        return [(task, select(records, limit=limit, offset=offset))]
+        return dataset_records(load_cruxeval(data))
 
     def render(self, item: Any, task: str, style: str) -> RenderedPrompt:
         """The official prompt."""
@@ -76,20 +67,12 @@ class CruxEval:
         """The text the official post-processing hands to the scorer."""
         return extract_cruxeval(raw, task, style, flavor=flavor)
 
-    def prepare(self, items: Sequence[Any], task: str, engine: Any) -> Any:
-        """Nothing: the reference outputs are in the data."""
-        return None
-
     def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer]:
         """Official (for the task its script infers, ``context``, if any) and strict."""
         official_task = context if isinstance(context, str) else task
         return {"official": ProblemScorer(CruxEvalOfficialScorer(official_task),
                                           cruxeval_problem),
                 "strict": ProblemScorer(StrictScorer(task), cruxeval_problem)}
-
-    def metrics(self, records: Sequence[Mapping[str, Any]], task: str) -> dict[str, Any]:
-        """pass@1 and pass@5 per mode."""
-        return pass_at_k_metrics(records, self.modes)
 
     def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
         """An official-format file; the official mode scores it as its path says."""
@@ -103,10 +86,6 @@ class CruxEval:
     def references(self) -> Sequence[Reference]:
         """The official scored Code Llama 7B files."""
         return _REFERENCES
-
-    def exports(self) -> Sequence[Any]:
-        """None."""
-        return ()
 
     def shipped_runs(self) -> list[ShippedRun]:
         """The official Code Llama 7B generations shipped with execlens."""

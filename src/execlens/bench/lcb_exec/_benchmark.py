@@ -7,13 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from execlens.bench import (
-    DatasetError,
     Generations,
     ProblemScorer,
+    SampleBenchmark,
     TaskSpec,
+    dataset_records,
     match_generations,
-    pass_at_k_metrics,
-    select,
 )
 from execlens.judge import Scorer, StrictScorer
 from execlens.tasks.prompts import Extraction, RenderedPrompt
@@ -30,7 +29,7 @@ from ._official import LCBOfficialScorer
 __all__ = ["BENCHMARK", "LCBExec"]
 
 
-class LCBExec:
+class LCBExec(SampleBenchmark):
     """LiveCodeBench code execution (``livecodebench/execution-v2``): predict the output."""
 
     name = "lcb-exec"
@@ -46,15 +45,7 @@ class LCBExec:
 
     def load(self, data: str | None) -> list[Any]:
         """The execution-v2 rows in LiveCodeBench's order; malformed records stop the run."""
-        loaded = load_lcb_exec(data)
-        if loaded.errors:
-            raise DatasetError("; ".join(str(e) for e in loaded.errors[:5]))
-        return list(loaded.records)
-
-    def plan(self, records: Sequence[Any], task: str, *, limit: int | None,
-             offset: int) -> list[tuple[str, list[Any]]]:
-        """One task: the selected samples."""
-        return [(task, select(records, limit=limit, offset=offset))]
+        return dataset_records(load_lcb_exec(data))
 
     def render(self, item: Any, task: str, style: str) -> RenderedPrompt:
         """The official prompt."""
@@ -64,18 +55,10 @@ class LCBExec:
         """The text LiveCodeBench's extraction hands to the scorer."""
         return extract_lcb(raw, style)
 
-    def prepare(self, items: Sequence[Any], task: str, engine: Any) -> Any:
-        """Nothing: the reference outputs are in the data."""
-        return None
-
     def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer]:
         """LiveCodeBench's official scorer and strict output prediction."""
         return {"official": ProblemScorer(LCBOfficialScorer(), lcb_sample_problem),
                 "strict": ProblemScorer(StrictScorer("output"), lcb_sample_problem)}
-
-    def metrics(self, records: Sequence[Mapping[str, Any]], task: str) -> dict[str, Any]:
-        """pass@1 (and pass@5 with enough generations) per mode."""
-        return pass_at_k_metrics(records, self.modes)
 
     def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
         """LiveCodeBench's output list (problems embedded) or ``{id: [answers]}``."""
@@ -88,10 +71,6 @@ class LCBExec:
 
     def references(self) -> Sequence[Any]:
         """None published in a form we can reproduce offline."""
-        return ()
-
-    def exports(self) -> Sequence[Any]:
-        """None."""
         return ()
 
 
