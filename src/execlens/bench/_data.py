@@ -27,6 +27,7 @@ __all__ = [
     "check_str_list",
     "hub_rows",
     "load_single_file_dataset",
+    "parse_samples",
     "read_records",
     "select",
 ]
@@ -270,6 +271,29 @@ def load_single_file_dataset(
     result = parse(rows, str(path))
     result.errors = sorted(errors + result.errors, key=lambda e: e.line or 0)
     return result
+
+
+def parse_samples(rows: list[Row], source: str, build: Callable[[dict[str, Any]], T],
+                  ) -> LoadResult[T]:
+    """``build(row)`` for every row, in file order: a ``FieldError`` it raises, or a
+    ``sample_id`` seen before, is that record's :class:`RecordError` and the rest load."""
+    out: list[T] = []
+    errors: list[RecordError] = []
+    seen: dict[str, int] = {}
+    for line, row in rows:
+        try:
+            sample = build(row)
+        except FieldError as exc:
+            errors.append(RecordError(source, line, exc.field, exc.message))
+            continue
+        ident = sample.sample_id  # type: ignore[attr-defined]
+        if ident in seen:
+            errors.append(RecordError(source, line, "id",
+                                      f"duplicate id {ident!r} (first at {seen[ident]})"))
+            continue
+        seen[ident] = line
+        out.append(sample)
+    return LoadResult(out, errors, source)
 
 
 def resolve_local(path: str | Path, candidates: Sequence[str], what: str) -> Path:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from execlens.bench import (
-    FieldError,
     LoadResult,
-    RecordError,
     Row,
     check_str,
     load_single_file_dataset,
+    parse_samples,
 )
 from execlens.tasks.prompts import RenderedPrompt
 
@@ -48,31 +48,17 @@ class CruxEvalSample:
         )
 
 
+def _sample(row: dict[str, Any]) -> CruxEvalSample:
+    return CruxEvalSample(
+        id=check_str(row, "id"),
+        code=check_str(row, "code"),
+        input=check_str(row, "input", empty_ok=True),
+        output=check_str(row, "output"),
+    )
+
+
 def _parse(rows: list[Row], source: str) -> LoadResult[CruxEvalSample]:
-    out: list[CruxEvalSample] = []
-    errors: list[RecordError] = []
-    seen: dict[str, int] = {}
-    for line, row in rows:
-        try:
-            sample = CruxEvalSample(
-                id=check_str(row, "id"),
-                code=check_str(row, "code"),
-                input=check_str(row, "input", empty_ok=True),
-                output=check_str(row, "output"),
-            )
-        except FieldError as exc:
-            errors.append(RecordError(source, line, exc.field, exc.message))
-            continue
-        if sample.id in seen:
-            errors.append(
-                RecordError(
-                    source, line, "id", f"duplicate id {sample.id!r} (first at {seen[sample.id]})"
-                )
-            )
-            continue
-        seen[sample.id] = line
-        out.append(sample)
-    return LoadResult(out, errors, source)
+    return parse_samples(rows, source, _sample)
 
 
 def load_cruxeval(

@@ -15,11 +15,11 @@ from typing import Any
 from execlens.bench import (
     FieldError,
     LoadResult,
-    RecordError,
     Row,
     check_int,
     check_str,
     load_single_file_dataset,
+    parse_samples,
 )
 from execlens.tasks.prompts import RenderedPrompt
 
@@ -92,35 +92,26 @@ def _order(sample: LCBExecSample) -> tuple[int, str]:
     return lcb_order(sample.id)
 
 
+def _sample(row: dict[str, Any]) -> LCBExecSample:
+    return LCBExecSample(
+        question_id=check_str(row, "question_id"),
+        contest_id=check_str(row, "contest_id"),
+        contest_date=_date(row),
+        difficulty=check_str(row, "difficulty"),
+        function_name=check_str(row, "function_name"),
+        code=check_str(row, "code"),
+        input=check_str(row, "input"),
+        output=check_str(row, "output"),
+        id=check_str(row, "id"),
+        problem_id=check_str(row, "problem_id"),
+        numsteps=check_int(row, "numsteps"),
+    )
+
+
 def _parse(rows: list[Row], source: str) -> LoadResult[LCBExecSample]:
-    out: list[LCBExecSample] = []
-    errors: list[RecordError] = []
-    seen: set[str] = set()
-    for line, row in rows:
-        try:
-            sample = LCBExecSample(
-                question_id=check_str(row, "question_id"),
-                contest_id=check_str(row, "contest_id"),
-                contest_date=_date(row),
-                difficulty=check_str(row, "difficulty"),
-                function_name=check_str(row, "function_name"),
-                code=check_str(row, "code"),
-                input=check_str(row, "input"),
-                output=check_str(row, "output"),
-                id=check_str(row, "id"),
-                problem_id=check_str(row, "problem_id"),
-                numsteps=check_int(row, "numsteps"),
-            )
-        except FieldError as exc:
-            errors.append(RecordError(source, line, exc.field, exc.message))
-            continue
-        if sample.id in seen:
-            errors.append(RecordError(source, line, "id", f"duplicate id {sample.id!r}"))
-            continue
-        seen.add(sample.id)
-        out.append(sample)
-    out.sort(key=_order)  # lcb_runner sorts by int(id.split("_")[1])
-    return LoadResult(out, errors, source)
+    result = parse_samples(rows, source, _sample)
+    result.records.sort(key=_order)  # lcb_runner sorts by int(id.split("_")[1])
+    return result
 
 
 def load_lcb_exec(
