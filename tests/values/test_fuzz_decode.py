@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import json
 import math
-import os
-from datetime import timedelta
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from execlens.values import EnvelopeError, decode, encode, values_equal
@@ -27,14 +25,7 @@ pytestmark = pytest.mark.timeout(120)
 
 MODES = ("exact", "python", "tolerant")
 
-_EXAMPLES = os.environ.get("EXECLENS_FUZZ_EXAMPLES")
-FUZZ = settings(
-    max_examples=int(_EXAMPLES or 60),
-    deadline=timedelta(seconds=5),  # a loaded CI machine; a hang is far longer
-    derandomize=not _EXAMPLES,  # CI: the same examples each run; a long run: fresh ones
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+FUZZ = settings.get_profile("execlens-fuzz")  # tests/values/conftest.py
 
 # Every type name the decoder knows, and some it does not.
 TYPE_NAMES = ["int", "str", "bool", "float", "NoneType", "list", "tuple", "set",

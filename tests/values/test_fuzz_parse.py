@@ -13,12 +13,10 @@ explores that many fresh random ones per test.
 from __future__ import annotations
 
 import math
-import os
-from datetime import timedelta
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from execlens.values import AnswerParseError, ParsedCall, parse_call, parse_literal
@@ -28,14 +26,7 @@ pytestmark = pytest.mark.timeout(120)
 KINDS = {"not_text", "empty", "too_long", "syntax", "name", "attribute", "boolop",
          "comprehension", "call", "operator", "not_a_call", "not_literal", "multiple"}
 
-_EXAMPLES = os.environ.get("EXECLENS_FUZZ_EXAMPLES")
-FUZZ = settings(
-    max_examples=int(_EXAMPLES or 60),
-    deadline=timedelta(seconds=5),  # a loaded CI machine; a hang is far longer
-    derandomize=not _EXAMPLES,  # CI: the same examples each run; a long run: fresh ones
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+FUZZ = settings.get_profile("execlens-fuzz")  # tests/values/conftest.py
 
 _BRACKETS = st.sampled_from(["[", "(", "{", "f(", "set(", "frozenset(", "-", "{'a': ", '{"a":'])
 _CLOSERS = {"[": "]", "(": ")", "{": "}", "f(": ")", "set(": ")", "frozenset(": ")",
