@@ -1,4 +1,5 @@
-"""A stand-in OpenAI-compatible *server* for eval runs (the client and runner are real).
+"""A stand-in OpenAI-compatible *server* for eval runs (the client and runner are real),
+and the official output-prediction prompt text the benchmarks' prompt tests share.
 
 The embedded model is slow on a shared machine; these tests need a server that answers
 fast, can be down, can fail chosen requests, and can be slow enough to kill a run mid-way.
@@ -115,3 +116,45 @@ def request_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     directory = tmp_path / "request-cache"
     monkeypatch.setenv("EXECLENS_CACHE_DIR", str(directory))
     return directory
+
+
+_OUTPUT_HEAD = (
+    "You are given a Python function and an assertion containing an input to the function. "
+    "Complete the assertion "
+    "with a literal (no unsimplified expressions, no function calls) containing the output "
+    "when executing the "
+    "provided code on the given input, even if the function is incorrect or incomplete. "
+    "Do NOT output any extra "
+)
+
+
+class OutputPromptText:
+    """The official output-prediction text CRUXEval wrote (prompts.py) and LiveCodeBench's
+    code-execution prompts repeat word for word (lcb_runner/prompts/code_execution.py),
+    written out here independently of the templates (test modules cannot import conftest:
+    they get it from the ``output_prompt_text`` fixture)."""
+
+    SYSTEM = (
+        "You are an expert at Python programming, code execution, test case generation, and "
+        "fuzzing."
+    )
+    INSTRUCTIONS = {
+        "direct": _OUTPUT_HEAD
+        + "information. Provide the full assertion with the correct output in [ANSWER] and "
+        "[/ANSWER] tags, following the examples.",
+        "cot": _OUTPUT_HEAD
+        + "information. Execute the program step by step before arriving at an answer, and "
+        "provide the full assertion with the correct output in [ANSWER] and [/ANSWER] tags, "
+        "following the examples.",
+    }
+
+    @classmethod
+    def prompt(cls, style: str, rest: str) -> str:
+        """The ``style`` instruction, then ``rest`` on the following lines."""
+        return f"{cls.INSTRUCTIONS[style]}\n{rest}"
+
+
+@pytest.fixture
+def output_prompt_text() -> type[OutputPromptText]:
+    """The official output-prediction instructions and system prompt."""
+    return OutputPromptText

@@ -1,22 +1,21 @@
 """CRUXEval's rendered prompts equal the official ones, character for character.
 
 Expected strings are written out here from the official sources (CRUXEval prompts.py),
-independently of the templates.
+independently of the templates; the output-prediction instructions, which LiveCodeBench
+repeats, are ``output_prompt_text``'s (tests/bench/conftest.py): the ``*_REST``
+constants are what follows them.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from execlens.bench.cruxeval import CRUXEVAL_SYSTEM, render_cruxeval
 from execlens.tasks.prompts import PromptInputError
-
-SYSTEM = (
-    "You are an expert at Python programming, code execution, test case generation, and fuzzing."
-)
 
 
 def _lines(*lines: str) -> str:
@@ -43,16 +42,7 @@ S0_CODE = _lines(
     "    return output",
 )
 
-CRUX_DIRECT_OUTPUT = _lines(
-    "You are given a Python function and an assertion containing an input to the function. "
-    "Complete the assertion "
-    "with a literal (no unsimplified expressions, no function calls) containing the output "
-    "when executing the "
-    "provided code on the given input, even if the function is incorrect or incomplete. "
-    "Do NOT output any extra "
-    "information. Provide the full assertion with the correct output in [ANSWER] and [/ANSWER] "
-    "tags, following "
-    "the examples.",
+CRUX_DIRECT_OUTPUT_REST = _lines(
     "",
     "[PYTHON]",
     "def f(n):",
@@ -80,16 +70,7 @@ CRUX_DIRECT_OUTPUT = _lines(
     "",
 )
 
-CRUX_COT_OUTPUT = _lines(
-    "You are given a Python function and an assertion containing an input to the function. "
-    "Complete the assertion "
-    "with a literal (no unsimplified expressions, no function calls) containing the output "
-    "when executing the "
-    "provided code on the given input, even if the function is incorrect or incomplete. "
-    "Do NOT output any extra "
-    "information. Execute the program step by step before arriving at an answer, and provide "
-    "the full assertion "
-    "with the correct output in [ANSWER] and [/ANSWER] tags, following the examples.",
+CRUX_COT_OUTPUT_REST = _lines(
     "",
     "[PYTHON]",
     "def f(s):",
@@ -218,18 +199,20 @@ CRUX_COT_INPUT = _lines(
 
 
 @pytest.mark.parametrize(
-    ("task", "style", "expected"),
+    ("task", "style", "instruction", "text"),
     [
-        ("output", "direct", CRUX_DIRECT_OUTPUT),
-        ("output", "cot", CRUX_COT_OUTPUT),
-        ("output", "phind", CRUX_PHIND_OUTPUT),
-        ("input", "direct", CRUX_DIRECT_INPUT),
-        ("input", "cot", CRUX_COT_INPUT),
+        ("output", "direct", "direct", CRUX_DIRECT_OUTPUT_REST),
+        ("output", "cot", "cot", CRUX_COT_OUTPUT_REST),
+        ("output", "phind", None, CRUX_PHIND_OUTPUT),
+        ("input", "direct", None, CRUX_DIRECT_INPUT),
+        ("input", "cot", None, CRUX_COT_INPUT),
     ],
 )
 def test_cruxeval_prompt_is_official_text(
-    sample0: dict[str, str], task: str, style: str, expected: str
+    sample0: dict[str, str], output_prompt_text: Any, task: str, style: str,
+    instruction: str | None, text: str
 ) -> None:
+    expected = output_prompt_text.prompt(instruction, text) if instruction else text
     prompt = render_cruxeval(
         task,
         style,
@@ -244,14 +227,16 @@ def test_cruxeval_prompt_is_official_text(
     assert prompt.stop == (("# done",) if style == "phind" else ("[/ANSWER]",))
 
 
-def test_cruxeval_chat_messages_and_sampling(sample0: dict[str, str]) -> None:
+def test_cruxeval_chat_messages_and_sampling(sample0: dict[str, str],
+                                             output_prompt_text: Any) -> None:
     prompt = render_cruxeval("output", "cot", code=sample0["code"], input=sample0["input"])
-    assert CRUXEVAL_SYSTEM == SYSTEM
+    cot_output = output_prompt_text.prompt("cot", CRUX_COT_OUTPUT_REST)
+    assert CRUXEVAL_SYSTEM == output_prompt_text.SYSTEM
     assert prompt.messages() == [
-        {"role": "system", "content": SYSTEM},
-        {"role": "user", "content": CRUX_COT_OUTPUT},
+        {"role": "system", "content": output_prompt_text.SYSTEM},
+        {"role": "user", "content": cot_output},
     ]
-    assert prompt.messages(system=False) == [{"role": "user", "content": CRUX_COT_OUTPUT}]
+    assert prompt.messages(system=False) == [{"role": "user", "content": cot_output}]
     assert (
         prompt.sampling.max_tokens == 1000
         and prompt.sampling.n == 10

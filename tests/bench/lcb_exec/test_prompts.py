@@ -1,20 +1,20 @@
 """LiveCodeBench code-execution prompts equal the official ones, character for character.
 
 Expected strings are written out here from lcb_runner/prompts/code_execution.py,
-independently of the templates.
+independently of the templates; its instructions are CRUXEval's, word for word, so they
+are ``output_prompt_text``'s (tests/bench/conftest.py): the ``*_REST`` constants are what
+follows them.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 
 from execlens.bench import BenchmarkError, get_benchmark
 from execlens.bench.lcb_exec import render_lcb
 from execlens.tasks.prompts import PromptInputError
-
-SYSTEM = (
-    "You are an expert at Python programming, code execution, test case generation, and fuzzing."
-)
 
 
 def _lines(*lines: str) -> str:
@@ -29,16 +29,7 @@ LCB_CODE = _lines(
 )
 LCB_INPUT = 'countSeniors(details = ["7868190130M7522", "5303914400F9211"])'
 
-LCB_DIRECT = _lines(
-    "You are given a Python function and an assertion containing an input to the function. "
-    "Complete the assertion "
-    "with a literal (no unsimplified expressions, no function calls) containing the output "
-    "when executing the "
-    "provided code on the given input, even if the function is incorrect or incomplete. "
-    "Do NOT output any extra "
-    "information. Provide the full assertion with the correct output in [ANSWER] and [/ANSWER] "
-    "tags, following "
-    "the examples.",
+LCB_DIRECT_REST = _lines(
     "",
     "[PYTHON]",
     "def repeatNumber(number : int) -> int:",
@@ -66,16 +57,7 @@ LCB_DIRECT = _lines(
     "",
 )
 
-LCB_COT = _lines(
-    "You are given a Python function and an assertion containing an input to the function. "
-    "Complete the assertion "
-    "with a literal (no unsimplified expressions, no function calls) containing the output "
-    "when executing the "
-    "provided code on the given input, even if the function is incorrect or incomplete. "
-    "Do NOT output any extra "
-    "information. Execute the program step by step before arriving at an answer, and provide "
-    "the full assertion "
-    "with the correct output in [ANSWER] and [/ANSWER] tags, following the examples.",
+LCB_COT_REST = _lines(
     "",
     "[PYTHON]",
     "def performOperation(s):",
@@ -108,11 +90,12 @@ LCB_COT = _lines(
 )
 
 
-@pytest.mark.parametrize(("style", "expected"), [("direct", LCB_DIRECT), ("cot", LCB_COT)])
-def test_lcb_prompt_is_official_text(style: str, expected: str) -> None:
+@pytest.mark.parametrize(("style", "text"), [("direct", LCB_DIRECT_REST),
+                                              ("cot", LCB_COT_REST)])
+def test_lcb_prompt_is_official_text(output_prompt_text: Any, style: str, text: str) -> None:
     prompt = render_lcb(style, code=LCB_CODE, input=LCB_INPUT, sample_id="sample_7")
-    assert prompt.text == expected
-    assert prompt.messages()[0] == {"role": "system", "content": SYSTEM}
+    assert prompt.text == output_prompt_text.prompt(style, text)
+    assert prompt.messages()[0] == {"role": "system", "content": output_prompt_text.SYSTEM}
     # completion runners stop at ###; the chat runner sends no stop at all
     assert prompt.stop == ("###",) and prompt.chat_stop == ()
     assert (
