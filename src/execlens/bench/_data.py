@@ -111,6 +111,9 @@ def read_records(path: Path) -> tuple[list[Row], list[RecordError]]:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise DatasetUnavailableError(f"{source} is not valid JSON: {exc}") from exc
+        except RecursionError:
+            raise DatasetUnavailableError(f"{source}: JSON nested too deeply to read; "
+                                          "is this the right file?") from None
         if isinstance(data, dict) and isinstance(data.get("test"), list):
             data = data["test"]  # {"test": [...]}, a split-keyed export
         if not isinstance(data, list):
@@ -135,6 +138,9 @@ def read_records(path: Path) -> tuple[list[Row], list[RecordError]]:
             errors.append(
                 RecordError(source, lineno, None, f"invalid JSON ({exc.msg} at column {exc.colno})")
             )
+            continue
+        except RecursionError:
+            errors.append(RecordError(source, lineno, None, "JSON nested too deeply to read"))
             continue
         if not isinstance(obj, dict):
             errors.append(

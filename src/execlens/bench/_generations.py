@@ -47,8 +47,11 @@ def read_generations_json(file: Path) -> Any:
         raise GenerationsError(f"no such generations file: {file}")
     try:
         return json.loads(file.read_text(encoding="utf-8"))
-    except ValueError as exc:
+    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise GenerationsError(f"{file} is not valid JSON: {exc}") from exc
+    except RecursionError:
+        raise GenerationsError(f"{file}: JSON nested too deeply to read; expected "
+                               "{sample_id: [generation, ...]}") from None
 
 
 def match_generations(problems: Sequence[T], generations: Mapping[str, list[str]],

@@ -13,7 +13,7 @@ from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from execlens.synth._collect import CollectSettings, code_flags, collect_functions
-    from execlens.synth._config import ConfigError, SynthConfig, load_config
+    from execlens.synth._config import ConfigError, SourceConfig, SynthConfig, load_config
     from execlens.synth._demo import run_demo_synthesis
     from execlens.synth._extract import Extracted, extract_answer, last_json_object
     from execlens.synth._pipeline import run_pipeline, synth_status
@@ -40,6 +40,7 @@ _EXPORTS = {
     "Check": "_verify",
     "verify_checks": "_verify",
     "ConfigError": "_config",
+    "SourceConfig": "_config",
     "SynthConfig": "_config",
     "load_config": "_config",
     "run_demo_synthesis": "_demo",

@@ -213,6 +213,10 @@ def load_config(path: str | Path, **overrides: Any) -> SynthConfig:
         raise ConfigError(f"{path}: no such config file")
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text; save the config as UTF-8") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deeply to read; is this the config?") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""

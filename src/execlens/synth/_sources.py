@@ -22,15 +22,22 @@ def _rows(source: SourceConfig) -> list[dict[str, Any]]:
             import pyarrow.parquet as pq
 
             return pq.read_table(path).to_pylist()
-        rows = []
-        with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError:
-                    rows.append({"__malformed__": f"{path.name}:{number}: not JSON"})
+        rows: list[dict[str, Any]] = []
+        try:
+            with path.open(encoding="utf-8") as handle:
+                for number, line in enumerate(handle, 1):
+                    if not line.strip():
+                        continue
+                    try:
+                        row = json.loads(line)
+                    except (json.JSONDecodeError, RecursionError):  # too deep is unreadable
+                        row = None
+                    # A line that is not one JSON object is kept as a rejected record.
+                    rows.append(row if isinstance(row, dict) else
+                                {"__malformed__": f"{path.name}:{number}: not a JSON object"})
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"sources: {path}: not UTF-8 text (byte {exc.start}); "
+                              f"convert it to UTF-8") from None
         return rows
     import datasets
 

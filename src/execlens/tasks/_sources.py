@@ -60,6 +60,9 @@ def _rows(path: Path) -> list[dict[str, Any]]:
                 except json.JSONDecodeError as exc:
                     raise SourceError(f"{path} record {number}: not JSON ({exc.msg}); fix "
                                       f"or remove that line") from None
+                except RecursionError:
+                    raise SourceError(f"{path} record {number}: JSON nested too deeply to "
+                                      f"read; fix or remove that line") from None
                 if not isinstance(row, dict):
                     raise SourceError(f"{path} record {number}: expected a JSON object, got "
                                       f"{_kind(row)}; each line must be one record {{...}}")
