@@ -14,7 +14,7 @@ every reward is equal and GRPO's advantages are zero.
 Writes ``reward_curve.csv`` / ``reward_curve.png`` (mean reward per GRPO step) and
 ``summary.json``: the mean reward of the first and last five steps, and the greedy pass
 rate on 40 held-out tasks before and after training (the steadier measure: a step's
-mean is over only a few prompts).
+mean is over only a few prompts).  Measured runs, read honestly: ``examples/results/``.
 """
 
 from __future__ import annotations
