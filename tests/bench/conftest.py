@@ -7,81 +7,27 @@ fast, can be down, can fail chosen requests, and can be slow enough to kill a ru
 
 from __future__ import annotations
 
-import json
 import socket
-import threading
-import time
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ..standin_model import StandInModel
+
 #: What the fake model answers: a CRUXEval-shaped assertion (right or wrong, it is scored).
 ANSWER = "[ANSWER]\nassert f(x) == 'abc'\n[/ANSWER]"
 
 
-class FakeModel:
+class FakeModel(StandInModel):
     """Answers chat completions with :data:`ANSWER`; ``fail(body)`` picks requests to fail."""
 
     def __init__(self, port: int = 0, *, delay: float = 0.0,
                  fail: Callable[[dict[str, Any]], bool] | None = None) -> None:
-        self.delay = delay
         self.fail = fail or (lambda body: False)
-        self.requests = 0
-        lock = threading.Lock()
-        owner = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:  # keep test output clean
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
-                with lock:
-                    owner.requests += 1
-                time.sleep(owner.delay)
-                if owner.fail(body):
-                    status, payload = 503, {"error": {"message": "down", "type": "fake"}}
-                else:
-                    n = int(body.get("n") or 1)
-                    status, payload = 200, {
-                        "id": "fake", "object": "chat.completion", "created": 0,
-                        "model": body.get("model", "fake"),
-                        "choices": [{"index": i, "finish_reason": "stop",
-                                     "message": {"role": "assistant", "content": ANSWER}}
-                                    for i in range(n)],
-                        "usage": {"prompt_tokens": 5, "completion_tokens": 3,
-                                  "total_tokens": 8}}
-                data = json.dumps(payload).encode()
-                try:
-                    self.send_response(status)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("content-length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
-        class Server(ThreadingHTTPServer):
-            daemon_threads = True
-            allow_reuse_address = True
-            request_queue_size = 256
-
-        self._server = Server(("127.0.0.1", port), Handler)
-        self.port = self._server.server_address[1]
-        self.base_url = f"http://127.0.0.1:{self.port}/v1"
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
-                                        daemon=True)
-
-    def __enter__(self) -> FakeModel:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__(lambda body: None if self.fail(body) else ANSWER,
+                         delay=delay, port=port)
 
 
 def free_port() -> int:

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+
+from ..standin_model import StandInModel
 
 
 def scripted_answer(prompt: str, turn: int) -> str:
@@ -30,53 +30,12 @@ def scripted_answer(prompt: str, turn: int) -> str:
     return f"Let me reason step by step.\n```json\n{json.dumps({field: guess})}\n```"
 
 
-class ScriptedServer:
+class ScriptedServer(StandInModel):
     """``/v1/chat/completions`` answering with :func:`scripted_answer`; counts requests."""
 
     def __init__(self) -> None:
-        self.requests = 0
-        owner = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-                owner.requests += 1
-                messages = body["messages"]
-                prompt = messages[0]["content"]
-                text = scripted_answer(prompt, sum(m["role"] == "user" for m in messages))
-                payload = {"id": "s", "object": "chat.completion", "created": 0,
-                           "model": body["model"],
-                           "choices": [{"index": i, "finish_reason": "stop",
-                                        "message": {"role": "assistant", "content": text}}
-                                       for i in range(int(body.get("n") or 1))],
-                           "usage": {"prompt_tokens": 1, "completion_tokens": 1,
-                                     "total_tokens": 2}}
-                data = json.dumps(payload).encode()
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        class Server(ThreadingHTTPServer):
-            daemon_threads = True
-            request_queue_size = 256
-
-        self._server = Server(("127.0.0.1", 0), Handler)
-        self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
-                                        daemon=True)
-
-    def __enter__(self) -> ScriptedServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__(lambda body: scripted_answer(
+            body["messages"][0]["content"], sum(m["role"] == "user" for m in body["messages"])))
 
 
 @pytest.fixture(scope="session")
