@@ -57,16 +57,25 @@ def test_sigkilled_writer_resumes_to_byte_identical_output(tmp_path: Path) -> No
     _run_to_completion(reference)
 
     killed = tmp_path / "killed"
+    markers = killed / ".done" / "samples"
     rng = random.Random(20261124)
     progress = []
-    for _ in range(6):
+    # Kill once the run has got past each of these shard counts (plus a random few ms,
+    # so kills land inside writes, between a shard and its marker, and mid-append):
+    # triggered by progress, not by wall-clock time, so a fast machine cannot finish
+    # the run before the kills and a slow one cannot kill it before it starts.
+    for target in (0, 4, 9, 13, 17, 20):
         child = start_child(WRITER, str(killed))
         wait_ready(child)
-        time.sleep(rng.uniform(0.0, 0.25))
+        deadline = time.monotonic() + 60
+        while (len(list(markers.glob("*.json"))) if markers.is_dir() else 0) < target:
+            assert child.poll() is None and time.monotonic() < deadline, "writer stalled"
+            time.sleep(0.001)
+        time.sleep(rng.uniform(0.0, 0.005))
         child.send_signal(signal.SIGKILL)
         child.communicate()
-        if child.returncode == -signal.SIGKILL:
-            progress.append(len(list((killed / ".done" / "samples").glob("*.json"))))
+        assert child.returncode == -signal.SIGKILL, "the writer finished before its kill"
+        progress.append(len(list(markers.glob("*.json"))) if markers.is_dir() else 0)
     # The kills landed at several different points of the run, not all before it began.
     assert len(set(progress)) >= 3, progress
     print("progress at each kill:", progress)
