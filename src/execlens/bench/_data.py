@@ -280,9 +280,11 @@ def load_single_file_dataset(
 
 
 def parse_samples(rows: list[Row], source: str, build: Callable[[dict[str, Any]], T],
+                  *, key: Callable[[T], str] | None = None, key_field: str = "id",
                   ) -> LoadResult[T]:
     """``build(row)`` for every row, in file order: a ``FieldError`` it raises, or a
-    ``sample_id`` seen before, is that record's :class:`RecordError` and the rest load."""
+    key seen before (``key(sample)``, default its ``sample_id``; reported under the
+    record's ``key_field``), is that record's :class:`RecordError` and the rest load."""
     out: list[T] = []
     errors: list[RecordError] = []
     seen: dict[str, int] = {}
@@ -292,10 +294,10 @@ def parse_samples(rows: list[Row], source: str, build: Callable[[dict[str, Any]]
         except FieldError as exc:
             errors.append(RecordError(source, line, exc.field, exc.message))
             continue
-        ident = sample.sample_id  # type: ignore[attr-defined]
+        ident = key(sample) if key is not None else sample.sample_id  # type: ignore[attr-defined]
         if ident in seen:
-            errors.append(RecordError(source, line, "id",
-                                      f"duplicate id {ident!r} (first at {seen[ident]})"))
+            errors.append(RecordError(source, line, key_field,
+                                      f"duplicate {key_field} {ident!r} (first at {seen[ident]})"))
             continue
         seen[ident] = line
         out.append(sample)

@@ -32,6 +32,7 @@ from execlens.bench import (
     check_str,
     check_str_list,
     hub_rows,
+    parse_samples,
     read_records,
 )
 from execlens.tasks import classeval_test_classes, skip_reason
@@ -346,20 +347,10 @@ def _parse_pairs(
 def _assemble(
     problem_rows: list[Row], problem_source: str, task_rows: list[Row], task_source: str
 ) -> LoadResult[RevalProblem]:
-    errors: list[RecordError] = []
-    problems: dict[str, RevalProblem] = {}
-    for line, row in problem_rows:
-        try:
-            problem = _parse_problem(row)
-        except FieldError as exc:
-            errors.append(RecordError(problem_source, line, exc.field, exc.message))
-            continue
-        if problem.task_id in problems:
-            errors.append(
-                RecordError(problem_source, line, "task_id", f"duplicate {problem.task_id}")
-            )
-            continue
-        problems[problem.task_id] = problem
+    parsed = parse_samples(problem_rows, problem_source, _parse_problem,
+                           key=lambda problem: problem.task_id, key_field="task_id")
+    errors: list[RecordError] = list(parsed.errors)
+    problems = {problem.task_id: problem for problem in parsed.records}
     attached: dict[str, list[RevalPair]] = {}
     for line, row in task_rows:
         try:
