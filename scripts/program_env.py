@@ -6,7 +6,8 @@
 
 The host venv may hold whatever its trainer needs (NumPy 2, verl); the programs get
 their own environment with the packages benchmark programs import (NumPy 1.x, which
-REval's programs need to reproduce the published numbers, pandas, BeautifulSoup).  The
+REval's programs need to reproduce the published numbers, pandas, BeautifulSoup, and
+SciPy and SymPy, which many of CodeI/O's functions import).  The
 engine needs nothing installed there: its servers import execlens from the host's copy.
 
 Idempotent: a DEST already built with the same interpreter and packages is left as it is
@@ -22,7 +23,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-DEFAULT_PACKAGES = ("numpy<2", "pandas<3", "beautifulsoup4")
+DEFAULT_PACKAGES = ("numpy<2", "pandas<3", "beautifulsoup4", "scipy<1.14", "sympy")
 STAMP = ".execlens-program-env"
 _REPORT = ("import json, sys\nfrom importlib import metadata\nnames = sys.argv[1:]\n"
            "def version(name):\n    try:\n        return metadata.version(name)\n"

@@ -12,10 +12,12 @@ from typing import TYPE_CHECKING
 from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from execlens.synth._classify import PAIR_CLASSES
     from execlens.synth._collect import CollectSettings, code_flags, collect_functions
     from execlens.synth._config import ConfigError, SourceConfig, SynthConfig, load_config
     from execlens.synth._demo import run_demo_synthesis
     from execlens.synth._extract import Extracted, extract_answer, last_json_object
+    from execlens.synth._mutation import mutated_parameters
     from execlens.synth._pipeline import run_pipeline, synth_status
     from execlens.synth._programs import (
         IMPORT_PREFIX,
@@ -23,15 +25,18 @@ if TYPE_CHECKING:
         SYNTH_PRELOAD,
         collect_program,
         probe_program,
+        replay_program,
     )
     from execlens.synth._prompts import render_prediction_prompt, render_transform_prompt
     from execlens.synth._size import deep_size, size_ok
     from execlens.synth._sources import load_function_records, load_source
-    from execlens.synth._verify import Check, verify_checks
     from execlens.synth._stage import STAGES, Stage, StageContext, register_stage
     from execlens.synth._unified import UnifiedParse, parse_unified
+    from execlens.synth._verify import Check, verify_checks
 
 _EXPORTS = {
+    "PAIR_CLASSES": "_classify",
+    "mutated_parameters": "_mutation",
     "CollectSettings": "_collect",
     "code_flags": "_collect",
     "collect_functions": "_collect",
@@ -54,6 +59,7 @@ _EXPORTS = {
     "SYNTH_PRELOAD": "_programs",
     "collect_program": "_programs",
     "probe_program": "_programs",
+    "replay_program": "_programs",
     "render_prediction_prompt": "_prompts",
     "render_transform_prompt": "_prompts",
     "deep_size": "_size",

@@ -17,24 +17,21 @@ clock or unseeded randomness, are dropped with the reason recorded.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from execlens.synth._classify import StoredFunction, canonical, classify_stored_pairs
+from execlens.synth._mutation import mutated_parameters
 from execlens.synth._programs import collect_program, probe_program
 from execlens.synth._size import size_ok
 
 if TYPE_CHECKING:
     from execlens.engine import Engine, Outcome
 
-__all__ = ["PAIR_CLASSES", "CollectSettings", "code_flags", "collect_functions"]
-
-# How a stored pair fares when re-executed (the must-show table's rows).
-PAIR_CLASSES = ("reproduces", "nondeterministic", "mutated_input", "missing_module",
-                "timeout", "exception", "other")
+__all__ = ["CollectSettings", "code_flags", "collect_functions"]
 
 _TIME = re.compile(r"\b(time\.(time|perf_counter|monotonic|process_time|time_ns)|"
                    r"(datetime|date)\.(now|today|utcnow)|timeit)\b")
@@ -66,32 +63,9 @@ class CollectSettings:
     batch_size: int = 16
 
 
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
-
-
 def _generator_seed(seed: int, function_id: str) -> int:
     digest = hashlib.sha256(f"{seed}:{function_id}".encode()).digest()
     return int.from_bytes(digest[:4], "big")
-
-
-def _fingerprint(outcome: Outcome) -> tuple[Any, ...]:
-    probe = outcome.decoded() if outcome.ok else None
-    if probe is None:
-        exc = outcome.exception
-        return (outcome.status.value, exc.type if exc else None)
-    return ("ok", _canonical(probe.get("output")), probe.get("json_ok"))
-
-
-def _failure_class(outcome: Outcome) -> str:
-    from execlens.engine import Status
-
-    if outcome.status is Status.TIMEOUT:
-        return "timeout"
-    exc = outcome.exception
-    if exc is not None and exc.type in ("ModuleNotFoundError", "ImportError"):
-        return "missing_module"
-    return "exception"
 
 
 def _probe_jobs(records: Sequence[dict[str, Any]], pairs: Sequence[list[dict[str, Any]]],
@@ -107,23 +81,18 @@ def _probe_jobs(records: Sequence[dict[str, Any]], pairs: Sequence[list[dict[str
     return jobs
 
 
+def _module_name(message: str) -> str:
+    """``scipy`` from "No module named 'scipy.linalg'" (the message when it is not that)."""
+    match = re.search(r"No module named '([\w.]+)'", message or "")
+    return match.group(1).split(".")[0] if match else (message or "unknown")
+
+
 def _split(outcomes: list[Outcome], sizes: list[int]) -> list[list[Outcome]]:
     out, start = [], 0
     for size in sizes:
         out.append(outcomes[start:start + size])
         start += size
     return out
-
-
-def _classify_stored(stored: dict[str, Any], first: Outcome, second: Outcome) -> str:
-    if not first.ok:
-        return _failure_class(first)
-    if _fingerprint(first) != _fingerprint(second):
-        return "nondeterministic"
-    probe = first.decoded()
-    if probe.get("json_ok") and _canonical(probe["output"]) == _canonical(stored.get("output")):
-        return "reproduces"
-    return "mutated_input" if probe.get("mutated") else "other"
 
 
 def collect_functions(engine: Engine, records: Sequence[dict[str, Any]],
@@ -181,6 +150,13 @@ def collect_functions(engine: Engine, records: Sequence[dict[str, Any]],
     first_runs = _split(first_future.result(), [len(p) for p in stored_pairs])
     background.shutdown()
 
+    # 4. Why stored pairs do not reproduce (more seeds and a replay for the unexplained).
+    mutates = {i: mutated_parameters(records[i]["refcode"]) for i in stored}
+    stored_classes, stored_moved = classify_stored_pairs(engine, [
+        StoredFunction(records[i]["refcode"], stored_pairs[k], first_runs[k],
+                       second_runs[i], code_flags(records[i]["refcode"]), bool(mutates[i]))
+        for k, i in enumerate(stored)], limits)
+
     out = []
     for i, record in enumerate(records):
         report = reports[i]
@@ -191,25 +167,31 @@ def collect_functions(engine: Engine, records: Sequence[dict[str, Any]],
         if i in stored_at:
             classes: Counter[str] = Counter()
             seen: set[str] = set()
-            for pair, first, second in zip(stored_pairs[stored_at[i]], first_runs[stored_at[i]],
-                                           second_runs[i]):
-                kind = _classify_stored(pair, first, second)
+            missing: set[str] = set()
+            at = stored_at[i]
+            moved = stored_moved[at]
+            for pair, first, kind in zip(stored_pairs[at], first_runs[at], stored_classes[at]):
                 classes[kind] += 1
-                moved |= kind == "nondeterministic"
+                if kind == "missing_module" and first.exception is not None:
+                    missing.add(_module_name(first.exception.message))
                 probe = first.decoded() if first.ok else None
-                key = _canonical(pair["input"])
+                key = canonical(pair["input"])
                 # Ground truth is our own fresh, deterministic run on the recorded input.
                 if (probe and kind != "nondeterministic" and probe.get("json_ok")
                         and not probe.get("none") and probe.get("size_ok")
                         and size_ok(pair["input"]) and key not in seen and len(kept) < keep):
                     seen.add(key)
                     kept.append({"input": pair["input"], "output": probe["output"]})
-            report["stored"] = len(stored_pairs[stored_at[i]])
+            report["stored"] = len(stored_pairs[at])
             report["pair_classes"] = dict(sorted(classes.items()))
+            if mutates[i]:
+                report["mutates_input"] = mutates[i]
+            if missing:
+                report["missing_modules"] = sorted(missing)
         else:
             for pair, second in zip(candidates[i], second_runs[i]):
                 probe = second.decoded() if second.ok else None
-                if probe is None or _canonical(probe.get("output")) != _canonical(pair["output"]):
+                if probe is None or canonical(probe.get("output")) != canonical(pair["output"]):
                     moved = True
                 else:
                     kept.append(pair)
@@ -221,6 +203,9 @@ def collect_functions(engine: Engine, records: Sequence[dict[str, Any]],
                                 "detail": report["failure"]}
         elif flags:
             result["reject"] = {"stage": "collect", "reason": flags[0], "flags": flags}
+        elif len(kept) < 2 and report.get("missing_modules"):
+            result["reject"] = {"stage": "collect", "reason": "missing_module",
+                                "modules": report["missing_modules"], "pairs": len(kept)}
         elif len(kept) < 2:
             result["reject"] = {"stage": "collect", "reason": "too_few_pairs",
                                 "pairs": len(kept)}

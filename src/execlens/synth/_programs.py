@@ -17,8 +17,16 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from execlens.engine import Job, Limits
 
-__all__ = ["SYNTH_PRELOAD", "IMPORT_PREFIX", "NUMPY_PREFIX", "collect_program", "needs_numpy",
-           "probe_job", "probe_program"]
+__all__ = [
+    "IMPORT_PREFIX",
+    "NUMPY_PREFIX",
+    "SYNTH_PRELOAD",
+    "collect_program",
+    "needs_numpy",
+    "probe_job",
+    "probe_program",
+    "replay_program",
+]
 
 IMPORT_PREFIX = """\
 import bisect, collections, copy, datetime, functools, heapq, itertools, json, math
@@ -151,12 +159,42 @@ def __synth_probe__(given):
     else:
         result = main_solution(given)
     after = _json.dumps(given, sort_keys=True, default=repr)
+    loose = None
     try:
         output, json_ok = _json.loads(_json.dumps(result, allow_nan=False)), True
     except Exception:
         output, json_ok = repr(result)[:2000], False
+        try:  # JSON with Infinity/NaN, as the reference wrote it
+            loose = _json.dumps(_json.loads(_json.dumps(result)), sort_keys=True,
+                                ensure_ascii=False)
+        except Exception:
+            pass
     return {"output": output, "json_ok": json_ok, "mutated": before != after,
-            "size_ok": json_ok and size_ok(result), "none": result is None}
+            "size_ok": json_ok and size_ok(result), "none": result is None,
+            "loose_json": loose}
+'''
+
+
+_REPLAY_DRIVER = '''
+
+def __synth_replay__(inputs):
+    """main_solution on every input in turn, in this one process (as CodeI/O's reference
+    ran a function's pairs): each result as sorted JSON text, or the exception's type."""
+    import copy as _copy
+    import json as _json
+    results = []
+    for given in inputs:
+        try:
+            result = main_solution(**_copy.deepcopy(given))
+        except Exception as exc:
+            results.append("exception:" + type(exc).__name__)
+            continue
+        try:  # the text the probe compares: JSON round trip, sorted keys
+            results.append(_json.dumps(_json.loads(_json.dumps(result)), sort_keys=True,
+                                       ensure_ascii=False))
+        except Exception:
+            results.append("repr:" + repr(result)[:2000])
+    return results
 '''
 
 
@@ -164,6 +202,12 @@ def collect_program(refcode: str, generator: str) -> str:
     """The generator-driven collection program for one function."""
     return "\n\n".join((_prefix(refcode, generator), refcode, generator, _size_source(),
                         _COLLECT_DRIVER))
+
+
+def replay_program(refcode: str) -> str:
+    """The program that runs inputs through ``main_solution`` one after another in one
+    process (``__synth_replay__``), to see whether calls share state."""
+    return "\n\n".join((_prefix(refcode), refcode, _REPLAY_DRIVER))
 
 
 def probe_program(refcode: str) -> str:
