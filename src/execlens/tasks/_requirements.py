@@ -3,20 +3,58 @@
 DREval/117 and /149 import gensim, which execlens does not install: such programs get a
 skip reason (the REval benchmark drops them before inference and never scores them;
 ``tasks build`` leaves them untraced).  The one rule, for every reader of the data.
+
+Programs run under the *program* interpreter (``$EXECLENS_PROGRAM_PYTHON``, the engine's
+variable), not necessarily this one: the host may hold torch and NumPy 2 while programs
+get NumPy 1 and SciPy.  So the question goes to that interpreter, once per module.
 """
 
 from __future__ import annotations
 
 import ast
 import importlib.util
+import json
+import os
+import subprocess
 import sys
 
 __all__ = ["missing_modules", "skip_reason"]
 
 
-def missing_modules(*sources: str | None) -> list[str]:
-    """Top-level non-stdlib modules the sources import that are not installed here."""
-    missing: list[str] = []
+# The engine's variable (execlens.engine.PROGRAM_PYTHON_ENV; tasks sits above the engine
+# in the layering only for tracing, so the name is repeated rather than imported).
+_PROGRAM_PYTHON_ENV = "EXECLENS_PROGRAM_PYTHON"
+_FIND = ("import importlib.util, json, sys\n"
+         "print(json.dumps([importlib.util.find_spec(n) is not None for n in sys.argv[1:]]))")
+_installed_cache: dict[tuple[str, str], bool] = {}
+
+
+def _program_python(python: str | None) -> str:
+    return python or os.environ.get(_PROGRAM_PYTHON_ENV) or sys.executable
+
+
+def _installed(names: list[str], python: str) -> dict[str, bool]:
+    """Whether each top-level module can be imported by ``python`` (cached)."""
+    todo = [n for n in dict.fromkeys(names) if (python, n) not in _installed_cache]
+    if todo:
+        found: list[bool] | None = None
+        if os.path.abspath(python) != os.path.abspath(sys.executable):
+            try:
+                result = subprocess.run([python, "-I", "-c", _FIND, *todo], capture_output=True,
+                                        text=True, timeout=60, check=True)
+                found = [bool(flag) for flag in json.loads(result.stdout)]
+            except (OSError, subprocess.SubprocessError, ValueError):
+                found = None  # an unusable interpreter: the engine reports it by name
+        if found is None or len(found) != len(todo):
+            found = [importlib.util.find_spec(n) is not None for n in todo]
+        _installed_cache.update({(python, n): ok for n, ok in zip(todo, found)})
+    return {n: _installed_cache[(python, n)] for n in names}
+
+
+def missing_modules(*sources: str | None, python: str | None = None) -> list[str]:
+    """Top-level non-stdlib modules the sources import that the program interpreter
+    (``python``, else ``$EXECLENS_PROGRAM_PYTHON``, else this one) cannot import."""
+    imported: list[str] = []
     for source in sources:
         if not source:
             continue
@@ -32,14 +70,15 @@ def missing_modules(*sources: str | None) -> list[str]:
                 names = [node.module]
             for name in names:
                 top = name.split(".")[0]
-                if top in sys.stdlib_module_names or top in missing:
-                    continue
-                if importlib.util.find_spec(top) is None:
-                    missing.append(top)
-    return missing
+                if top not in sys.stdlib_module_names and top not in imported:
+                    imported.append(top)
+    if not imported:
+        return []
+    installed = _installed(imported, _program_python(python))
+    return [name for name in imported if not installed[name]]
 
 
-def skip_reason(*sources: str | None) -> str | None:
+def skip_reason(*sources: str | None, python: str | None = None) -> str | None:
     """``"needs gensim (not installed)"`` when the sources import missing modules, else None."""
-    missing = missing_modules(*sources)
+    missing = missing_modules(*sources, python=python)
     return f"needs {', '.join(missing)} (not installed)" if missing else None
