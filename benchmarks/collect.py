@@ -1,7 +1,8 @@
 """``collect`` throughput on CodeI/O's parsed functions, beside the reference shape.
 
-Timed on a fixed sample (every k-th of the 464 functions of ``rawcode_1k_parsed.jsonl``),
-both sides on the same functions and the same number of workers:
+Timed on a fixed sample (every k-th of the 464 functions of ``rawcode_1k_parsed.jsonl``)
+and, with ``--full``, on all 464; both sides on the same functions and the same number
+of workers:
 
 * baseline (the reference shape): one ``python -`` subprocess per function running its
   stored pairs once, behind the reference's import prefix (numpy included);
@@ -12,10 +13,14 @@ both sides on the same functions and the same number of workers:
 
 A few functions compute for seconds per pair; that time is the same on both sides, so
 the sample is also timed without the functions whose own compute exceeds 0.5 s
-("light"), where the per-function overhead is what is measured.  Also: a
-generator-driven ``collect`` (1,000-call cap, up to 10 pairs) on a dozen functions whose
-input generators are written here, and (``--full``) the classification of all 4,514
-stored pairs.  ``--json`` prints one JSON object on the last line.
+("light"), where the per-function overhead is what is measured.  The functions' own
+compute (``compute_s``: summed child durations of the same-work run) is paid on both
+sides, so an engine with zero overhead and perfect balance would reach baseline /
+(compute / workers) on the same work and baseline / (2 x compute / workers) on
+collect's: the ceilings printed beside the ratios.  Also: a generator-driven ``collect`` (1,000-call cap, up to 10 pairs) on a
+dozen functions whose input generators are written here, and (``--full``) the
+classification of all 4,514 stored pairs.  ``--json`` prints one JSON object on the last
+line.
 """
 
 from __future__ import annotations
@@ -33,8 +38,14 @@ from pathlib import Path
 from typing import Any
 
 from execlens.engine import Engine
-from execlens.synth import collect_functions, load_function_records
-from execlens.synth import IMPORT_PREFIX, NUMPY_PREFIX, SYNTH_PRELOAD, CollectSettings
+from execlens.synth import (
+    IMPORT_PREFIX,
+    NUMPY_PREFIX,
+    SYNTH_PRELOAD,
+    CollectSettings,
+    collect_functions,
+    load_function_records,
+)
 
 DATA = Path(os.environ.get("EXECLENS_TEST_DATA", "../shared/data"))
 WORKERS = os.cpu_count() or 2
@@ -55,7 +66,7 @@ def _baseline_program(record: dict[str, Any]) -> str:
 def _baseline_one(record: dict[str, Any]) -> None:
     try:
         subprocess.run([sys.executable, "-"], input=_baseline_program(record), text=True,
-                       capture_output=True, timeout=60)
+                       capture_output=True, timeout=60, check=False)
     except subprocess.TimeoutExpired:
         pass
 
@@ -106,16 +117,32 @@ def generator_records(records: list[dict[str, Any]], count: int = 12) -> list[di
     return chosen
 
 
-def _first_jobs(records: list[dict[str, Any]], settings: CollectSettings) -> list[Any]:
-    """One run of every stored pair (the work the baseline does)."""
+def _first_jobs(records: list[dict[str, Any]], settings: CollectSettings
+                ) -> list[tuple[str, Any]]:
+    """One run of every stored pair (the work the baseline does), each job with the id
+    of its function."""
     from execlens.engine import Job, Limits
-
     from execlens.synth import probe_program
 
     limits = Limits(wall_time=settings.run_seconds, memory_mb=settings.memory_mb)
-    return [Job(program=probe_program(r["refcode"]), entry_point="__synth_probe__",
-                kwargs={"given": p["input"]}, hash_seed=settings.hash_seed, limits=limits)
+    return [(r["id"], Job(program=probe_program(r["refcode"]), entry_point="__synth_probe__",
+                          kwargs={"given": p["input"]}, hash_seed=settings.hash_seed,
+                          limits=limits))
             for r in records for p in r["stored_ios"] if isinstance(p.get("input"), dict)]
+
+
+def equal_work(engine: Engine, records: list[dict[str, Any]], settings: CollectSettings
+               ) -> tuple[float, Counter[str]]:
+    """Seconds of one engine run of every stored pair of ``records``, and each
+    function's own compute (its children's summed durations)."""
+    owned = _first_jobs(records, settings)
+    start = time.perf_counter()
+    outcomes = list(engine.map([job for _, job in owned], batch_size=settings.batch_size))
+    elapsed = time.perf_counter() - start
+    compute: Counter[str] = Counter()
+    for (owner, _), outcome in zip(owned, outcomes):
+        compute[owner] += outcome.duration
+    return elapsed, compute
 
 
 def _timed(function: Any, *args: Any) -> tuple[float, Any]:
@@ -141,56 +168,61 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=40,
                         help="functions in the timed sample (every k-th of the 464)")
     parser.add_argument("--full", action="store_true",
-                        help="also classify all 4,514 stored pairs (several minutes)")
+                        help="also time both sides on all 464 functions and classify all "
+                             "4,514 stored pairs (several minutes)")
     args = parser.parse_args()
     records = load_function_records(DATA / "codeio" / "rawcode_1k_parsed.jsonl", keep=10)
     sample = records[::max(1, len(records) // args.sample)]
     settings = CollectSettings()
     result: dict[str, Any] = {"sample_functions": len(sample),
                               "sample_pairs": sum(len(r["stored_ios"]) for r in sample)}
+    outputs: dict[str, list[dict[str, Any]]] = {}
     with Engine(workers=WORKERS, preload=SYNTH_PRELOAD, hash_seed=settings.hash_seed) as engine, \
             Engine(workers=WORKERS, preload=SYNTH_PRELOAD, hash_seed=settings.check_seed) as check:
         # Warm-up pass, which also measures each function's own compute (child time).
-        compute: Counter[str] = Counter()
-        outcomes = list(engine.map(_first_jobs(sample, settings), batch_size=settings.batch_size))
-        owners = [r["id"] for r in sample for p in r["stored_ios"] if isinstance(p.get("input"), dict)]
-        for owner, outcome in zip(owners, outcomes):
-            compute[owner] += outcome.duration
+        _, compute = equal_work(engine, sample, settings)
         heavy = [r for r in sample if compute[r["id"]] > 0.5]
         light = [r for r in sample if compute[r["id"]] <= 0.5]
         parts = {"all": sample, "light": light}
+        if args.full:
+            parts["full"] = records
         for name, part in parts.items():
-            equal, _ = _timed(lambda p: list(engine.map(_first_jobs(p, settings),
-                                                        batch_size=settings.batch_size)), part)
-            full, _ = _timed(lambda p: collect_functions(engine, p, check_engine=check), part)
+            equal, part_compute = equal_work(engine, part, settings)
+            full, outputs[name] = _timed(lambda p: collect_functions(engine, p,
+                                                                     check_engine=check), part)
             result[name] = {"functions": len(part), "equal_work_s": round(equal, 3),
-                            "collect_s": round(full, 3)}
+                            "collect_s": round(full, 3),
+                            "compute_s": round(sum(part_compute.values()), 3)}
         generated = generator_records(records)
         gen_elapsed, gen_out = _timed(lambda: collect_functions(engine, generated,
                                                                 check_engine=check))
-        if args.full:
-            full_elapsed, full_out = _timed(lambda: collect_functions(engine, records,
-                                                                      check_engine=check))
     for name, part in parts.items():
         base = len(part) / baseline(part)
         entry = result[name]
         entry["baseline_s"] = round(base, 3)
         entry["ratio_equal_work"] = round(base / entry["equal_work_s"], 2)
         entry["ratio_collect"] = round(base / entry["collect_s"], 2)
+        entry["ceiling_equal_work"] = round(base / (entry["compute_s"] / WORKERS), 2)
+        entry["ceiling_collect"] = round(base / (2 * entry["compute_s"] / WORKERS), 2)
     result["heavy_functions"] = {r["id"]: round(compute[r["id"]], 2) for r in heavy}
-    result["compute_s"] = round(sum(compute.values()), 2)
-    total = result["all"]
     print(f"sample: {len(sample)} of {len(records)} functions (every "
           f"{len(records) // len(sample)}th), {result['sample_pairs']} stored pairs, "
           f"{WORKERS} workers on each side")
-    print(f"{'':<34}{'all':>10}{'light':>10}")
+    headers = {"all": "sample", "light": "light", "full": f"all {len(records)}"}
+    print(f"{'':<38}" + "".join(f"{headers[name]:>10}" for name in parts))
     for label, key in (("baseline (subprocess/function) s", "baseline_s"),
                        ("execlens, same work (1 run/pair) s", "equal_work_s"),
                        ("execlens collect (2 runs/pair) s", "collect_s"),
+                       ("own compute (child time, 1 run/pair) s", "compute_s"),
                        ("ratio, same work", "ratio_equal_work"),
-                       ("ratio, collect's full work", "ratio_collect")):
-        print(f"{label:<34}{total[key]:>10}{result['light'][key]:>10}")
-    print(f"functions' own compute (child time, 1 run/pair): {result['compute_s']} s, of which "
+                       ("ceiling, same work", "ceiling_equal_work"),
+                       ("ratio, collect's full work", "ratio_collect"),
+                       ("ceiling, collect's full work", "ceiling_collect")):
+        print(f"{label:<38}" + "".join(f"{result[name][key]:>10}" for name in parts))
+    print("ceiling = baseline s / (compute s / workers), collect: / (2 x compute s / workers): "
+          "the ratio of an engine with zero overhead and perfect balance, since both sides "
+          "pay the functions' own compute")
+    print(f"sample's own compute: {result['all']['compute_s']} s, of which "
           f"{sum(result['heavy_functions'].values()):.2f} s in {len(heavy)} function(s) over "
           f"0.5 s: {result['heavy_functions']}; 'light' = the sample without them")
     gen_kept = [r for r in gen_out if not r.get("reject")]
@@ -204,12 +236,11 @@ def main() -> None:
           f"generator calls {result['generator']['calls']}; rejected {dict(sorted(gen_reasons.items()))}")
     if args.full:
         pairs = sum(len(r["stored_ios"]) for r in records)
-        classes, reasons = _table(full_out, pairs)
-        result["full"] = {"functions": len(records), "pairs": pairs,
-                          "seconds": round(full_elapsed, 2),
-                          "pair_classes": dict(sorted(classes.items())),
-                          "rejected": dict(sorted(reasons.items()))}
-        print(f"all {len(records)} functions: {full_elapsed:.1f} s; rejected {dict(sorted(reasons.items()))}")
+        classes, reasons = _table(outputs["full"], pairs)
+        result["full"].update(pairs=pairs, pair_classes=dict(sorted(classes.items())),
+                              rejected=dict(sorted(reasons.items())))
+        print(f"all {len(records)} functions: collect {result['full']['collect_s']:.1f} s; "
+              f"rejected {dict(sorted(reasons.items()))}")
     if args.json:
         print(json.dumps(result, sort_keys=True))
 
