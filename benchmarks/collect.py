@@ -5,7 +5,8 @@ and, with ``--full``, on all 464; both sides on the same functions and the same 
 of workers:
 
 * baseline (the reference shape): one ``python -`` subprocess per function running its
-  stored pairs once, behind the reference's import prefix (numpy included);
+  stored pairs once, behind the reference's import prefix (numpy included), with the
+  engine servers' one-thread BLAS setting (``OPENBLAS_NUM_THREADS=1``);
 * execlens, same work: every stored pair run once in the engine (forked children,
   numpy preloaded, a function's pairs batched into one child);
 * execlens ``collect``: its full work -- every pair run twice (the second time under
@@ -17,9 +18,9 @@ the sample is also timed without the functions whose own compute exceeds 0.5 s
 compute (``compute_s``: summed child durations of the same-work run) is paid on both
 sides, so an engine with zero overhead and perfect balance would reach baseline /
 (compute / workers) on the same work and baseline / (2 x compute / workers) on
-collect's: the ceilings printed beside the ratios.  Also: a generator-driven ``collect`` (1,000-call cap, up to 10 pairs) on a
-dozen functions whose input generators are written here, and (``--full``) the
-classification of all 4,514 stored pairs.  ``--json`` prints one JSON object on the last
+collect's: the ceilings printed beside the ratios.  Also: a generator-driven ``collect``
+(1,000-call cap, up to 10 pairs) on a dozen functions whose input generators are written
+here, and (``--full``) the classification of all 4,514 stored pairs.  ``--json`` prints one JSON object on the last
 line.
 """
 
@@ -49,6 +50,10 @@ from execlens.synth import (
 
 DATA = Path(os.environ.get("EXECLENS_TEST_DATA", "../shared/data"))
 WORKERS = os.cpu_count() or 2
+# The engine's servers run numpy with one BLAS thread; so does the baseline, or each of
+# its numpy imports would start a thread pool and flatter the ratio.
+_ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1"}
 
 
 def _baseline_program(record: dict[str, Any]) -> str:
@@ -66,7 +71,7 @@ def _baseline_program(record: dict[str, Any]) -> str:
 def _baseline_one(record: dict[str, Any]) -> None:
     try:
         subprocess.run([sys.executable, "-"], input=_baseline_program(record), text=True,
-                       capture_output=True, timeout=60, check=False)
+                       capture_output=True, timeout=60, check=False, env=_ENV)
     except subprocess.TimeoutExpired:
         pass
 

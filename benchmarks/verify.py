@@ -11,15 +11,19 @@ engine, batched per function.
 In-run baseline: the reference shape, one ``python -`` subprocess per input-prediction
 check with an extractable answer (the same runs the engine makes), its import prefix
 (numpy included) before the function, output checks in the host; both sides run
-``WORKERS`` at a time.  By default it runs every such check; ``--baseline-checks N``
-times every k-th one and extrapolates (quicker, but it misses the rare heavy checks and
-timeouts, so it under-counts).
+``WORKERS`` at a time, and the subprocesses get the engine servers' one-thread BLAS
+setting (``OPENBLAS_NUM_THREADS=1``: otherwise each numpy import starts a thread pool,
+which would flatter the ratio).  It is timed in two strata, using each check's child
+duration from an untimed engine pass: every *heavy* check (over 50 ms of its own compute,
+or a timeout) runs; of the light ones every k-th runs (``--baseline-checks``, default 150)
+and their time is scaled to all light checks.  Uniform sampling would miss the rare heavy
+checks and under-count; ``--baseline-all`` times every check (about 90 s).
 
-Ceiling: both sides pay the programs' own compute (the children's summed durations,
-from an untimed second engine pass over the same jobs), so an engine with zero overhead
-and perfect balance would reach baseline seconds / (compute seconds / ``WORKERS``);
-the measured ratio is read against that.  Prints instances/s, the ratio, the ceiling, the label
-table, and (``--json``) one JSON object on the last line.
+Ceiling: both sides pay the programs' own compute (the children's summed durations),
+so an engine with zero overhead and perfect balance would reach baseline seconds /
+(compute seconds / ``WORKERS``); the measured ratio is read against that.  Prints
+instances/s, the ratio, the ceiling, the label table, and (``--json``) one JSON object on
+the last line.
 """
 
 from __future__ import annotations
@@ -44,14 +48,18 @@ from execlens.synth import (
     Check,
     extract_answer,
     load_function_records,
+    needs_numpy,
+    probe_job,
     verify_checks,
 )
-from execlens.synth._programs import needs_numpy, probe_job
 
 DATA = Path(os.environ.get("EXECLENS_TEST_DATA", "../shared/data"))
 WORKERS = os.cpu_count() or 2
 SECONDS = 2.0  # per input check: hostile inputs that loop cost this much each
 BATCH = 32  # verify_checks' batch size, also used for the compute pass
+HEAVY = 0.05  # seconds of a check's own compute from which the baseline runs it for sure
+_ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1"}
 
 
 def _fence(field: str, value: Any) -> str:
@@ -146,46 +154,63 @@ def _baseline_one(run: tuple[Check, Any]) -> None:
     check, predicted = run
     try:
         subprocess.run([sys.executable, "-"], input=_baseline_program(check, predicted),
-                       text=True, capture_output=True, timeout=SECONDS + 1, check=False)
+                       text=True, capture_output=True, timeout=SECONDS + 1, check=False,
+                       env=_ENV)
     except subprocess.TimeoutExpired:
         pass
 
 
-def baseline_seconds(checks: list[Check], sample_size: int | None) -> tuple[float, int, int]:
+def _timed_runs(runs: list[tuple[Check, Any]]) -> float:
+    start = time.perf_counter()
+    with ThreadPoolExecutor(WORKERS) as pool:
+        list(pool.map(_baseline_one, runs))
+    return time.perf_counter() - start
+
+
+def baseline_seconds(checks: list[Check], durations: list[float], light_sample: int | None
+                     ) -> tuple[float, int, int]:
     """Seconds the reference shape takes for ``checks``: every answer extracted in the
-    host, every input check with an answer run in a subprocess, ``WORKERS`` at a time
-    (with ``sample_size``: every k-th of them, extrapolated); and how many of how many
-    input checks ran."""
+    host, every input check with an answer run in a subprocess, ``WORKERS`` at a time.
+    ``durations`` (per run of :func:`_runs`, from the engine) split the runs: heavy ones
+    all run; of the light ones every k-th (about ``light_sample``; None: all), scaled.
+    Returns the seconds, how many runs were timed, and how many there are."""
     start = time.perf_counter()
     runs = _runs(checks)
     for check in checks:
         if check.kind == "o":
             extract_answer(check.text, "output")
     host = time.perf_counter() - start
-    sample = runs if sample_size is None else runs[::max(1, len(runs) // sample_size)]
-    start = time.perf_counter()
-    with ThreadPoolExecutor(WORKERS) as pool:
-        list(pool.map(_baseline_one, sample))
-    spent = time.perf_counter() - start
-    return host + spent * len(runs) / len(sample), len(sample), len(runs)
+    heavy = [run for run, spent in zip(runs, durations) if spent >= HEAVY]
+    light = [run for run, spent in zip(runs, durations) if spent < HEAVY]
+    sample = light if light_sample is None else light[::max(1, len(light) // light_sample)]
+    light_seconds = _timed_runs(sample) * len(light) / max(1, len(sample))
+    return host + _timed_runs(heavy) + light_seconds, len(heavy) + len(sample), len(runs)
 
 
-def compute_seconds(engine: Engine, checks: list[Check]) -> tuple[float, int]:
-    """The input checks' own compute: the summed child durations of the jobs
-    ``verify_checks`` makes (same jobs, order and batching), and how many timed out."""
-    runs = sorted(_runs(checks), key=lambda run: needs_numpy(run[0].refcode))
-    jobs = [probe_job(check.refcode, value) for check, value in runs]
-    outcomes = list(engine.map(jobs, batch_size=BATCH))
-    return (sum(o.duration for o in outcomes),
-            sum(o.status is Status.TIMEOUT for o in outcomes))
+def compute_seconds(engine: Engine, checks: list[Check]) -> tuple[list[float], int]:
+    """The input checks' own compute: each run's child duration (in :func:`_runs`
+    order), from the jobs ``verify_checks`` makes (same jobs, order and batching), and
+    how many timed out."""
+    runs = _runs(checks)
+    order = sorted(range(len(runs)), key=lambda i: needs_numpy(runs[i][0].refcode))
+    jobs = [probe_job(runs[i][0].refcode, runs[i][1]) for i in order]
+    durations = [0.0] * len(runs)
+    timeouts = 0
+    for i, outcome in zip(order, engine.map(jobs, batch_size=BATCH)):
+        durations[i] = max(outcome.duration, SECONDS if outcome.status is Status.TIMEOUT
+                           else 0.0)
+        timeouts += outcome.status is Status.TIMEOUT
+    return durations, timeouts
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object last")
-    parser.add_argument("--baseline-checks", type=int, default=None,
-                        help="quick mode: time the subprocess baseline on about this many "
-                             "input checks (every k-th) and extrapolate; default: all")
+    parser.add_argument("--baseline-checks", type=int, default=150,
+                        help="light input checks the subprocess baseline times (every "
+                             "k-th, scaled to all of them); heavy ones always all run")
+    parser.add_argument("--baseline-all", action="store_true",
+                        help="time the baseline on every input check (about 90 s)")
     args = parser.parse_args()
     records = load_function_records(DATA / "codeio" / "rawcode_1k_parsed.jsonl", keep=3)
     checks, kinds = build_instances(records)
@@ -195,8 +220,11 @@ def main() -> None:
         start = time.perf_counter()
         verdicts = verify_checks(engine, checks, batch_size=BATCH)
         elapsed = time.perf_counter() - start
-        compute, timeouts = compute_seconds(engine, checks)  # untimed
-    base, sampled, runnable = baseline_seconds(checks, args.baseline_checks)
+        durations, timeouts = compute_seconds(engine, checks)  # untimed
+    compute = sum(durations)
+    base, sampled, runnable = baseline_seconds(
+        checks, durations, None if args.baseline_all else args.baseline_checks)
+    heavy = sum(spent >= HEAVY for spent in durations)
     labels = Counter(v["label"] for v in verdicts)
     by_mix: dict[str, Counter[str]] = {}
     for mix, verdict in zip(kinds, verdicts):
@@ -205,7 +233,8 @@ def main() -> None:
     rate, base_rate = len(checks) / elapsed, len(checks) / base
     ceiling = base / (compute / WORKERS)
     how = ("every one timed" if sampled == runnable
-           else f"timed on {sampled}, extrapolated (quick mode: misses rare heavy checks)")
+           else f"all {heavy} heavy ones timed, {sampled - heavy} of the "
+                f"{runnable - heavy} light ones timed and scaled")
     print(f"verify: {len(checks)} instances ({sum(c.kind == 'i' for c in checks)} input "
           f"predictions, {runnable} with an answer re-executed) in {elapsed:.2f} s = "
           f"{rate:.0f} instances/s, {WORKERS} workers")
@@ -229,6 +258,7 @@ def main() -> None:
                           "input_checks_run": runnable,
                           "baseline_seconds": round(base, 2),
                           "baseline_checks_timed": sampled,
+                          "heavy_checks": heavy,
                           "baseline_extrapolated": sampled != runnable,
                           "baseline_instances_per_s": round(base_rate, 2),
                           "speedup": round(rate / base_rate, 2),

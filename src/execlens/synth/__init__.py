@@ -24,6 +24,8 @@ if TYPE_CHECKING:
         NUMPY_PREFIX,
         SYNTH_PRELOAD,
         collect_program,
+        needs_numpy,
+        probe_job,
         probe_program,
         replay_program,
     )
@@ -58,6 +60,8 @@ _EXPORTS = {
     "NUMPY_PREFIX": "_programs",
     "SYNTH_PRELOAD": "_programs",
     "collect_program": "_programs",
+    "needs_numpy": "_programs",
+    "probe_job": "_programs",
     "probe_program": "_programs",
     "replay_program": "_programs",
     "render_prediction_prompt": "_prompts",
