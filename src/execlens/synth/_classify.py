@@ -39,8 +39,8 @@ from execlens.values import values_equal
 if TYPE_CHECKING:
     from execlens.engine import Engine, Limits, Outcome
 
-__all__ = ["EXTRA_SEEDS", "PAIR_CLASSES", "StoredFunction", "classify_stored_pairs",
-           "failure_class", "fingerprint"]
+__all__ = ["EXTRA_SEEDS", "PAIR_CLASSES", "StoredFunction", "canonical",
+           "classify_stored_pairs", "failure_class", "fingerprint"]
 
 PAIR_CLASSES = ("reproduces", "float_rounding", "non_finite_output", "nondeterministic",
                 "mutated_input", "state_leak", "missing_module", "timeout", "exception",
@@ -144,7 +144,7 @@ def classify_stored_pairs(engine: Engine, functions: Sequence[StoredFunction],
     replay_jobs = [Job(program=replay_program(functions[f].refcode),
                        entry_point="__synth_replay__",
                        kwargs={"inputs": [p["input"] for p in functions[f].pairs]},
-                       limits=limits.with_(wall_time=limits.wall_time * len(functions[f].pairs)))
+                       limits=limits.with_(wall_time=_replay_seconds(limits, functions[f])))
                    for f in replayed]
     outcomes = list(engine.map([*seed_jobs, *replay_jobs]))
     seed_outcomes, replay_outcomes = outcomes[:len(seed_jobs)], outcomes[len(seed_jobs):]
@@ -158,6 +158,11 @@ def classify_stored_pairs(engine: Engine, functions: Sequence[StoredFunction],
         elif _leaks_state(replays[f], first, k):
             classes[f][k] = "state_leak"
     return classes, moved
+
+
+def _replay_seconds(limits: Limits, function: StoredFunction) -> float:
+    """Every input's own limit, in one process; at most an hour."""
+    return min(limits.wall_time * max(1, len(function.pairs)), 3600.0)
 
 
 def _leaks_state(replay: Outcome, fresh: Outcome, position: int) -> bool:

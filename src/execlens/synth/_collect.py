@@ -151,16 +151,17 @@ def collect_functions(engine: Engine, records: Sequence[dict[str, Any]],
     background.shutdown()
 
     # 4. Why stored pairs do not reproduce (more seeds and a replay for the unexplained).
+    code = [code_flags(record["refcode"]) for record in records]
     mutates = {i: mutated_parameters(records[i]["refcode"]) for i in stored}
     stored_classes, stored_moved = classify_stored_pairs(engine, [
         StoredFunction(records[i]["refcode"], stored_pairs[k], first_runs[k],
-                       second_runs[i], code_flags(records[i]["refcode"]), bool(mutates[i]))
+                       second_runs[i], code[i], bool(mutates[i]))
         for k, i in enumerate(stored)], limits)
 
     out = []
     for i, record in enumerate(records):
         report = reports[i]
-        flags = code_flags(record["refcode"])
+        flags = list(code[i])
         keep = int(record["keep"])
         kept: list[dict[str, Any]] = []
         moved = False

@@ -21,8 +21,8 @@ import sys
 __all__ = ["missing_modules", "skip_reason"]
 
 
-# The engine's variable (execlens.engine.PROGRAM_PYTHON_ENV; tasks sits above the engine
-# in the layering only for tracing, so the name is repeated rather than imported).
+# The engine's variable (execlens.engine.PROGRAM_PYTHON_ENV): tasks may import only
+# values and trace (.importlinter), so the name is repeated rather than imported.
 _PROGRAM_PYTHON_ENV = "EXECLENS_PROGRAM_PYTHON"
 _FIND = ("import importlib.util, json, sys\n"
          "print(json.dumps([importlib.util.find_spec(n) is not None for n in sys.argv[1:]]))")
