@@ -225,15 +225,29 @@ def _literal_keyword(call: ast.Call, name: str, position: int | None) -> object:
     return None
 
 
-def mask_sites(template: str, original: str) -> list[MaskSite]:
-    """Describe each mask of ``template`` by aligning it with the ``original`` snippet."""
+_Aligned = tuple[ast.Module, list[tuple[ast.expr, ast.expr]], dict[int, ast.AST]]
+
+
+def _align(template: str, original: str) -> _Aligned:
+    """The original snippet's tree, each mask paired with the expression it hides (in
+    source order), and the tree's parent map."""
     tree = template_tree(template)
     original_tree = _parse(original, "original snippet")
     found: list[tuple[ast.expr, ast.expr]] = []
     if not _walk_pair(tree, original_tree, found):
         raise MaskError("shape", "the template does not match the original snippet")
     found.sort(key=lambda pair: (pair[0].lineno, pair[0].col_offset))
-    parents = _parents(original_tree)
+    return original_tree, found, _parents(original_tree)
+
+
+def mask_sites(template: str, original: str) -> list[MaskSite]:
+    """Describe each mask of ``template`` by aligning it with the ``original`` snippet."""
+    _, found, parents = _align(template, original)
+    return _sites(found, parents)
+
+
+def _sites(found: list[tuple[ast.expr, ast.expr]], parents: dict[int, ast.AST]
+           ) -> list[MaskSite]:
     sites = []
     for index, (_, hidden) in enumerate(found):
         parent = parents.get(id(hidden))
@@ -291,14 +305,8 @@ def instrumented_test_method(template: str, original: str) -> str:
     other argument when :attr:`MaskSite.records_other`.  The method is named
     ``__execlens_method__`` and calls ``__execlens_record__(key, value)``.
     """
-    tree = template_tree(template)
-    original_tree = _parse(original, "original snippet")
-    found: list[tuple[ast.expr, ast.expr]] = []
-    if not _walk_pair(tree, original_tree, found):
-        raise MaskError("shape", "the template does not match the original snippet")
-    found.sort(key=lambda pair: (pair[0].lineno, pair[0].col_offset))
-    sites = mask_sites(template, original)
-    parents = _parents(original_tree)
+    original_tree, found, parents = _align(template, original)
+    sites = _sites(found, parents)  # before _Instrument changes the tree
     targets: dict[int, str] = {}
     for site, (_, hidden) in zip(sites, found):
         targets[id(hidden)] = str(site.index)
