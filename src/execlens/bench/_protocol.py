@@ -19,10 +19,22 @@ The flow of a run, in the protocol's words::
 
     read_generations(path, data, task)          -> Generations          (items + answers)
 
-Optional hooks the demo looks for (``getattr``; a benchmark may lack them)::
+Optional hooks the runners and the demo look for (``getattr``; a benchmark may lack them)::
 
+    explain(item, task, context)                -> {...} | None         (what a failure shows)
     shipped_runs()                              -> [ShippedRun, ...]    (published files it ships)
     demo_evals(directory, engine)               -> [(label, EvalConfig fields), ...]
+
+``explain``'s ``context`` is what ``prepare`` returned for ``task``; the eval runner stores
+its dict under ``record["question"]`` and the report shows it beside each failed
+answer.  Keys (all optional but ``expected``): ``expected`` (str or None: the reference
+answer written as the model should write it -- CRUXEval's output ``'abc'``, input
+``f('x')``; REval coverage ``YES``/``NO``, path the next line, state ``value; type`` or
+``Nil``), ``program`` (the source shown), ``asked_line`` (1-indexed), ``executed_lines``
+(1-indexed lines the ground-truth run executed), ``true_value`` (the fact behind the
+answer, as text), ``question`` (short text), ``run`` (the call or test that runs the
+program), ``expected_by_mode`` (``{mode: answer}`` where the modes' truths differ) and
+``note`` (why the truth may be missing or odd).
 
 ``item`` is the benchmark's own record type; it must have a ``sample_id: str`` unique
 within its task.  A scorer's ``plan(item, generations)`` receives the *raw* responses

@@ -74,6 +74,17 @@ class CruxEval(SampleBenchmark):
                                           cruxeval_problem),
                 "strict": ProblemScorer(StrictScorer(task), cruxeval_problem)}
 
+    def explain(self, item: Any, task: str, context: Any) -> dict[str, Any] | None:
+        """The reference answer as the model should write it: the output literal
+        (``'abc'``), or for input prediction the dataset's call (``f('x')``; any input
+        giving the output passes, so it is one right answer, not the only one)."""
+        call = f"f({item.input})"
+        if task == "input":
+            return {"expected": call, "program": item.code, "true_value": item.output,
+                    "question": f"an input such that f(??) == {item.output}"}
+        return {"expected": item.output, "program": item.code, "true_value": item.output,
+                "question": f"the output of {call}"}
+
     def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
         """An official-format file; the official mode scores it as its path says."""
         problems = load_cruxeval_problems(data)

@@ -60,6 +60,11 @@ class LCBExec(SampleBenchmark):
         return {"official": ProblemScorer(LCBOfficialScorer(), lcb_sample_problem),
                 "strict": ProblemScorer(StrictScorer("output"), lcb_sample_problem)}
 
+    def explain(self, item: Any, task: str, context: Any) -> dict[str, Any] | None:
+        """The reference output literal (what the official extraction should read)."""
+        return {"expected": item.output, "program": item.code, "true_value": item.output,
+                "question": f"the output of {item.input}"}
+
     def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
         """LiveCodeBench's output list (problems embedded) or ``{id: [answers]}``."""
         answers, embedded = load_lcb_generations(path)

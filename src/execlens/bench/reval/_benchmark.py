@@ -7,6 +7,8 @@
 * ``prepare`` traces the ground truth of both modes once (cached on disk by content).
 * ``scorers`` judge the *raw* responses (REval re-reads text its stop strings cut); a
   judge's failure on one answer is that answer's ``scoring_error`` verdict.
+* ``explain`` gives the report what a failure needs beside the answer: the expected
+  answer, the program with the lines its run executed, the asked line, the true value;
 * ``metrics`` gives each mode's accuracy (coverage precision/recall/F1), IC and the
   constant-answer baselines, from the finished sample records.
 """
@@ -32,6 +34,7 @@ from execlens.tasks.prompts import Extraction, RenderedPrompt
 
 from ._flat import reval_metrics_for_report
 from ._data import RevalItem, load_reval, reval_pairs, reval_questions
+from ._explain import explain_reval
 from ._extract import extract_reval
 from ._judge import plan_reval
 from ._plan import REVAL_MODES, REVAL_TASKS
@@ -241,7 +244,14 @@ class Reval:
                 merged.outputs.update(truth.outputs)
                 merged.skipped.update(truth.skipped)
                 merged.notes.update(truth.notes)
+                merged.lines.update(truth.lines)
         return self._truths
+
+    def explain(self, item: Any, task: str, context: Any) -> dict[str, Any] | None:
+        """The expected answer, program, asked line, executed lines and true value of
+        ``item`` from the truth :meth:`prepare` returned (for the report's failure view)."""
+        truths = context if isinstance(context, Mapping) else self._truths
+        return explain_reval(item, task, truths)
 
     def _has_truth(self, task_id: str) -> bool:
         prefix = f"{task_id}/"

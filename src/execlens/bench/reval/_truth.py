@@ -49,7 +49,8 @@ __all__ = [
 ]
 
 # 2: a numpy.matrix is subscripted as REval's interpreter does (DREval/122 `ysum[0, i]`).
-TRUTH_VERSION = 2
+# 3: the executed lines of every pair's run (the report marks them beside the program).
+TRUTH_VERSION = 3
 TRACE_MODE = {"official": "reval", "strict": "exact"}
 _CHILD = "__import__('execlens.bench.reval._child', fromlist=['_'])"
 
@@ -61,7 +62,9 @@ class RevalTruth:
     ``questions`` is keyed by question id (``DREval/<n>/<input>/<k>``), ``outputs`` (strict
     only) by pair id (``DREval/<n>/<input>``).  ``skipped`` maps a pair id to why its
     questions cannot be answered here; ``notes`` records anything odd about a pair's run
-    (a trace that raised, a test that failed while recording).
+    (a trace that raised, a test that failed while recording).  ``lines`` holds, per pair
+    id, the 1-indexed lines of the code that ran (what this mode's coverage answers
+    from): not needed to judge, but a reader of a failure sees the run beside the question.
     """
 
     mode: str
@@ -69,6 +72,7 @@ class RevalTruth:
     outputs: dict[str, OutputTruth] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
+    lines: dict[str, tuple[int, ...]] = field(default_factory=dict)
     key: str = ""
 
     def to_dict(self) -> dict[str, Any]:
@@ -76,7 +80,8 @@ class RevalTruth:
         return {"version": TRUTH_VERSION, "mode": self.mode, "key": self.key,
                 "questions": {k: v.to_dict() for k, v in self.questions.items()},
                 "outputs": {k: v.to_dict() for k, v in self.outputs.items()},
-                "skipped": dict(self.skipped), "notes": dict(self.notes)}
+                "skipped": dict(self.skipped), "notes": dict(self.notes),
+                "lines": {k: list(v) for k, v in self.lines.items()}}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RevalTruth:
@@ -89,7 +94,9 @@ class RevalTruth:
                               for k, v in data.get("questions", {}).items()},
                    outputs={k: OutputTruth.from_dict(v)
                             for k, v in data.get("outputs", {}).items()},
-                   skipped=dict(data.get("skipped", {})), notes=dict(data.get("notes", {})))
+                   skipped=dict(data.get("skipped", {})), notes=dict(data.get("notes", {})),
+                   lines={k: tuple(int(n) for n in v)
+                          for k, v in data.get("lines", {}).items()})
 
 
 # ------------------------------------------------------------------ problems
@@ -135,6 +142,12 @@ def _request(problem: RevalProblem, pair: RevalPair, mode: str) -> Any:
                             test_method=method, mode=mode, tag=tag)
     call = f"{problem.entry_point}{problem.inputs[pair.input_idx].strip()}"
     return TraceRequest(program=problem.code, call=call, mode=mode, tag=tag)
+
+
+def executed_lines(trace: Trace, code: str) -> tuple[int, ...]:
+    """The 1-indexed lines of ``code`` the run executed, as the trace's mode counts
+    coverage (``reval``: a recorded state; ``exact``: a line event)."""
+    return tuple(n for n in range(1, code.count("\n") + 2) if trace.covered(n))
 
 
 def _official_question(trace: Trace, line: int, var: str) -> QuestionTruth:
@@ -238,6 +251,7 @@ def _build(engine: Engine, problems: Sequence[RevalProblem], mode: str, key: str
             if not trace.ok:
                 truth.notes[pair.sample_id] = (f"traced run ended with {trace.status}: "
                                                f"{trace.exception_type or trace.message}")[:300]
+            truth.lines[pair.sample_id] = executed_lines(trace, problem.code)
             answer = _official_question if mode == "official" else _strict_question
             for index, question in enumerate(pair.questions):
                 truth.questions[f"{pair.sample_id}/{index}"] = answer(

@@ -14,6 +14,8 @@ any programs with inputs.
   to reproduce for questions this benchmark invents, so ``official`` *is* the strict
   judge -- kept because every built-in benchmark reports both (the registry's tests and
   reports expect them side by side); the two never differ;
+* ``explain``: the expected answer and the run (program, executed lines, asked line,
+  true value) of a question, for the report's failure view;
 * ``metrics``: accuracy per kind, coverage precision/recall/F1, and the constant-answer
   baselines on the same questions.
 """
@@ -41,11 +43,12 @@ from execlens.judge import Scorer, TaskScorer
 from execlens.tasks import RuntimeProgram, SourceError, load_programs
 from execlens.tasks.prompts import Extraction, RenderedPrompt
 
+from ._explain import explain_runtime
 from ._extract import extract_runtime
 from ._items import KINDS, RuntimeItem, items_by_kind
 from ._metrics import runtime_metrics
 from ._prompts import STYLES, render_runtime
-from ._truth import TracedTasks, traced_tasks
+from ._truth import RuntimeTruth, TracedTasks, traced_tasks
 
 __all__ = ["BENCHMARK", "RuntimeBenchmark"]
 
@@ -139,9 +142,19 @@ class RuntimeBenchmark:
     # ------------------------------------------------------------- scoring
     def prepare(self, items: Sequence[Any], task: str, engine: Any) -> Any:
         """The traced truth of the planned programs, ``{sample id: task}`` for ``task``
-        (traced in ``engine`` unless the cache or :meth:`plan` already holds it)."""
-        truth = items_by_kind(self._truth(engine).tasks)
-        return {item.sample_id: item.task for item in truth.get(task, ())}
+        and the lines each run executed (traced in ``engine`` unless the cache or
+        :meth:`plan` already holds it)."""
+        traced = self._truth(engine)
+        truth = items_by_kind(traced.tasks)
+        return RuntimeTruth({item.sample_id: item.task for item in truth.get(task, ())},
+                            traced.executed)
+
+    def explain(self, item: Any, task: str, context: Any) -> dict[str, Any] | None:
+        """The expected answer, program, asked line, executed lines and true value of
+        ``item`` (for the report's failure view)."""
+        if context is None and self._traced is not None:
+            context = RuntimeTruth({}, self._traced.executed)
+        return explain_runtime(item, context)
 
     def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer]:
         """Every answer judged by the generic judge of its kind (both modes), against the

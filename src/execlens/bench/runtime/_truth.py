@@ -24,10 +24,10 @@ from execlens.tasks import RuntimeProgram, RuntimeTask, build_tasks, failed_runs
 if TYPE_CHECKING:
     from execlens.engine import Engine
 
-__all__ = ["SELECTION", "TRACE_MODE", "TRUTH_VERSION", "TracedTasks", "traced_tasks",
-           "truth_cache_dir"]
+__all__ = ["SELECTION", "TRACE_MODE", "TRUTH_VERSION", "RuntimeTruth", "TracedTasks",
+           "run_key", "traced_tasks", "truth_cache_dir"]
 
-TRUTH_VERSION = 3  # 2: balanced per run; 3: seed-dependent runs left out
+TRUTH_VERSION = 4  # 2: balanced per run; 3: seed-dependent runs left out; 4: executed lines
 #: The frame-aware tracer (REval's own reference tracer is REval's official mode only).
 TRACE_MODE = "exact"
 SELECTION = "balanced"
@@ -64,22 +64,31 @@ def truth_key(programs: Sequence[RuntimeProgram], seed: int) -> str:
     return digest.hexdigest()[:32]
 
 
+def run_key(problem_id: str, input_index: int) -> str:
+    """The name of one run (``sample_3#0``), as failures, skips and executed lines key it."""
+    return f"{problem_id}#{input_index}"
+
+
 class TracedTasks:
     """The selected tasks of a set of programs and the runs that yielded none."""
 
     def __init__(self, tasks: list[RuntimeTask], failed: dict[str, list[str]],
-                 skipped: dict[str, str]) -> None:
+                 skipped: dict[str, str], executed: dict[str, list[int]] | None = None
+                 ) -> None:
         self.tasks = tasks
         self.failed = failed
         """Runs that recorded nothing, by status (``timeout``: [``sample_3#0``])."""
         self.skipped = skipped
         """Runs asked nothing, with the reason (a module not installed, a run whose truth
         changes with the hash seed)."""
+        self.executed = executed or {}
+        """The 1-indexed program lines each asked run executed (:func:`run_key`): the
+        judges do not need them; a report shows them beside a failed question."""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form."""
         return {"version": TRUTH_VERSION, "tasks": [t.to_dict() for t in self.tasks],
-                "failed": self.failed, "skipped": self.skipped}
+                "failed": self.failed, "skipped": self.skipped, "executed": self.executed}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TracedTasks:
@@ -87,7 +96,18 @@ class TracedTasks:
         if data.get("version") != TRUTH_VERSION:
             raise ValueError(f"runtime truth version {data.get('version')!r}")
         return cls([RuntimeTask.from_dict(t) for t in data["tasks"]], dict(data["failed"]),
-                   dict(data["skipped"]))
+                   dict(data["skipped"]),
+                   {str(k): [int(n) for n in v] for k, v in data["executed"].items()})
+
+
+class RuntimeTruth(dict[str, RuntimeTask]):
+    """What :meth:`RuntimeBenchmark.prepare` returns: ``{sample id: task}`` (the scorers
+    read it as a mapping) and, in :attr:`executed`, the lines each run executed."""
+
+    def __init__(self, tasks: dict[str, RuntimeTask], executed: dict[str, list[int]]
+                 ) -> None:
+        super().__init__(tasks)
+        self.executed = executed
 
 
 def _seed_dependent(runnable: Sequence[RuntimeProgram], paired: Sequence[Any],
@@ -127,7 +147,11 @@ def _build(programs: Sequence[RuntimeProgram], engine: Engine, seed: int) -> Tra
                     for i in sorted(unstable)})
     failed = failed_runs([p for i, p in enumerate(runnable) if i not in unstable],
                          [t for i, t in enumerate(paired) if i not in unstable])
-    return TracedTasks(tasks, failed, skipped)
+    executed = {run_key(program.problem_id, program.input_index):
+                [n for n in range(1, program.program.count("\n") + 2) if trace.covered(n)]
+                for program, trace in zip(runnable, paired)
+                if trace is not None and trace.recorded}
+    return TracedTasks(tasks, failed, skipped, executed)
 
 
 def traced_tasks(programs: Sequence[RuntimeProgram], *, engine: Engine | None = None,
