@@ -9,14 +9,69 @@ Only the *server* is stood in: the client, cache, runners, engine and judges are
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 #: ``reply(request body) -> text`` answers a request; ``None`` fails it with HTTP 503.
-Reply = Callable[[dict[str, Any]], "str | None"]
+#: A :class:`Thought` reply answers as a reasoning model does.
+Reply = Callable[[dict[str, Any]], "str | Thought | None"]
+
+
+@dataclass(frozen=True)
+class Thought:
+    """What a reasoning model generates: a thought, then its final answer.
+
+    ``shape`` is how the server presents it: ``"tags"`` (``<think>...</think>`` inline in
+    the content), ``"field"`` (a separate ``reasoning_content``, as vLLM's reasoning
+    parser returns it), ``"harmony"`` (gpt-oss channels in the content).  The server
+    treats the generation as a real one: the request's stop strings end it wherever they
+    first occur, *thought included*, and ``max_tokens`` (a token = a whitespace-separated
+    word here) cuts it with ``finish_reason="length"``.
+    """
+
+    thought: str
+    final: str
+    shape: str = "tags"
+
+
+def _stops(stop: Any) -> list[str]:
+    if not stop:
+        return []
+    return [stop] if isinstance(stop, str) else [str(s) for s in stop]
+
+
+def generate(reply: str | Thought, body: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """The assistant message and finish reason a server would return for ``reply``."""
+    if isinstance(reply, str):
+        prefix, text = "", reply
+    elif reply.shape == "harmony":
+        prefix, text = "", (f"<|channel|>analysis<|message|>{reply.thought}<|end|>"
+                            f"<|start|>assistant<|channel|>final<|message|>{reply.final}")
+    elif reply.shape == "field":
+        prefix, text = reply.thought, reply.final
+    else:
+        prefix, text = "", f"<think>{reply.thought}</think>\n\n{reply.final}"
+    whole = prefix + "\x00" + text  # the server generates one sequence: thought, answer
+    finish = "stop"
+    cuts = [whole.find(stop) for stop in _stops(body.get("stop")) if stop in whole]
+    if cuts:
+        whole = whole[:min(cuts)]
+    limit = body.get("max_tokens") or body.get("max_completion_tokens")
+    if limit is not None:
+        tokens = list(re.finditer(r"[^\s\x00]+", whole))
+        if len(tokens) > int(limit):
+            whole = whole[:tokens[int(limit) - 1].end()] if int(limit) > 0 else ""
+            finish = "length"
+    thought, _, content = whole.partition("\x00")
+    message: dict[str, Any] = {"content": content}
+    if isinstance(reply, Thought) and reply.shape == "field":
+        message["reasoning_content"] = thought
+    return message, finish
 
 
 def user_message(body: dict[str, Any]) -> str:
@@ -25,18 +80,40 @@ def user_message(body: dict[str, Any]) -> str:
 
 
 class StandInModel:
-    """``/v1/chat/completions`` on 127.0.0.1 answering ``reply(body)``; counts requests."""
+    """``/v1/chat/completions`` on 127.0.0.1 answering ``reply(body)``; counts requests.
 
-    def __init__(self, reply: Reply, *, delay: float = 0.0, port: int = 0) -> None:
+    ``GET /v1/models`` lists ``models`` (an empty listing by default, which names no
+    model, so any ``--model`` passes the client's health check); ``fail_status`` is the
+    HTTP status of a request ``reply`` fails (503, retried; a 4xx is not).
+    """
+
+    def __init__(self, reply: Reply, *, delay: float = 0.0, port: int = 0,
+                 models: tuple[str, ...] = (), fail_status: int = 503) -> None:
         self.reply = reply
         self.delay = delay
+        self.models = models
+        self.fail_status = fail_status
         self.requests = 0
+        self.stops_seen: list[tuple[str, ...]] = []  # the stop strings of each request
         lock = threading.Lock()
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/") != "/v1/models":
+                    self.send_error(404)
+                    return
+                data = json.dumps({"object": "list", "data": [
+                    {"id": name, "object": "model", "owned_by": "stand-in"}
+                    for name in owner.models]}).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
@@ -45,13 +122,18 @@ class StandInModel:
                 time.sleep(owner.delay)
                 text = owner.reply(body)
                 if text is None:
-                    status, payload = 503, {"error": {"message": "down", "type": "stand-in"}}
+                    status = owner.fail_status
+                    payload = {"error": {"message": "down" if status >= 500 else "refused",
+                                         "type": "stand-in"}}
                 else:
+                    with lock:
+                        owner.stops_seen.append(tuple(_stops(body.get("stop"))))
+                    message, finish = generate(text, body)
                     status, payload = 200, {
                         "id": "stand-in", "object": "chat.completion", "created": 0,
                         "model": body.get("model", "stand-in"),
-                        "choices": [{"index": i, "finish_reason": "stop",
-                                     "message": {"role": "assistant", "content": text}}
+                        "choices": [{"index": i, "finish_reason": finish,
+                                     "message": {"role": "assistant", **message}}
                                     for i in range(int(body.get("n") or 1))],
                         "usage": {"prompt_tokens": 5, "completion_tokens": 3,
                                   "total_tokens": 8}}

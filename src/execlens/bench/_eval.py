@@ -7,9 +7,20 @@ benchmark's declaration (``Benchmark``, found in the registry):
 2. **render** each item's official prompt (chat messages or a plain completion);
 3. **generate** ``n`` samples per prompt through the OpenAI-compatible client (every
    request goes through the content-addressed cache, so a rerun costs nothing);
-4. **extract** each answer exactly as the official post-processing does;
+4. **read** each response once (``tasks.prompts.read_response``): a reasoning model's
+   thought (a ``reasoning_content`` field, ``<think>`` tags, harmony channels) is set
+   apart, and each answer is **extracted** from the final part only, exactly as the
+   official post-processing does;
 5. **score** in every mode into shards of the run directory (``execlens.store``);
 6. **summarise** into ``samples.jsonl`` and ``results.json``, render ``report.html``.
+
+Reasoning models (``reasoning="auto"`` detects one from its first response, ``"on"``
+declares one): the benchmark's stop strings are not sent -- a server applies them inside
+the thought and ends it at a draft -- but cut the final part after the fact, so the
+official extraction sees exactly the text it would have seen; the token budget becomes
+the benchmark's ``reasoning_max_tokens`` unless ``max_tokens`` is given.  A completion
+cut off inside its thought has no answer (``truncated_in_reasoning``), and a run where
+many were cut says so in ``results.json``'s flags.
 
 A sample whose model request failed is not recorded: the run ends with an error naming
 how many, and a rerun asks exactly those again.  Kill it anywhere and run it again:
@@ -19,13 +30,22 @@ are byte for byte the same.  ``--limit`` may grow or shrink between runs.
 
 from __future__ import annotations
 
+import json
 import time
 from collections import Counter
-from contextlib import ExitStack
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from execlens.tasks.prompts import (
+    DEFAULT_THINK_TAGS,
+    Extraction,
+    ModelResponse,
+    apply_stop,
+    read_response,
+)
 
 from ._protocol import Benchmark, BenchmarkError
 from ._references import attach_reference
@@ -87,14 +107,28 @@ class EvalConfig:
     """Retries of a failed request (default: the client's policy)."""
     extra_body: dict[str, Any] = field(default_factory=dict)
     """Server-specific request fields (vLLM's ``top_k``, ``chat_template_kwargs``, ...)."""
+    reasoning: str = "auto"
+    """``auto`` (set apart any thought found; a thinker is detected from its first
+    response), ``on`` (a reasoning model), ``off`` (the content is the answer, whole)."""
+    stop: tuple[str, ...] | None = None
+    """Stop strings instead of the benchmark's (``()``: none); never sent to a thinker."""
+    think_tags: tuple[str, str] = DEFAULT_THINK_TAGS
+    """The tags around an inline thought."""
 
     def identity(self) -> dict[str, Any]:
         """What must match for a rerun to resume this run (not --limit: it may grow)."""
         keys = ("benchmark", "task", "prompt", "model", "base_url", "n", "temperature",
                 "top_p", "max_tokens", "seed", "endpoint", "data")
         identity = {key: getattr(self, key) for key in keys}
-        if self.extra_body:  # absent when empty: runs from before the option still resume
+        # Each absent at its default: runs from before the option still resume.
+        if self.extra_body:
             identity["extra_body"] = self.extra_body
+        if self.reasoning != "auto":
+            identity["reasoning"] = self.reasoning
+        if self.stop is not None:
+            identity["stop"] = list(self.stop)
+        if self.think_tags != DEFAULT_THINK_TAGS:
+            identity["think_tags"] = list(self.think_tags)
         return identity
 
 
@@ -139,28 +173,46 @@ def check_config(config: EvalConfig) -> Benchmark:
         raise EvalError(f"--temperature must be between 0 and 2, got {config.temperature}")
     if config.top_p is not None and not 0.0 < config.top_p <= 1.0:
         raise EvalError(f"--top-p must be in (0, 1], got {config.top_p}")
+    if config.reasoning not in ("auto", "on", "off"):
+        raise EvalError(f"--reasoning must be auto, on or off, got {config.reasoning!r}")
+    start, end = config.think_tags
+    if not start.strip() or not end.strip() or start == end:
+        raise EvalError("--think-tags needs two different, non-empty tags, e.g. "
+                        "'<think>' '</think>'")
+    if config.stop is not None and any(not stop for stop in config.stop):
+        raise EvalError("--stop strings must not be empty (use --no-stop to send none)")
     return bench
 
 
-def _sampling(config: EvalConfig, prompt: RenderedPrompt) -> dict[str, Any]:
+def _stops(config: EvalConfig, prompt: RenderedPrompt) -> tuple[str, ...]:
+    """The stop strings of this run: the user's, else the official runner's."""
+    if config.stop is not None:
+        return tuple(config.stop)
+    return tuple(prompt.chat_stop if config.endpoint == "chat" else prompt.stop)
+
+
+def _sampling(config: EvalConfig, prompt: RenderedPrompt, thinking: bool = False
+              ) -> dict[str, Any]:
     defaults = prompt.sampling
-    stop = prompt.chat_stop if config.endpoint == "chat" else prompt.stop
+    budget = defaults.reasoning_max_tokens if thinking else defaults.max_tokens
     return {
         "n": config.n if config.n is not None else defaults.n,
         "temperature": config.temperature if config.temperature is not None
         else defaults.temperature,
         "top_p": config.top_p if config.top_p is not None else (defaults.top_p or 1.0),
-        "max_tokens": config.max_tokens if config.max_tokens is not None else defaults.max_tokens,
-        "stop": tuple(stop),
+        "max_tokens": config.max_tokens if config.max_tokens is not None else budget,
+        # A stop string sent to a thinker would fire inside its thought.
+        "stop": () if thinking else _stops(config, prompt),
         "seed": config.seed,
         "extra_body": dict(config.extra_body),
     }
 
 
-def _request(config: EvalConfig, prompt: RenderedPrompt, item_id: str) -> Any:
+def _request(config: EvalConfig, prompt: RenderedPrompt, item_id: str,
+             thinking: bool = False) -> Any:
     from execlens.models import GenerationRequest, SamplingParams
 
-    params = SamplingParams(**_sampling(config, prompt))
+    params = SamplingParams(**_sampling(config, prompt, thinking))
     if config.endpoint == "chat":
         return GenerationRequest.chat(prompt.text, system=prompt.system, params=params, id=item_id)
     return GenerationRequest.completion(prompt.completion, params=params, id=item_id)
@@ -224,37 +276,131 @@ class _Generated:
     failed: Counter[str]
 
 
+def _read(config: EvalConfig, completion: Any) -> ModelResponse:
+    """One completion read once: its thought set apart from its final part."""
+    shared = completion.choices_in_request > 1  # one request's usage covers several
+    return read_response(completion.text, reasoning=completion.reasoning,
+                         finish_reason=completion.finish_reason, mode=config.reasoning,
+                         think_tags=config.think_tags,
+                         completion_tokens=None if shared
+                         else completion.usage.completion_tokens)
+
+
 def _generate(client: Any, bench: Benchmark, units: Sequence[Unit], config: EvalConfig,
-              advance: Callable[[], None]) -> _Generated:
+              advance: Callable[[], None], thinking: bool) -> _Generated:
     """Prompts → responses → answers for ``units``; failed requests are set apart."""
     flavor = "openai" if config.endpoint == "chat" else "harness"
     prompts = [bench.render(unit.item, unit.task, config.prompt) for unit in units]
-    requests = [_request(config, prompt, unit.key) for prompt, unit in zip(prompts, units)]
+    requests = [_request(config, prompt, unit.key, thinking)
+                for prompt, unit in zip(prompts, units)]
     # generate_sync closes the loop's HTTP client with the loop: a client left to the
     # garbage collector would try to close itself on a later, unrelated event loop.
     responses = client.generate_sync(requests, on_response=lambda i, r: advance())
     ok: list[Unit] = []
     failed: Counter[str] = Counter()
+    raw_scoring = getattr(bench, "scores_raw", False)
     for unit, prompt, response in zip(units, prompts, responses):
         errors = [c for c in response.completions if not c.ok]
         if errors:
             for completion in errors:
                 failed[completion.error.value if completion.error else "no_text"] += 1
             continue
-        texts = [c.text or "" for c in response.completions]
-        extracted = [bench.extract(t, unit.item, unit.task, config.prompt, flavor)
-                     for t in texts]
-        unit.answers = texts if getattr(bench, "scores_raw", False) else [
-            e.text for e in extracted]
+        read = [_read(config, c) for c in response.completions]
+        # The official stop strings cut the final part after the fact (a thinker was
+        # sent none), so the official extraction sees the text it would have seen.
+        stops = _stops(config, prompt)
+        finals = [apply_stop(r.final, stops)[0] for r in read]
+        extracted = [bench.extract(final, unit.item, unit.task, config.prompt, flavor)
+                     if r.answerable else Extraction(text="", how=(), failure=r.status.value)
+                     for r, final in zip(read, finals)]
+        unit.answers = finals if raw_scoring else [e.text for e in extracted]
         unit.extra = {
             "task": unit.task,
             "prompt": _prompt_record(config, prompt),
-            "responses": texts,
+            "responses": [c.text or "" for c in response.completions],
+            "reasoning": [r.reasoning for r in read],
+            "finals": finals,
+            "finish_reasons": [r.finish_reason for r in read],
+            "response_status": [r.status.value for r in read],
+            "completion_tokens": [r.completion_tokens for r in read],
             "answers": [e.text for e in extracted],
             "extraction": [e.failure or "ok" for e in extracted],
         }
         ok.append(unit)
     return _Generated(ok, failed)
+
+
+_REASONING_FILE = "reasoning.json"
+
+
+def _detect_thinker(run: Any, client: Any, bench: Benchmark, unit: Unit,
+                    config: EvalConfig) -> dict[str, Any]:
+    """``auto``: whether the model reasons, from its answer to the first prompt.
+
+    The first request goes out as for any model; a thought in any shape (a reasoning
+    field, a ``<think>`` tag -- closed, or cut by the very stop string that would end
+    every thought at a draft -- or harmony channels) marks a thinker, and the whole run,
+    that prompt included, is then asked without stop strings.  The decision is kept in
+    the run directory, so a resumed run asks the way it began.
+    """
+    path = run.file(_REASONING_FILE)
+    if path.exists():
+        return dict(json.loads(path.read_text(encoding="utf-8")))
+    prompt = bench.render(unit.item, unit.task, config.prompt)
+    [response] = client.generate_sync([_request(config, prompt, unit.key)])
+    shapes = sorted({_read(config, c).shape for c in response.completions if c.ok} - {"none"})
+    if not any(c.ok for c in response.completions):
+        # Nothing to judge from: decide nothing and let the run report the failure.
+        return {"detected": False, "by": [], "undecided": True}
+    decision = {"detected": bool(shapes), "by": shapes}
+    run.write_json(_REASONING_FILE, decision)
+    return decision
+
+
+def _responses_summary(config: EvalConfig, records: Sequence[dict[str, Any]],
+                       thinking: bool, detection: dict[str, Any] | None,
+                       stops: Sequence[str]) -> tuple[dict[str, Any], list[str]]:
+    """``results.json``'s account of how the model answered, and the warnings it calls for."""
+    statuses = Counter(status for record in records
+                       for status in record.get("response_status", ()))
+    extraction = Counter(failure for record in records
+                         for failure in record.get("extraction", ()))
+    total = sum(statuses.values())
+    no_answer = sum(count for failure, count in extraction.items() if failure != "ok")
+    summary: dict[str, Any] = {
+        "reasoning": config.reasoning,
+        "reasoning_detected": thinking,
+        "stop_sent": [] if thinking else list(stops),
+        "stop_applied_to_final": list(stops),
+        "official_rule_applied_to": "final" if config.reasoning != "off" else "content",
+        "generations": total,
+        "with_reasoning": sum(1 for record in records
+                              for thought in record.get("reasoning", ()) if thought),
+        "truncated": statuses.get("truncated", 0),
+        "truncated_in_reasoning": statuses.get("truncated_in_reasoning", 0),
+        "reasoning_only": statuses.get("reasoning_only", 0),
+        "no_answer": no_answer,
+    }
+    if detection is not None:
+        summary["detected_by"] = detection.get("by", [])
+    flags: list[str] = []
+    if total:
+        cut = summary["truncated"] + summary["truncated_in_reasoning"]
+        if cut / total >= _WARN_RATE:
+            flags.append(
+                f"{cut} of {total} generations were cut off by the token limit "
+                f"({summary['truncated_in_reasoning']} inside their reasoning, with no "
+                "answer): raise --max-tokens" + ("" if thinking else
+                                                 ", or pass --reasoning on for a thinker"))
+        if no_answer / total >= _WARN_RATE:
+            flags.append(f"{no_answer} of {total} generations gave no answer in the "
+                         "expected format (see extraction in samples.jsonl)")
+    return summary, flags
+
+
+# A run where this share of generations was cut off or unanswered warns in its flags:
+# such a score says more about the budget or the format than about the model.
+_WARN_RATE = 0.2
 
 
 def _check_model(config: EvalConfig) -> None:
@@ -292,7 +438,12 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
     :class:`ModelRequestsFailed` when some requests failed (everything else is kept).
     """
     from execlens.bench import DatasetError
-    from execlens.models import LocalModelError, LocalServerError, ModelConfigError
+    from execlens.models import (
+        LocalModelError,
+        LocalServerError,
+        ModelConfigError,
+        request_failure_hint,
+    )
     from execlens.store import RunDir, StoreError
 
     bench = check_config(config)
@@ -306,9 +457,8 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
         raise EvalError("no samples selected (check --data, --limit and --offset)")
     started = time.perf_counter()
     first = units[0]
-    sampling = {k: v for k, v in _sampling(config, bench.render(
-        first.item, first.task, config.prompt)).items() if k != "stop"}
-    n = int(sampling["n"])
+    first_prompt = bench.render(first.item, first.task, config.prompt)
+    n = int(_sampling(config, first_prompt)["n"])
     order = {unit.key: unit.position for unit in units}
     own_engine: Engine | None = None
     contexts: dict[str, Any] = {}
@@ -322,6 +472,14 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
             progress = stack.enter_context(_Progress(show_progress and bool(todo)))
             # The model (for `local`, its server) is only started when something is left.
             client = stack.enter_context(_open_client(config)) if todo else None
+            detection: dict[str, Any] | None = None
+            thinking = config.reasoning == "on"
+            if config.reasoning == "auto":
+                if client is not None:
+                    detection = _detect_thinker(run, client, bench, todo[0], config)
+                elif run.file(_REASONING_FILE).exists():
+                    detection = json.loads(run.file(_REASONING_FILE).read_text("utf-8"))
+                thinking = bool(detection and detection.get("detected"))
             generating = progress.stage("generating", len(units), resumed)
             scoring = progress.stage("scoring", len(units), resumed)
             asked = scored = 0
@@ -336,9 +494,11 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
             for unit in todo:
                 groups.setdefault((unit.task, unit.shard), []).append(unit)
             for (task, _), group in groups.items():
-                generated = _generate(client, bench, group, config, advance)
+                generated = _generate(client, bench, group, config, advance, thinking)
                 failed.update(generated.failed)
                 if not generated.ok:
+                    if generated.failed:
+                        break  # not one answer in a whole shard: stop asking a dead server
                     continue
                 if engine is None and own_engine is None:
                     own_engine = scoring_engine_for(bench, config.workers)
@@ -347,6 +507,12 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
                     contexts[task] = None if prepare is None else prepare(
                         [i for t, items in plan if t == task for i in items], task,
                         engine or own_engine)
+                explain = getattr(bench, "explain", None)
+                if explain is not None:  # what the report shows beside each answer
+                    for unit in generated.ok:
+                        question = explain(unit.item, task, contexts[task])
+                        if question:
+                            unit.extra["question"] = question
                 scorers = {task: bench.scorers(task, config.prompt, contexts[task])}
                 done_before = scored
                 scored += score_units(run, bench, generated.ok, scorers=scorers, n=n,
@@ -359,18 +525,30 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
             if failed:
                 kinds = ", ".join(f"{count} {kind}" for kind, count in failed.most_common())
                 missing = len(todo) - scored
+                hints = [request_failure_hint(kind) for kind in failed]
+                if all(hints):  # the server refused the requests: a rerun would repeat it
+                    raise EvalError(f"{missing} of {len(units)} samples were refused by "
+                                    f"{config.base_url or config.model} ({kinds}): "
+                                    f"{'; '.join(dict.fromkeys(h for h in hints if h))}")
                 raise ModelRequestsFailed(
                     f"{missing} of {len(units)} samples got no answer from {config.model} "
                     f"({kinds}); they were not recorded -- rerun the same command to retry "
                     f"them ({len(units) - missing} kept in {out})")
             final = final_records(run, units)
             first_task = plan[0][0]
+            sampling = {k: v for k, v in _sampling(config, first_prompt, thinking).items()
+                        if k != "stop"}
+            responses, warnings = _responses_summary(config, final, thinking, detection,
+                                                     _stops(config, first_prompt))
             results: dict[str, Any] = {
                 "benchmark": bench.name, "task": config.task, "prompt": config.prompt,
                 "model": config.model, "endpoint": config.endpoint, "sampling": sampling,
                 **summarise(bench, final, first_task if len(plan) == 1 else config.task,
                             bench.modes),
             }
+            results["responses"] = responses
+            if warnings:
+                results["flags"] = [*warnings, *results.get("flags", [])]
             skipped = getattr(bench, "skipped", None)
             if skipped:  # items the benchmark will not ask, with the reason (REval: gensim)
                 results["skipped"] = dict(skipped)

@@ -21,6 +21,7 @@ from execlens.bench import (
     get_benchmark,
     run_eval,
 )
+from execlens.tasks.prompts import DEFAULT_THINK_TAGS
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -97,6 +98,19 @@ def eval_command(
         help='Server-specific request fields as a JSON object, e.g. '
              '\'{"top_k": 20, "chat_template_kwargs": {"enable_thinking": false}}\'.')] = None,
     overwrite: Annotated[bool, typer.Option(help="Replace a different run in --out.")] = False,
+    reasoning: Annotated[str, typer.Option(
+        help="auto: set apart any thought found (a reasoning_content field, <think> tags, "
+             "harmony channels) and detect a thinking model from its first answer; on: a "
+             "thinking model; off: the whole content is the answer.  A thinker is sent no "
+             "stop strings (they would end its thought at a draft) and gets the "
+             "benchmark's reasoning budget (32k tokens) unless --max-tokens is given; "
+             "answers are read from the final part only.")] = "auto",
+    stop: Annotated[Optional[list[str]], typer.Option(
+        help="A stop string instead of the benchmark's (repeat for several); applied to "
+             "the final part after the fact for a thinker.")] = None,
+    no_stop: Annotated[bool, typer.Option("--no-stop", help="Send no stop string.")] = False,
+    think_tags: Annotated[Optional[tuple[str, str]], typer.Option(
+        help="The two tags around an inline thought (default: <think> </think>).")] = None,
 ) -> None:
     """Run inference and scoring; write samples.jsonl, results.json and report.html."""
     if task is None:
@@ -110,7 +124,9 @@ def eval_command(
                         max_tokens=max_tokens, seed=seed, endpoint=endpoint, limit=limit,
                         offset=offset, data=data, workers=workers, no_cache=no_cache,
                         max_concurrency=concurrency, retries=retries,
-                        extra_body=_json_object(extra_body, "--extra-body"))
+                        extra_body=_json_object(extra_body, "--extra-body"),
+                        reasoning=reasoning, stop=_stop_option(stop, no_stop),
+                        think_tags=think_tags or DEFAULT_THINK_TAGS)
     target = out or Path("runs") / f"{benchmark}-{task}-{prompt}-{model.replace('/', '_')}"
     try:
         result = run_eval(config, target, overwrite=overwrite)
@@ -119,6 +135,14 @@ def eval_command(
     except EvalError as exc:
         fail(str(exc))
     print_summary(result, Console())
+
+
+def _stop_option(stop: list[str] | None, no_stop: bool) -> tuple[str, ...] | None:
+    if no_stop and stop:
+        fail("--stop and --no-stop contradict each other: give one of them")
+    if no_stop:
+        return ()
+    return tuple(stop) if stop else None
 
 
 def _json_object(text: str | None, option: str) -> dict[str, Any]:

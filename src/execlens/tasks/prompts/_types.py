@@ -25,7 +25,9 @@ class SamplingDefaults:
 
     ``top_p=None`` means the official runner does not set it (the provider default, 1.0).
     ``extra_temperatures`` lists further temperatures the official protocol samples at
-    (CRUXEval reports pass@5 from a second run at T = 0.8).
+    (CRUXEval reports pass@5 from a second run at T = 0.8).  ``reasoning_max_tokens`` is
+    the budget a reasoning model gets when none is given: official budgets (100 tokens
+    for CRUXEval's direct prompt) end a thinker inside its thought.
     """
 
     max_tokens: int
@@ -34,6 +36,7 @@ class SamplingDefaults:
     n: int = 1
     extra_temperatures: tuple[float, ...] = ()
     source: str = ""
+    reasoning_max_tokens: int = 32768
 
 
 @dataclass(frozen=True)
