@@ -517,3 +517,228 @@ def test_attack_lying_eq_and_repr(sandbox: Engine, host_unaffected: None) -> Non
     for mode in ("exact", "python", "tolerant"):
         assert not values_equal(value, 5, mode)
         assert not values_equal(5, value, mode)
+
+
+# ------------------------------------------------ host files (the minimal root, issue 19)
+_READ_ALL = (
+    "import os\n"
+    "def attack(paths):\n"
+    "    got = []\n"
+    "    for path in paths:\n"
+    "        try:\n"
+    "            with open(path, 'rb') as handle:\n"
+    "                got.append(handle.read().decode('latin-1'))\n"
+    "        except OSError as exc:\n"
+    "            got.append(type(exc).__name__)\n"
+    "    return got\n"
+)
+
+
+def _require_minimal_root(sandbox: Engine) -> None:
+    if not _layer(sandbox, "filesystem"):
+        pytest.skip("doctor reports no filesystem layer (minimal root) here")
+
+
+@pytest.fixture
+def fake_home_token() -> Iterator[tuple[Path, str]]:
+    """A user's Hugging Face token, mode 0644, in a fake home directory under /home."""
+    home = Path("/home") / f"execlens-attack-{uuid.uuid4().hex}"
+    secret = f"hf_EXECLENS_TOKEN_{uuid.uuid4().hex}"
+    token = home / ".cache" / "huggingface" / "token"
+    try:
+        token.parent.mkdir(parents=True)
+    except OSError as exc:
+        pytest.skip(f"cannot create a fake home directory under /home: {exc}")
+    try:
+        for directory in (home, home / ".cache", token.parent):
+            directory.chmod(0o755)
+        token.write_text(secret)
+        token.chmod(0o644)
+        yield token, secret
+    finally:
+        token.unlink(missing_ok=True)
+        for directory in (token.parent, home / ".cache", home):
+            directory.rmdir()
+
+
+@pytest.fixture
+def parent_dir_file() -> Iterator[tuple[Path, str]]:
+    """A world-readable file in the project's parent directory (another repository's)."""
+    secret = f"EXECLENS-NEIGHBOUR-{uuid.uuid4().hex}"
+    path = REPO_ROOT.parent / f"execlens-attack-{uuid.uuid4().hex}.txt"
+    try:
+        path.write_text(secret)
+    except OSError as exc:
+        pytest.skip(f"cannot write in the project's parent directory: {exc}")
+    path.chmod(0o644)
+    try:
+        yield path, secret
+    finally:
+        path.unlink(missing_ok=True)
+
+
+def test_attack_reading_a_0644_token_in_a_home_directory(
+    sandbox: Engine, host_unaffected: None, fake_home_token: tuple[Path, str]
+) -> None:
+    _require_minimal_root(sandbox)
+    token, secret = fake_home_token
+    program = _READ_ALL + (
+        "def listing():\n"
+        "    try:\n"
+        "        return os.listdir('/home')\n"
+        "    except OSError as exc:\n"
+        "        return type(exc).__name__\n"
+    )
+    outcome = run(sandbox, program, call=f"[attack([{str(token)!r}]), listing()]")
+    assert outcome.status is Status.OK, outcome.message
+    assert secret not in repr(outcome.decoded())
+    assert outcome.decoded() == [["FileNotFoundError"], "FileNotFoundError"]
+
+
+def test_attack_reading_a_file_in_the_projects_parent_directory(
+    sandbox: Engine, host_unaffected: None, parent_dir_file: tuple[Path, str]
+) -> None:
+    _require_minimal_root(sandbox)
+    path, secret = parent_dir_file
+    readme = REPO_ROOT / "README.md"  # the project itself is not in the view either
+    program = _READ_ALL + (
+        "def listing(path):\n"
+        "    try:\n"
+        "        return sorted(os.listdir(path))\n"
+        "    except OSError as exc:\n"
+        "        return type(exc).__name__\n"
+    )
+    call = f"[attack([{str(path)!r}, {str(readme)!r}]), listing({str(REPO_ROOT.parent)!r})]"
+    outcome = run(sandbox, program, call=call)
+    assert outcome.status is Status.OK, outcome.message
+    got, listed = outcome.decoded()
+    assert secret not in repr(outcome.decoded())
+    assert got == ["FileNotFoundError", "FileNotFoundError"]
+    # Only the way down to the project's program venv and execlens's source, if at all.
+    assert path.name not in repr(listed)
+
+
+def test_attack_reading_etc_passwd_sees_only_the_synthetic_one(
+    sandbox: Engine, host_unaffected: None
+) -> None:
+    _require_minimal_root(sandbox)
+    outcome = run(sandbox, _READ_ALL, call="attack(['/etc/passwd', '/etc/group'])")
+    assert outcome.status is Status.OK, outcome.message
+    passwd, group = outcome.decoded()
+    uids = {report.uid for report in sandbox.server_reports()}
+    names = {line.split(":")[0] for line in passwd.splitlines()}
+    ids = {int(line.split(":")[2]) for line in passwd.splitlines()}
+    assert names <= {"root", "sandbox"} and ids <= {0} | {u for u in uids if u is not None}
+    host_names = {line.split(":")[0] for line in Path("/etc/passwd").read_text().splitlines()
+                  if line and not line.startswith("#")} - {"root"}
+    assert not host_names & names
+    assert {line.split(":")[0] for line in group.splitlines()} <= {"root", "sandbox"}
+
+
+def test_attack_reading_etc_shadow_and_host_configuration(
+    sandbox: Engine, host_unaffected: None
+) -> None:
+    _require_minimal_root(sandbox)
+    paths = ["/etc/shadow", "/etc/hostname", "/etc/resolv.conf", "/etc/machine-id",
+             "/etc/os-release", "/etc/ssh/ssh_host_rsa_key.pub", "/root/.bashrc"]
+    outcome = run(sandbox, _READ_ALL + "import os\n",
+                  call=f"[attack({paths!r}), sorted(os.listdir('/etc'))]")
+    assert outcome.status is Status.OK, outcome.message
+    got, listed = outcome.decoded()
+    assert got == ["FileNotFoundError"] * len(paths)
+    assert listed == ["group", "hosts", "ld.so.cache", "localtime", "nsswitch.conf", "passwd"]
+
+
+def test_attack_symlink_out_of_the_scratch_dir(
+    sandbox: Engine, host_unaffected: None, fake_home_token: tuple[Path, str],
+    parent_dir_file: tuple[Path, str]
+) -> None:
+    _require_minimal_root(sandbox)
+    token, secret = fake_home_token
+    neighbour, neighbour_secret = parent_dir_file
+    program = _READ_ALL + (
+        "def escape(targets):\n"
+        "    links = []\n"
+        "    for index, target in enumerate(targets):\n"
+        "        os.symlink(target, f'link{index}')\n"
+        "        links.append(f'link{index}')\n"
+        "    os.symlink('/', 'root')\n"
+        "    links += [f'root{t}' for t in targets]\n"
+        "    return attack(links)\n"
+    )
+    targets = [str(token), str(neighbour), "/etc/shadow", str(REPO_ROOT / "README.md")]
+    outcome = run(sandbox, program, call=f"escape({targets!r})")
+    assert outcome.status is Status.OK, outcome.message
+    assert secret not in repr(outcome.decoded())
+    assert neighbour_secret not in repr(outcome.decoded())
+    assert outcome.decoded() == ["FileNotFoundError"] * (2 * len(targets))
+
+
+def test_attack_dotdot_out_of_the_scratch_dir(
+    sandbox: Engine, host_unaffected: None, fake_home_token: tuple[Path, str],
+    parent_dir_file: tuple[Path, str]
+) -> None:
+    _require_minimal_root(sandbox)
+    token, secret = fake_home_token
+    neighbour, neighbour_secret = parent_dir_file
+    up = "../" * 12
+    paths = [up + str(token).lstrip("/"), up + str(neighbour).lstrip("/"),
+             up + "etc/shadow", "./" + up + "etc/hostname"]
+    program = _READ_ALL + (
+        "def climb(paths):\n"
+        "    here = os.getcwd()\n"
+        "    return [attack(paths), sorted(os.listdir('../..')), here]\n"
+    )
+    outcome = run(sandbox, program, call=f"climb({paths!r})")
+    assert outcome.status is Status.OK, outcome.message
+    got, top, here = outcome.decoded()
+    assert secret not in repr(got) and neighbour_secret not in repr(got)
+    assert got == ["FileNotFoundError"] * len(paths)
+    assert here.startswith("/tmp/")
+    assert "home" not in top  # ../.. of the scratch dir is the minimal root
+
+
+def test_attack_reading_host_files_through_proc_1_root(
+    sandbox: Engine, host_unaffected: None, fake_home_token: tuple[Path, str]
+) -> None:
+    _require_minimal_root(sandbox)
+    token, secret = fake_home_token
+    paths = [f"/proc/1/root{token}", "/proc/1/root/etc/shadow", "/proc/1/root/etc/hostname",
+             f"/proc/1/cwd{token}", f"/proc/self/root{token}", "/proc/self/root/etc/shadow",
+             f"/proc/2/root{token}"]
+    outcome = run(sandbox, _READ_ALL, call=f"attack({paths!r})")
+    assert outcome.status is Status.OK, outcome.message
+    assert secret not in repr(outcome.decoded())
+    assert all(item.endswith("Error") for item in outcome.decoded()), outcome.decoded()
+
+
+def test_attack_codeio_function_reading_a_host_file_during_collect(
+    fake_home_token: tuple[Path, str], parent_dir_file: tuple[Path, str]
+) -> None:
+    from execlens.synth import SYNTH_PRELOAD, collect_functions
+
+    token, secret = fake_home_token
+    neighbour, neighbour_secret = parent_dir_file
+    refcode = (
+        "def main_solution(n):\n"
+        f"    paths = [{str(token)!r}, {str(neighbour)!r}, '/etc/hostname']\n"
+        "    found = []\n"
+        "    for path in paths:\n"
+        "        try:\n"
+        "            found.append(open(path).read()[:64])\n"
+        "        except OSError as exc:\n"
+        "            found.append(type(exc).__name__)\n"
+        "    return {'n': n, 'found': found}\n"
+    )
+    record = {"id": "attack/host-file", "keep": 3, "stored_ios": None, "refcode": refcode,
+              "input_generator": ("import random\ndef input_generator():\n"
+                                  "    return {'n': random.randint(0, 9)}\n")}
+    with Engine(workers=1, preload=SYNTH_PRELOAD) as engine:
+        if not engine.isolation_report().active("filesystem"):
+            pytest.skip("doctor reports no filesystem layer (minimal root) here")
+        [out] = collect_functions(engine, [record])
+    dumped = repr(out)
+    assert secret not in dumped and neighbour_secret not in dumped
+    assert out.get("pairs"), out.get("reject")
+    for pair in out["pairs"]:
+        assert pair["output"]["found"] == ["FileNotFoundError"] * 3

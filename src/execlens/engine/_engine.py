@@ -22,6 +22,7 @@ from typing import Any
 
 from execlens.engine._isolation import IsolationReport, compile_seccomp_filters
 from execlens.engine._protocol import FrameError, encode_frame
+from execlens.engine._rootfs import check_mount_ro
 from execlens.engine._types import Job, Limits, Outcome, Status
 from execlens.values import encode
 
@@ -150,11 +151,17 @@ def _recv_frame(sock: socket.socket, timeout: float | None) -> Any:
         raise FrameError(f"server sent a malformed frame: {exc}") from exc
 
 
+# The minimal root's plan per (interpreter, mount_ro): the first server walks the
+# interpreter's import roots for the libraries they load and sends the plan back; every
+# later server of this process (other workers, replacements, other hash seeds) reuses it.
+_ROOT_PLANS: dict[tuple[str, tuple[str, ...]], dict[str, Any]] = {}
+
+
 class _ServerProcess:
     """One fork server and its socket."""
 
-    def __init__(self, python: str, hash_seed: int, preload: Sequence[str], isolation: str
-                 ) -> None:
+    def __init__(self, python: str, hash_seed: int, preload: Sequence[str], isolation: str,
+                 filesystem: str = "minimal", mount_ro: tuple[str, ...] = ()) -> None:
         host_sock, server_sock = socket.socketpair()
         self.sock = host_sock
         try:
@@ -168,8 +175,11 @@ class _ServerProcess:
             )
         finally:
             server_sock.close()
+        plan_key = (python, mount_ro)
         self.sock.sendall(encode_frame({"preload": list(preload), "isolation": isolation,
-                                        "seccomp": _seccomp_filters()}))
+                                        "seccomp": _seccomp_filters(),
+                                        "filesystem": filesystem, "mount_ro": list(mount_ro),
+                                        "root_plan": _ROOT_PLANS.get(plan_key)}))
         try:
             hello = _recv_frame(self.sock, _HANDSHAKE_TIMEOUT)
         except (EOFError, TimeoutError, OSError, FrameError) as exc:
@@ -178,6 +188,8 @@ class _ServerProcess:
         if not hello.get("ready"):
             self.close()
             raise EngineError(f"execution server refused to start: {hello.get('error')}")
+        if hello.get("root_plan"):
+            _ROOT_PLANS.setdefault(plan_key, hello["root_plan"])
         self.report = IsolationReport.from_dict(hello["report"])
         self.preload_errors: dict[str, str] = hello.get("preload_errors", {})
         self.pid: int = hello["pid"]
@@ -243,7 +255,8 @@ class _Pool:
 
     def _spawn(self) -> _ServerProcess:
         engine = self.engine
-        return _ServerProcess(engine.python, self.hash_seed, engine.preload, engine.isolation)
+        return _ServerProcess(engine.python, self.hash_seed, engine.preload, engine.isolation,
+                              engine.filesystem, engine.mount_ro)
 
     def _work(self, slot: int, ready: threading.Barrier, errors: list[BaseException]) -> None:
         # Servers are spawned from this long-lived thread: their parent-death signal
@@ -403,6 +416,13 @@ class Engine:
     with NumPy 1.x while the host runs NumPy 2; default ``$EXECLENS_PROGRAM_PYTHON``, else
     this interpreter.  Any CPython >= 3.11 serves: the server side needs only the
     standard library and execlens's own source, put on its path read-only.
+
+    The sandbox sees a *minimal root*: only what that interpreter needs (its standard
+    library and import roots, the shared libraries they load, a shell), no ``/home``, no
+    host ``/etc``, no project.  ``mount_ro``: host paths to show as well, read-only
+    (e.g. a data directory programs read).  ``filesystem="host"`` shows the whole host
+    read-only instead, as before the minimal root existed: for comparisons only (the
+    filesystem layer then counts as missing, so ``isolation="full"`` refuses it).
     """
 
     def __init__(
@@ -415,9 +435,23 @@ class Engine:
         isolation: str = "auto",
         batch_size: int = 1,
         python: str | None = None,
+        mount_ro: Sequence[str] = (),
+        filesystem: str = "minimal",
     ) -> None:
         if isolation not in ("full", "auto", "none"):
             raise ValueError("isolation must be 'full', 'auto' or 'none'")
+        if filesystem not in ("minimal", "host"):
+            raise ValueError("filesystem must be 'minimal' or 'host'")
+        if filesystem == "host" and isolation == "full":
+            raise ValueError("isolation='full' needs the minimal root: filesystem='host' "
+                             "shows every host file")
+        if isinstance(mount_ro, (str, bytes)):
+            raise TypeError("mount_ro must be a list of paths, not one string")
+        for path in mount_ro:
+            try:
+                check_mount_ro(os.fspath(path))
+            except (OSError, ValueError) as exc:
+                raise ValueError(str(exc)) from exc
         if batch_size < 1:
             raise ValueError("batch_size must be >= 1")
         if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
@@ -431,6 +465,8 @@ class Engine:
         self.isolation = isolation
         self.batch_size = batch_size
         self.python = resolve_program_python(python)
+        self.filesystem = filesystem
+        self.mount_ro = tuple(os.path.abspath(os.fspath(p)) for p in mount_ro)
         self._pools: dict[int, _Pool] = {}
         self._lock = threading.Lock()
         self._ids = itertools.count()

@@ -8,10 +8,14 @@ Layers:
 
 * ``network``      — a private network namespace with no interfaces up (else a seccomp
   socket filter, else missing).
-* ``filesystem``   — a private mount namespace: every mount read-only, private tmpfs on
-  ``/tmp``, ``/var/tmp`` and ``/dev/shm`` (the scratch dirs live there), directories the
-  sandbox user could not traverse hidden behind tmpfs, and the Python install and
-  import roots those covers would hide bound back in read-only.
+* ``filesystem``   — a private mount namespace holding a *minimal root*: a fresh tmpfs
+  into which only what the program interpreter needs is bound read-only (its standard
+  library, import roots, venv, execlens's package, the shared libraries they load, a
+  shell), three device nodes, a synthetic ``/etc`` and private tmpfs on ``/tmp``,
+  ``/var/tmp`` and ``/dev/shm`` (the scratch dirs live there); the server pivots into it
+  and the host's root is detached (see ``_rootfs``).  No ``/home``, no host ``/etc``,
+  no project.  ``filesystem="host"`` keeps the older read-only view of the whole host
+  (for comparisons only: the layer then counts as missing).
 * ``pid_namespace`` — the server becomes pid 1 of its own PID namespace with a fresh
   ``/proc`` (mounted in the filesystem layer's mount namespace): a child sees only its
   own sandbox's processes, never the host's (``/proc/<pid>/cmdline`` of other
@@ -39,12 +43,14 @@ import signal
 import sys
 from typing import Any
 
+from execlens.engine._rootfs import DEVICES, TOOLS, build_root, detach
+
 __all__ = [
     "IsolationReport",
-    "set_child_subreaper",
     "LayerStatus",
     "SeccompProgram",
     "compile_seccomp_filters",
+    "set_child_subreaper",
     "setup_server_isolation",
 ]
 
@@ -110,6 +116,9 @@ class IsolationReport:
     def __init__(self, uid: int | None = None, gid: int | None = None,
                  python: str | None = None, kernel: str | None = None) -> None:
         self.layers: list[LayerStatus] = []
+        # What the sandbox's filesystem shows: every path bound into the minimal root
+        # (["/"] for the host view, [] without a mount namespace).
+        self.visible: list[str] = []
         self.uid = uid
         self.gid = gid
         self.python = python if python is not None else sys.version.split()[0]
@@ -126,7 +135,8 @@ class IsolationReport:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form."""
         return {"layers": [layer.to_dict() for layer in self.layers], "uid": self.uid,
-                "gid": self.gid, "python": self.python, "kernel": self.kernel}
+                "gid": self.gid, "python": self.python, "kernel": self.kernel,
+                "visible": list(self.visible)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> IsolationReport:
@@ -134,6 +144,7 @@ class IsolationReport:
         report = cls(uid=data.get("uid"), gid=data.get("gid"),
                      python=data.get("python", ""), kernel=data.get("kernel", ""))
         report.layers = [LayerStatus(**layer) for layer in data.get("layers", [])]
+        report.visible = list(data.get("visible", []))
         return report
 
 
@@ -250,14 +261,52 @@ class _BindBack:
             os.close(fd)
 
 
-def _setup_filesystem(report: IsolationReport) -> bool:
-    """Private mount namespace: read-only everything, private tmpfs, reachable Python."""
+def _setup_filesystem(report: IsolationReport, root_plan: dict[str, Any] | None,
+                      uid: int | None, gid: int | None) -> bool:
+    """A private mount namespace with the minimal root (``root_plan``), or, without a plan
+    or where building it fails, the read-only host view.  Returns whether the mount
+    namespace exists (the PID namespace layer mounts its ``/proc`` there)."""
     try:
         _check(_libc.unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
         _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
     except OSError as exc:
         report.add("filesystem", False, f"no mount namespace ({exc.strerror})")
         return False
+    if root_plan is None:
+        return _setup_host_view(report, "the read-only host view was asked for "
+                                        "(filesystem='host'): every world-readable host "
+                                        "file is visible")
+    staging = "/tmp"
+    try:
+        visible = build_root(root_plan, staging, uid, gid)
+        os.makedirs(SCRATCH_ROOT, mode=0o711, exist_ok=True)
+    except OSError as exc:
+        # Still in the host's root (the pivot is the last step): undo the staging
+        # tmpfs and fall back to the read-only host view, reported as missing.
+        try:
+            detach(staging)
+        except OSError:
+            pass
+        return _setup_host_view(report, f"the minimal root could not be built ({exc}); "
+                                        "fell back to the read-only host view")
+    report.visible = visible
+    python = root_plan.get("python", [])
+    detail = (f"minimal root: a fresh tmpfs; bound read-only: the interpreter's import "
+              f"roots ({', '.join(python)}), {root_plan.get('libraries', 0)} shared "
+              f"libraries and the loader, /bin/sh, {', '.join(TOOLS)}, "
+              f"{', '.join(DEVICES)}, /usr/share/zoneinfo; synthetic /etc (passwd and "
+              f"group naming root and the sandbox uid, nsswitch.conf, hosts; localtime and "
+              f"ld.so.cache bound); private tmpfs on {', '.join(SANDBOX_TMPFS_DIRS)}; "
+              f"writable: the job's scratch dir only; {len(visible)} paths visible "
+              f"(doctor lists them)")
+    if root_plan.get("mount_ro"):
+        detail += "; mount_ro: " + ", ".join(root_plan["mount_ro"])
+    report.add("filesystem", True, detail)
+    return True
+
+
+def _setup_host_view(report: IsolationReport, why: str) -> bool:
+    """The read-only view of the whole host (the layer before the minimal root)."""
     hidden: list[str] = []
     bound_back: list[str] = []
     bind_back: _BindBack | None = None
@@ -297,13 +346,14 @@ def _setup_filesystem(report: IsolationReport) -> bool:
     finally:
         if bind_back is not None:
             bind_back.close()
-    detail = ("read-only view; private root-owned tmpfs on " + ", ".join(SANDBOX_TMPFS_DIRS)
-              + "; writable: the job's scratch dir only")
+    detail = (why + "; read-only view; private root-owned tmpfs on "
+              + ", ".join(SANDBOX_TMPFS_DIRS) + "; writable: the job's scratch dir only")
     if hidden:
         detail += "; hidden: " + ", ".join(hidden)
     if bound_back:
         detail += "; import roots shown again read-only: " + ", ".join(bound_back)
-    report.add("filesystem", True, detail)
+    report.visible = ["/"]
+    report.add("filesystem", False, detail)
     return True
 
 
@@ -343,6 +393,9 @@ def _setup_pid_namespace(report: IsolationReport, filesystem: bool) -> int | Non
     set_parent_death_signal()  # the waiter dies with the host: the namespace follows
     host_pid = int(os.readlink("/proc/self"))  # still the host's /proc: the host's pid
     try:
+        # The host's /proc (carried into the minimal root for the line above) goes
+        # away entirely, not just under a cover.
+        detach("/proc")
         _mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
     except OSError as exc:
         raise RuntimeError(f"PID namespace without a private /proc: {exc}") from exc
@@ -472,12 +525,14 @@ class ServerIsolation:
         self.host_pid = host_pid if host_pid is not None else os.getpid()
 
 
-def setup_server_isolation(mode: str, seccomp_filters: dict[str, Any] | None = None
-                           ) -> ServerIsolation:
+def setup_server_isolation(mode: str, seccomp_filters: dict[str, Any] | None = None,
+                           root_plan: dict[str, Any] | None = None) -> ServerIsolation:
     """Set up every layer ``mode`` asks for (``full``, ``auto``, ``none``) in this process.
 
     ``full`` raises :class:`RuntimeError` naming the missing layers; ``auto`` keeps what
     works; ``none`` only applies per-child rlimits (for trusted code and debugging).
+    ``root_plan`` (from :func:`_rootfs.plan_root`) is the minimal root to build; without
+    one the filesystem layer is the read-only host view, reported as missing.
     """
     report = IsolationReport()
     report.add("clean_env", not any(k for k in os.environ if k not in _ALLOWED_ENV),
@@ -494,11 +549,11 @@ def setup_server_isolation(mode: str, seccomp_filters: dict[str, Any] | None = N
         os.makedirs(scratch, exist_ok=True)
         return ServerIsolation(report, None, None, None, scratch)
     network = _setup_network(report)
-    filesystem = _setup_filesystem(report)
+    # Picked first: the minimal root's /etc/passwd names it.
+    uid = gid = _pick_uid() if is_root else None
+    filesystem = _setup_filesystem(report, root_plan, uid, gid)
     host_pid = _setup_pid_namespace(report, filesystem)
-    uid = gid = None
     if is_root:
-        uid = gid = _pick_uid()
         report.add("unprivileged_uid", True, f"children run as uid/gid {uid}, no groups")
         report.add("process_limit", True, "RLIMIT_NPROC per server uid bounds forks and threads")
     else:

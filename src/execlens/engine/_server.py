@@ -48,6 +48,7 @@ from execlens.engine._protocol import (
     read_frame_bytes,
     write_frame,
 )
+from execlens.engine._rootfs import plan_root
 
 _READ_CHUNK = 1 << 16
 _OP_RUN = b"R"
@@ -543,8 +544,14 @@ def main() -> None:
     if config is None:
         return
     preload_errors = _preload(list(config.get("preload", [])))
+    mode = config.get("isolation", "auto")
+    root_plan = None
     try:
-        iso = setup_server_isolation(config.get("isolation", "auto"), config.get("seccomp"))
+        if mode != "none" and config.get("filesystem", "minimal") == "minimal":
+            # Planned here, in the host's view and before any isolation, unless the host
+            # already has this interpreter's plan from an earlier server.
+            root_plan = config.get("root_plan") or plan_root(config.get("mount_ro", []))
+        iso = setup_server_isolation(mode, config.get("seccomp"), root_plan)
         server = _Server(sock, iso)
     except Exception as exc:  # noqa: BLE001 - reported to the host, which raises
         write_frame(sock, {"ready": False, "error": f"{type(exc).__name__}: {exc}"})
@@ -555,6 +562,7 @@ def main() -> None:
         "report": iso.report.to_dict(),
         "preload_errors": preload_errors,
         "hash_seed": os.environ.get("PYTHONHASHSEED"),
+        "root_plan": root_plan,
     })
     server.serve()
 
