@@ -404,15 +404,15 @@ _WARN_RATE = 0.2
 
 
 def _check_model(config: EvalConfig) -> None:
-    """The model settings checked before anything is written (no network touched)."""
-    from execlens.models import ModelConfigError, is_local, resolve_client_config
+    """The model settings, and a served model's server, checked before anything is written."""
+    from execlens.models import ModelConfigError, check_server, is_local, resolve_client_config
 
     try:
         if is_local(config.model):
             if config.base_url:
                 raise ModelConfigError("--model local runs its own server: drop --base-url")
-        else:
-            resolve_client_config(config.model, config.base_url)
+        else:  # a dead server, refused key or unknown model: named before the run
+            check_server(resolve_client_config(config.model, config.base_url))
     except ModelConfigError as exc:
         raise EvalError(str(exc)) from exc
 

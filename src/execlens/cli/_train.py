@@ -39,6 +39,12 @@ def _chains(config_path: Path) -> None:
     except LocalServerError as exc:
         usage_error(f"the embedded model's server did not start: {exc}")
     accepted = sum(stats.accepted.values())
+    sampled = sum(stats.sampled.values())
+    if sampled and stats.failed_requests == sampled:
+        # Not one answer: the teacher is down or refuses every request (nothing is cached).
+        typer.echo(f"error: all {sampled} requests to the teacher {config.model} failed; "
+                   f"check that its server is running and rerun", err=True)
+        raise typer.Exit(1)
     typer.echo(f"chains: {accepted} of {sum(stats.sampled.values())} accepted; written to "
                f"{Path(config.output_dir) / 'chains.jsonl'}")
     for kind, rate in sorted(stats.acceptance().items()):

@@ -13,6 +13,12 @@ with open_client("local") as client:                       # or ("Qwen/...", bas
 
 from ._cache import RequestCache, cache_disabled_by_env, default_cache_dir, sample_key
 from ._client import ClientConfig, ModelClient, NStrategy
+from ._health import (
+    ServerUnavailableError,
+    UnknownModelError,
+    check_server,
+    request_failure_hint,
+)
 from ._local import (
     LOCAL_ALIAS,
     LocalModelError,
@@ -63,14 +69,18 @@ __all__ = [
     "RequestCache",
     "RetryPolicy",
     "SamplingParams",
+    "ServerUnavailableError",
+    "UnknownModelError",
     "Usage",
     "cache_disabled_by_env",
+    "check_server",
     "default_cache_dir",
     "is_local",
     "local_server_missing",
     "locate_local_model",
     "model_digest",
     "open_client",
+    "request_failure_hint",
     "resolve_api_key",
     "resolve_client_config",
     "sample_key",

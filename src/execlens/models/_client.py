@@ -387,7 +387,10 @@ class ModelClient:
                 continue
             else:
                 failure_kind, message = failure.kind, failure.message
-            logger.warning(
+            # info, not warning: the sample carries the error and every caller sums the
+            # failures up in one message; a warning per request would reach stderr through
+            # logging's last-resort handler, a line for each of thousands of requests.
+            logger.info(
                 "%s after %d attempt(s) from %s: %s",
                 failure_kind.value, attempts, self.config.base_url, message,
             )

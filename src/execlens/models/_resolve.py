@@ -85,12 +85,15 @@ def open_client(
     cache: RequestCache | bool = True,
     no_cache: bool = False,
     local_server: LocalModelServer | None = None,
+    check: bool = True,
     **settings: Any,
 ) -> Iterator[ModelClient]:
     """A ``ModelClient`` for ``model``; for ``local`` it starts and finally stops the server.
 
     ``no_cache=True`` (the CLI's ``--no-cache``) disables the request cache.  Pass a
-    started ``local_server`` to reuse one across several clients.
+    started ``local_server`` to reuse one across several clients.  ``check`` asks a
+    served model's server for its model listing first (``check_server``), so a dead
+    server, a refused key or an unknown model is a named error before any request.
     """
     use_cache: RequestCache | bool = False if no_cache else cache
     if is_local(model):
@@ -107,5 +110,9 @@ def open_client(
             yield client
         return
     config = resolve_client_config(model, base_url, api_key, **settings)
+    if check:
+        from ._health import check_server  # deferred: _health imports this module
+
+        check_server(config)
     with ModelClient(config, cache=use_cache) as client:
         yield client
