@@ -3,14 +3,53 @@
 from __future__ import annotations
 
 import importlib
-from typing import Annotated
+import sys
+from typing import Annotated, Any
 
+import click
 import typer
+from typer.core import TyperGroup
 
 __all__ = ["app", "main"]
 
+
+def _named_failure(error: BaseException) -> str | None:
+    """The one-line message of a failure every verb may meet and none can prevent (a full
+    disk, a read-only or unwritable output, a store refusal, a model setting the verb did
+    not catch), or ``None`` for a real bug, which keeps its traceback."""
+    from execlens.store import StoreError, output_error
+
+    if isinstance(error, StoreError):
+        return str(error)
+    if isinstance(error, OSError):
+        named = output_error(error.filename or "the output", error)
+        return None if named is None else str(named)
+    models = sys.modules.get("execlens.models")  # only a verb that imported it can raise it
+    if models is not None and isinstance(error, models.ModelConfigError):
+        return str(error)
+    return None
+
+
+class _Verbs(TyperGroup):
+    """The root command: one place that turns the failures above into ``error:`` + exit 2."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the verb; a named failure ends it with one ``error:`` line, exit code 2."""
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except Exception as error:
+            message = _named_failure(error)
+            if message is None:
+                raise
+            typer.echo(f"error: {' '.join(message.split())}", err=True)
+            raise typer.Exit(2) from None
+
+
 app = typer.Typer(
     name="execlens",
+    cls=_Verbs,
     help="Code-execution reasoning: run untrusted code safely, trace it, evaluate models.",
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,

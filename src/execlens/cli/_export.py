@@ -134,6 +134,8 @@ def export(
     bad = [f for f in formats if f not in ("trl", "verl")]
     if bad:
         usage_error(f"--format must be trl or verl, not {bad[0]!r}")
+    if out.exists() and not out.is_dir():
+        usage_error(f"--out {out} is a file; name a folder (it will be created)")
     checker = None
     if decontaminate:
         if eval_data is None:
@@ -143,7 +145,10 @@ def export(
     what, tasks = _tasks(source, kinds)
     from execlens.rewards import export_tasks
 
-    result = export_tasks(tasks, out, formats=formats, decontaminator=checker, split=split)
+    try:
+        result = export_tasks(tasks, out, formats=formats, decontaminator=checker, split=split)
+    except ValueError as exc:  # nothing left to write (decontamination, duplicates, none read)
+        usage_error(f"{source}: {exc}; nothing was written to {out}")
     by_kind = ", ".join(f"{k} {n}" for k, n in sorted(result.by_kind.items())) or "none"
     typer.echo(f"read {len(tasks)} tasks from {what}; wrote {result.written} ({by_kind})")
     if checker is not None:

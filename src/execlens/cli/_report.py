@@ -28,6 +28,11 @@ def report(
                      else Path("execlens-report.html"))
     if target.is_dir():
         fail(f"--out {target} is a directory; name the HTML file to write")
+    for parent in target.parents:  # a file where a folder of --out must be
+        if parent.exists():
+            if not parent.is_dir():
+                fail(f"--out {target}: {parent} is a file, not a folder; name another path")
+            break
     written = write_report(run_dirs, target)
     Console().print(f"report: [bold]{written.resolve()}[/bold]")
 

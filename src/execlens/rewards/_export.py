@@ -69,6 +69,7 @@ def export_tasks(tasks: Iterable[RewardTask], out_dir: str | Path, *,
     """Write ``tasks`` as TRL and/or verl Parquet files under ``out_dir`` (atomically).
 
     Exact duplicate ground truths are written once; contaminated programs are dropped.
+    A ``ValueError`` (nothing written) when no task is left to write.
     """
     from execlens.store import write_json_atomic, write_parquet_atomic
 
@@ -93,6 +94,10 @@ def export_tasks(tasks: Iterable[RewardTask], out_dir: str | Path, *,
                 result.dropped += 1
                 continue
         kept.append(task)
+    if not kept:  # an empty training set is never what was meant: say why, write nothing
+        read = len(seen) + result.duplicates
+        raise ValueError(f"nothing to export: of {read} tasks, {result.dropped} match an "
+                         f"evaluation program and {result.duplicates} repeat another")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     if "trl" in chosen:

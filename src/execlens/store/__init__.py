@@ -35,8 +35,10 @@ if TYPE_CHECKING:
     from execlens.store._errors import (
         CorruptRecordError,
         ManifestMismatchError,
+        OutputWriteError,
         RunLockedError,
         StoreError,
+        output_error,
     )
     from execlens.store._log import JsonlLog
     from execlens.store._manifest import Manifest, current_versions
@@ -47,6 +49,7 @@ _EXPORTS = {
     "CorruptRecordError": "_errors",
     "JsonlLog": "_log",
     "Manifest": "_manifest",
+    "OutputWriteError": "_errors",
     "ManifestMismatchError": "_errors",
     "RunDir": "_run",
     "RunLockedError": "_errors",
@@ -54,6 +57,7 @@ _EXPORTS = {
     "ShardSet": "_shards",
     "StoreError": "_errors",
     "current_versions": "_manifest",
+    "output_error": "_errors",
     "read_json": "_atomic",
     "write_bytes_atomic": "_atomic",
     "write_json_atomic": "_atomic",

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._errors import StoreError
+from ._errors import StoreError, output_error
 
 if TYPE_CHECKING:
     import pyarrow
@@ -40,18 +40,31 @@ def write_bytes_atomic(path: Path | str, data: bytes) -> None:
     path = Path(path)
     if path.is_dir():
         raise StoreError(f"{path} is a directory; name a file to write")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.parent.exists() and not path.parent.is_dir():
+        raise StoreError(f"{path.parent} is a file, not a directory; choose another --out")
     temp = _temporary(path)
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         with temp.open("wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
+        fsync_dir(path.parent)
+    except BaseException as error:
+        # Disk full mid-write leaves the old file (or none) in place: never half a file.
+        _unlink_quietly(temp)
+        named = output_error(path, error) if isinstance(error, OSError) else None
+        if named is not None:
+            raise named from None
         raise
-    fsync_dir(path.parent)
+
+
+def _unlink_quietly(path: Path) -> None:
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        pass  # a read-only directory where the temporary never got made
 
 
 def write_text_atomic(path: Path | str, text: str) -> None:

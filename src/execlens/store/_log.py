@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ._atomic import write_bytes_atomic
+from ._errors import output_error
 from ._encode import encode_lines
 
 __all__ = ["JsonlLog"]
@@ -40,15 +41,22 @@ class JsonlLog:
         if not self._repaired:
             self._cut_torn_tail()
             self._repaired = True
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as error:
+            # A torn tail (disk full mid-batch) is cut off by the next append or read.
+            named = output_error(self.path, error)
+            if named is None:
+                raise
+            raise named from None
 
     def read(self) -> list[dict[str, Any]]:
         """Every complete, valid record, in file order (see the module doc for damage)."""

@@ -9,7 +9,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ._atomic import write_json_atomic, write_parquet_atomic, write_text_atomic
-from ._errors import ManifestMismatchError, StoreError
+from ._errors import ManifestMismatchError, StoreError, output_error
 from ._lock import LOCK_NAME, DirectoryLock
 from ._log import JsonlLog
 from ._manifest import MANIFEST_NAME, Manifest, identity_differences, normalise
@@ -51,14 +51,17 @@ class RunDir:
         try:
             path.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            raise StoreError(f"cannot create run directory {path} ({error.strerror}); "
-                             f"choose another --out") from None
+            named = output_error(path, error)  # read-only, permission, disk full: the fix
+            raise named or StoreError(f"cannot create run directory {path} "
+                                      f"({error.strerror}); choose another --out") from None
         lock = DirectoryLock(path)
         try:
             lock.acquire()
-        except PermissionError:
-            raise StoreError(f"cannot write in {path} (permission denied); "
-                             f"choose another --out") from None
+        except OSError as error:  # permission denied, a read-only file system, disk full
+            named = output_error(path, error)
+            if named is None:
+                raise
+            raise named from None
         try:
             manifest = _settle_manifest(path, dict(identity), overwrite)
             _sweep_temporaries(path)
