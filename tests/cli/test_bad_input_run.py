@@ -111,3 +111,14 @@ def test_run_program_python_not_executable(program: Path) -> None:
 
 def test_run_hash_seed_out_of_range(program: Path) -> None:
     _assert_usage_error(_execlens("run", str(program), "--hash-seed", "-1"), "--hash-seed")
+
+
+def test_run_mount_ro_missing_path(program: Path, tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-data"
+    _assert_usage_error(_execlens("run", str(program), "--mount-ro", str(missing)),
+                        "--mount-ro", str(missing), "does not exist", "give an existing")
+
+
+def test_run_mount_ro_over_the_sandboxs_own_proc(program: Path) -> None:
+    _assert_usage_error(_execlens("run", str(program), "--mount-ro", "/proc"),
+                        "--mount-ro", "/proc", "give a directory below it")

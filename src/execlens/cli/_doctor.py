@@ -62,6 +62,11 @@ def doctor(
         table.add_row(layer.name, mark, layer.detail)
     console.print(table)
     console.print(f"Python {report.python}, kernel {report.kernel}, sandbox uid {report.uid}")
+    if report.visible:
+        # The filesystem layer's view: each path bound into the minimal root (["/"] when
+        # the host's whole filesystem shows, read-only).
+        console.print(f"visible in the sandbox ({len(report.visible)} paths, read-only "
+                      f"except scratch): {' '.join(report.visible)}", soft_wrap=True)
     _print_program_environment(console, program)
     for module, error in preload_errors.items():
         console.print(f"[yellow]preload {module} failed:[/yellow] {error}")

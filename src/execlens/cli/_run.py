@@ -106,6 +106,18 @@ def check_isolation(isolation: str) -> None:
                     f"not {isolation!r}")
 
 
+def check_mount_ro(paths: Optional[list[Path]]) -> list[str]:
+    """The ``--mount-ro`` paths if each exists, else a usage error (the engine refuses the
+    paths its own view is built on, e.g. ``/proc``, with a ValueError :func:`run` reports)."""
+    checked = []
+    for path in paths or []:
+        if not path.exists():
+            usage_error(f"--mount-ro {path} does not exist; give an existing directory or file "
+                        "to show read-only in the sandbox")
+        checked.append(str(path))
+    return checked
+
+
 def run(
     file: Annotated[Path, typer.Argument(help="Python source file to run ('-' for stdin).")],
     call: Annotated[Optional[str], typer.Option(
@@ -124,10 +136,15 @@ def run(
         "--program-python",
         help="Interpreter the sandboxed program runs under (its own packages, e.g. NumPy "
              "1.x); default: $EXECLENS_PROGRAM_PYTHON, else this interpreter.")] = None,
+    mount_ro: Annotated[Optional[list[Path]], typer.Option(
+        "--mount-ro",
+        help="A host directory or file the program may read (read-only); repeatable. By "
+             "default the sandbox sees only what the program interpreter needs.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the outcome as one JSON object.")] = False,
 ) -> None:
     """Run a program (and optionally a call) in the sandbox and report its outcome."""
     check_isolation(isolation)
+    visible = check_mount_ro(mount_ro)
     limits = build_limits(timeout, memory, output_limit)
     python = check_program_python(program_python)
     if not 0 <= hash_seed <= 4294967295:
@@ -140,8 +157,10 @@ def run(
     job = Job(program=source, call=call, limits=limits, stdin=stdin_text)
     try:
         with Engine(workers=1, limits=limits, isolation=isolation, hash_seed=hash_seed,
-                    python=python) as engine:
+                    python=python, mount_ro=visible) as engine:
             outcome = engine.run(job)
+    except ValueError as exc:  # only the engine's checks of --mount-ro reach here
+        usage_error(f"--mount-ro: {exc}")
     except EngineError as exc:
         fix = ("use --isolation auto" if isolation == "full" else
                "check --program-python / $EXECLENS_PROGRAM_PYTHON")
