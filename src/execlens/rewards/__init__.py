@@ -5,7 +5,11 @@
   completion), strictly, over ``execlens.judge``; :class:`Shaping` maps verdicts to
   rewards.
 * TRL: :class:`ExeclensReward` (and the ready instances :data:`execlens_reward`,
-  :data:`execlens_reward_async`, :data:`execlens_format_reward`) for ``GRPOTrainer``.
+  :data:`execlens_reward_async`, :data:`execlens_format_reward`) for ``GRPOTrainer``;
+  :class:`ExeclensLengthPenalty`, the optional length / truncation penalty.
+* Reasoning models: answers are read from a completion's final part only
+  (:func:`read_completion`); a cut-off thought, an answer only inside the thought, or
+  different answers in the final part earn the minimum.
 * verl: :func:`compute_score` (single and batch); load it through
   ``pkg://execlens.rewards.verl_reward``.
 * Export: :func:`export_tasks` writes TRL prompt datasets and verl Parquet rows, after
@@ -30,9 +34,12 @@ if TYPE_CHECKING:
         ANSWER_CLOSE,
         ANSWER_FORMATS,
         ANSWER_OPEN,
+        MAX_ANSWER_CHARS,
+        NO_ANSWER_PROBLEMS,
         Extracted,
         extract_answer,
         first_line,
+        read_completion,
         select_answer_text,
     )
     from execlens.rewards._format import well_formed
@@ -47,6 +54,7 @@ if TYPE_CHECKING:
     from execlens.rewards._trl import (
         AsyncExeclensReward,
         ExeclensFormatReward,
+        ExeclensLengthPenalty,
         ExeclensReward,
         execlens_format_reward,
         execlens_reward,
@@ -68,6 +76,9 @@ _EXPORTS = {
     "verl_row": "_export",
     "ANSWER_CLOSE": "_extract",
     "ANSWER_OPEN": "_extract",
+    "MAX_ANSWER_CHARS": "_extract",
+    "NO_ANSWER_PROBLEMS": "_extract",
+    "read_completion": "_extract",
     "Extracted": "_extract",
     "extract_answer": "_extract",
     "ANSWER_FORMATS": "_extract",
@@ -85,6 +96,7 @@ _EXPORTS = {
     "RewardTaskError": "_task",
     "AsyncExeclensReward": "_trl",
     "ExeclensFormatReward": "_trl",
+    "ExeclensLengthPenalty": "_trl",
     "ExeclensReward": "_trl",
     "execlens_format_reward": "_trl",
     "execlens_reward": "_trl",

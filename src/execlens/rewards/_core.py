@@ -1,7 +1,8 @@
 """The one reward core: ``score(task, response) -> Verdict``, one answer or a batch.
 
-Every trainer adapter calls :func:`score_batch`.  Per completion it finds the answer
-(:func:`~execlens.rewards.extract_answer`) and judges it strictly through
+Every trainer adapter calls :func:`score_batch`.  Per completion it finds the answer in
+the completion's *final part* (:func:`~execlens.rewards.extract_answer`: a reasoning
+model's thought is set apart first, and never scored) and judges it strictly through
 ``execlens.judge``'s public judges:
 
 * ``output``: the answer must be a literal, compared type-strictly with the reference in
@@ -12,8 +13,10 @@ Every trainer adapter calls :func:`score_batch`.  Per completion it finds the an
 * ``coverage`` / ``path`` / ``state`` / ``output_completion``: the judge's generic
   runtime judges (host only).
 
-A malformed ground truth or a failure of the judge on one answer becomes that answer's
-named verdict; it never ends the batch.
+A completion with no answer gets an ``unparseable`` verdict naming why before any judge
+runs: ``truncated_in_reasoning``, ``reasoning_only``, ``hedged`` (different answers in the
+final part), ``too_long``.  A malformed ground truth or a failure of the judge on one
+answer becomes that answer's named verdict; it never ends the batch.
 """
 
 from __future__ import annotations
@@ -23,15 +26,16 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from execlens.judge import ExecProblem, StrictScorer, Verdict, VerdictStatus
-from execlens.rewards._extract import extract_answer
+from execlens.rewards._extract import MAX_ANSWER_CHARS, extract_answer
 from execlens.rewards._task import RewardTask, RewardTaskError
 from execlens.values import AnswerParseError, parse_literal
 
 if TYPE_CHECKING:
     from execlens.engine import Engine, Job, Outcome
     from execlens.judge import Executor
+    from execlens.tasks.prompts import ReasoningMode
 
-__all__ = ["score", "score_batch", "judge_answer"]
+__all__ = ["judge_answer", "score", "score_batch"]
 
 _OUTPUT = StrictScorer("output")
 _INPUT = StrictScorer("input")
@@ -89,20 +93,18 @@ def judge_answer(task: RewardTask, answer: str) -> Verdict:
         return _scoring_error(exc)
 
 
-def _as_text(response: Any) -> str:
-    """A completion as text: a string, or TRL's conversational list of messages (the
-    last assistant message's content)."""
-    if isinstance(response, str):
-        return response
-    if isinstance(response, dict):
-        return str(response.get("content", ""))
-    if isinstance(response, Sequence):
-        for message in reversed(list(response)):
-            if isinstance(message, dict) and message.get("role", "assistant") == "assistant":
-                return str(message.get("content", ""))
-        return ""
-    raise TypeError(f"a completion is text or a list of messages, got "
-                    f"{type(response).__name__}")
+_PROBLEMS = {
+    "truncated_in_reasoning": "the completion was cut off by the token limit inside its "
+                              "reasoning: it has no final answer",
+    "reasoning_only": "the completion ended inside its reasoning (or with an empty final "
+                      "part): it has no final answer",
+    "hedged": "the final part gives different answers in several [ANSWER] blocks",
+    "too_long": f"the answer is longer than {MAX_ANSWER_CHARS} characters",
+}
+
+
+def _no_answer(problem: str) -> Verdict:
+    return Verdict.failing(VerdictStatus.UNPARSEABLE, problem, _PROBLEMS.get(problem, problem))
 
 
 class _Group:
@@ -150,14 +152,22 @@ def _run_groups(groups: dict[str, _Group], verdicts: list[Verdict | None],
 
 def score_batch(tasks: Sequence[RewardTask | str | dict[str, Any]],
                 responses: Sequence[Any], *, engine: Engine | None = None,
-                executor: Executor | None = None) -> list[Verdict]:
+                executor: Executor | None = None, answer_format: str = "tagged",
+                finish_reasons: Sequence[str | None] | None = None,
+                reasoning: ReasoningMode = "auto") -> list[Verdict]:
     """Judge ``responses[i]`` against ``tasks[i]`` (tasks or ground-truth JSON strings).
 
-    Execution (input prediction) goes to ``executor``, else an executor over ``engine``,
-    else this process's shared judging engine (started on first need, closed at exit).
+    A response is text, a message or TRL's list of messages (a ``reasoning_content`` key
+    is the thought), or a read :class:`~execlens.tasks.prompts.ModelResponse`;
+    ``finish_reasons[i] == "length"`` marks a response cut by the token limit;
+    ``reasoning`` is :func:`~execlens.tasks.prompts.read_response`'s mode.  Execution
+    (input prediction) goes to ``executor``, else an executor over ``engine``, else this
+    process's shared judging engine (started on first need, closed at exit).
     """
     if len(tasks) != len(responses):
         raise ValueError(f"{len(tasks)} tasks but {len(responses)} responses")
+    if finish_reasons is not None and len(finish_reasons) != len(responses):
+        raise ValueError(f"{len(finish_reasons)} finish reasons for {len(responses)} responses")
     verdicts: list[Verdict | None] = [None] * len(tasks)
     pending: dict[int, tuple[RewardTask, list[int], list[str]]] = {}
     for index, (raw, response) in enumerate(zip(tasks, responses)):
@@ -167,11 +177,16 @@ def score_batch(tasks: Sequence[RewardTask | str | dict[str, Any]],
             verdicts[index] = _reference_error(str(exc))
             continue
         try:
-            text = _as_text(response)
+            extracted = extract_answer(
+                response, task.kind, answer_format=answer_format, reasoning=reasoning,
+                finish_reason=finish_reasons[index] if finish_reasons is not None else None)
         except TypeError as exc:
             verdicts[index] = Verdict.failing(VerdictStatus.UNPARSEABLE, "completion", str(exc))
             continue
-        answer = extract_answer(text, task.kind).text
+        if extracted.problem:
+            verdicts[index] = _no_answer(extracted.problem)
+            continue
+        answer = extracted.text
         if task.kind != "input":
             verdicts[index] = judge_answer(task, answer)
             continue
@@ -194,6 +209,9 @@ def score_batch(tasks: Sequence[RewardTask | str | dict[str, Any]],
 
 
 def score(task: RewardTask | str | dict[str, Any], response: Any, *,
-          engine: Engine | None = None) -> Verdict:
-    """Judge one response (text or messages) against one task (or its ground-truth JSON)."""
-    return score_batch([task], [response], engine=engine)[0]
+          engine: Engine | None = None, finish_reason: str | None = None,
+          answer_format: str = "tagged", reasoning: ReasoningMode = "auto") -> Verdict:
+    """Judge one response (text, messages or a read response) against one task (or its
+    ground-truth JSON); the options are :func:`score_batch`'s."""
+    return score_batch([task], [response], engine=engine, finish_reasons=[finish_reason],
+                       answer_format=answer_format, reasoning=reasoning)[0]

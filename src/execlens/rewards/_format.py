@@ -1,18 +1,25 @@
 """The optional format reward: is there an answer, in the asked-for form?
 
-Well-formed means the completion put its answer inside ``[ANSWER]`` … ``[/ANSWER]`` and
-that answer parses as its kind requires (a literal, one literal-argument call of the
-task's function, YES/NO, a line number or a line's text, a non-empty state).  Whether it
-is *right* is the correctness reward's business; this one only parses, never runs code.
+Well-formed means the completion put its answer inside ``[ANSWER]`` … ``[/ANSWER]`` *in
+its final part* (a reasoning model's thought does not count: a completion cut off while
+thinking, or answering only inside its thought, is not well-formed), gave one answer (no
+hedging: see :mod:`execlens.rewards._extract`), and that answer parses as its kind
+requires (a literal, one literal-argument call of the task's function, YES/NO, a line
+number or a line's text, a non-empty state).  Whether it is *right* is the correctness
+reward's business; this one only parses, never runs code.
 """
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, Any
 
-from execlens.rewards._extract import extract_answer, select_answer_text
+from execlens.rewards._extract import extract_answer
 from execlens.rewards._task import RewardTask
 from execlens.values import AnswerParseError, parse_call, parse_literal
+
+if TYPE_CHECKING:
+    from execlens.tasks.prompts import ReasoningMode
 
 __all__ = ["well_formed"]
 
@@ -38,11 +45,13 @@ def _parses(task: RewardTask, answer: str) -> bool:
     return True
 
 
-def well_formed(task: RewardTask, completion: str, *, answer_format: str = "tagged") -> bool:
-    """Whether ``completion`` answers in a parseable form: inside ``[ANSWER]`` tags
-    (``tagged``), or on its first line (``first_line``, for direct prompts)."""
-    if answer_format != "tagged":
-        text = select_answer_text(completion, answer_format)
-        return _parses(task, extract_answer(text, task.kind).text)
-    extracted = extract_answer(completion, task.kind)
-    return extracted.tagged and _parses(task, extracted.text)
+def well_formed(task: RewardTask, completion: Any, *, answer_format: str = "tagged",
+                finish_reason: str | None = None, reasoning: ReasoningMode = "auto") -> bool:
+    """Whether ``completion`` (text, messages or a read response) answers in a parseable
+    form in its final part: inside ``[ANSWER]`` tags (``tagged``), or on the final part's
+    first line (``first_line``, for direct prompts)."""
+    extracted = extract_answer(completion, task.kind, answer_format=answer_format,
+                               finish_reason=finish_reason, reasoning=reasoning)
+    if extracted.problem or (answer_format == "tagged" and not extracted.tagged):
+        return False
+    return _parses(task, extracted.text)

@@ -6,6 +6,12 @@ The default is the plain 1 / 0 / 0 (pass or not); :meth:`Shaping.absolute_zero` 
 not parse.  Verdicts that are nobody's answer's fault -- the sandbox failed, the judge
 failed, the task's own reference is broken -- get ``not_applicable`` (``None`` by
 default: TRL leaves such a completion out of the reward mean; verl gets 0.0).
+
+A completion that gave *no* answer or several -- cut off while thinking
+(``truncated_in_reasoning``), ending inside its thought (``reasoning_only``), different
+answers in its final part (``hedged``) -- gets the shaping's :attr:`~Shaping.minimum`
+whatever ``malformed`` is set to: a run of cut-off thoughts must never earn more than a
+wrong answer, and hedging must never pay.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from execlens.judge import Verdict, VerdictStatus
+from execlens.rewards._extract import NO_ANSWER_PROBLEMS
 
 __all__ = ["MALFORMED_STATUSES", "NOT_APPLICABLE_STATUSES", "Shaping"]
 
@@ -27,7 +34,8 @@ class Shaping:
 
     ``correct``: the verdict passed.  ``wrong``: a well-formed answer judged wrong
     (including an answered input on which the program raised or hung).  ``malformed``:
-    no answer could be parsed (``unparseable``: every exploit lands here).
+    no answer could be parsed (``unparseable``: every exploit lands here); no answer at
+    all, or a hedged one, gets :attr:`minimum`.
     ``not_applicable``: the judge could not judge (``None`` = no reward).
     """
 
@@ -58,6 +66,8 @@ class Shaping:
         """The reward for ``verdict``."""
         if verdict.passed:
             return self.correct
+        if verdict.status is VerdictStatus.UNPARSEABLE and verdict.reason in NO_ANSWER_PROBLEMS:
+            return self.minimum
         if verdict.status in MALFORMED_STATUSES:
             return self.malformed
         if verdict.status in NOT_APPLICABLE_STATUSES:

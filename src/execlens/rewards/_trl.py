@@ -9,6 +9,17 @@ expects one float or ``None`` (not applicable) per completion, names the functio
 
 These are thin: they read the ground-truth column, score, shape, and log per-label
 counts; all judging is :func:`~execlens.rewards.score_batch`'s.
+
+Reasoning models: a completion's thought (``<think>`` tags, harmony channels, or the
+``reasoning_content`` / ``thinking`` key TRL's response parser writes into a
+conversational completion) is set apart and only the final part is scored.  TRL passes no
+finish reason; give ``max_completion_tokens`` (``GRPOConfig.max_completion_length``) and a
+completion whose ``completion_ids`` reach it counts as cut off (``finish_reason ==
+"length"``), so that a thought the limit cut is read as one (with ``reasoning="on"``, even
+when the chat template opened ``<think>`` in the prompt).
+
+:class:`ExeclensLengthPenalty` is the optional length / truncation penalty (off unless
+added to ``reward_funcs``).
 """
 
 from __future__ import annotations
@@ -18,8 +29,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from execlens.rewards._core import _as_text, score_batch
-from execlens.rewards._extract import select_answer_text
+from execlens.rewards._core import score_batch
+from execlens.rewards._extract import read_completion, select_answer_text
 from execlens.rewards._format import well_formed
 from execlens.rewards._shaping import Shaping
 from execlens.rewards._task import RewardTask, RewardTaskError
@@ -27,10 +38,12 @@ from execlens.rewards._task import RewardTask, RewardTaskError
 if TYPE_CHECKING:
     from execlens.engine import Engine
     from execlens.judge import Verdict
+    from execlens.tasks.prompts import ReasoningMode
 
 __all__ = [
     "AsyncExeclensReward",
     "ExeclensFormatReward",
+    "ExeclensLengthPenalty",
     "ExeclensReward",
     "execlens_format_reward",
     "execlens_reward",
@@ -50,34 +63,53 @@ def _ground_truths(kwargs: dict[str, Any], column: str, count: int) -> list[Any]
     return values
 
 
+def _finish_reasons(completion_ids: Sequence[Any] | None, count: int,
+                    max_completion_tokens: int | None) -> list[str | None] | None:
+    """``"length"`` for the completions whose token ids reached the generation limit."""
+    if max_completion_tokens is None or completion_ids is None:
+        return None
+    if len(completion_ids) != count:
+        raise ValueError(f"{len(completion_ids)} completion_ids for {count} completions")
+    return ["length" if ids is not None and len(ids) >= max_completion_tokens else None
+            for ids in completion_ids]
+
+
 class ExeclensReward:
     """The execution-verified correctness reward, as TRL calls it (synchronous).
 
     ``shaping`` maps verdicts to rewards; ``column`` names the ground-truth column;
     ``name`` is what TRL logs it as; ``engine`` pins an engine (default: the process's
     shared judging engine); ``answer_format`` says where the answer is (``tagged``, or
-    ``first_line`` for direct prompts).  Rows whose ground truth is ``None`` get ``None``.
+    ``first_line`` for direct prompts).  ``reasoning`` is
+    :func:`~execlens.tasks.prompts.read_response`'s mode; ``max_completion_tokens`` marks
+    completions that reached the generation limit as cut off (see the module docstring).
+    Rows whose ground truth is ``None`` get ``None``.
     """
 
     def __init__(self, *, shaping: Shaping | None = None, column: str = GROUND_TRUTH_COLUMN,
                  name: str = "execlens_reward", engine: Engine | None = None,
-                 log: bool = True, answer_format: str = "tagged") -> None:
+                 log: bool = True, answer_format: str = "tagged",
+                 reasoning: ReasoningMode = "auto",
+                 max_completion_tokens: int | None = None) -> None:
         select_answer_text("", answer_format)  # an unknown format fails here, not mid-run
         self.answer_format = answer_format
+        self.reasoning = reasoning
+        self.max_completion_tokens = max_completion_tokens
         self.shaping = shaping or Shaping()
         self.column = column
         self.__name__ = name
         self.engine = engine
         self.log = log
 
-    def verdicts(self, completions: Sequence[Any], ground_truths: Sequence[Any]
-                 ) -> list[Verdict | None]:
+    def verdicts(self, completions: Sequence[Any], ground_truths: Sequence[Any],
+                 completion_ids: Sequence[Any] | None = None) -> list[Verdict | None]:
         """The verdicts of the rows that have a ground truth (``None`` for the others)."""
         rows = [i for i, truth in enumerate(ground_truths) if truth is not None]
-        texts: list[Any] = [completions[i] for i in rows]
-        if self.answer_format != "tagged":
-            texts = [select_answer_text(_as_text(t), self.answer_format) for t in texts]
-        judged = score_batch([ground_truths[i] for i in rows], texts, engine=self.engine)
+        finish = _finish_reasons(completion_ids, len(completions), self.max_completion_tokens)
+        judged = score_batch([ground_truths[i] for i in rows], [completions[i] for i in rows],
+                             engine=self.engine, answer_format=self.answer_format,
+                             reasoning=self.reasoning,
+                             finish_reasons=None if finish is None else [finish[i] for i in rows])
         out: list[Verdict | None] = [None] * len(completions)
         for index, verdict in zip(rows, judged):
             out[index] = verdict
@@ -107,10 +139,11 @@ class ExeclensReward:
                 log_metric(f"{self.__name__}/pass_rate/{kind}", sum(flags) / len(flags))
 
     def rewards(self, completions: Sequence[Any], ground_truths: Sequence[Any], *,
+                completion_ids: Sequence[Any] | None = None,
                 log_extra: Callable[[str, list[Any]], None] | None = None,
                 log_metric: Callable[[str, float], None] | None = None) -> list[float | None]:
         """Score, log, shape: one reward (or ``None``) per completion."""
-        verdicts = self.verdicts(completions, ground_truths)
+        verdicts = self.verdicts(completions, ground_truths, completion_ids)
         self._log(verdicts, ground_truths, log_extra, log_metric)
         return [self.shaping.reward(v) if v is not None else None for v in verdicts]
 
@@ -121,7 +154,8 @@ class ExeclensReward:
                  trainer_state: Any = None, **kwargs: Any) -> list[float | None]:
         """TRL's reward-function signature (see the module docstring)."""
         truths = _ground_truths(kwargs, self.column, len(completions))
-        return self.rewards(completions, truths, log_extra=log_extra, log_metric=log_metric)
+        return self.rewards(completions, truths, completion_ids=completion_ids,
+                            log_extra=log_extra, log_metric=log_metric)
 
 
 class AsyncExeclensReward(ExeclensReward):
@@ -138,21 +172,28 @@ class AsyncExeclensReward(ExeclensReward):
                        trainer_state: Any = None, **kwargs: Any) -> list[float | None]:
         """TRL's reward-function signature, awaited."""
         truths = _ground_truths(kwargs, self.column, len(completions))
-        verdicts = await asyncio.to_thread(self.verdicts, completions, truths)
+        verdicts = await asyncio.to_thread(self.verdicts, completions, truths, completion_ids)
         # Logging touches the trainer's buffers: do it back on the caller's thread.
         self._log(verdicts, truths, log_extra, log_metric)
         return [self.shaping.reward(v) if v is not None else None for v in verdicts]
 
 
 class ExeclensFormatReward:
-    """The optional format reward: ``value`` when the answer is tagged and parses, else
-    0.0 (``None`` for rows without ground truth); with ``answer_format="first_line"`` the
-    completion's first line must parse instead.  Weigh it with TRL's ``reward_weights``."""
+    """The optional format reward: ``value`` when the final part holds one tagged answer
+    that parses, else 0.0 (``None`` for rows without ground truth); with
+    ``answer_format="first_line"`` the final part's first line must parse instead.  A
+    completion cut off while thinking, or answering only inside its thought, gets 0.0.
+    ``reasoning`` and ``max_completion_tokens`` are :class:`ExeclensReward`'s.  Weigh it
+    with TRL's ``reward_weights``."""
 
     def __init__(self, *, value: float = 1.0, column: str = GROUND_TRUTH_COLUMN,
-                 name: str = "execlens_format_reward", answer_format: str = "tagged") -> None:
+                 name: str = "execlens_format_reward", answer_format: str = "tagged",
+                 reasoning: ReasoningMode = "auto",
+                 max_completion_tokens: int | None = None) -> None:
         select_answer_text("", answer_format)
         self.answer_format = answer_format
+        self.reasoning = reasoning
+        self.max_completion_tokens = max_completion_tokens
         self.value = value
         self.column = column
         self.__name__ = name
@@ -162,8 +203,10 @@ class ExeclensFormatReward:
                  ) -> list[float | None]:
         """TRL's reward-function signature."""
         truths = _ground_truths(kwargs, self.column, len(completions))
+        finish = (_finish_reasons(completion_ids, len(completions), self.max_completion_tokens)
+                  or [None] * len(completions))
         out: list[float | None] = []
-        for completion, truth in zip(completions, truths):
+        for completion, truth, reason in zip(completions, truths, finish):
             if truth is None:
                 out.append(None)
                 continue
@@ -172,8 +215,49 @@ class ExeclensFormatReward:
             except RewardTaskError:
                 out.append(None)
                 continue
-            formed = well_formed(task, _as_text(completion), answer_format=self.answer_format)
+            formed = well_formed(task, completion, answer_format=self.answer_format,
+                                 finish_reason=reason, reasoning=self.reasoning)
             out.append(self.value if formed else 0.0)
+        return out
+
+
+class ExeclensLengthPenalty:
+    """The optional length / truncation penalty: ``-penalty`` for a completion that was
+    cut off or ran long, else 0.0.  Off unless added to ``reward_funcs`` (weigh it with
+    ``reward_weights``).
+
+    Cut off: its ``completion_ids`` reached ``max_completion_tokens`` (set it to
+    ``GRPOConfig.max_completion_length``: TRL passes no finish reason, and a completion
+    that fills the budget is the one the limit cut).  Long: its text -- thought included
+    -- is longer than ``max_chars``.  At least one of the two must be given.  A cut-off
+    thought already gets the correctness reward's minimum; this adds a cost to running
+    into the limit at all, as DAPO's overlong penalty does, so a policy learns to finish.
+    """
+
+    def __init__(self, *, penalty: float = 1.0, max_completion_tokens: int | None = None,
+                 max_chars: int | None = None, name: str = "execlens_length_penalty") -> None:
+        if max_completion_tokens is None and max_chars is None:
+            raise ValueError("a length penalty needs max_completion_tokens (the generation "
+                             "limit) or max_chars")
+        self.penalty = penalty
+        self.max_completion_tokens = max_completion_tokens
+        self.max_chars = max_chars
+        self.__name__ = name
+
+    def _chars(self, completion: Any) -> int:
+        response = read_completion(completion, reasoning="off")
+        return len(response.final) + len(response.reasoning or "")
+
+    def __call__(self, prompts: Sequence[Any], completions: Sequence[Any],
+                 completion_ids: Sequence[Any] | None = None, **kwargs: Any
+                 ) -> list[float | None]:
+        """TRL's reward-function signature."""
+        cut = (_finish_reasons(completion_ids, len(completions), self.max_completion_tokens)
+               or [None] * len(completions))
+        out: list[float | None] = []
+        for completion, reason in zip(completions, cut):
+            long = self.max_chars is not None and self._chars(completion) > self.max_chars
+            out.append(-self.penalty if reason == "length" or long else 0.0)
         return out
 
 

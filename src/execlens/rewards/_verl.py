@@ -14,6 +14,13 @@ either manager; :func:`compute_score_async` is the coroutine form.  ``ground_tru
 the JSON string ``execlens export`` writes into ``reward_model.ground_truth``.  Point
 verl at it with ``custom_reward_function.path=pkg://execlens.rewards.verl_reward``
 (or the file path of that module) and ``name=compute_score``.
+
+``solution_str`` is the decoded response, thought included: a ``<think>`` block (or
+harmony's analysis channel) is set apart and only the final part is scored; a response
+that never closes its thought earns the minimum.  ``reward_kwargs`` may add
+``max_response_chars`` and ``length_penalty``: a response longer than that many characters
+has ``length_penalty`` subtracted from its score (off by default; verl passes no finish
+reason, so the length of the text is the signal).
 """
 
 from __future__ import annotations
@@ -35,14 +42,17 @@ def _shaping(shaping: str | Shaping | None) -> Shaping:
 
 
 def _results(ground_truths: Sequence[Any], solution_strs: Sequence[str],
-             shaping: Shaping) -> list[dict[str, Any]]:
+             shaping: Shaping, max_response_chars: int | None = None,
+             length_penalty: float = 0.0) -> list[dict[str, Any]]:
     verdicts = score_batch(list(ground_truths), list(solution_strs))
     out = []
-    for verdict in verdicts:
+    for verdict, text in zip(verdicts, solution_strs):
         reward = shaping.reward(verdict)
         # verl needs a number for every response: not-applicable scores 0.0 here.
-        out.append({"score": float(reward) if reward is not None else 0.0,
-                    "acc": 1.0 if verdict.passed else 0.0,
+        value = float(reward) if reward is not None else 0.0
+        if max_response_chars is not None and len(text or "") > max_response_chars:
+            value -= length_penalty
+        out.append({"score": value, "acc": 1.0 if verdict.passed else 0.0,
                     "verdict": verdict.label})
     return out
 
@@ -53,25 +63,29 @@ def compute_score(data_source: str | None = None, solution_str: str | None = Non
                   solution_strs: Sequence[str] | None = None,
                   ground_truths: Sequence[str] | None = None,
                   extra_infos: Sequence[Any] | None = None,
-                  shaping: str | Shaping | None = None, **kwargs: Any
+                  shaping: str | Shaping | None = None, max_response_chars: int | None = None,
+                  length_penalty: float = 0.0, **kwargs: Any
                   ) -> dict[str, Any] | list[dict[str, Any]]:
     """verl's reward function: one sample (singular keywords) -> ``{"score", "acc",
     "verdict"}``, or a batch (plural keywords) -> a list of them.
 
-    ``shaping`` (a ``reward_kwargs`` entry): ``binary`` (default) or ``absolute_zero``.
+    ``shaping`` (a ``reward_kwargs`` entry): ``binary`` (default) or ``absolute_zero``;
+    ``max_response_chars`` + ``length_penalty``: the optional length penalty (see the
+    module docstring).
     """
     shape = _shaping(shaping)
+    limits = {"max_response_chars": max_response_chars, "length_penalty": length_penalty}
     if solution_strs is not None or ground_truths is not None:
         if solution_strs is None or ground_truths is None:
             raise TypeError("batch scoring needs both solution_strs and ground_truths")
         if len(solution_strs) != len(ground_truths):
             raise ValueError(f"{len(solution_strs)} responses for {len(ground_truths)} "
                              f"ground truths")
-        return _results(ground_truths, solution_strs, shape)
+        return _results(ground_truths, solution_strs, shape, **limits)
     if solution_str is None or ground_truth is None:
         raise TypeError("compute_score needs solution_str and ground_truth (or the batch "
                         "keywords solution_strs and ground_truths)")
-    return _results([ground_truth], [solution_str], shape)[0]
+    return _results([ground_truth], [solution_str], shape, **limits)[0]
 
 
 async def compute_score_async(data_source: str | None = None, solution_str: str | None = None,
