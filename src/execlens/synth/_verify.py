@@ -5,6 +5,12 @@ Labels and feedback follow CodeI/O: ``success``, ``mismatch``, ``no answer``,
 ``exception`` (with its type), ``timeout``; an engine failure other than an exception
 (crash, memory, output flood) is its own named label.  ``sys.exit`` and ``os._exit``
 end the call before a value exists, so they are never a success.
+
+Reasoning models: a response is read with :func:`execlens.tasks.prompts.read_response`
+and the answer is extracted from its *final part* only -- a draft JSON inside a
+``<think>`` block or harmony's analysis channel is never verified.  :func:`read_turn`
+stores a model turn with its reasoning and final text apart; :func:`turn_response` reads
+one back.
 """
 
 from __future__ import annotations
@@ -16,17 +22,42 @@ from typing import TYPE_CHECKING, Any
 
 from execlens.synth._extract import extract_answer
 from execlens.synth._programs import needs_numpy, probe_job
+from execlens.tasks.prompts import ModelResponse, read_response
 from execlens.values import values_equal
 
 if TYPE_CHECKING:
     from execlens.engine import Engine, Limits, Outcome
 
-__all__ = ["Check", "verdict_from_outcome", "verify_checks"]
+__all__ = ["Check", "read_turn", "turn_response", "verdict_from_outcome", "verify_checks"]
+
+
+def read_turn(completion: Any) -> dict[str, Any]:
+    """A model turn as a record stores it: the raw ``text`` beside its read parts
+    (``final``, ``reasoning``, ``finish_reason``, ``status``, ``shape``).  ``completion``
+    is an ``execlens.models`` completion (text, separate reasoning, finish reason)."""
+    response = read_response(completion.text, reasoning=completion.reasoning,
+                             finish_reason=completion.finish_reason)
+    return {"text": completion.text, **response.to_record()}
+
+
+def turn_response(turn: dict[str, Any]) -> ModelResponse:
+    """The read response of a stored turn (a turn stored before reasoning was read apart
+    is read from its text now)."""
+    if "status" in turn:
+        return ModelResponse.from_record(turn)
+    return read_response(turn.get("text"), reasoning=turn.get("reasoning"),
+                         finish_reason=turn.get("finish_reason"))
+
+
+def _final(text: str | None) -> str | None:
+    """The final part of a response text (the whole text when it holds no thought)."""
+    return read_response(text).final if text else text
 
 
 @dataclass(frozen=True)
 class Check:
-    """One prediction to verify: ``kind`` ``"o"`` or ``"i"``, the response text, the
+    """One prediction to verify: ``kind`` ``"o"`` or ``"i"``, the response text (its
+    final part is read: a ``<think>`` block or analysis channel in it is skipped), the
     function and its ground-truth pair."""
 
     kind: str
@@ -57,7 +88,7 @@ def _timeout_message(seconds: float) -> str:
 
 
 def _output_verdict(check: Check) -> dict[str, Any]:
-    answer = extract_answer(check.text, "output")
+    answer = extract_answer(_final(check.text), "output")
     if not answer.ok:
         return {"label": "no answer", "message": answer.message}
     if matches(answer.value, check.output):
@@ -108,7 +139,7 @@ def verify_checks(engine: Engine, checks: Sequence[Check], *, limits: Limits | N
         if check.kind == "o":
             verdicts[index] = _output_verdict(check)
             continue
-        answer = extract_answer(check.text, "input")
+        answer = extract_answer(_final(check.text), "input")
         if not answer.ok:
             verdicts[index] = {"label": "no answer", "message": answer.message}
         else:

@@ -5,6 +5,16 @@ Sample reasoning chains for reward tasks from a teacher model through
 chain's final answer with :func:`execlens.rewards.score_batch`, and keep the accepted
 ones as chat ``messages`` rows for ``execlens train sft``.  Requests go through the
 client's content-addressed cache, so a rerun after a kill re-asks nothing answered.
+
+Reasoning teachers: each sample is read with :func:`execlens.rewards.read_completion`
+(over :func:`execlens.tasks.prompts.read_response`: its text, the server's separate
+reasoning field and its finish reason), the answer is judged in the *final part* only,
+and the SFT target keeps the teacher's thought: ``<think>\n{reasoning}\n</think>\n\n{final}``
+(:meth:`~execlens.tasks.prompts.ModelResponse.as_target`), or the whole response when the
+teacher did not reason.  A rejected sample is counted under a named reason
+(``chains.stats.json``'s ``rejected``): the verdict's label, ``truncated_in_reasoning``
+(cut off while thinking), ``reasoning_only``, or ``answer_only_in_reasoning`` (the
+thought holds an ``[ANSWER]`` but the final part does not).
 """
 
 from __future__ import annotations
@@ -13,21 +23,32 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from execlens.rewards import RewardTask, RewardTaskError, render_messages, score_batch
+from execlens.rewards import (
+    ANSWER_OPEN,
+    RewardTask,
+    RewardTaskError,
+    read_completion,
+    render_messages,
+    score_batch,
+)
 from execlens.train._config import ChainsRunConfig, ConfigError
 
-__all__ = ["ChainStats", "collect_chains", "load_tasks", "run_chains"]
+if TYPE_CHECKING:
+    from execlens.tasks.prompts import ModelResponse
+
+__all__ = ["ChainStats", "collect_chains", "load_tasks", "rejection_reason", "run_chains"]
 
 
 @dataclass
 class ChainStats:
-    """Chains sampled and accepted, per task kind."""
+    """Chains sampled and accepted, per task kind; rejections per named reason."""
 
     sampled: dict[str, int] = field(default_factory=dict)
     accepted: dict[str, int] = field(default_factory=dict)
     failed_requests: int = 0
+    rejected: dict[str, int] = field(default_factory=dict)
 
     def acceptance(self) -> dict[str, float]:
         """Accepted / sampled per kind."""
@@ -36,7 +57,22 @@ class ChainStats:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form."""
         return {"sampled": dict(self.sampled), "accepted": dict(self.accepted),
-                "acceptance": self.acceptance(), "failed_requests": self.failed_requests}
+                "acceptance": self.acceptance(), "failed_requests": self.failed_requests,
+                "rejected": dict(sorted(self.rejected.items()))}
+
+
+def rejection_reason(response: ModelResponse, label: str) -> str:
+    """Why a judged sample is not kept: its response's status when it has no final part,
+    ``answer_only_in_reasoning`` when only its thought holds an ``[ANSWER]``, else the
+    verdict's label."""
+    if not response.answerable:
+        if response.status.value == "reasoning_only" and ANSWER_OPEN in (response.reasoning
+                                                                          or ""):
+            return "answer_only_in_reasoning"
+        return response.status.value
+    if ANSWER_OPEN not in response.final and ANSWER_OPEN in (response.reasoning or ""):
+        return "answer_only_in_reasoning"
+    return label
 
 
 def collect_chains(tasks: Sequence[RewardTask], client: Any, out: str | Path, *,
@@ -55,22 +91,29 @@ def collect_chains(tasks: Sequence[RewardTask], client: Any, out: str | Path, *,
                 for i, t in enumerate(tasks)]
     responses = client.generate_sync(requests)
     stats = ChainStats()
-    pairs: list[tuple[RewardTask, str]] = []
+    pairs: list[tuple[RewardTask, ModelResponse]] = []
     for task, response in zip(tasks, responses):
-        for text in response.texts:
+        for completion in response.completions:
             stats.sampled[task.kind] = stats.sampled.get(task.kind, 0) + 1
-            if text is None:
+            if not completion.ok:
                 stats.failed_requests += 1
                 continue
-            pairs.append((task, text))
-    verdicts = score_batch([t for t, _ in pairs], [c for _, c in pairs])
+            message = {"content": completion.text, "reasoning_content": completion.reasoning}
+            pairs.append((task, read_completion(message,
+                                                finish_reason=completion.finish_reason)))
+    # Judged on the final part only (score_batch takes the read responses as they are).
+    verdicts = score_batch([t for t, _ in pairs], [r for _, r in pairs])
     lines = []
-    for (task, text), verdict in zip(pairs, verdicts):
-        if verdict.passed:
-            stats.accepted[task.kind] = stats.accepted.get(task.kind, 0) + 1
-            messages = render_messages(task) + [{"role": "assistant", "content": text}]
-            lines.append(json.dumps({"messages": messages, "kind": task.kind,
-                                     "task_id": task.id}, ensure_ascii=False))
+    for (task, response), verdict in zip(pairs, verdicts):
+        if not verdict.passed:
+            reason = rejection_reason(response, verdict.label)
+            stats.rejected[reason] = stats.rejected.get(reason, 0) + 1
+            continue
+        stats.accepted[task.kind] = stats.accepted.get(task.kind, 0) + 1
+        target = response.as_target()
+        messages = render_messages(task) + [{"role": "assistant", "content": target}]
+        lines.append(json.dumps({"messages": messages, "kind": task.kind,
+                                 "task_id": task.id}, ensure_ascii=False))
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(out, "".join(line + "\n" for line in lines))

@@ -1,5 +1,9 @@
 """``assemble``: the CodeI/O and CodeI/O++ datasets as chat ``messages`` (JSONL and
-Parquet, loadable by ``datasets``) and the dataset card."""
+Parquet, loadable by ``datasets``) and the dataset card.
+
+A reasoning model's turn keeps its thought in the assistant message, in the one shape
+teacher chains use too (:meth:`~execlens.tasks.prompts.ModelResponse.as_target`:
+``<think>\n{reasoning}\n</think>\n\n{final}``); a turn without one is its text."""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from typing import Any
 
 from execlens.synth._card import card_markdown, card_stats, card_svg
 from execlens.synth._stage import Stage, register_stage
+from execlens.synth._verify import turn_response
 
 _FIELDS = ("id", "function_id", "source", "kind", "pair_index", "sample")
 
@@ -20,21 +25,27 @@ def _instance(record: dict[str, Any], messages: list[dict[str, str]],
     return out
 
 
+def _target(turn: dict[str, Any]) -> str:
+    """A stored turn as training text: reasoning kept, in the teacher-chain shape."""
+    response = turn_response(turn)
+    return response.as_target() if response.reasoning else (turn.get("text") or "")
+
+
 def codeio_record(record: dict[str, Any]) -> dict[str, Any]:
     """CodeI/O: the prompt and the first-turn response."""
     return _instance(record, [{"role": "user", "content": record["prompt"]},
-                              {"role": "assistant", "content": record["turn_1"]["text"] or ""}],
+                              {"role": "assistant", "content": _target(record["turn_1"])}],
                      record["verdict_1"]["label"])
 
 
 def codeio_pp_record(record: dict[str, Any]) -> dict[str, Any]:
     """CodeI/O++: turn 1 + feedback 1 (+ turn 2 + feedback 2 when revised), concatenated
     into one response as the paper does."""
-    parts = [record["turn_1"]["text"] or "", record["verdict_1"]["message"]]
+    parts = [_target(record["turn_1"]), record["verdict_1"]["message"]]
     label = record["verdict_1"]["label"]
     if "verdict_2" in record:
-        parts = [record["turn_1"]["text"] or "", record["feedback_1"],
-                 record["turn_2"]["text"] or "", record["verdict_2"]["message"]]
+        parts = [_target(record["turn_1"]), record["feedback_1"],
+                 _target(record["turn_2"]), record["verdict_2"]["message"]]
         label = record["verdict_2"]["label"]
     return _instance(record, [{"role": "user", "content": record["prompt"]},
                               {"role": "assistant", "content": "\n\n".join(parts)}], label)

@@ -1,4 +1,10 @@
-"""``predict``: the model's first-turn responses (n samples each), cached and resumable."""
+"""``predict``: the model's first-turn responses (n samples each), cached and resumable.
+
+Each turn is stored read (:func:`~execlens.synth._verify.read_turn`): the raw text, and
+apart from it the ``reasoning`` and the ``final`` part answers are verified on.  A
+response cut off by the token limit inside its reasoning has no answer at all: it is
+rejected as ``truncated_in_reasoning`` rather than labelled a wrong prediction.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +12,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from execlens.synth._stage import Stage, register_stage
+from execlens.synth._verify import read_turn
+
+#: The rejection of a response the token limit cut inside its reasoning.
+TRUNCATED_IN_REASONING = "truncated_in_reasoning"
 
 
 def sampling_params(settings: Any, n: int | None = None) -> Any:
@@ -27,7 +37,8 @@ class PredictStage(Stage):
     def run(self, records: list[dict[str, Any]], shard: int, shards: int
             ) -> Iterator[dict[str, Any]]:
         """Yields ``<instance id>`` (n = 1) or ``<instance id>/s<j>`` records with
-        ``turn_1`` = text and ``finish_reason``; failed samples are rejected by name."""
+        ``turn_1`` = text, final, reasoning, finish_reason, status; failed samples and
+        thoughts cut off by the token limit are rejected by name."""
         from execlens.models import GenerationRequest
 
         params = sampling_params(self.config.sampling)
@@ -40,11 +51,15 @@ class PredictStage(Stage):
                 if params.n > 1:
                     out["id"] = f"{record['id']}/s{completion.index}"
                 out["sample"] = completion.index
-                out["turn_1"] = {"text": completion.text,
-                                 "finish_reason": completion.finish_reason}
                 self.counters["samples"] += 1
                 if not completion.ok:
+                    out["turn_1"] = {"text": completion.text,
+                                     "finish_reason": completion.finish_reason}
                     yield self.reject(out, f"model_error:{completion.error}")
+                    continue
+                out["turn_1"] = read_turn(completion)
+                if out["turn_1"]["status"] == TRUNCATED_IN_REASONING:
+                    yield self.reject(out, TRUNCATED_IN_REASONING)
                     continue
                 if completion.finish_reason == "length":
                     self.counters["truncated"] += 1

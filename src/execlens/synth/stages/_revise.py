@@ -1,5 +1,9 @@
 """``revise`` (CodeI/O++): every non-success gets a second turn with the execution
-feedback and the paper's redo request; the second answer is verified again."""
+feedback and the paper's redo request; the second answer is verified again.
+
+Reasoning models: the first turn goes back to the model as its final part only (servers
+expect no reasoning in the history); the second turn is stored read like the first, and
+one cut off inside its reasoning gets the label ``truncated_in_reasoning`` unverified."""
 
 from __future__ import annotations
 
@@ -8,8 +12,8 @@ from typing import Any
 
 from execlens.synth._prompts import REDO_SUFFIX
 from execlens.synth._stage import Stage, register_stage
-from execlens.synth._verify import Check, verify_checks
-from execlens.synth.stages._predict import sampling_params
+from execlens.synth._verify import Check, read_turn, turn_response, verify_checks
+from execlens.synth.stages._predict import TRUNCATED_IN_REASONING, sampling_params
 
 
 @register_stage
@@ -28,7 +32,7 @@ class ReviseStage(Stage):
         wrong = [r for r in records if r["verdict_1"]["label"] != "success"]
         requests = [GenerationRequest.chat([
             {"role": "user", "content": r["prompt"]},
-            {"role": "assistant", "content": r["turn_1"]["text"] or ""},
+            {"role": "assistant", "content": turn_response(r["turn_1"]).final},
             {"role": "user", "content": r["verdict_1"]["message"] + REDO_SUFFIX},
         ], params=params, id=r["id"]) for r in wrong]
         responses = self.context.client.generate_sync(requests) if requests else []
@@ -36,17 +40,23 @@ class ReviseStage(Stage):
         pending: list[dict[str, Any]] = []
         for record, response in zip(wrong, responses):
             completion = response.completions[0]
-            out = {**record, "feedback_1": record["verdict_1"]["message"] + REDO_SUFFIX,
-                   "turn_2": {"text": completion.text,
-                              "finish_reason": completion.finish_reason}}
+            out = {**record, "feedback_1": record["verdict_1"]["message"] + REDO_SUFFIX}
             if not completion.ok:
+                out["turn_2"] = {"text": completion.text,
+                                 "finish_reason": completion.finish_reason}
                 out["verdict_2"] = {"label": "model_error",
                                     "message": f"no second turn: {completion.error}"}
                 revised[record["id"]] = out
+                continue
+            out["turn_2"] = read_turn(completion)
+            if out["turn_2"]["status"] == TRUNCATED_IN_REASONING:
+                out["verdict_2"] = {"label": TRUNCATED_IN_REASONING, "message": (
+                    "no second answer: the token limit cut the response inside its reasoning")}
+                revised[record["id"]] = out
             else:
                 pending.append(out)
-        checks = [Check(r["kind"], r["turn_2"]["text"], r["refcode"], r["input"], r["output"])
-                  for r in pending]
+        checks = [Check(r["kind"], turn_response(r["turn_2"]).final, r["refcode"], r["input"],
+                        r["output"]) for r in pending]
         for record, verdict in zip(pending, verify_checks(self.context.engine, checks)):
             revised[record["id"]] = {**record, "verdict_2": verdict}
         for record in records:

@@ -1,4 +1,4 @@
-"""``verify``: label every first-turn prediction by execution."""
+"""``verify``: label every first-turn prediction by execution, on its final part."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from execlens.synth._stage import Stage, register_stage
-from execlens.synth._verify import Check, verify_checks
+from execlens.synth._verify import Check, turn_response, verify_checks
 
 
 @register_stage
@@ -18,8 +18,9 @@ class VerifyStage(Stage):
     def run(self, records: list[dict[str, Any]], shard: int, shards: int
             ) -> Iterator[dict[str, Any]]:
         """Yields each record with ``verdict_1`` = label, message (+ exception type)."""
-        checks = [Check(r["kind"], r["turn_1"]["text"], r["refcode"], r["input"], r["output"])
-                  for r in records]
+        # The final part only: a draft inside the model's reasoning is never verified.
+        checks = [Check(r["kind"], turn_response(r["turn_1"]).final, r["refcode"], r["input"],
+                        r["output"]) for r in records]
         verdicts = verify_checks(self.context.engine, checks)
         for record, verdict in zip(records, verdicts):
             self.counters[f"label:{verdict['label']}"] += 1

@@ -116,6 +116,16 @@ class ModelResponse:
             record["completion_tokens"] = self.completion_tokens
         return record
 
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> ModelResponse:
+        """The response :meth:`to_record` wrote (stored records are read back without
+        splitting the text again)."""
+        return cls(final=record.get("final") or "", reasoning=record.get("reasoning"),
+                   finish_reason=record.get("finish_reason"),
+                   status=ResponseStatus(record["status"]),
+                   shape=record.get("shape") or "none",
+                   completion_tokens=record.get("completion_tokens"))
+
 
 def _harmony(text: str) -> tuple[str | None, str | None] | None:
     """(reasoning, final) of a harmony transcript, or ``None`` when ``text`` is not one."""
