@@ -42,6 +42,12 @@ def run(
     except (ConfigError, StoreError) as exc:
         _fail(console, str(exc))
         return
+    if not status.get("kept", 1):
+        # Finished and kept (a rerun redoes nothing), but the dataset is empty: not a success.
+        named = ", ".join(f"{n} {reason}" for reason, n in status.get("rejections", {}).items())
+        _fail(console, f"every record was rejected ({named or 'none reached the end'}); the "
+                       f"dataset is empty -- see `execlens synth status {status['out']}` and "
+                       f"each record's reject reason")
     _print_status(status, console)
     card = Path(status["out"]) / "card.md"
     if card.is_file():

@@ -11,6 +11,7 @@ same under the ``local`` and ``ray`` executors.
 from __future__ import annotations
 
 import contextlib
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,6 +54,30 @@ def _model(config: SynthConfig) -> Iterator[ClientConfig | None]:
                                 max_concurrency=model.max_concurrency, timeout=model.timeout)
 
 
+def _check_before_run(config: SynthConfig) -> None:
+    """What would otherwise fail after the run directory is made, checked first: a served
+    model's URL and server (health check: dead, refused key, unknown model) and Ray."""
+    needs = {"transform", "predict", "revise", "difficulty"} & set(config.stages)
+    if needs and config.model is not None:
+        from execlens.models import (
+            ModelConfigError,
+            check_server,
+            is_local,
+            resolve_client_config,
+        )
+
+        model = config.model
+        if not is_local(model.name):
+            try:
+                check_server(resolve_client_config(model.name, model.base_url, model.api_key))
+            except ModelConfigError as exc:
+                raise ConfigError(f"model: {exc}") from None
+    if config.executor == "ray":
+        from execlens.synth._ray import ray_available
+
+        ray_available(config)
+
+
 def _run_local(context: StageContext, progress: Any) -> ShardRunner:
     stages = load_stages()
 
@@ -92,6 +117,11 @@ def run_pipeline(config: SynthConfig, *, overwrite: bool = False, progress: bool
 
     stages = load_stages()
     entering, bad = _entering(config)
+    if not bad and not any(entering.values()):  # an empty run is a mistake, not a dataset
+        where = ", ".join(str(source.path or source.dataset) for source in config.sources)
+        raise ConfigError(f"the sources hold no records ({where}); check their paths, "
+                          f"offset and limit")
+    _check_before_run(config)
     identity = {"task": "execlens-synth", "config": config.identity()}
     with RunDir.open(config.out, identity, overwrite=overwrite) as run, _model(config) as client:
         context = StageContext(config, run_path=run.path, client_config=client)
@@ -134,6 +164,13 @@ def run_pipeline(config: SynthConfig, *, overwrite: bool = False, progress: bool
                 outputs[name] = [r for i in range(len(chunks)) for r in shards.read(i)]
                 if cls.consumes is None:
                     previous = outputs[name]
+            # What reached the end, and why the rest did not: the CLI refuses to call a
+            # run whose every record was rejected a success.
+            kept = len(accepted(previous))
+            reasons = Counter(str(r["reject"].get("reason")) for r in previous
+                              if isinstance(r.get("reject"), dict))
+            if bad:
+                reasons["unreadable"] += len(bad)
         finally:
             bar.stop()
             context.close()
@@ -141,7 +178,10 @@ def run_pipeline(config: SynthConfig, *, overwrite: bool = False, progress: bool
                 from execlens.synth._ray import shutdown
 
                 shutdown()
-    return synth_status(config.out)
+    status = synth_status(config.out)
+    status["kept"] = kept
+    status["rejections"] = dict(reasons.most_common())
+    return status
 
 
 class _Progress:

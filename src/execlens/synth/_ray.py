@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from execlens.models import ClientConfig
     from execlens.synth._config import SynthConfig
 
-__all__ = ["ray_runner", "shutdown"]
+__all__ = ["ray_available", "ray_runner", "shutdown"]
 
 Record = dict[str, Any]
 
@@ -48,6 +48,39 @@ class _Worker:
         return True
 
 
+def _tcp_target(address: str) -> tuple[str, int] | None:
+    """``(host, port)`` of a ``host:port`` or ``ray://host:port`` address, else ``None``
+    (``auto``, or a form left to Ray to interpret)."""
+    rest = address.removeprefix("ray://")
+    host, _, port = rest.rpartition(":")
+    return (host.strip("[]"), int(port)) if host and port.isdigit() else None
+
+
+def ray_available(config: SynthConfig) -> None:
+    """A :class:`ConfigError` naming the fix when Ray is not installed, or when the
+    cluster at ``ray.address`` does not answer (checked in seconds, before Ray's own
+    connection attempts, which wait a minute or more)."""
+    import socket
+
+    from execlens.synth._config import ConfigError
+
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        raise ConfigError("executor: ray needs Ray, which is not installed here; install "
+                          "it (pip install 'ray[default]') or use executor: local") from None
+    address = config.ray.address
+    target = _tcp_target(address) if address else None
+    if target is None:
+        return
+    try:
+        socket.create_connection(target, timeout=5.0).close()
+    except OSError as exc:
+        raise ConfigError(f"ray.address {address}: no Ray cluster answers there "
+                          f"({exc.strerror or exc}); start one with `ray start --head`, fix "
+                          f"the address, or drop ray.address to start Ray locally") from None
+
+
 def ray_runner(config: SynthConfig, run_path: Path, client: ClientConfig | None
                ) -> Callable[..., None]:
     """A shard runner that fans pending shards out to Ray actors."""
@@ -55,12 +88,19 @@ def ray_runner(config: SynthConfig, run_path: Path, client: ClientConfig | None
     import ray
 
     if not ray.is_initialized():
-        if config.ray.address:
-            ray.init(address=config.ray.address, include_dashboard=False,
-                     log_to_driver=False)
-        else:
-            ray.init(num_cpus=config.ray.num_cpus, include_dashboard=False,
-                     log_to_driver=False)
+        from execlens.synth._config import ConfigError
+
+        try:
+            if config.ray.address:
+                ray.init(address=config.ray.address, include_dashboard=False,
+                         log_to_driver=False)
+            else:
+                ray.init(num_cpus=config.ray.num_cpus, include_dashboard=False,
+                         log_to_driver=False)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            where = f"at {config.ray.address}" if config.ray.address else "locally"
+            raise ConfigError(f"Ray could not start {where}: {' '.join(str(exc).split())}"
+                              f"; check ray.address, or use executor: local") from None
         _STARTED_HERE = True
     actor_class = ray.remote(num_cpus=1)(_Worker)
     workers_each = max(1, config.workers // config.ray.actors)
