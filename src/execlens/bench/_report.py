@@ -4,6 +4,15 @@ A run directory holds ``results.json`` (what was run and the metrics per scoring
 and ``samples.jsonl`` (one line per sample: prompt, raw responses, extracted answers,
 verdicts in both modes).  The report embeds everything (plotly's JavaScript included),
 so it opens offline, and lets a reader browse every failed sample.
+
+Each failed sample is an error-analysis view (:func:`failure_view`) rather than its JSON:
+the prompt as text, per generation the reasoning (collapsed), the final text, the
+extracted answer beside the expected one, each mode's verdict with its reason, the stop
+reason and tokens; for a runtime question the program with the lines the ground-truth
+run executed marked, the asked line highlighted and the true value beside the
+prediction.  The summary states how often generations were cut off or gave no answer,
+and warns when either is high.  Records from before any of these fields still render
+(whatever a record lacks is left out).
 """
 
 from __future__ import annotations
@@ -18,7 +27,7 @@ from typing import Any
 
 import jinja2
 
-__all__ = ["ReportError", "RunView", "load_run", "write_report"]
+__all__ = ["WARN_RATE", "ReportError", "RunView", "failure_view", "load_run", "write_report"]
 
 _TEMPLATES = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
@@ -27,6 +36,14 @@ _TEMPLATES = jinja2.Environment(
     lstrip_blocks=True,
 )
 _MAX_BROWSABLE = 500  # failed samples embedded per run (the JSONL keeps them all)
+#: A truncation or no-answer rate at or above this is flagged in the summary: a score
+#: then measures the token budget or the answer format more than execution reasoning.
+WARN_RATE = 0.2
+#: Keys of a sample record the failure view shows in its own way (the rest, if any, are
+#: listed as JSON at the end, so nothing a record holds is hidden).
+_SHOWN = frozenset({"id", "task", "prompt", "responses", "answers", "extraction", "generations",
+                    "reasoning", "finals", "finish_reasons", "response_status",
+                    "completion_tokens", "question", "n", "missing", "sample_id"})
 
 
 @dataclass
@@ -68,6 +85,170 @@ class RunView:
             return False
 
         return [s for s in self.samples if failed_in(s, "strict") or failed_in(s, "official")]
+
+    def modes(self) -> list[str]:
+        """The scoring modes of this run (``official``, ``strict``), as its results name them."""
+        found = [str(mode) for mode in (self.results.get("modes") or {})
+                 if isinstance((self.results.get("modes") or {}).get(mode), dict)]
+        return found or ["official", "strict"]
+
+    def responses(self) -> dict[str, Any] | None:
+        """How the model answered: ``results["responses"]`` (reasoning, stop strings,
+        truncation and no-answer counts), else counted from the samples (runs from before
+        the runner wrote it); ``None`` when neither says anything."""
+        block = self.results.get("responses")
+        if isinstance(block, dict) and block.get("generations"):
+            return dict(block)
+        statuses: dict[str, int] = {}
+        generations = no_answer = 0
+        for sample in self.samples:
+            extraction = sample.get("extraction")
+            if isinstance(extraction, list):
+                generations += len(extraction)
+                no_answer += sum(1 for e in extraction if e not in ("ok", None))
+            for status in sample.get("response_status") or ():
+                statuses[str(status)] = statuses.get(str(status), 0) + 1
+        if not generations:
+            return None
+        return {"generations": generations, "no_answer": no_answer,
+                **{key: statuses.get(key, 0) for key in
+                   ("truncated", "truncated_in_reasoning", "reasoning_only")},
+                "counted_from_samples": True}
+
+    def response_warnings(self) -> list[str]:
+        """Warnings for a high truncation or no-answer rate (at least :data:`WARN_RATE`)."""
+        block = self.responses()
+        if not block:
+            return []
+        total = int(block.get("generations") or 0)
+        if not total:
+            return []
+        cut = int(block.get("truncated") or 0) + int(block.get("truncated_in_reasoning") or 0)
+        no_answer = int(block.get("no_answer") or 0)
+        warnings = []
+        if cut / total >= WARN_RATE:
+            warnings.append(f"{cut} of {total} generations ({cut / total:.0%}) were cut off by "
+                            "the token limit: raise --max-tokens, or read the scores as "
+                            "bounded by the budget")
+        if no_answer / total >= WARN_RATE:
+            warnings.append(f"{no_answer} of {total} generations ({no_answer / total:.0%}) "
+                            "gave no answer the extraction could read: the scores measure the "
+                            "answer format as much as the reasoning")
+        return warnings
+
+    def failure_views(self, limit: int = _MAX_BROWSABLE) -> list[dict[str, Any]]:
+        """The failure view of the first ``limit`` failed samples (see :func:`failure_view`)."""
+        modes = self.modes()
+        return [failure_view(sample, modes) for sample in self.failed()[:limit]]
+
+
+def _at(values: Any, index: int) -> Any:
+    """``values[index]`` of a per-generation list, or None where the record has none."""
+    if isinstance(values, list) and index < len(values):
+        return values[index]
+    return None
+
+
+def _prompt_text(prompt: Any) -> str:
+    """The prompt as the model read it: chat messages as labelled text, not JSON."""
+    if isinstance(prompt, str):
+        return prompt
+    if isinstance(prompt, dict):
+        if "completion" in prompt and len(prompt) == 1:
+            return str(prompt["completion"])
+        parts = [f"[{role}]\n{text}" for role, text in prompt.items() if text]
+        return "\n\n".join(parts)
+    if isinstance(prompt, list):  # chat messages
+        return "\n\n".join(f"[{m.get('role', '?')}]\n{m.get('content', '')}"
+                            if isinstance(m, dict) else str(m) for m in prompt)
+    return _pretty(prompt)
+
+
+def _program_lines(question: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The program's lines, each with whether the ground-truth run executed it (None:
+    not known) and whether it is the asked line."""
+    program = question.get("program")
+    if not isinstance(program, str) or not program:
+        return None
+    executed = question.get("executed_lines")
+    ran = {int(n) for n in executed} if isinstance(executed, list) else None
+    asked = question.get("asked_line")
+    return [{"number": number, "text": text,
+             "executed": None if ran is None else number in ran,
+             "asked": number == asked}
+            for number, text in enumerate(program.split("\n"), start=1)]
+
+
+def _verdict(label: Any) -> dict[str, Any]:
+    """A stored verdict label (``status`` or ``status:reason``) split for display."""
+    text = "" if label is None else str(label)
+    status, _, reason = text.partition(":")
+    return {"label": text, "status": status or "—", "reason": reason,
+            "passed": status == "passed"}
+
+
+def failure_view(sample: dict[str, Any], modes: Sequence[str]) -> dict[str, Any]:
+    """What the report shows of one sample: everything a reader needs to see why it failed.
+
+    Works on any ``samples.jsonl`` record: fields a record lacks (runs from before
+    reasoning, stop reasons or ``question`` were recorded) are None and not shown.
+    """
+    question = sample.get("question") if isinstance(sample.get("question"), dict) else {}
+    entries = sample.get("generations") if isinstance(sample.get("generations"), list) else []
+    count = max((len(v) for v in (sample.get("responses"), sample.get("answers"), entries,
+                                  sample.get("finals")) if isinstance(v, list)), default=0)
+    generations = []
+    for index in range(count):
+        entry = _at(entries, index) or {}
+        response = _at(sample.get("responses"), index)
+        final = _at(sample.get("finals"), index)
+        if final is None:  # an older record: the whole response was the answer's text
+            final = response if response is not None else entry.get("generation")
+        verdicts = []
+        for mode in modes:
+            if mode not in entry and not isinstance(sample.get(mode), list):
+                continue
+            label = entry.get(mode)
+            if label is None:  # no label stored: the mode's boolean, if any
+                flag = _at(sample.get(mode), index)
+                label = None if flag is None else ("passed" if flag else "wrong")
+            verdict = _verdict(label)
+            verdict.update(mode=mode, detail=entry.get(f"{mode}_detail"))
+            verdicts.append(verdict)
+        generations.append({
+            "index": index + 1,
+            "reasoning": _at(sample.get("reasoning"), index),
+            "final": final,
+            # The raw text is shown too only where it says more than the final part.
+            "raw": response if response not in (None, final) else None,
+            "answer": _at(sample.get("answers"), index),
+            "extraction": _at(sample.get("extraction"), index),
+            "finish_reason": _at(sample.get("finish_reasons"), index),
+            "status": _at(sample.get("response_status"), index),
+            "tokens": _at(sample.get("completion_tokens"), index),
+            "differs": entry.get("differs"),
+            "verdicts": verdicts,
+        })
+    answers = [g["answer"] for g in generations if g["answer"] is not None]
+    extra = {key: value for key, value in sample.items()
+             if key not in _SHOWN and key not in modes and not key.endswith("_accuracy")
+             and value is not None}
+    return {
+        "id": str(sample.get("id", "")),
+        "task": sample.get("task"),
+        "question": question,
+        "expected": question.get("expected"),
+        "expected_by_mode": question.get("expected_by_mode") or {},
+        "lines": _program_lines(question),
+        "prompt": _prompt_text(sample["prompt"]) if sample.get("prompt") else None,
+        "generations": generations,
+        "passed": {mode: any(v["passed"] for g in generations for v in g["verdicts"]
+                             if v["mode"] == mode) for mode in modes},
+        "first_answer": answers[0] if answers else None,
+        "extra": extra,
+        "search": " ".join(str(x) for x in (sample.get("id", ""), sample.get("task") or "",
+                                            question.get("expected") or "", *answers)).lower(),
+    }
 
 
 class ReportError(ValueError):
@@ -214,6 +395,7 @@ def write_report(run_dirs: Iterable[Path], out: Path,
         plotly_js=_plotly_js(),
         pretty=_pretty,
         max_browsable=_MAX_BROWSABLE,
+        warn_rate=WARN_RATE,
         escape=html.escape,
         links=[(label, os.path.relpath(Path(target).resolve(), out.parent.resolve()))
                for label, target in links],
