@@ -5,10 +5,12 @@ BIN      := $(VENV)/bin
 STAMP    := $(VENV)/.installed
 # Sandboxed programs run under their own interpreter: NumPy 1.x, pandas, BeautifulSoup
 # (what REval's and CodeI/O's programs import), while the host holds NumPy 2, TRL and
-# verl.  The engine reads EXECLENS_PROGRAM_PYTHON.
+# verl.  install records it in $(RECORDED), where .venv's execlens finds it with no
+# variable set (EXECLENS_PROGRAM_PYTHON and --program-python still override it).  Nothing
+# here exports the variable: make test runs the way a user's plain `execlens` does.
 PROGRAMS := .venv-programs
 PROGRAMS_STAMP := $(PROGRAMS)/.execlens-program-env
-export EXECLENS_PROGRAM_PYTHON := $(CURDIR)/$(PROGRAMS)/bin/python
+RECORDED := $(VENV)/execlens-program-python
 # torch comes first, pinned, from the CPU wheel: resolving it through TRL or verl would
 # fetch the CUDA build (several GB).
 TORCH    := torch==2.13.0
@@ -42,9 +44,13 @@ $(STAMP): pyproject.toml Makefile
 $(PROGRAMS_STAMP): scripts/program_env.py | $(STAMP)
 	$(BIN)/python scripts/program_env.py $(PROGRAMS)
 
-programs: $(PROGRAMS_STAMP)
+# Rebuilt with either venv: a recreated .venv gets the record back.
+$(RECORDED): $(PROGRAMS_STAMP) $(STAMP)
+	$(BIN)/python scripts/program_env.py $(PROGRAMS) --record-in $(VENV)
 
-install: $(STAMP) $(PROGRAMS_STAMP)
+programs: $(RECORDED)
+
+install: $(STAMP) $(PROGRAMS_STAMP) $(RECORDED)
 
 demo: install
 	$(BIN)/execlens demo

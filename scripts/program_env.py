@@ -3,12 +3,18 @@
     python scripts/program_env.py .venv-programs
     execlens run prog.py --program-python .venv-programs/bin/python
     EXECLENS_PROGRAM_PYTHON=.venv-programs/bin/python execlens doctor
+    .venv/bin/python scripts/program_env.py .venv-programs --record-in .venv   # make install
 
 The host venv may hold whatever its trainer needs (NumPy 2, verl); the programs get
 their own environment with the packages benchmark programs import (NumPy 1.x, which
 REval's programs need to reproduce the published numbers, pandas, BeautifulSoup, and
 SciPy and SymPy, which many of CodeI/O's functions import).  The
 engine needs nothing installed there: its servers import execlens from the host's copy.
+
+``--record-in PREFIX`` records DEST's interpreter as the default program interpreter of
+the execlens installed in the venv at PREFIX (``PREFIX/execlens-program-python``), so
+that installation runs programs there with no variable set; ``--program-python`` and
+``$EXECLENS_PROGRAM_PYTHON`` still override it.  It needs execlens importable here.
 
 Idempotent: a DEST already built with the same interpreter and packages is left as it is
 (a ``.execlens-program-env`` file records what was asked for).
@@ -73,6 +79,9 @@ def main(argv: list[str] | None = None) -> int:
                              + ", ".join(DEFAULT_PACKAGES) + ")")
     parser.add_argument("--no-packages", action="store_true",
                         help="a bare environment (the standard library only)")
+    parser.add_argument("--record-in", type=Path, metavar="PREFIX",
+                        help="record DEST's interpreter as the default program interpreter "
+                             "of the execlens installed in the venv at PREFIX")
     args = parser.parse_args(argv)
     if not os.path.isfile(args.python) or not os.access(args.python, os.X_OK):
         print(f"error: --python {args.python} is not an executable file; give a CPython "
@@ -86,6 +95,16 @@ def main(argv: list[str] | None = None) -> int:
               f"exit {exc.returncode}); check the network or the --package requirements",
               file=sys.stderr)
         return 1
+    if args.record_in is not None:
+        try:
+            # One owner of the file's name and format: the engine, which reads it.
+            from execlens.engine import record_program_python
+        except ImportError as exc:
+            print(f"error: --record-in needs execlens importable by {sys.executable} ({exc}); "
+                  "run this script with the host venv's python", file=sys.stderr)
+            return 2
+        report["recorded"] = str(record_program_python(report["interpreter"],
+                                                       args.record_in.resolve()))
     print(json.dumps(report))
     return 0
 

@@ -62,8 +62,11 @@ def test_doctor_names_every_layer() -> None:
     assert {"network", "filesystem", "pid_namespace", "unprivileged_uid", "process_limit",
             "seccomp", "rlimits", "clean_env"} <= names
     assert report["self_test"] is True
-    # The program interpreter: $EXECLENS_PROGRAM_PYTHON (make test sets it), else ours.
-    expected = os.environ.get("EXECLENS_PROGRAM_PYTHON") or sys.executable
+    # The program interpreter: $EXECLENS_PROGRAM_PYTHON, else the one make install
+    # recorded in the host venv, else ours.
+    recorded = Path(sys.prefix) / "execlens-program-python"
+    expected = (os.environ.get("EXECLENS_PROGRAM_PYTHON")
+                or (recorded.read_text().strip() if recorded.is_file() else sys.executable))
     assert report["program"]["executable"] == expected
     assert set(report["program"]["packages"]) == {"numpy", "pandas"}
     human = _execlens("doctor")

@@ -124,8 +124,10 @@ class Benchmark(Protocol):
     tasks: Mapping[str, TaskSpec]
     modes: tuple[str, ...]
     # Optional: ``default_task`` (the task ``execlens eval`` asks when ``--task`` is
-    # omitted; else the first of :attr:`tasks`) and ``default = True`` (the benchmark
-    # ``execlens score`` assumes without ``--benchmark``).
+    # omitted; else the first of :attr:`tasks`), ``default = True`` (the benchmark
+    # ``execlens score`` assumes without ``--benchmark``) and ``program_requirements``
+    # (requirement strings such as ``("numpy<2",)`` the program environment needs for the
+    # published numbers; the CLI warns when the program interpreter lacks them).
     """Scoring modes, ``("official", "strict")`` for every built-in benchmark."""
     scores_raw: bool
     """Scorers judge raw responses (True) or extracted answers (False)."""

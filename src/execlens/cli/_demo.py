@@ -104,6 +104,11 @@ def demo(
     engine_demo(console)
     if engine_only:
         return
+    from execlens.cli._program_env import benchmark_requirements, warn_program_environment
+    from execlens.synth import PROGRAM_REQUIREMENTS
+
+    # Every benchmark's demo runs plus the synthesis step compute ground truth.
+    warn_program_environment({**benchmark_requirements(), "synth": PROGRAM_REQUIREMENTS})
     console.rule("published generations, re-scored in seconds")
     started = time.perf_counter()
     done: list[tuple[Any, Any]] = []

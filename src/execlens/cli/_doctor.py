@@ -11,6 +11,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from execlens.cli._program_env import (
+    benchmark_requirements,
+    program_source,
+    warn_program_environment,
+)
 from execlens.cli._run import check_isolation, check_program_python, usage_error
 from execlens.engine import Engine, EngineError, Job, Status
 
@@ -21,8 +26,8 @@ def _print_program_environment(console: Console, program: dict[str, Any]) -> Non
     packages = ", ".join(f"{name} {version or 'not installed'}"
                          for name, version in program["packages"].items())
     # soft_wrap: paths stay whole on one line, for people and for grep alike.
-    console.print(f"program interpreter: {program['executable']} (Python "
-                  f"{program['version']}, prefix {program['prefix']})", soft_wrap=True)
+    console.print(f"program interpreter: {program['executable']} (from {program['source']}; "
+                  f"Python {program['version']}, prefix {program['prefix']})", soft_wrap=True)
     console.print(f"program packages: {packages}", soft_wrap=True)
 
 
@@ -30,8 +35,8 @@ def doctor(
     isolation: Annotated[str, typer.Option(help="full | auto | none")] = "auto",
     program_python: Annotated[Optional[Path], typer.Option(
         "--program-python",
-        help="Interpreter programs run under (default: $EXECLENS_PROGRAM_PYTHON, else this "
-             "interpreter).")] = None,
+        help="Interpreter programs run under (default: $EXECLENS_PROGRAM_PYTHON, else the "
+             "one make install recorded, else this interpreter).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Start one execution server and report each isolation layer on this machine."""
@@ -48,6 +53,8 @@ def doctor(
                "check --program-python / $EXECLENS_PROGRAM_PYTHON")
         usage_error(f"{exc}; {fix}")
     healthy = probe.status is Status.OK and probe.decoded() == 42
+    program["source"] = program_source(python)
+    warn_program_environment(benchmark_requirements(), python)
     if as_json:
         typer.echo(json.dumps({**report.to_dict(), "self_test": healthy,
                                "preload_errors": preload_errors, "program": program}))

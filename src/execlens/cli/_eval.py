@@ -18,9 +18,11 @@ from execlens.bench import (
     EvalResult,
     ModelRequestsFailed,
     benchmark_names,
+    check_config,
     get_benchmark,
     run_eval,
 )
+from execlens.cli._program_env import benchmark_requirements, warn_program_environment
 from execlens.tasks.prompts import DEFAULT_THINK_TAGS
 
 
@@ -129,6 +131,8 @@ def eval_command(
                         think_tags=think_tags or DEFAULT_THINK_TAGS)
     target = out or Path("runs") / f"{benchmark}-{task}-{prompt}-{model.replace('/', '_')}"
     try:
+        # check_config first: a bad option is an error before any warning.
+        warn_program_environment(benchmark_requirements([check_config(config).name]))
         result = run_eval(config, target, overwrite=overwrite)
     except ModelRequestsFailed as exc:
         fail(str(exc), 1)

@@ -17,6 +17,7 @@ from rich.table import Table
 
 from execlens.bench import ScoreRunResult, benchmark_names
 from execlens.cli._eval import fail
+from execlens.cli._program_env import benchmark_requirements, warn_program_environment
 
 _EXPLAIN = {
     "unparseable:boolop": "`and`/`or` around the answer (e.g. `f([]) or True`)",
@@ -130,6 +131,7 @@ def score(
         fail(f"--temperature must be between 0 and 2, got {temperature}")
     try:
         loaded = bench.read_generations(generations, None if data is None else str(data), task)
+        warn_program_environment(benchmark_requirements([bench.name]))
         with _progress(console, len(loaded.items)) as report:
             result = run_score(out, bench, loaded, generations_file=str(generations),
                                workers=workers, overwrite=overwrite, progress=report,

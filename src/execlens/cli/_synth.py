@@ -32,12 +32,14 @@ def run(
     quiet: Annotated[bool, typer.Option(help="No progress bars.")] = False,
 ) -> None:
     """Run (or resume) a synthesis pipeline."""
+    from execlens.cli._program_env import warn_program_environment
     from execlens.store import StoreError
-    from execlens.synth import ConfigError, load_config, run_pipeline
+    from execlens.synth import PROGRAM_REQUIREMENTS, ConfigError, load_config, run_pipeline
 
     console = Console(stderr=True)
     try:
         config = load_config(config_path, out=str(out) if out else None, executor=executor)
+        warn_program_environment({"synth": PROGRAM_REQUIREMENTS})
         status = run_pipeline(config, overwrite=overwrite, progress=not quiet, console=console)
     except (ConfigError, StoreError) as exc:
         _fail(console, str(exc))

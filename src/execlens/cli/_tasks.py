@@ -16,6 +16,11 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from execlens.cli._program_env import (
+    benchmark_requirements,
+    program_identity,
+    warn_program_environment,
+)
 from execlens.cli._run import usage_error
 
 tasks_app = typer.Typer(help="Runtime-behaviour tasks (coverage, path, state, output).",
@@ -189,8 +194,10 @@ def build(
         typer.echo(f"skipped {', '.join(skipped)}: {reason}", err=True)
 
     data_file = source / "DREval_data.jsonl" if source.is_dir() else source
+    warn_program_environment(benchmark_requirements(["runtime"]))
     identity = {"verb": "tasks build", "data": file_digest(data_file), "runs": len(programs),
-                "mode": mode, "max_steps": max_steps, "wall_limit": wall_limit}
+                "mode": mode, "max_steps": max_steps, "wall_limit": wall_limit,
+                "program": program_identity()}
     limits = TraceLimits(max_steps=max_steps)
     count = -(-len(programs) // SHARD_RUNS)
     with open_run(run_path, identity, overwrite) as run:

@@ -14,6 +14,11 @@ from typing import Annotated, Any
 
 import typer
 
+from execlens.cli._program_env import (
+    benchmark_requirements,
+    program_identity,
+    warn_program_environment,
+)
 from execlens.cli._run import usage_error
 from execlens.cli._tasks import (
     DEFAULT_WALL_LIMIT,
@@ -74,7 +79,7 @@ def trace(
     progress: ProgressOption = True,
 ) -> None:
     """Trace every input of an REval dataset and export the traces (resumable)."""
-    from execlens.bench.reval import EXPORT_ROWS, execution_record, states_record
+    from execlens.bench.reval import BENCHMARK, EXPORT_ROWS, execution_record, states_record
     from execlens.trace import MODES, TraceLimits, trace_engine, trace_job, trace_many
 
     if mode not in MODES:
@@ -89,8 +94,10 @@ def trace(
     selected = [run for problem in problems
                 for run in problem.runs
                 if rows == "all" or run.index in {p.input_idx for p in problem.pairs}]
+    warn_program_environment(benchmark_requirements([BENCHMARK.name]))
     identity = {"verb": "trace", "data": _data_digest(dataset), "mode": mode, "rows": rows,
-                "max_steps": max_steps, "wall_limit": wall_limit}
+                "max_steps": max_steps, "wall_limit": wall_limit,
+                "program": program_identity()}
     limits = TraceLimits(max_steps=max_steps)
     count = -(-len(selected) // SHARD_RUNS)
     with open_run(out, identity, overwrite) as run_dir:

@@ -14,12 +14,23 @@ if TYPE_CHECKING:
     from execlens.engine._determinism import DeterminismReport, check_determinism
     from execlens.engine._engine import (
         DEFAULT_PRELOAD,
-        PROGRAM_PYTHON_ENV,
         Engine,
         EngineError,
         resolve_program_python,
     )
     from execlens.engine._isolation import IsolationReport, LayerStatus
+    from execlens.engine._program_env import (
+        PROGRAM_PYTHON_ENV,
+        RECORDED_PROGRAM_PYTHON,
+        ProgramFingerprint,
+        ProgramPython,
+        locate_program_python,
+        program_environment_warning,
+        program_fingerprint,
+        record_program_python,
+        recorded_program_python_file,
+        unmet_requirements,
+    )
     from execlens.engine._types import (
         MAX_OUTPUT_BYTES,
         ExceptionInfo,
@@ -41,10 +52,19 @@ _EXPORTS = {
     "Limits": "_types",
     "MAX_OUTPUT_BYTES": "_types",
     "Outcome": "_types",
-    "PROGRAM_PYTHON_ENV": "_engine",
+    "PROGRAM_PYTHON_ENV": "_program_env",
+    "ProgramFingerprint": "_program_env",
+    "ProgramPython": "_program_env",
+    "RECORDED_PROGRAM_PYTHON": "_program_env",
     "Status": "_types",
     "check_determinism": "_determinism",
+    "locate_program_python": "_program_env",
+    "program_environment_warning": "_program_env",
+    "program_fingerprint": "_program_env",
+    "record_program_python": "_program_env",
+    "recorded_program_python_file": "_program_env",
     "resolve_program_python": "_engine",
+    "unmet_requirements": "_program_env",
 }
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

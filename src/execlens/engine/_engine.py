@@ -11,7 +11,6 @@ import queue
 import select
 import socket
 import subprocess
-import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from execlens.engine._isolation import IsolationReport, compile_seccomp_filters
+from execlens.engine._program_env import PROGRAM_PYTHON_ENV, locate_program_python
 from execlens.engine._protocol import FrameError, encode_frame
 from execlens.engine._rootfs import check_mount_ro
 from execlens.engine._types import Job, Limits, Outcome, Status
@@ -65,19 +65,20 @@ def probe(names):
 """
 
 
-PROGRAM_PYTHON_ENV = "EXECLENS_PROGRAM_PYTHON"
-
-
 def resolve_program_python(python: str | None = None) -> str:
     """The interpreter fork servers run under: ``python``, else ``$EXECLENS_PROGRAM_PYTHON``,
-    else this interpreter.  Raises :class:`EngineError` unless it is an executable file."""
-    chosen = python or os.environ.get(PROGRAM_PYTHON_ENV) or sys.executable
-    source = ("python=" if python else f"${PROGRAM_PYTHON_ENV}=" if
-              os.environ.get(PROGRAM_PYTHON_ENV) else "sys.executable=")
+    else the one ``make install`` recorded, else this interpreter
+    (:func:`locate_program_python`).  Raises :class:`EngineError` unless it is an
+    executable file, naming where it came from."""
+    located = locate_program_python(python)
+    chosen = located.path
     if not os.path.isfile(chosen) or not os.access(chosen, os.X_OK):
-        raise EngineError(f"program interpreter {source}{chosen} is not an executable file; "
-                          "give a Python >= 3.11 interpreter (e.g. .venv-programs/bin/python)")
-    return chosen
+        raise EngineError(f"program interpreter ({located.describe()}) is not an executable "
+                          "file; give a Python >= 3.11 interpreter (e.g. "
+                          ".venv-programs/bin/python, built by make install)")
+    # Absolute (symlinks kept: a venv's python is a link to its base): the servers start
+    # in their own working directory, where a relative path would name nothing.
+    return os.path.abspath(chosen)
 
 
 @functools.lru_cache(maxsize=1)
@@ -414,7 +415,8 @@ class Engine:
 
     ``python``: the interpreter the servers (and so the programs) run under, e.g. a venv
     with NumPy 1.x while the host runs NumPy 2; default ``$EXECLENS_PROGRAM_PYTHON``, else
-    this interpreter.  Any CPython >= 3.11 serves: the server side needs only the
+    the interpreter ``make install`` recorded, else this one (:func:`resolve_program_python`).
+    Any CPython >= 3.11 serves: the server side needs only the
     standard library and execlens's own source, put on its path read-only.
 
     The sandbox sees a *minimal root*: only what that interpreter needs (its standard

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from execlens.synth._programs import (
         IMPORT_PREFIX,
         NUMPY_PREFIX,
+        PROGRAM_REQUIREMENTS,
         SYNTH_PRELOAD,
         collect_program,
         needs_numpy,
@@ -58,6 +59,7 @@ _EXPORTS = {
     "synth_status": "_pipeline",
     "IMPORT_PREFIX": "_programs",
     "NUMPY_PREFIX": "_programs",
+    "PROGRAM_REQUIREMENTS": "_programs",
     "SYNTH_PRELOAD": "_programs",
     "collect_program": "_programs",
     "needs_numpy": "_programs",

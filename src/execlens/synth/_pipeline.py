@@ -113,6 +113,9 @@ def run_pipeline(config: SynthConfig, *, overwrite: bool = False, progress: bool
     Raises :class:`ConfigError` for a config the data cannot satisfy and
     ``execlens.store.StoreError`` subclasses for a locked or mismatched run directory.
     """
+    import subprocess
+
+    from execlens.engine import EngineError, program_fingerprint, resolve_program_python
     from execlens.store import RunDir
 
     stages = load_stages()
@@ -122,7 +125,13 @@ def run_pipeline(config: SynthConfig, *, overwrite: bool = False, progress: bool
         raise ConfigError(f"the sources hold no records ({where}); check their paths, "
                           f"offset and limit")
     _check_before_run(config)
-    identity = {"task": "execlens-synth", "config": config.identity()}
+    # The program environment decides every executed pair: a run resumed under another
+    # interpreter (NumPy 2 instead of 1.x) is another run, not a continuation.
+    try:
+        program = program_fingerprint(resolve_program_python()).key()
+    except (EngineError, OSError, subprocess.SubprocessError, ValueError) as exc:
+        raise ConfigError(f"the program interpreter is unusable: {exc}") from exc
+    identity = {"task": "execlens-synth", "config": config.identity(), "program": program}
     with RunDir.open(config.out, identity, overwrite=overwrite) as run, _model(config) as client:
         context = StageContext(config, run_path=run.path, client_config=client)
         bar = _Progress(progress, console)

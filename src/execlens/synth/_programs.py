@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 __all__ = [
     "IMPORT_PREFIX",
     "NUMPY_PREFIX",
+    "PROGRAM_REQUIREMENTS",
     "SYNTH_PRELOAD",
     "collect_program",
     "needs_numpy",
@@ -63,6 +64,12 @@ def _preload() -> tuple[str, ...]:
 SYNTH_PRELOAD: tuple[str, ...] = _preload()
 
 _NUMPY = re.compile(r"\b(np|numpy)\b")
+
+
+#: What the program environment needs for CodeI/O's pairs to reproduce: its functions
+#: were written for NumPy 1.x, and NumPy 2 prints scalars as ``np.float64(1.0)``, which
+#: changes every stored output that holds one (the CLI warns when these are not met).
+PROGRAM_REQUIREMENTS: tuple[str, ...] = ("numpy<2",)
 
 
 def needs_numpy(code: str) -> bool:

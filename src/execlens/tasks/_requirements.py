@@ -4,8 +4,9 @@ DREval/117 and /149 import gensim, which execlens does not install: such program
 skip reason (the REval benchmark drops them before inference and never scores them;
 ``tasks build`` leaves them untraced).  The one rule, for every reader of the data.
 
-Programs run under the *program* interpreter (``$EXECLENS_PROGRAM_PYTHON``, the engine's
-variable), not necessarily this one: the host may hold torch and NumPy 2 while programs
+Programs run under the *program* interpreter (the engine's ``locate_program_python``:
+``$EXECLENS_PROGRAM_PYTHON``, else the one ``make install`` recorded), not necessarily
+this one: the host may hold torch and NumPy 2 while programs
 get NumPy 1 and SciPy.  So the question goes to that interpreter, once per module.
 """
 
@@ -20,17 +21,17 @@ import sys
 
 __all__ = ["missing_modules", "skip_reason"]
 
-
-# The engine's variable (execlens.engine.PROGRAM_PYTHON_ENV): tasks may import only
-# values and trace (.importlinter), so the name is repeated rather than imported.
-_PROGRAM_PYTHON_ENV = "EXECLENS_PROGRAM_PYTHON"
 _FIND = ("import importlib.util, json, sys\n"
          "print(json.dumps([importlib.util.find_spec(n) is not None for n in sys.argv[1:]]))")
 _installed_cache: dict[tuple[str, str], bool] = {}
 
 
 def _program_python(python: str | None) -> str:
-    return python or os.environ.get(_PROGRAM_PYTHON_ENV) or sys.executable
+    # The engine's one resolver (argument, $EXECLENS_PROGRAM_PYTHON, the interpreter make
+    # install recorded, this one): the question goes where the programs will run.
+    from execlens.engine import locate_program_python
+
+    return locate_program_python(python).path
 
 
 def _installed(names: list[str], python: str) -> dict[str, bool]:
@@ -53,7 +54,8 @@ def _installed(names: list[str], python: str) -> dict[str, bool]:
 
 def missing_modules(*sources: str | None, python: str | None = None) -> list[str]:
     """Top-level non-stdlib modules the sources import that the program interpreter
-    (``python``, else ``$EXECLENS_PROGRAM_PYTHON``, else this one) cannot import."""
+    (``python``, else the engine's default: ``$EXECLENS_PROGRAM_PYTHON``, else the one
+    ``make install`` recorded, else this one) cannot import."""
     imported: list[str] = []
     for source in sources:
         if not source:

@@ -163,6 +163,9 @@ class Reval:
     scores_raw = True
     preload: tuple[str, ...] = ()
     scoring_workers = 16
+    program_requirements: tuple[str, ...] = ("numpy<2",)
+    """Several programs call NumPy 1.x APIs (``np.mat``, removed in 2.0): under NumPy 2
+    they raise, and every published count derived from them moves."""
 
     def __init__(self) -> None:
         self.skipped: dict[str, str] = {}

@@ -21,7 +21,7 @@ import hashlib
 import json
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -118,10 +118,13 @@ def reval_context(item: RevalItem) -> RevalContext:
                         var=None if question is None else question.var)
 
 
-def truth_key(problems: Sequence[RevalProblem], mode: str) -> str:
-    """A content hash of everything the truth depends on (data, mode, Python, version)."""
+def truth_key(problems: Sequence[RevalProblem], mode: str,
+              program: Mapping[str, Any] | None = None) -> str:
+    """A content hash of everything the truth depends on (data, mode, Python, version, and
+    ``program``: the program environment's ``ProgramFingerprint.key()``)."""
     digest = hashlib.sha256()
-    digest.update(json.dumps([TRUTH_VERSION, mode, sys.version_info[:2]]).encode())
+    digest.update(json.dumps([TRUTH_VERSION, mode, sys.version_info[:2],
+                              dict(program or {})], sort_keys=True).encode())
     for problem in problems:
         digest.update(json.dumps([problem.task_id, problem.code, problem.test,
                                   list(problem.inputs),
@@ -289,14 +292,19 @@ def build_reval_truth(problems: Iterable[RevalProblem], engine: Engine,
 
     Each (problem, input) pair is traced once per mode.  With ``cache_dir``, the truth is
     kept in ``reval-truth-<mode>-<content hash>.json`` and read back by later runs over
-    the same data (the hash covers the problems, questions, mode and Python version).
+    the same data (the hash covers the problems, questions, mode, Python version and the
+    program environment ``engine`` runs them under: its interpreter and packages).
     """
+    from execlens.engine import program_fingerprint
+
     problems = list(problems)
     out: dict[str, RevalTruth] = {}
+    # NumPy 1 or 2 changes REval's truth (np.mat): another interpreter is another key.
+    program = program_fingerprint(getattr(engine, "python", None)).key()
     for mode in modes:
         if mode not in TRACE_MODE:
             raise ValueError(f"mode must be 'official' or 'strict', got {mode!r}")
-        key = truth_key(problems, mode)
+        key = truth_key(problems, mode, program)
         path = _cache_file(Path(cache_dir), mode, key) if cache_dir is not None else None
         if path is not None and path.is_file():
             try:

@@ -85,6 +85,10 @@ class RuntimeBenchmark:
     preload: tuple[str, ...] = ()
     scoring_workers = 4
     """Only input answers run code (one short job each): a few servers are plenty."""
+    program_requirements: tuple[str, ...] = ("numpy<2",)
+    """The program sets it reads (REval's, CodeI/O's) were written for NumPy 1.x: under
+    NumPy 2 their ``np.mat`` runs raise and lose their questions, and scalars print as
+    ``np.float64(1.0)``."""
 
     def __init__(self) -> None:
         self._programs: list[RuntimeProgram] = []

@@ -54,11 +54,14 @@ def _version() -> str:
         return "unknown"
 
 
-def truth_key(programs: Sequence[RuntimeProgram], seed: int) -> str:
-    """A content hash of everything the questions and their truth depend on."""
+def truth_key(programs: Sequence[RuntimeProgram], seed: int,
+              environment: dict[str, Any] | None = None) -> str:
+    """A content hash of everything the questions and their truth depend on, the program
+    environment (``ProgramFingerprint.key()``) included."""
     digest = hashlib.sha256()
     digest.update(json.dumps([TRUTH_VERSION, TRACE_MODE, SELECTION, seed,
-                              list(sys.version_info[:2]), _version()]).encode())
+                              list(sys.version_info[:2]), _version(), environment or {}],
+                             sort_keys=True).encode())
     for program in programs:
         digest.update(json.dumps(asdict(program), sort_keys=True, default=repr).encode())
     return digest.hexdigest()[:32]
@@ -161,8 +164,13 @@ def traced_tasks(programs: Sequence[RuntimeProgram], *, engine: Engine | None = 
     ``engine`` traces when given; otherwise a tracing engine is started only on a cache
     miss.  A torn or stale cache file is rebuilt, never trusted.
     """
+    from execlens.engine import program_fingerprint
+
     directory = cache_dir if cache_dir is not None else truth_cache_dir()
-    path = directory / f"runtime-truth-{truth_key(programs, seed)}.json"
+    # Keyed by the interpreter the runs go to (the engine's, else the default one a
+    # tracing engine would get): NumPy 2 instead of 1.x is another truth, never served.
+    environment = program_fingerprint(getattr(engine, "python", None)).key()
+    path = directory / f"runtime-truth-{truth_key(programs, seed, environment)}.json"
     if path.is_file():
         try:
             return TracedTasks.from_dict(read_json(path))

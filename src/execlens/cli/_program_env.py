@@ -1,0 +1,75 @@
+"""The program environment as the verbs that compute ground truth see it: one
+``warning:`` line on stderr when the program interpreter lacks what a benchmark's
+published numbers need (each benchmark declares that as ``program_requirements``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Optional
+
+import typer
+
+__all__ = ["benchmark_requirements", "program_identity", "program_source",
+           "warn_program_environment"]
+
+
+def benchmark_requirements(names: Optional[Iterable[str]] = None) -> dict[str, tuple[str, ...]]:
+    """``{benchmark: program_requirements}`` of the named benchmarks (default: every
+    registered one), leaving out those that declare none."""
+    from execlens.bench import BenchmarkError, benchmark_names, get_benchmark
+
+    needs: dict[str, tuple[str, ...]] = {}
+    for name in (benchmark_names() if names is None else names):
+        try:
+            bench: Any = get_benchmark(name)
+        except BenchmarkError:
+            continue  # an unknown name: the verb reports it as the usage error it is
+        requirements = tuple(getattr(bench, "program_requirements", ()) or ())
+        if requirements:
+            needs[name] = requirements
+    return needs
+
+
+def program_source(python: Optional[str] = None) -> str:
+    """Where the program interpreter comes from, as doctor prints it: ``--program-python``,
+    ``$EXECLENS_PROGRAM_PYTHON``, ``recorded by make install (<file>)`` or ``this
+    interpreter``."""
+    from execlens.engine import locate_program_python
+
+    located = locate_program_python(python)
+    if python:
+        return "--program-python"
+    return f"{located.source} ({located.origin})" if located.origin else located.source
+
+
+def warn_program_environment(needs: Mapping[str, Iterable[str]],
+                             python: Optional[str] = None) -> Optional[str]:
+    """Print (and return) one ``warning:`` line when the program interpreter (``python``,
+    else the engine's default) does not meet ``needs``; a warning, never an error: the
+    run goes on, its numbers just will not match the published ones."""
+    from execlens.engine import program_environment_warning
+
+    message = program_environment_warning(needs, python) if needs else None
+    if message is not None:
+        typer.echo(f"warning: {message}", err=True)
+    return message
+
+
+def program_identity() -> dict[str, Any]:
+    """The program environment's part of a run's identity (interpreter path, Python,
+    NumPy, a digest of every installed distribution), so a run resumed under another
+    interpreter is refused instead of mixing two environments' ground truth.  A usage
+    error when the interpreter is not usable."""
+    from execlens.cli._run import usage_error
+    from execlens.engine import EngineError, program_fingerprint, resolve_program_python
+
+    try:
+        return program_fingerprint(resolve_program_python()).key()
+    except EngineError as exc:
+        usage_error(str(exc))
+    except (OSError, ValueError, KeyError) as exc:  # it runs, but cannot report itself
+        usage_error(f"the program interpreter {resolve_program_python()} could not report "
+                    f"its packages ({type(exc).__name__}: {exc}); give a CPython >= 3.11")
+    except Exception as exc:  # noqa: BLE001 - subprocess errors: named, not a traceback
+        usage_error(f"the program interpreter {resolve_program_python()} could not report "
+                    f"its packages ({type(exc).__name__}); give a CPython >= 3.11")
