@@ -141,7 +141,9 @@ def test_ground_truth_round_trip_and_errors() -> None:
 
 
 def test_extraction_and_format() -> None:
-    assert extract_answer("x [ANSWER]1[/ANSWER] y [ANSWER]2[/ANSWER]", "output").text == "2"
+    hedged = extract_answer("x [ANSWER]1[/ANSWER] y [ANSWER]2[/ANSWER]", "output")
+    assert (hedged.text, hedged.problem) == ("2", "hedged")  # two answers: no hedging
+    assert extract_answer("x [ANSWER]2[/ANSWER] y [ANSWER]2[/ANSWER]", "output").ok
     assert extract_answer("[ANSWER]assert f('a==b') == 3", "input").text == "f('a==b')"
     assert extract_answer("'abc'", "output").text == "'abc'"
     assert well_formed(OUT, "[ANSWER]'zz'[/ANSWER]")
