@@ -160,8 +160,8 @@ def _megabyte_cases() -> dict[str, tuple[str, str]]:
         "literal": ("[ANSWER]" + literal + "[/ANSWER]", "unparseable:too_long"),
         "untagged": ("x" * 1_000_000, "unparseable:too_long"),
         "long thought": (f"<think>{thought}</think>{RIGHT[OUT]}", "passed"),
-        "harmony": (f"<|channel|>analysis<|message|>{thought}<|end|><|start|>assistant"
-                    f"<|channel|>final<|message|>{RIGHT[OUT]}", "passed"),
+        "harmony": ((f"<|channel|>analysis<|message|>{thought}<|end|><|start|>assistant"
+                     f"<|channel|>final<|message|>{RIGHT[OUT]}"), "passed"),
         "cut thought": (f"<think>{thought}", "unparseable:reasoning_only"),
         "repeated answer": (RIGHT[OUT] * 45_000, "passed"),
         "hedged blocks": ((RIGHT[OUT] + WRONG[OUT]) * 22_000, "unparseable:hedged"),

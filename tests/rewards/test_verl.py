@@ -89,8 +89,8 @@ def test_verl_scores_the_final_part_of_a_thinking_response(tmp_path: Path) -> No
     export_tasks(tasks, tmp_path, formats=["verl"])
     # verl hands over the decoded response, thought included; each draft disagrees with
     # its final answer.
-    answers = ["<think>\nf('abc') is 'abc'? no.\n[ANSWER]'abc'[/ANSWER]\n</think>\n\n"
-               "[ANSWER]'cba'[/ANSWER]",
+    answers = [("<think>\nf('abc') is 'abc'? no.\n[ANSWER]'abc'[/ANSWER]\n</think>\n\n"
+                "[ANSWER]'cba'[/ANSWER]"),
                "<think>\n[ANSWER]'zyx'[/ANSWER] is right\n</think>\n\n[ANSWER]'xyz'[/ANSWER]",
                "<think>\nreversing: [ANSWER]'rqp'[/ANSWER] and then"]
     env = {**os.environ,
@@ -98,7 +98,7 @@ def test_verl_scores_the_final_part_of_a_thinking_response(tmp_path: Path) -> No
                                                        os.environ.get("PYTHONPATH")]))}
     result = subprocess.run([python, "-c", SCRIPT, str(tmp_path / "verl.parquet"),
                              json.dumps(answers), "absolute_zero"],
-                            capture_output=True, text=True, timeout=600, env=env)
+                            capture_output=True, text=True, timeout=600, env=env, check=False)
     assert result.returncode == 0, result.stderr[-3000:]
     out = json.loads(result.stdout.strip().splitlines()[-1])
     for scores in (out["single"], out["batch"]):
