@@ -14,6 +14,11 @@ Measured in one run on the shipped data (``EXECLENS_TEST_DATA``, default
   shape): the child judges the one answer (parses, for input prediction execs the
   program and calls ``f``) and sends the verdict back through a pipe.  Sampled on 96
   completions of each batch, rate extrapolated.
+* **1 MB completion**: a reasoning completion whose final answer is a 1 MB assertion
+  (``assert f(...) == [1, 1, ...]``), scored through the adapter (target: <= 50 ms);
+  baseline: the same answer through the extraction as it was before the size cap
+  (``ast.parse`` + ``ast.get_source_segment`` on the whole answer, then the parser's own
+  length check), timed once.
 
 The judging engine is started before timing (a trainer pays that once per run).  Prints
 completions/s and ratios; ``--json`` prints one JSON object on the last line.
@@ -103,6 +108,32 @@ def runtime_batch(root: Path) -> tuple[list[str], list[str]]:
         truths.append(task.to_json())
         index += 1
     return completions, truths
+
+
+def megabyte_completion() -> str:
+    """A thinking completion whose final answer is a ~1 MB assertion."""
+    literal = "[" + ", ".join(["1"] * 330_000) + "]"
+    return (f"<think>\nLet me trace the loop step by step.\n</think>\n\n"
+            f"[ANSWER]assert f('abc') == {literal}[/ANSWER]")
+
+
+def uncapped_extraction(completion: str) -> str:
+    """The answer reduction as it ran before the cap (the baseline of the 1 MB case):
+    the last tagged answer, the assertion parsed and sliced with
+    ``ast.get_source_segment``, then the literal parser (which refuses it as too long)."""
+    import ast
+
+    from execlens.values import AnswerParseError, parse_literal
+
+    body = completion[completion.rfind("[ANSWER]") + len("[ANSWER]"):]
+    answer = body[:body.find("[/ANSWER]")].strip()
+    test = ast.parse(answer).body[0].test  # type: ignore[attr-defined]
+    side = ast.get_source_segment(answer, test.comparators[0]) or answer
+    try:
+        parse_literal(side)
+    except AnswerParseError as error:
+        return error.kind
+    return "parsed"
 
 
 def _call(completions: list[str], truths: list[str]) -> list[float | None]:
@@ -195,6 +226,12 @@ def main() -> None:
     t_rt, rt_values = _timed(runtime_completions, runtime_truths)
     base_pred = baseline_rate(completions, truths)
     base_rt = baseline_rate(runtime_completions, runtime_truths)
+    big = megabyte_completion()
+    out_truth = truths[out_idx[0]]
+    t_big, big_values = _timed([big], [out_truth], repeat=5)
+    start = time.perf_counter()
+    big_baseline_kind = uncapped_extraction(big)
+    t_big_base = time.perf_counter() - start
     close_shared_engine()
 
     result = {
@@ -210,6 +247,11 @@ def main() -> None:
         "ratio_runtime": (len(runtime_completions) / t_rt) / base_rt,
         "prediction_mean_reward": sum(v or 0.0 for v in mixed_values) / len(mixed_values),
         "runtime_mean_reward": sum(v or 0.0 for v in rt_values) / len(rt_values),
+        "megabyte_chars": len(big),
+        "megabyte_ms": t_big * 1000,
+        "megabyte_reward": big_values[0] if big_values else None,
+        "baseline_megabyte_ms": t_big_base * 1000,
+        "baseline_megabyte_result": big_baseline_kind,
         "cpus": os.cpu_count(),
     }
     print(f"prediction batch ({len(completions)}: 512 output + 512 input): "
@@ -220,6 +262,10 @@ def main() -> None:
     print(f"runtime batch ({len(runtime_completions)} coverage/state/path): "
           f"{result['runtime_per_s']:,.0f}/s (baseline {base_rt:,.0f}/s, "
           f"{result['ratio_runtime']:.1f}x)")
+    print(f"1 MB completion ({len(big):,} chars, answer an assertion): "
+          f"{result['megabyte_ms']:.1f} ms, reward {result['megabyte_reward']} "
+          f"(uncapped extraction: {result['baseline_megabyte_ms']:,.0f} ms, "
+          f"{big_baseline_kind}; target <= 50 ms)")
     if options.json:
         print(json.dumps(result))
 
