@@ -72,7 +72,9 @@ class GRPORunConfig(_Common):
     the execution-verified reward (plus the optional format reward)."""
 
     kind: Literal["grpo"] = "grpo"
-    num_generations: int = Field(default=8, ge=2)
+    # 4, like per_device_train_batch_size: TRL refuses a batch it does not divide, so the
+    # defaults must fit each other on one process.
+    num_generations: int = Field(default=4, ge=2)
     max_completion_length: int = Field(default=512, ge=1)
     temperature: float = Field(default=1.0, gt=0.0)
     beta: float = Field(default=0.0, ge=0.0)

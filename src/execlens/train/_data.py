@@ -29,8 +29,15 @@ def load_rows(data: str, *, preferred: str = "trl.parquet", max_samples: int | N
     """A ``datasets.Dataset`` of the file's rows (first ``max_samples``), checked for the
     ``required`` columns."""
     from datasets import Dataset
+    from datasets.utils.logging import disable_progress_bar
 
+    # Its "Generating train split" bars would sit on stderr above a config error's one line.
+    disable_progress_bar()
     path = resolve_data_path(data, preferred)
+    if path.suffix in (".jsonl", ".json") and not path.read_bytes().strip():
+        # datasets fails on an empty file with a traceback about JSON schemas.
+        raise ConfigError(f"training data {path} is empty; write rows into it first (e.g. "
+                          f"`execlens train chains` or `execlens export`)")
     if path.suffix == ".parquet":
         import pyarrow.parquet as pq
 
@@ -45,4 +52,6 @@ def load_rows(data: str, *, preferred: str = "trl.parquet", max_samples: int | N
                           f"{dataset.column_names})")
     if max_samples is not None:
         dataset = dataset.select(range(min(max_samples, len(dataset))))
+    if len(dataset) == 0:
+        raise ConfigError(f"training data {path} holds no rows; there is nothing to train on")
     return dataset
