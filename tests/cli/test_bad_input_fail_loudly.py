@@ -461,3 +461,18 @@ def test_train_output_dir_held_by_a_live_run(tmp_path: Path) -> None:
     with RunDir.open(tmp_path / "out", {"verb": "train sft"}):
         _refused(_run("train", "sft", str(config)), "in use by another run",
                  f"pid {os.getpid()}", "output_dir")
+
+
+# ---------------------------------------------------------------- README, offline
+def test_cruxeval_without_data_reads_the_shipped_file(tmp_path: Path) -> None:
+    # No --data and no hub: the README's `eval --benchmark cruxeval` finds the copy that
+    # ships with execlens (a dead server then is the only thing it has to say).
+    from execlens.bench.cruxeval import DATA_DIR, load_cruxeval
+
+    loaded = load_cruxeval()
+    assert len(loaded) == 800 and not loaded.errors
+    assert Path(loaded.source).resolve() == (DATA_DIR / "cruxeval.jsonl").resolve()
+    result = _run("eval", "--benchmark", "cruxeval", "--task", "output", "--model", "m",
+                  "--base-url", "http://127.0.0.1:9/v1", "--limit", "1",
+                  "-o", str(tmp_path / "o"))
+    _refused(result, "is the server running")

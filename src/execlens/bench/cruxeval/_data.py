@@ -64,6 +64,12 @@ def _parse(rows: list[Row], source: str) -> LoadResult[CruxEvalSample]:
 def load_cruxeval(
     data: str | Path | None = None, *, split: str = "test"
 ) -> LoadResult[CruxEvalSample]:
-    """Load CRUXEval from ``data`` (a file, or a directory with ``cruxeval.jsonl``) or the hub."""
+    """Load CRUXEval from ``data`` (a file, or a directory with ``cruxeval.jsonl``); without
+    ``data``, the copy shipped with execlens (the hub only if that copy was removed)."""
+    if data is None:
+        from ._packaged import DATA_DIR
+
+        if (DATA_DIR / "cruxeval.jsonl").is_file():  # offline: no hub needed for CRUXEval
+            data = DATA_DIR
     return load_single_file_dataset(data, hub=CRUXEVAL_HUB, split=split,
                                     local_names=_LOCAL_NAMES, what="CRUXEval", parse=_parse)
