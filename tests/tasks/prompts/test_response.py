@@ -103,3 +103,23 @@ def test_megabyte_response() -> None:
     assert response.final == FINAL
     harmony = "<|channel|>analysis<|message|>" + "y" * 1_000_000
     assert read_response(harmony, finish_reason="length").reasoning == "y" * 1_000_000
+
+
+def test_training_target_keeps_the_thought_in_one_shape() -> None:
+    harmony = (f"<|channel|>analysis<|message|>Maybe {DRAFT}<|end|>"
+               f"<|start|>assistant<|channel|>final<|message|>{FINAL}<|return|>")
+    for response in (read_response(f"<think>\nMaybe {DRAFT}\n</think>\n\n{FINAL}"),
+                     read_response(FINAL, reasoning=f"Maybe {DRAFT}"),
+                     read_response(harmony)):
+        assert response.as_target() == f"<think>\nMaybe {DRAFT}\n</think>\n\n{FINAL}"
+    plain = read_response(f"Reasoning in the open. {FINAL}")
+    assert plain.as_target() == f"Reasoning in the open. {FINAL}"  # the whole response
+
+
+def test_a_stored_record_reads_back_unchanged() -> None:
+    from execlens.tasks.prompts import ModelResponse
+
+    for response in (read_response(f"<think>{DRAFT}</think>{FINAL}", finish_reason="stop"),
+                     read_response(f"<think>{DRAFT}", finish_reason="length"),
+                     read_response(FINAL, completion_tokens=7)):
+        assert ModelResponse.from_record(response.to_record()) == response
