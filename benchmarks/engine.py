@@ -14,6 +14,10 @@ its value sent back to the caller) with as many concurrent workers as cores:
 * the execlens engine, 16 inputs per forked child;
 * with ``--program-python PATH``: one job per child with programs under that interpreter
   (a program environment such as ``.venv-programs``), beside the host-interpreter row;
+* with ``--compare-host-view``: one job per child with the minimal root (the default
+  filesystem view) against the read-only view of the whole host it replaced
+  (``filesystem="host"``), in alternating rounds, best of each (issue 19: a minimal root
+  must not cost start-up time per job);
 * the floor under any fresh-process-per-run design: ``fork`` + ``os._exit`` + ``waitpid``
   and nothing else, from an interpreter holding the engine zygote's modules, one such
   loop per core (no job, no isolation, no result).
@@ -261,6 +265,19 @@ def engine_rate(engine: Engine, runs: int, batch_size: int) -> float:
     return runs / elapsed
 
 
+def compare_views(runs: int, rounds: int = 3) -> dict[str, float]:
+    """One job per child, minimal root vs the host view: alternating rounds, best of each
+    (both ``isolation="auto"``: ``full`` refuses the host view; every other layer is the
+    same)."""
+    best = {"minimal": 0.0, "host": 0.0}
+    for _ in range(rounds):
+        for view in ("minimal", "host"):
+            with Engine(workers=WORKERS, isolation="auto", filesystem=view) as engine:
+                best[view] = max(best[view], engine_rate(engine, runs, 1))
+    return {"engine_one_per_child_minimal_root": best["minimal"],
+            "engine_one_per_child_host_view": best["host"]}
+
+
 def main() -> None:
     """Run every method and print the comparison."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -269,6 +286,9 @@ def main() -> None:
     parser.add_argument("--program-python", default=None, metavar="PATH",
                         help="also measure one job per child with programs under this "
                              "interpreter (e.g. .venv-programs/bin/python)")
+    parser.add_argument("--compare-host-view", action="store_true",
+                        help="also time one job per child under the read-only host view the "
+                             "minimal root replaced, in alternating rounds")
     args = parser.parse_args()
     n = lambda base: max(20, int(base * args.scale))  # noqa: E731
 
@@ -290,6 +310,8 @@ def main() -> None:
     if args.program_python:
         with Engine(workers=WORKERS, isolation="full", python=args.program_python) as engine:
             figures["engine_one_per_child_program_python"] = engine_rate(engine, n(3000), 1)
+    if args.compare_host_view:
+        figures.update(compare_views(n(3000)))
     per_run = {"engine_one_per_child": {role: cost.per_run(cost_runs)
                                         for role, cost in engine_cost.items()},
                "fork_exit_floor": {role: cost.per_run(floor_runs)
@@ -304,6 +326,9 @@ def main() -> None:
             one / figures["subprocess_numpy_prefix_per_run"],
         "batched_vs_process_pipe": figures["engine_16_per_child"] / figures["process_pipe_per_run"],
     }
+    if "engine_one_per_child_host_view" in figures:
+        ratios["minimal_root_vs_host_view"] = (figures["engine_one_per_child_minimal_root"]
+                                               / figures["engine_one_per_child_host_view"])
     if "engine_one_per_child_program_python" in figures:
         ratios["program_python_vs_host_python"] = (
             figures["engine_one_per_child_program_python"] / one)
