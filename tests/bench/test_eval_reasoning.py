@@ -200,12 +200,15 @@ def test_reval_coverage_scores_the_final_answer(tmp_path: Path, data_dir: Path, 
                           base_url=base_url, n=1, temperature=0.0, limit=8, retries=0,
                           data=str(data_dir / "reval"))
 
-    with _constant("YES") as yes:
+    # A direct prompt ends in [ANSWER]; a CoT prompt in [THOUGHT], which the answer closes
+    # before opening its own block.
+    opened = "1. Run it.\n[/THOUGHT]\n[ANSWER]\n" if prompt == "cot" else ""
+    with _constant(f"{opened}YES") as yes:
         says_yes = _metrics(config(yes.base_url), tmp_path / "yes")
-    with _constant("NO") as no:
+    with _constant(f"{opened}NO") as no:
         says_no = _metrics(config(no.base_url), tmp_path / "no")
     assert says_yes != says_no  # the slice tells the two answers apart
-    with _thinker(lambda p: (_block("NO"), _block("YES")), shape) as thinker:
+    with _thinker(lambda p: (_block("NO"), f"{opened}YES\n[/ANSWER]"), shape) as thinker:
         thought_yes = _metrics(config(thinker.base_url), tmp_path / "thinker")
     assert thought_yes == says_yes
 
@@ -222,3 +225,24 @@ def test_runtime_benchmark_scores_the_final_answer(tmp_path: Path, data_dir: Pat
         says_yes = _metrics(config(yes.base_url), tmp_path / "yes")
     with _thinker(lambda p: (_block("NO"), _block("YES")), shape) as thinker:
         assert _metrics(config(thinker.base_url), tmp_path / "thinker") == says_yes
+
+
+# --- execlens score: a generations file written by a thinker ------------------------------
+
+def test_score_reads_the_final_answer_of_each_generation(tmp_path: Path, data_dir: Path,
+                                                         engine: Any) -> None:
+    from execlens.bench import Generations, run_score
+
+    records = load_cruxeval(data_dir / "cruxeval").records[:LIMIT]
+    items = [(record, [
+        f"<think>maybe {record.output}[::-1]</think>{record.output}",   # right final
+        f"<think>surely {record.output}</think>'not it'",               # right draft only
+        f"<think>cut off while thinking about {record.output}",         # no final part
+    ]) for record in records]
+    result = run_score(tmp_path / "score", "cruxeval",
+                       Generations("output", items, context="output",
+                                   notes={"official_task": "output"}), engine=engine)
+    for sample in _samples(tmp_path / "score"):
+        assert sample["official"] == [True, False, False]
+        assert sample["strict"] == [True, False, False]
+    assert result.results["samples"] == LIMIT

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from execlens.tasks.prompts import read_response
+
 from ._protocol import Benchmark, Generations
 from ._references import attach_reference
 from ._registry import get_benchmark
@@ -57,9 +59,20 @@ class ScoreRunResult:
     seconds: float
 
 
+def _final_answer(answer: str) -> str:
+    """The part of a generation that answers: a reasoning model's thought set apart.
+
+    A generation with no thought (every official generations file) is returned whole; one
+    whose thought never closed has no answer.
+    """
+    response = read_response(answer)
+    return response.final if response.answerable else ""
+
+
 def _units(generations: Generations) -> list[Unit]:
     return [Unit(key=str(item.sample_id if hasattr(item, "sample_id") else item.id),
-                 task=generations.task, position=index, item=item, answers=list(answers))
+                 task=generations.task, position=index, item=item,
+                 answers=[_final_answer(answer) for answer in answers])
             for index, (item, answers) in enumerate(generations.items)]
 
 

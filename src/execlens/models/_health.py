@@ -73,6 +73,10 @@ def check_server(config: ClientConfig, *, timeout: float = 10.0, attempts: int =
             problem = f"cannot connect to {url} ({detail})"
             continue
         status = response.status_code
+        if status in (405, 501):
+            # The server answered but implements no model listing (a bare gateway or a
+            # scripted server): it is up, and nothing more can be checked.
+            return
         if status >= 500:
             problem = f"{url}/models answered HTTP {status}"
             continue
