@@ -140,3 +140,15 @@ def test_run_mount_ro_from_the_command_line(data_tree: tuple[Path, Path], tmp_pa
     assert done.returncode == 0, done.stderr
     outcome = json.loads(done.stdout.strip().splitlines()[-1])
     assert outcome["status"] == "ok"
+
+
+def test_an_interpreter_whose_libraries_need_each_other_through_origin_rpaths() -> None:
+    """The host venv (torch's libraries find each other through $ORIGIN rpaths, in
+    cycles) as the program interpreter: planning its root must terminate, and torch must
+    load inside it."""
+    pytest.importorskip("torch")
+    with Engine(workers=1, python=sys.executable) as engine:
+        outcome = engine.run(Job("def f():\n    import torch\n    return int(torch.ones(2).sum())\n",
+                                 call="f()", limits=Limits(wall_time=60.0, memory_mb=4096)))
+    assert outcome.status is Status.OK, outcome
+    assert outcome.decoded() == 2

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from execlens._progress import StageProgress
 from execlens.tasks.prompts import (
     DEFAULT_THINK_TAGS,
     Extraction,
@@ -222,45 +223,6 @@ def _prompt_record(config: EvalConfig, prompt: RenderedPrompt) -> dict[str, Any]
     if config.endpoint == "chat":
         return {"system": prompt.system, "user": prompt.text}
     return {"completion": prompt.completion}
-
-
-class _Progress:
-    """A rich progress display with one bar per stage (quiet when not a terminal)."""
-
-    def __init__(self, enabled: bool) -> None:
-        import sys
-
-        self.bar = None
-        if enabled and sys.stderr.isatty():  # nothing on stderr but errors when piped
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-            )
-
-            self.bar = Progress(TextColumn("{task.description}"), BarColumn(),
-                                MofNCompleteColumn(), TimeElapsedColumn(),
-                                console=Console(stderr=True), transient=True)
-
-    def __enter__(self) -> _Progress:
-        if self.bar is not None:
-            self.bar.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-
-    def stage(self, name: str, total: int, done: int = 0) -> Callable[[int], None]:
-        """A callback setting the stage's completed count."""
-        if self.bar is None:
-            return lambda count: None
-        task = self.bar.add_task(name, total=total, completed=done)
-        bar = self.bar
-        return lambda count: bar.update(task, completed=count)
 
 
 def _units(plan: Sequence[tuple[str, list[Any]]]) -> list[Unit]:
@@ -469,7 +431,7 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
             run = stack.enter_context(RunDir.open(out, {"verb": "eval", **config.identity()},
                                                   overwrite=overwrite))
             todo, resumed = pending_units(run, units)
-            progress = stack.enter_context(_Progress(show_progress and bool(todo)))
+            progress = stack.enter_context(StageProgress(show_progress and bool(todo)))
             # The model (for `local`, its server) is only started when something is left.
             client = stack.enter_context(_open_client(config)) if todo else None
             detection: dict[str, Any] | None = None

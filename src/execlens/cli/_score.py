@@ -132,7 +132,7 @@ def score(
     try:
         loaded = bench.read_generations(generations, None if data is None else str(data), task)
         warn_program_environment(benchmark_requirements([bench.name]))
-        with _progress(console, len(loaded.items)) as report:
+        with _progress(len(loaded.items), plain=not as_json) as report:
             result = run_score(out, bench, loaded, generations_file=str(generations),
                                workers=workers, overwrite=overwrite, progress=report,
                                model=model, temperature=temperature)
@@ -145,28 +145,21 @@ def score(
 
 
 class _progress:
-    """A rich progress bar fed by ``run_score``'s ``progress(done, total)`` callback."""
+    """``run_score``'s ``progress(done, total)`` callback on a bar, or plain lines when piped."""
 
-    def __init__(self, console: Console, total: int) -> None:
-        import sys
+    def __init__(self, total: int, *, plain: bool) -> None:
+        from execlens._progress import StageProgress
 
-        from rich.progress import Progress
-
-        # On stderr, and only on a terminal: piped output holds results and errors only.
-        self.bar = (Progress(console=Console(stderr=True), transient=True)
-                    if sys.stderr.isatty() else None)
-        self.task = self.bar.add_task("scoring", total=total) if self.bar else None
+        self.display = StageProgress(True, plain=plain)
+        self.total = total
 
     def __enter__(self) -> Any:
-        if self.bar is None:
-            return lambda done, total: None
-        self.bar.start()
-        bar, task = self.bar, self.task
-        return lambda done, total: bar.update(task, completed=done, total=total)
+        self.display.__enter__()
+        update = self.display.stage("scoring", self.total)
+        return lambda done, total: update(done)
 
     def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.stop()
+        self.display.__exit__(*exc)
 
 
 def register(app: typer.Typer) -> None:

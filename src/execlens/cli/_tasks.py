@@ -84,16 +84,16 @@ def open_run(path: Path, identity: dict[str, Any], overwrite: bool) -> Any:
 def run_shards(shards: Any, count: int, work: Callable[[int], list[dict[str, Any]]],
                *, progress: bool, label: str) -> None:
     """Do every unfinished shard ``0..count-1`` (``work(i)`` gives its records)."""
-    from rich.console import Console
-    from rich.progress import Progress
+    from execlens._progress import StageProgress
 
     todo = [index for index in range(count) if not shards.done(index)]
-    with Progress(console=Console(stderr=True), disable=not progress,
-                  transient=True) as bar:
-        task = bar.add_task(label, total=count, completed=count - len(todo))
+    with StageProgress(progress) as display:
+        done = count - len(todo)
+        update = display.stage(label, count, done)
         for index in todo:
             shards.write(index, work(index))
-            bar.advance(task)
+            done += 1
+            update(done)
 
 
 def _output_paths(out: Path, parquet: bool) -> tuple[Path, Path, bool]:

@@ -200,7 +200,7 @@ class _Libraries:
         self.system_dirs = list(dict.fromkeys(_ld_conf_dirs() + defaults))
         self._elves: dict[str, _Elf | None] = {}
         self.found: set[str] = set()  # every library and loader, as the loader names it
-        self._done: set[tuple[str, tuple[str, ...]]] = set()
+        self._done: set[tuple[str, frozenset[str]]] = set()
 
     def elf(self, path: str) -> _Elf | None:
         if path not in self._elves:
@@ -229,7 +229,9 @@ class _Libraries:
 
     def add(self, path: str, inherited: tuple[str, ...] = ()) -> None:
         """``path`` (an executable or library) and, recursively, everything it needs."""
-        key = (path, inherited)
+        # The inherited search path as a set: libraries that need each other through
+        # $ORIGIN rpaths would otherwise grow it on every lap of the cycle, forever.
+        key = (path, frozenset(inherited))
         if key in self._done:
             return
         self._done.add(key)
@@ -242,7 +244,7 @@ class _Libraries:
         if info.interp and os.path.isfile(info.interp):
             self.found.add(info.interp)
         # DT_RPATH (and the loaders' RPATH) count only for objects without DT_RUNPATH.
-        chain = () if info.runpath else tuple(rpath) + inherited
+        chain = () if info.runpath else tuple(dict.fromkeys((*rpath, *inherited)))
         dirs = list(chain) + runpath + self.system_dirs
         for name in info.needed:
             library = self._find(name, info.kind, dirs)

@@ -21,8 +21,7 @@ import pytest
 
 from execlens.bench import EvalConfig, get_benchmark, run_eval
 from execlens.bench.runtime import RuntimeItem
-from execlens.judge import literal_text
-from execlens.values import decode
+from execlens.values import decode, literal_text
 
 LIMIT = 8
 
@@ -127,6 +126,8 @@ def test_the_cli_runs_end_to_end(tmp_path: Path, cruxeval_file: Path, caches: Pa
             env={**os.environ, "COLUMNS": "250"})  # a wide table: labels unabridged
     print(done.stdout)
     assert done.returncode == 0, done.stderr
+    # Piped, the run still shows that it moves: plain lines instead of bars.
+    assert "generating: " in done.stdout and "scoring: " in done.stdout
     results = json.loads((tmp_path / "run" / "results.json").read_text())
     assert results["benchmark"] == "runtime" and results["metrics"]["strict"]["coverage"] == 50.0
     assert "always NO / -1 / Nil / None" in done.stdout  # the baselines are in the summary
