@@ -408,6 +408,8 @@ def _run_inputs(job: Prepared) -> None:
             sys.stdin = sys.__stdin__  # the server's, on /dev/null and never read
         namespace: dict[str, Any] = {"__name__": module_name, "__builtins__": builtins}
         record: dict[str, Any] = {"i": index}
+        if spec.get("seed") is not None:
+            _seed_generators(spec["seed"])
         _State.started = time.perf_counter()
         try:
             if compile_error is not None:
@@ -462,6 +464,23 @@ def _run_inputs(job: Prepared) -> None:
         # The next input of the batch starts from the interpreter the server forked.
         _restore_interpreter()
         sys.setrecursionlimit(saved_recursion)
+
+
+def _seed_generators(seed: int) -> None:
+    """Seed ``random`` and, when loaded, NumPy's global generator with ``seed``.
+
+    Python's at-fork hook reseeds ``random`` from the OS in every child, so without this
+    a program's randomness (and so its output) differs from run to run; a job's seed makes
+    it a function of the job."""
+    import random
+
+    random.seed(seed)
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:  # a program importing NumPy later gets NumPy's own OS seed
+        try:
+            numpy.random.seed(seed % (2 ** 32))
+        except Exception:  # noqa: BLE001 - a broken NumPy is the program's problem
+            pass
 
 
 def _restore_interpreter() -> None:

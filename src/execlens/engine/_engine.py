@@ -554,12 +554,16 @@ class Engine:
     @staticmethod
     def _call_spec(job: Job) -> dict[str, Any]:
         if job.entry_point is not None:
-            return {
+            spec: dict[str, Any] = {
                 "entry_point": job.entry_point,
                 "args": [encode(a) for a in job.args],
                 "kwargs": {k: encode(v) for k, v in job.kwargs.items()},
             }
-        return {"call": job.call}
+        else:
+            spec = {"call": job.call}
+        if job.seed is not None:  # per call: jobs with different seeds still share a batch
+            spec["seed"] = job.seed
+        return spec
 
     def _dispatch(self, jobs: list[Job], futures: list[Future[Outcome]],
                   per_child: int | None = None) -> None:

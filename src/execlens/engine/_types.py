@@ -110,6 +110,10 @@ class Job:
     * ``runner`` names an in-sandbox function (``"package.module:function"``) that takes
       over execution, e.g. the tracer; ``runner_options`` is passed to it as JSON.
     * ``tag`` is the caller's own identifier, returned untouched on the outcome.
+    * ``seed`` (optional): the child seeds ``random`` (and NumPy's global generator when
+      NumPy is loaded) with it right before running the program, so a program's
+      randomness is a function of the job.  ``None`` keeps the default: each forked child
+      reseeds ``random`` from the OS (Python's at-fork hook).
     """
 
     program: str
@@ -124,6 +128,7 @@ class Job:
     runner: str | None = None
     runner_options: Mapping[str, Any] | None = None
     tag: Any = None
+    seed: int | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.program, str):
@@ -132,6 +137,9 @@ class Job:
             raise ValueError("give either call or entry_point, not both")
         if (self.args or self.kwargs) and self.entry_point is None:
             raise ValueError("args/kwargs need an entry_point")
+        if self.seed is not None and (isinstance(self.seed, bool)
+                                      or not isinstance(self.seed, int) or self.seed < 0):
+            raise ValueError(f"Job.seed must be a non-negative integer or None, not {self.seed!r}")
 
 
 @dataclass(slots=True)
