@@ -49,7 +49,9 @@ def test_a_run_writes_its_log_results_and_report(tmp_path: Path, data_dir: Path,
 
 def test_a_server_that_is_down_fails_the_run_and_a_rerun_asks_exactly_the_failures(
         tmp_path: Path, data_dir: Path, request_cache: Path, model_server: Any,
-        down_port: int) -> None:
+        down_port: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A server that dies after the health check: without the check, a down server is one.
+    monkeypatch.setenv("EXECLENS_NO_HEALTH_CHECK", "1")
     out = tmp_path / "run"
     port = down_port
     down = _config(data_dir, f"http://127.0.0.1:{port}/v1")
@@ -77,11 +79,23 @@ def test_a_server_that_is_down_fails_the_run_and_a_rerun_asks_exactly_the_failur
 
 
 def test_the_cli_exits_nonzero_with_one_error_line_when_the_server_is_down(
-        tmp_path: Path, data_dir: Path, request_cache: Path, down_port: int) -> None:
+        tmp_path: Path, data_dir: Path, request_cache: Path, down_port: int,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     from typer.testing import CliRunner
 
     from execlens.cli import app
 
+    # Down from the start: the health check says so before anything is written.
+    arguments = [
+        "eval", "--benchmark", "cruxeval", "--task", "output", "--model", "m", "--base-url",
+        f"http://127.0.0.1:{down_port}/v1", "--limit", "2", "--n", "1", "--retries", "0",
+        "--data", str(data_dir / "cruxeval"), "-o", str(tmp_path / "o")]
+    result = CliRunner().invoke(app, arguments)
+    assert result.exit_code == 2 and not (tmp_path / "o").exists()
+    assert result.stderr.startswith("error: cannot connect to")
+    assert result.stderr.count("\n") == 1 and "is the server running" in result.stderr
+    # Down after the check (skipped here): the requests fail, nothing is recorded.
+    monkeypatch.setenv("EXECLENS_NO_HEALTH_CHECK", "1")
     result = CliRunner().invoke(app, [
         "eval", "--benchmark", "cruxeval", "--task", "output", "--model", "m", "--base-url",
         f"http://127.0.0.1:{down_port}/v1", "--limit", "2", "--n", "1", "--retries", "0",

@@ -56,6 +56,7 @@ from ._runs import (
     Unit,
     final_records,
     pending_units,
+    program_identity,
     score_units,
     scoring_engine_for,
     summarise,
@@ -428,8 +429,9 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
     _check_model(config)
     try:
         with ExitStack() as stack:
-            run = stack.enter_context(RunDir.open(out, {"verb": "eval", **config.identity()},
-                                                  overwrite=overwrite))
+            identity = {"verb": "eval", **config.identity(),
+                        "program": program_identity(engine)}
+            run = stack.enter_context(RunDir.open(out, identity, overwrite=overwrite))
             todo, resumed = pending_units(run, units)
             progress = stack.enter_context(StageProgress(show_progress and bool(todo)))
             # The model (for `local`, its server) is only started when something is left.

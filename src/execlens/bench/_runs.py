@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from ._protocol import Benchmark
 
 __all__ = ["SHARD_SIZE", "RunError", "Unit", "difference_reason", "final_records",
-           "pending_units", "sample_record", "score_units", "scoring_engine_for", "sha256_json",
+           "pending_units", "program_identity", "sample_record", "score_units", "scoring_engine_for", "sha256_json",
            "summarise",
            "write_samples"]
 
@@ -112,6 +112,24 @@ def sample_record(key: str, answers: Sequence[str], scores: Mapping[str, SampleS
         record["missing"] = missing
     record["generations"] = details
     return record
+
+
+def program_identity(engine: Engine | None = None) -> dict[str, Any]:
+    """The program environment verdicts are computed under, for a run's identity.
+
+    Official and strict verdicts execute programs: the same answers judged under NumPy 1
+    and NumPy 2 (REval's ``np.mat``) are two different runs, and a rerun under another
+    interpreter must not resume the first one's shards.  An interpreter that cannot
+    report itself is left out here: starting the engine names that failure.
+    """
+    import subprocess
+
+    from execlens.engine import program_fingerprint
+
+    try:
+        return program_fingerprint(getattr(engine, "python", None)).key()
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return {}
 
 
 def scoring_engine_for(benchmark: Benchmark, workers: int | None) -> Engine:

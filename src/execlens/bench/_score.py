@@ -32,6 +32,7 @@ from ._runs import (
     Unit,
     final_records,
     pending_units,
+    program_identity,
     score_units,
     sha256_json,
     summarise,
@@ -114,6 +115,7 @@ def run_score(
         # The same file under another path is the same run: contents, not names.
         "generations_sha256": sha256_json([[u.key, u.answers] for u in units]),
         "data_sha256": sha256_json([repr(u.item) for u in units]),
+        "program": program_identity(engine),
     }
     started = time.perf_counter()
     try:
