@@ -187,3 +187,11 @@ def test_missing_sources(tmp_path: Path) -> None:
     lonely.write_text("", encoding="utf-8")
     with pytest.raises(DatasetUnavailableError, match="tasks file beside it"):
         load_reval(lonely)
+
+
+def test_the_shipped_copy_is_upstream_data_unmodified(data_dir: Path) -> None:
+    """``eval --benchmark reval`` without --data reads the shipped copy: REval's own files."""
+    from execlens.bench.reval._data import PACKAGED_DATA
+
+    for name in ("DREval_data.jsonl", "DREval_tasks.jsonl"):
+        assert (PACKAGED_DATA / name).read_bytes() == (data_dir / "reval" / name).read_bytes()

@@ -57,6 +57,9 @@ __all__ = [
     "reval_questions",
 ]
 
+#: REval's data files shipped with execlens (MIT; see ``data/SOURCE.txt``).
+PACKAGED_DATA = Path(__file__).resolve().parent / "data"
+
 REVAL_HUB = "JetBrains-Research/REval"
 HUMANEVAL_RANGE = range(0, 85)  # REval's DREval.HUMANEVAL_START..END
 CLASSEVAL_RANGE = range(85, 154)
@@ -404,7 +407,10 @@ def _local_files(data: str | Path) -> tuple[Path, Path]:
 
 
 def load_reval(data: str | Path | None = None, *, split: str = "test") -> LoadResult[RevalProblem]:
-    """Load REval problems with their pairs from ``data`` or the hub (the JetBrains repackaging)."""
+    """Load REval problems with their pairs from ``data``; without ``data``, the copy
+    shipped with execlens (the hub's JetBrains repackaging only if that copy was removed)."""
+    if data is None and (PACKAGED_DATA / "DREval_data.jsonl").is_file():
+        data = PACKAGED_DATA  # offline: no hub needed for REval
     if data is None:
         problem_source, problem_rows = hub_rows(REVAL_HUB, "problems", split)
         task_source, task_rows = hub_rows(REVAL_HUB, "tasks", split)
