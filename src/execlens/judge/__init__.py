@@ -57,14 +57,6 @@ if TYPE_CHECKING:
     from execlens.judge._scoring import SampleScore, ScorePlan, Scorer
     from execlens.judge._strict import StrictScorer, compare_values, parse_reference
     from execlens.judge._tasks import TASK_JUDGES, TaskScorer, judge_task, plan_task
-    from execlens.judge._values import (
-        envelope_type_key,
-        is_ndarray,
-        literal_text,
-        parse_state_value,
-        strict_equal,
-        type_names,
-    )
     from execlens.judge._verdict import Verdict, VerdictStatus
 
 _EXPORTS = {
@@ -108,12 +100,6 @@ _EXPORTS = {
     "TaskScorer": "_tasks",
     "judge_task": "_tasks",
     "plan_task": "_tasks",
-    "envelope_type_key": "_values",
-    "is_ndarray": "_values",
-    "literal_text": "_values",
-    "parse_state_value": "_values",
-    "strict_equal": "_values",
-    "type_names": "_values",
     "Verdict": "_verdict",
     "VerdictStatus": "_verdict",
 }

@@ -13,7 +13,7 @@ Answer forms (after any benchmark-specific extraction):
 * path: a line number (1-indexed, ``-1`` = nothing runs next), or several when an answer's
   text matched several lines (any acceptable one is right, as in REval);
 * state: ``Nil``, ``value; type`` (the type must name an accepted value's type) or a bare
-  ``value``; values as :func:`~execlens.judge.parse_state_value` reads them;
+  ``value``; values as :func:`~execlens.values.parse_state_value` reads them;
 * output: a value (same reader), or the exception's class name when the run raised;
 * input: one call ``f(<literals>)`` of the task's function.
 """
@@ -27,9 +27,18 @@ from typing import TYPE_CHECKING, Any
 from execlens.judge._limits import JUDGE_LIMITS
 from execlens.judge._outcomes import failure_verdict
 from execlens.judge._plan import JudgePlan
-from execlens.judge._values import envelope_type_key, parse_state_value, strict_equal, type_names
 from execlens.judge._verdict import Verdict, VerdictStatus
-from execlens.values import AnswerParseError, OpaqueRecord, decode, parse_call, values_equal
+from execlens.values import (
+    AnswerParseError,
+    OpaqueRecord,
+    decode,
+    envelope_type_key,
+    parse_call,
+    parse_state_value,
+    strict_equal,
+    type_names,
+    values_equal,
+)
 
 if TYPE_CHECKING:
     from execlens.engine import Engine, Job, Limits, Outcome

@@ -20,7 +20,15 @@ if TYPE_CHECKING:
         decode,
     )
     from execlens.values._envelope import NIL, Caps, NilType, dumps, encode, type_name_of
-    from execlens.values._parse import AnswerParseError, ParsedCall, parse_call, parse_literal
+    from execlens.values._parse import (
+        AnswerParseError,
+        ParsedCall,
+        literal_text,
+        parse_call,
+        parse_literal,
+        parse_state_value,
+    )
+    from execlens.values._types import envelope_type_key, is_ndarray, strict_equal, type_names
 
 _EXPORTS = {
     "NIL": "_envelope",
@@ -36,9 +44,15 @@ _EXPORTS = {
     "decode": "_decode",
     "dumps": "_envelope",
     "encode": "_envelope",
+    "envelope_type_key": "_types",
+    "is_ndarray": "_types",
+    "literal_text": "_parse",
     "parse_call": "_parse",
     "parse_literal": "_parse",
+    "parse_state_value": "_parse",
+    "strict_equal": "_types",
     "type_name_of": "_envelope",
+    "type_names": "_types",
     "values_equal": "_compare",
 }
 

@@ -15,8 +15,7 @@ from execlens.bench.reval import (
     plan_reval,
 )
 from execlens.bench.reval._masks import instrumented_test_method, mask_sites
-from execlens.judge import parse_state_value
-from execlens.values import AnswerParseError, encode
+from execlens.values import AnswerParseError, encode, parse_state_value
 
 CODE = "def f(x):\n    y = x + 1\n    return y\n"
 CONTEXT = RevalContext("humaneval", CODE, "f", "assert f(1) == ??", line=2, var="y")

@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from execlens.judge import literal_text
-from execlens.values import decode
+from execlens.values import decode, literal_text
 
 from ._oracle import _output_answer, _path_answer, _state_answer
 

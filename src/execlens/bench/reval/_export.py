@@ -26,9 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from execlens.engine import Engine, Job
-from execlens.judge import envelope_type_key
 from execlens.trace import Trace, TraceLimits, TraceRequest, trace_many
-from execlens.values import AnswerParseError, parse_literal, values_equal
+from execlens.values import AnswerParseError, envelope_type_key, parse_literal, values_equal
 
 if TYPE_CHECKING:
     from ._data import RevalProblem, RevalRun

@@ -26,9 +26,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from execlens.engine import Job, Limits
-from execlens.judge import Verdict, VerdictStatus, envelope_type_key, failure_verdict
+from execlens.judge import Verdict, VerdictStatus, failure_verdict
 from execlens.tasks.prompts import NIL, StateAnswer
-from execlens.values import decode
+from execlens.values import decode, envelope_type_key
 
 from ._extract import (
     extract_reval_coverage,

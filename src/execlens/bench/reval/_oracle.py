@@ -20,8 +20,15 @@ import datetime
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from execlens.judge import envelope_type_key, is_ndarray, literal_text
-from execlens.values import ObjectRecord, OpaqueRecord, Truncated, decode
+from execlens.values import (
+    ObjectRecord,
+    OpaqueRecord,
+    Truncated,
+    decode,
+    envelope_type_key,
+    is_ndarray,
+    literal_text,
+)
 
 from ._masks import MASK, mask_sites
 from ._records import MaskTruth, QuestionTruth

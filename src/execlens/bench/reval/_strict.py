@@ -35,11 +35,9 @@ from execlens.judge import (
     judge_coverage,
     judge_path,
     judge_state_value,
-    parse_state_value,
-    strict_equal,
 )
 from execlens.tasks.prompts import NIL, StateAnswer
-from execlens.values import AnswerParseError, decode
+from execlens.values import AnswerParseError, decode, parse_state_value, strict_equal
 
 from ._extract import (
     extract_reval_coverage,

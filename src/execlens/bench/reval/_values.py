@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from execlens.judge import is_ndarray
+from execlens.values import is_ndarray
 
 __all__ = ["reval_contains"]
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from execlens.judge import envelope_type_key, literal_text
-from execlens.values import decode
+from execlens.values import decode, envelope_type_key, literal_text
 
 from ._items import RuntimeItem
 from ._truth import run_key

@@ -12,9 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from execlens.judge import literal_text
 from execlens.tasks import RuntimeTask, task_id
-from execlens.values import AnswerParseError, decode, parse_call
+from execlens.values import AnswerParseError, decode, literal_text, parse_call
 
 __all__ = ["KINDS", "RuntimeItem", "input_task", "items_by_kind"]
 
