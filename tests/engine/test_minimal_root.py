@@ -4,6 +4,7 @@ options that choose the view.  The attacks on it live in ``test_attacks.py``."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import uuid
@@ -152,3 +153,27 @@ def test_an_interpreter_whose_libraries_need_each_other_through_origin_rpaths() 
                                  call="f()", limits=Limits(wall_time=60.0, memory_mb=4096)))
     assert outcome.status is Status.OK, outcome
     assert outcome.decoded() == 2
+
+
+_LAYOUTS = {
+    "system": "/usr/bin/python3",              # Debian's interpreter under /usr
+    "pyenv": sys.base_prefix + "/bin/python3",  # a pyenv (or any base) install, no venv
+}
+
+
+@pytest.mark.parametrize("layout", sorted(_LAYOUTS))
+def test_other_interpreter_layouts_get_a_working_minimal_root(layout: str) -> None:
+    """Full isolation with an interpreter outside any venv: its stdlib and the shared
+    libraries of its extension modules (ssl, sqlite3, decimal) load inside the root, and
+    the host's /home and /etc stay out of sight."""
+    python = _LAYOUTS[layout]
+    if not os.path.exists(python):
+        pytest.skip(f"no {layout} interpreter at {python} on this machine")
+    program = ("import os, ssl, sqlite3, decimal\n"
+               "def f():\n"
+               "    return [os.path.exists('/home'), os.path.exists('/etc/hostname'),\n"
+               "            sqlite3.connect(':memory:').execute('select 1').fetchone()[0]]\n")
+    with Engine(workers=1, python=python, isolation="full") as engine:
+        outcome = engine.run(Job(program, call="f()", limits=FAST))
+    assert outcome.status is Status.OK, outcome
+    assert outcome.decoded() == [False, False, 1]
