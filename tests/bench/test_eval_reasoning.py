@@ -213,17 +213,22 @@ def test_reval_coverage_scores_the_final_answer(tmp_path: Path, data_dir: Path, 
     assert thought_yes == says_yes
 
 
+@pytest.mark.parametrize("prompt", ["direct", "cot"])
 @pytest.mark.parametrize("shape", SHAPES)
 def test_runtime_benchmark_scores_the_final_answer(tmp_path: Path, data_dir: Path,
-                                                   shape: str) -> None:
+                                                   shape: str, prompt: str) -> None:
     def config(base_url: str) -> EvalConfig:
-        return EvalConfig(benchmark="runtime", task="coverage", model="m", base_url=base_url,
-                          n=1, temperature=0.0, limit=12, retries=0,
+        return EvalConfig(benchmark="runtime", task="coverage", prompt=prompt, model="m",
+                          base_url=base_url, n=1, temperature=0.0, limit=12, retries=0,
                           data=str(data_dir / "cruxeval" / "cruxeval.jsonl"))
 
-    with _constant("[ANSWER]\nYES") as yes:
+    opened = "1. Run it.\n[/THOUGHT]\n" if prompt == "cot" else ""
+    with _constant(f"{opened}[ANSWER]\nYES") as yes:
         says_yes = _metrics(config(yes.base_url), tmp_path / "yes")
-    with _thinker(lambda p: (_block("NO"), _block("YES")), shape) as thinker:
+    with _constant(f"{opened}[ANSWER]\nNO") as no:
+        assert _metrics(config(no.base_url), tmp_path / "no") != says_yes
+    with _thinker(lambda p: (_block("NO"), f"{opened}[ANSWER]\nYES\n[/ANSWER]"),
+                  shape) as thinker:
         assert _metrics(config(thinker.base_url), tmp_path / "thinker") == says_yes
 
 
