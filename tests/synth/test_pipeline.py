@@ -63,7 +63,11 @@ def test_full_run_writes_a_dataset_that_datasets_loads_and_the_template_renders(
         assert text.count("<|im_start|>user") == 1 and text.count("<|im_start|>assistant") == 1
         assert row["messages"][1]["content"] in text
     jsonl = [json.loads(line) for line in (out / "codeio.jsonl").read_text().splitlines()]
-    assert [r["id"] for r in jsonl] == sorted(r["id"] for r in jsonl)
+    # Streamed in the pipeline's order: the last stage's accepted records, shard by shard.
+    revised = [json.loads(line) for path in sorted((out / "shards" / "revise").iterdir())
+               for line in path.read_text().splitlines()]
+    assert [r["id"] for r in jsonl] == [r["id"] for r in revised if not r.get("reject")]
+    assert len({r["id"] for r in jsonl}) == len(jsonl)
 
 
 def _cli(config: Path, *extra: str) -> subprocess.Popen[bytes]:

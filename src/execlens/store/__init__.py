@@ -16,6 +16,12 @@ with RunDir.open(out, identity={"task": "trace", "data": digest}) as run:
 
 A run killed at any point (SIGKILL included) and rerun redoes only unfinished shards
 and produces byte-identical final files.
+
+Long pipelines use :class:`ShardExecutor`: steps over shards, each shard flowing to the
+next step as soon as it is written (pipelined, resumable, memory independent of the
+dataset), run on threads (:class:`LocalBackend`) or on any backend returning futures
+(the synthesis Ray backend); final files are written by streaming concatenation
+(:func:`write_jsonl_stream`, :func:`write_parquet_from_jsonl`, ``ShardSet.merge``).
 """
 
 from __future__ import annotations
@@ -40,12 +46,28 @@ if TYPE_CHECKING:
         StoreError,
         output_error,
     )
+    from execlens.store._executor import Backend, LocalBackend, ShardExecutor, Step, StepResult
     from execlens.store._log import JsonlLog
     from execlens.store._manifest import Manifest, current_versions
     from execlens.store._run import RunDir
     from execlens.store._shards import ShardFormat, ShardSet
+    from execlens.store._stream import (
+        atomic_writer,
+        iter_jsonl,
+        write_jsonl_stream,
+        write_parquet_from_jsonl,
+    )
 
 _EXPORTS = {
+    "Backend": "_executor",
+    "LocalBackend": "_executor",
+    "ShardExecutor": "_executor",
+    "Step": "_executor",
+    "StepResult": "_executor",
+    "atomic_writer": "_stream",
+    "iter_jsonl": "_stream",
+    "write_jsonl_stream": "_stream",
+    "write_parquet_from_jsonl": "_stream",
     "CorruptRecordError": "_errors",
     "JsonlLog": "_log",
     "Manifest": "_manifest",

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+import shutil
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -23,6 +24,7 @@ from ._atomic import (
 )
 from ._encode import encode_lines
 from ._errors import CorruptRecordError, StoreError
+from ._stream import atomic_writer
 
 if TYPE_CHECKING:
     import pyarrow
@@ -95,6 +97,12 @@ class ShardSet:
                 raise CorruptRecordError(path, 0, f"unreadable Parquet ({error})") from None
         return _read_jsonl(path)
 
+    def iter_records(self) -> Iterator[dict[str, Any]]:
+        """Every record of the finished shards in index order, one shard in memory at a
+        time (a dataset larger than memory streams through)."""
+        for index in self.completed():
+            yield from self.read(index)
+
     def completed(self) -> list[int]:
         """Indices of the finished shards, ascending."""
         if not self.markers.is_dir():
@@ -117,10 +125,14 @@ class ShardSet:
                      else records_table([], self.schema))
             write_bytes_atomic(dest, parquet_bytes(table))
             return table.num_rows
-        chunks = [self.path(i).read_bytes() for i in indices]
-        data = b"".join(chunks)
-        write_bytes_atomic(dest, data)
-        return data.count(b"\n")
+        # Shard files are copied one after another: the merged file is never in memory.
+        count = 0
+        with atomic_writer(dest) as out:
+            for i in indices:
+                with self.path(i).open("rb") as handle:
+                    shutil.copyfileobj(handle, out)
+                count += int((self._marker_data(i) or {}).get("records", 0))
+        return count
 
     def _marker_data(self, index: int) -> dict[str, Any] | None:
         marker, path = self.marker(index), self.path(index)

@@ -7,6 +7,7 @@ bytes (no timestamps, no pids)."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from html import escape
 from typing import Any
 
@@ -17,25 +18,40 @@ def _rate(numerator: int, denominator: int) -> float | None:
     return round(numerator / denominator, 4) if denominator else None
 
 
-def card_stats(stage_records: dict[str, list[dict[str, Any]]],
-               final: list[dict[str, Any]]) -> dict[str, Any]:
-    """The card's numbers from every stage's output records and the final instances."""
+def card_stats(stage_records: Mapping[str, Iterable[dict[str, Any]]],
+               final: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """The card's numbers from every stage's output records and the final instances.
+
+    One pass over each iterable, holding counts only: a run's shards stream through.
+    """
     stages: dict[str, Any] = {}
-    for name, records in stage_records.items():
-        reasons = Counter(r["reject"]["reason"] for r in records if r.get("reject"))
-        stages[name] = {"records": len(records),
-                        "accepted": len(records) - sum(reasons.values()),
-                        "rejected": dict(sorted(reasons.items()))}
-    collect = [r for r in stage_records.get("collect", []) if not r.get("reject")]
-    pairs_per_function = Counter(len(r["pairs"]) for r in collect)
+    pairs_per_function: Counter[int] = Counter()
     stored_classes: Counter[str] = Counter()
-    for record in stage_records.get("collect", []):
-        stored_classes.update(record.get("collect", {}).get("pair_classes", {}))
-    first = Counter(r["verdict_1"]["label"] for r in final if "verdict_1" in r)
-    by_kind = {kind: Counter(r["verdict_1"]["label"] for r in final
-                             if r.get("kind") == kind and "verdict_1" in r) for kind in ("o", "i")}
-    revised = [r for r in final if "verdict_2" in r]
-    second = Counter(r["verdict_2"]["label"] for r in revised)
+    for name, records in stage_records.items():
+        count = 0
+        reasons: Counter[str] = Counter()
+        for record in records:
+            count += 1
+            if record.get("reject"):
+                reasons[record["reject"]["reason"]] += 1
+            if name == "collect":
+                stored_classes.update(record.get("collect", {}).get("pair_classes", {}))
+                if not record.get("reject"):
+                    pairs_per_function[len(record["pairs"])] += 1
+        stages[name] = {"records": count, "accepted": count - sum(reasons.values()),
+                        "rejected": dict(sorted(reasons.items()))}
+    first: Counter[str] = Counter()
+    by_kind: dict[str, Counter[str]] = {"o": Counter(), "i": Counter()}
+    second: Counter[str] = Counter()
+    revised = 0
+    for record in final:
+        if "verdict_1" in record:
+            first[record["verdict_1"]["label"]] += 1
+            if record.get("kind") in by_kind:
+                by_kind[record["kind"]][record["verdict_1"]["label"]] += 1
+        if "verdict_2" in record:
+            revised += 1
+            second[record["verdict_2"]["label"]] += 1
     total = sum(first.values())
     return {
         "stages": stages,
@@ -46,8 +62,8 @@ def card_stats(stage_records: dict[str, list[dict[str, Any]]],
         "labels_turn_2": dict(sorted(second.items())),
         "instances": total,
         "first_turn_accuracy": _rate(first.get("success", 0), total),
-        "revised": len(revised),
-        "revision_fix_rate": _rate(second.get("success", 0), len(revised)),
+        "revised": revised,
+        "revision_fix_rate": _rate(second.get("success", 0), revised),
     }
 
 

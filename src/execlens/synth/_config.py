@@ -21,16 +21,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-__all__ = ["PIPELINE_ORDER", "ConfigError", "SynthConfig", "load_config"]
+__all__ = ["ConfigError", "SynthConfig", "load_config"]
 
-# Every stage's place in the pipeline; a config names the ones it runs.
-PIPELINE_ORDER = ("transform", "collect", "difficulty", "runtime-tasks", "prompts", "predict",
-                  "verify", "revise", "assemble")
-
-# The stage whose output each stage reads (the pipeline must include it).
-_REQUIRES = {"prompts": "collect", "predict": "prompts", "verify": "predict",
-             "revise": "verify", "assemble": "collect", "difficulty": "collect",
-             "runtime-tasks": "collect"}
+# The record kinds sources hand in: raw code files and functions (see ``_sources``).
+SOURCE_KINDS = ("raw", "function")
 
 
 class ConfigError(ValueError):
@@ -100,28 +94,6 @@ class LimitSettings(_Strict):
     generator_calls: int = Field(default=1000, ge=1, le=100_000)
 
 
-class DifficultySettings(_Strict):
-    """The CodeMix filter: keep functions whose k-sample success rate lies in [low, high]."""
-
-    samples: int = Field(default=4, ge=1)
-    low: float = Field(default=0.1, ge=0.0, le=1.0)
-    high: float = Field(default=0.9, ge=0.0, le=1.0)
-
-    @model_validator(mode="after")
-    def _band(self) -> DifficultySettings:
-        if self.low > self.high:
-            raise ValueError("low must not exceed high")
-        return self
-
-
-class RuntimeTaskSettings(_Strict):
-    """Runtime-behaviour tasks built by the tracer for collected functions."""
-
-    kinds: tuple[str, ...] = ("coverage", "path", "state", "output")
-    pairs_per_function: int = Field(default=1, ge=1)
-    max_tasks_per_pair: int = Field(default=4, ge=1)
-
-
 class RaySettings(_Strict):
     """Where Ray runs: ``address`` of a cluster, else a local instance of ``num_cpus``."""
 
@@ -143,8 +115,9 @@ class SynthConfig(_Strict):
     sampling: SamplingSettings = SamplingSettings()
     transform_sampling: SamplingSettings = SamplingSettings(max_tokens=1024)
     limits: LimitSettings = LimitSettings()
-    difficulty: DifficultySettings = DifficultySettings()
-    runtime_tasks: RuntimeTaskSettings = RuntimeTaskSettings()
+    # Each stage's own settings (its ``settings_model``), given in YAML under the stage's
+    # key at the top level (``difficulty: {low: 0.1}``): gathered here by the registry.
+    stage_settings: dict[str, Any] = Field(default_factory=dict)
     templates: dict[Literal["transform", "i", "o", "tip"], str] = Field(default_factory=dict)
     shard_size: int = Field(default=8, ge=1)
     hash_seed: int = 0
@@ -152,38 +125,128 @@ class SynthConfig(_Strict):
     seed: int = 0
     cache: bool = True
 
+    @model_validator(mode="before")
+    @classmethod
+    def _gather_stage_settings(cls, data: Any) -> Any:
+        # A stage's settings block sits at the top level under its key; which keys are
+        # stage settings is the registry's to say, so a new stage needs no field here.
+        if not isinstance(data, dict):
+            return data
+        from execlens.synth._stage import load_stages
+
+        keys = {c.key() for c in load_stages().values() if c.settings_model is not None}
+        data = dict(data)
+        gathered = dict(data.pop("stage_settings", None) or {})
+        for key in [k for k in data if k in keys]:
+            gathered[key] = data.pop(key)
+        data["stage_settings"] = gathered
+        return data
+
     @field_validator("stages")
     @classmethod
     def _known_stages(cls, stages: list[str]) -> list[str]:
-        unknown = [s for s in stages if s not in PIPELINE_ORDER]
+        from execlens.synth._stage import load_stages, pipeline_order
+
+        order = pipeline_order()
+        unknown = [s for s in stages if s not in order]
         if unknown:
-            raise ValueError(f"unknown stage {unknown[0]!r}; stages are {', '.join(PIPELINE_ORDER)}")
+            raise ValueError(f"unknown stage {unknown[0]!r}; stages are {', '.join(order)}")
         if len(set(stages)) != len(stages):
             raise ValueError("a stage is listed twice")
-        return sorted(stages, key=PIPELINE_ORDER.index)
+        registry = load_stages()
+        return sorted(stages, key=lambda s: (registry[s].order, s))
 
     @model_validator(mode="after")
     def _stage_inputs(self) -> SynthConfig:
-        for stage, needed in _REQUIRES.items():
-            if stage in self.stages and needed not in self.stages:
-                raise ValueError(f"stage {stage!r} reads {needed!r}'s output: add {needed!r} "
-                                 "to stages")
+        # What each stage reads must be written by its upstream: its ``consumes`` stage,
+        # else the previous stage of the main line; a first stage reads the sources.
+        from execlens.synth._stage import load_stages
+
+        registry = load_stages()
+        previous = None
+        for name in self.stages:
+            cls = registry[name]
+            if cls.consumes is not None and cls.consumes not in self.stages:
+                raise ValueError(f"stage {name!r} reads {cls.consumes!r}'s output: add "
+                                 f"{cls.consumes!r} to stages")
+            upstream = registry[cls.consumes] if cls.consumes else previous
+            kind = upstream.writes if upstream is not None else SOURCE_KINDS
+            if cls.reads is not None and cls.reads not in (kind if isinstance(kind, tuple)
+                                                           else (kind,)):
+                writers = [c.name for c in sorted(registry.values(), key=lambda c: c.order)
+                           if c.writes == cls.reads]
+                named = " or ".join(map(repr, writers)) or "a stage that writes them"
+                raise ValueError(f"stage {name!r} reads {named}'s output ({cls.reads} "
+                                 f"records), which no stage before it writes: add {named} "
+                                 f"to stages")
+            if cls.consumes is None and not cls.global_stage:
+                previous = cls
+        return self
+
+    @model_validator(mode="after")
+    def _validate_stage_settings(self) -> SynthConfig:
+        from execlens.synth._stage import load_stages
+
+        models = {c.key(): c.settings_model for c in load_stages().values()
+                  if c.settings_model is not None}
+        for key, value in list(self.stage_settings.items()):
+            model = models.get(key)
+            if model is None:
+                raise ValueError(f"stage_settings: no stage has settings {key!r}")
+            if not isinstance(value, model):
+                try:
+                    self.stage_settings[key] = model.model_validate(value)
+                except ValidationError as exc:
+                    first = exc.errors()[0]
+                    where = ".".join(str(p) for p in first.get("loc", ()))
+                    message = first.get("msg", "invalid").removeprefix("Value error, ")
+                    raise ValueError(f"{key}{'.' + where if where else ''}: {message}"
+                                     ) from None
         return self
 
     @model_validator(mode="after")
     def _check_seeds_and_model(self) -> SynthConfig:
+        from execlens.synth._stage import load_stages
+
         if self.check_seed == self.hash_seed:
             raise ValueError("check_seed must differ from hash_seed (the determinism rerun)")
-        needs_model = {"transform", "predict", "revise", "difficulty"} & set(self.stages)
+        registry = load_stages()
+        needs_model = [s for s in self.stages if registry[s].needs_model]
         if needs_model and self.model is None:
-            raise ValueError(f"stage {sorted(needs_model)[0]!r} needs a model: add "
+            raise ValueError(f"stage {needs_model[0]!r} needs a model: add "
                              "`model: {name: local}` or a served model with base_url")
         return self
+
+    def needs_model(self) -> bool:
+        """Whether a configured stage sends model requests."""
+        from execlens.synth._stage import load_stages
+
+        registry = load_stages()
+        return any(registry[s].needs_model for s in self.stages)
+
+    def stage_settings_for(self, stage: type) -> Any:
+        """The validated settings of ``stage`` (a Stage class): the config's, else its
+        settings model's defaults."""
+        model = stage.settings_model  # type: ignore[attr-defined]
+        if model is None:
+            return None
+        value = self.stage_settings.get(stage.key())  # type: ignore[attr-defined]
+        return value if value is not None else model()
 
     def identity(self) -> dict[str, Any]:
         """What makes two runs the same run (the manifest's identity): everything that
         shapes the records, not where or how it executes."""
-        data = self.model_dump(mode="json", exclude={"out", "executor", "workers", "ray"})
+        data = self.model_dump(mode="json", exclude={"out", "executor", "workers", "ray",
+                                                     "stage_settings"})
+        # Each configured stage's settings at the top level under its key, defaults
+        # included (a default that changes is another run); stages not run add nothing.
+        from execlens.synth._stage import load_stages
+
+        registry = load_stages()
+        for name in self.stages:
+            settings = self.stage_settings_for(registry[name])
+            if settings is not None:
+                data[registry[name].key()] = settings.model_dump(mode="json")
         if data.get("model"):
             data["model"].pop("api_key", None)
             data["model"].pop("max_concurrency", None)

@@ -1,45 +1,45 @@
 """Drive a synthesis run: sources → stages → dataset, through ``execlens.store``.
 
-Each stage's input is cut into shards of ``shard_size`` records in a fixed order; a
-shard is written whole with its completion marker, so a killed run redoes only the
-shards without one.  Stages run one after another (a stage's input is the previous
-stage's finished, accepted output, read back in shard order), which makes the final
-files a pure function of the config: byte-identical after any kill and rerun, and the
-same under the ``local`` and ``ray`` executors.
+The stages run on the store's streaming :class:`~execlens.store.ShardExecutor`: the
+sources are cut into shards of ``shard_size`` records, and shard ``j`` of a stage
+becomes shard ``j`` of the next one (its accepted records) the moment it is written, so
+collection, model requests and verification overlap and the driver holds only the shards
+in flight.  A shard is written whole with its completion marker, so a killed run redoes
+only the shards without one; each shard's input is a pure function of finished shards,
+which makes the final files a pure function of the config: byte-identical after any
+kill and rerun, and the same under the ``local`` and ``ray`` executors.  ``assemble``
+then streams the last stage's shards into the datasets (in the sources' order).
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from execlens.synth._config import PIPELINE_ORDER, ConfigError, SynthConfig
-from execlens.synth._sources import load_source
-from execlens.synth._stage import StageContext, accepted, load_stages
+from execlens.synth import _sources
+from execlens.synth._config import ConfigError, SynthConfig
+from execlens.synth._stage import Stage, StageContext, is_accepted, load_stages
 
 if TYPE_CHECKING:
     from execlens.models import ClientConfig
+    from execlens.store import ShardSet, Step
 
 __all__ = ["run_pipeline", "synth_status"]
 
 Record = dict[str, Any]
-# Runs a stage over its pending shards: (stage name, chunks, pending indices, done callback).
-ShardRunner = Callable[[str, list[list[Record]], list[int], Callable[[int, list[Record],
-                                                                     dict[str, int]], None]], None]
 
-
-def _chunks(records: list[Record], size: int) -> list[list[Record]]:
-    return [records[i:i + size] for i in range(0, len(records), size)]
+# The streaming reader when the sources module has it; the list reader otherwise.
+_read_source = getattr(_sources, "iter_source", _sources.load_source)
 
 
 @contextlib.contextmanager
 def _model(config: SynthConfig) -> Iterator[ClientConfig | None]:
     """The client configuration every worker uses; starts the embedded model if asked."""
-    needs = {"transform", "predict", "revise", "difficulty"} & set(config.stages)
-    if not needs or config.model is None:
+    if not config.needs_model() or config.model is None:
         yield None
         return
     from execlens.models import LocalModelServer, is_local, resolve_client_config
@@ -57,8 +57,7 @@ def _model(config: SynthConfig) -> Iterator[ClientConfig | None]:
 def _check_before_run(config: SynthConfig) -> None:
     """What would otherwise fail after the run directory is made, checked first: a served
     model's URL and server (health check: dead, refused key, unknown model) and Ray."""
-    needs = {"transform", "predict", "revise", "difficulty"} & set(config.stages)
-    if needs and config.model is not None:
+    if config.needs_model() and config.model is not None:
         from execlens.models import (
             ModelConfigError,
             check_server,
@@ -78,32 +77,100 @@ def _check_before_run(config: SynthConfig) -> None:
         ray_available(config)
 
 
-def _run_local(context: StageContext, progress: Any) -> ShardRunner:
-    stages = load_stages()
-
-    def runner(name: str, chunks: list[list[Record]], pending: list[int],
-               done: Callable[[int, list[Record], dict[str, int]], None]) -> None:
-        for index in pending:
-            stage = stages[name](context)
-            records = list(stage.run(chunks[index], index, len(chunks)))
-            done(index, records, dict(stage.counters))
-    return runner
+def _source_records(config: SynthConfig) -> Iterator[Record]:
+    for source in config.sources:
+        yield from _read_source(source)
 
 
-def _entering(config: SynthConfig) -> tuple[dict[str, list[Record]], list[Record]]:
-    entering: dict[str, list[Record]] = {}
-    bad: list[Record] = []
+def _count_entries(config: SynthConfig) -> Counter[str | None]:
+    """Records entering at each stage (``None``: unreadable), counted in one streaming
+    pass, so every stage's shard count is known before anything runs."""
+    counts: Counter[str | None] = Counter()
     for number, source in enumerate(config.sources):
-        for record in load_source(source):
-            entry = record.pop("entry")
-            if entry is None:
-                bad.append(record)
-            elif entry not in config.stages:
+        for record in _read_source(source):
+            entry = record.get("entry")
+            if entry is not None and entry not in config.stages:
                 raise ConfigError(f"sources[{number}] holds records that enter at {entry!r}, "
                                   f"which is not in stages: add it to stages")
-            else:
-                entering.setdefault(entry, []).append(record)
-    return entering, bad
+            counts[entry] += 1
+    return counts
+
+
+def _feed(config: SynthConfig, entry: str | None) -> Iterator[list[Record]]:
+    """The chunks of records entering at ``entry``, read from the sources as needed."""
+    chunk: list[Record] = []
+    for record in _source_records(config):
+        if record.get("entry") != entry:
+            continue
+        record = dict(record)
+        record.pop("entry", None)
+        chunk.append(record)
+        if len(chunk) >= config.shard_size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _steps(config: SynthConfig, registry: dict[str, type[Stage]],
+           counts: Counter[str | None]) -> tuple[list[Step], str | None]:
+    """The executor's steps (every per-shard stage, plus ``load`` for unreadable
+    records) and the main line's last stage."""
+    from execlens.store import Step
+
+    size = config.shard_size
+    steps: list[Step] = []
+    if counts.get(None):
+        steps.append(Step("load", fed=math.ceil(counts[None] / size),
+                          feed=_feed(config, None), passthrough=True))
+    last: str | None = None
+    for name in config.stages:
+        cls = registry[name]
+        if cls.global_stage:
+            continue
+        fed = math.ceil(counts.get(name, 0) / size)
+        steps.append(Step(name, fed=fed, feed=_feed(config, name) if fed else None,
+                          upstream=cls.consumes or last, select=is_accepted,
+                          concurrency=cls.concurrency))
+        if cls.consumes is None:
+            last = name
+    return steps, last
+
+
+class _Outputs:
+    """The finished run as ``assemble`` reads it: streams over the shards."""
+
+    def __init__(self, shards: dict[str, ShardSet], last: str | None,
+                 registry: dict[str, type[Stage]]) -> None:
+        self._shards = shards
+        self._last = last
+        self._registry = registry
+
+    def final(self) -> Iterator[Record]:
+        if self._last is None:
+            return iter(())
+        return (r for r in self._shards[self._last].iter_records() if is_accepted(r))
+
+    def stage_records(self) -> dict[str, Iterator[Record]]:
+        return {name: shards.iter_records() for name, shards in self._shards.items()}
+
+    def datasets(self) -> dict[str, Iterator[Record]]:
+        return {cls.dataset: self._shards[name].iter_records()
+                for name, cls in self._registry.items()
+                if cls.dataset and name in self._shards}
+
+
+def _local_backend(context: StageContext, registry: dict[str, type[Stage]],
+                   threads: int) -> Any:
+    from execlens.store import LocalBackend
+
+    def work(name: str, records: list[Record], index: int, total: int
+             ) -> tuple[list[Record], dict[str, Any]]:
+        stage = registry[name](context)
+        out = list(stage.run(records, index, total))
+        return out, {"records": len(out), **stage.counters}
+
+    return LocalBackend(work, threads)
 
 
 def run_pipeline(config: SynthConfig, *, overwrite: bool = False, progress: bool = True,
@@ -116,11 +183,11 @@ def run_pipeline(config: SynthConfig, *, overwrite: bool = False, progress: bool
     import subprocess
 
     from execlens.engine import EngineError, program_fingerprint, resolve_program_python
-    from execlens.store import RunDir
+    from execlens.store import RunDir, ShardExecutor
 
-    stages = load_stages()
-    entering, bad = _entering(config)
-    if not bad and not any(entering.values()):  # an empty run is a mistake, not a dataset
+    registry = load_stages()
+    counts = _count_entries(config)
+    if not sum(counts.values()):  # an empty run is a mistake, not a dataset
         where = ", ".join(str(source.path or source.dataset) for source in config.sources)
         raise ConfigError(f"the sources hold no records ({where}); check their paths, "
                           f"offset and limit")
@@ -135,53 +202,34 @@ def run_pipeline(config: SynthConfig, *, overwrite: bool = False, progress: bool
     with RunDir.open(config.out, identity, overwrite=overwrite) as run, _model(config) as client:
         context = StageContext(config, run_path=run.path, client_config=client)
         bar = _Progress(progress, console)
+        backend: Any = None
         try:
+            steps, last = _steps(config, registry, counts)
             if config.executor == "ray":
-                from execlens.synth._ray import ray_runner
+                from execlens.synth._ray import ray_backend
 
-                runner = ray_runner(config, run.path, client)
+                backend = ray_backend(config, run.path, client, threads=len(steps))
             else:
-                runner = _run_local(context, bar)
-            if bad:
-                load = run.shards("load")
-                if not load.done(0):
-                    load.write(0, bad, stats={"records": len(bad)})
-            outputs: dict[str, list[Record]] = {"load": bad} if bad else {}
-            previous: list[Record] = []
+                backend = _local_backend(context, registry,
+                                         threads=sum(s.concurrency for s in steps))
+            executor = ShardExecutor(run, steps, backend)
+            for step in steps:
+                if step.name != "load":
+                    run.write_json(f"plan.{step.name}.json", {
+                        "shards": executor.totals[step.name], "shard_size": config.shard_size})
+                bar.start(step.name, executor.totals[step.name],
+                          len(executor.done(step.name)))
+            executor.run(on_shard=lambda name, index, records, stats: bar.advance(name))
             for name in config.stages:
-                cls = stages[name]
-                source = outputs.get(cls.consumes, []) if cls.consumes else previous
-                inputs = entering.get(name, []) + accepted(source)
-                if cls.global_stage:
-                    extra = {n.replace("-", "_"): outputs[n] for n in ("runtime-tasks",)
-                             if n in outputs}
-                    cls(context).write(inputs, run, outputs, extra)
-                    continue
-                chunks = _chunks(inputs, config.shard_size)
-                shards = run.shards(name)
-                run.write_json(f"plan.{name}.json", {"inputs": len(inputs), "shards": len(chunks),
-                                                     "shard_size": config.shard_size})
-                pending = [i for i in range(len(chunks)) if not shards.done(i)]
-                bar.start(name, len(chunks), len(chunks) - len(pending))
-
-                def done(index: int, records: list[Record], counters: dict[str, int],
-                         shards: Any = shards, name: str = name) -> None:
-                    shards.write(index, records, stats={"records": len(records), **counters})
-                    bar.advance(name)
-
-                runner(name, chunks, pending, done)
-                outputs[name] = [r for i in range(len(chunks)) for r in shards.read(i)]
-                if cls.consumes is None:
-                    previous = outputs[name]
-            # What reached the end, and why the rest did not: the CLI refuses to call a
-            # run whose every record was rejected a success.
-            kept = len(accepted(previous))
-            reasons = Counter(str(r["reject"].get("reason")) for r in previous
-                              if isinstance(r.get("reject"), dict))
-            if bad:
-                reasons["unreadable"] += len(bad)
+                if registry[name].global_stage:
+                    registry[name](context).write(run, _Outputs(executor.shards, last,
+                                                                 registry))
+            kept, reasons = _summary(executor.shards.get(last) if last else None,
+                                     counts.get(None, 0))
         finally:
             bar.stop()
+            if backend is not None and hasattr(backend, "close"):
+                backend.close()
             context.close()
             if config.executor == "ray":
                 from execlens.synth._ray import shutdown
@@ -191,6 +239,21 @@ def run_pipeline(config: SynthConfig, *, overwrite: bool = False, progress: bool
     status["kept"] = kept
     status["rejections"] = dict(reasons.most_common())
     return status
+
+
+def _summary(last: ShardSet | None, unreadable: int) -> tuple[int, Counter[str]]:
+    """What reached the end, and why the rest did not (streamed over the last stage's
+    shards): the CLI refuses to call a run whose every record was rejected a success."""
+    kept = 0
+    reasons: Counter[str] = Counter()
+    for record in (last.iter_records() if last is not None else ()):
+        if isinstance(record.get("reject"), dict):
+            reasons[str(record["reject"].get("reason"))] += 1
+        elif not record.get("reject"):
+            kept += 1
+    if unreadable:
+        reasons["unreadable"] += unreadable
+    return kept, reasons
 
 
 class _Progress:
@@ -246,5 +309,4 @@ def synth_status(out: str | Path) -> dict[str, Any]:
             card = root / "card.json"
             entry = {"done": card.is_file()}
         stages[name] = entry
-    return {"out": str(root), "stages": stages,
-            "order": [s for s in PIPELINE_ORDER if s in stages]}
+    return {"out": str(root), "stages": stages, "order": list(stages)}

@@ -1,10 +1,19 @@
-"""The ``ray`` executor: each Ray actor owns a ``StageContext`` (its own engine and model
-client, async against the same OpenAI-compatible server); the driver keeps sharding,
-completion markers and resume, writing each shard as its result arrives."""
+"""The ``ray`` backend of the store's shard executor.
+
+Each Ray actor owns a ``StageContext`` (its own engine and model client, async against
+the same OpenAI-compatible server) and runs shards of any stage, several at once on its
+threads (a collect shard beside a predict shard, as the local backend does).  An actor
+declares the CPUs its engine's sandbox servers use (``workers`` split over
+``ray.actors``), so Ray places no more of them on a node than it has cores.  The driver's
+executor keeps sharding, completion markers and resume; Ray schedules and returns each
+shard's result as a future (``ObjectRef.future()``), which the driver writes as it
+arrives.  This lives in ``synth`` rather than ``store`` because an actor builds synthesis
+stages (the store knows nothing of them).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,7 +21,7 @@ if TYPE_CHECKING:
     from execlens.models import ClientConfig
     from execlens.synth._config import SynthConfig
 
-__all__ = ["ray_available", "ray_runner", "shutdown"]
+__all__ = ["ray_available", "ray_backend", "shutdown"]
 
 Record = dict[str, Any]
 
@@ -26,21 +35,25 @@ class _Worker:
     """A Ray actor: one engine and one client for every shard it is given."""
 
     def __init__(self, config: dict[str, Any], run_path: str,
-                 client: dict[str, Any] | None, workers: int) -> None:
+                 client: dict[str, Any] | None, workers: int,
+                 stage_paths: list[str]) -> None:
         from execlens.models import ClientConfig
         from execlens.synth._config import SynthConfig
-        from execlens.synth._stage import StageContext, load_stages
+        from execlens.synth._stage import StageContext, add_stage_path, load_stages
 
+        for path in stage_paths:  # stage files found by the driver beyond the package
+            add_stage_path(path)
         self.stages = load_stages()
         client_config = None if client is None else ClientConfig.model_validate(client)
         self.context = StageContext(SynthConfig.model_validate(config), run_path=Path(run_path),
                                     client_config=client_config, workers=workers)
 
     def run(self, name: str, chunk: list[Record], index: int, total: int
-            ) -> tuple[int, list[Record], dict[str, int]]:
+            ) -> tuple[list[Record], dict[str, Any]]:
+        """One shard of stage ``name``: its records and its marker's stats."""
         stage = self.stages[name](self.context)
         records = list(stage.run(chunk, index, total))
-        return index, records, dict(stage.counters)
+        return records, {"records": len(records), **stage.counters}
 
     def close(self) -> bool:
         """Stop this worker's engines and close its model client."""
@@ -81,11 +94,37 @@ def ray_available(config: SynthConfig) -> None:
                           f"the address, or drop ray.address to start Ray locally") from None
 
 
-def ray_runner(config: SynthConfig, run_path: Path, client: ClientConfig | None
-               ) -> Callable[..., None]:
-    """A shard runner that fans pending shards out to Ray actors."""
+class _RayBackend:
+    """Hands shards to the actors; each shard's result is Ray's future of it."""
+
+    def __init__(self, actors: list[Any]) -> None:
+        self._actors = actors
+        self._load = [0] * len(actors)
+        self._lock = threading.Lock()  # results complete on Ray's threads
+        self.slots = len(actors)
+
+    def submit(self, step: str, records: list[Record], index: int, total: int) -> Any:
+        """Run the shard on the actor with the fewest shards in flight."""
+        with self._lock:
+            slot = min(range(len(self._actors)), key=lambda i: (self._load[i], i))
+            self._load[slot] += 1
+        future = self._actors[slot].run.remote(step, records, index, total).future()
+
+        def release(_: Any, slot: int = slot) -> None:
+            with self._lock:
+                self._load[slot] -= 1
+        future.add_done_callback(release)
+        return future
+
+
+def ray_backend(config: SynthConfig, run_path: Path, client: ClientConfig | None, *,
+                threads: int) -> _RayBackend:
+    """A backend for the store's executor whose shards run on ``ray.actors`` actors,
+    each running up to ``threads`` shards at once."""
     global _STARTED_HERE
     import ray
+
+    from execlens.synth._stage import stage_paths
 
     if not ray.is_initialized():
         from execlens.synth._config import ConfigError
@@ -102,31 +141,19 @@ def ray_runner(config: SynthConfig, run_path: Path, client: ClientConfig | None
             raise ConfigError(f"Ray could not start {where}: {' '.join(str(exc).split())}"
                               f"; check ray.address, or use executor: local") from None
         _STARTED_HERE = True
-    actor_class = ray.remote(num_cpus=1)(_Worker)
     workers_each = max(1, config.workers // config.ray.actors)
+    # An actor's engine runs ``workers_each`` sandbox servers: that is what it asks Ray
+    # for, so a node is not given more engines than it has cores.
+    actor_class = ray.remote(num_cpus=workers_each, max_concurrency=max(1, threads))(_Worker)
     client_data = None if client is None else client.model_dump(mode="json")
     if client is not None:
         # SecretStr dumps masked: hand the real key over.
         client_data["api_key"] = client.api_key.get_secret_value()
-    actors: list[Any] = []
-
-    def runner(name: str, chunks: list[list[Record]], pending: list[int],
-               done: Callable[[int, list[Record], dict[str, int]], None]) -> None:
-        if not pending:
-            return
-        if not actors:
-            actors.extend(actor_class.remote(config.model_dump(mode="json"), str(run_path),
-                                             client_data, workers_each)
-                          for _ in range(config.ray.actors))
-            _ACTORS.extend(actors)
-        from ray.util import ActorPool
-
-        pool = ActorPool(actors)
-        results = pool.map_unordered(
-            lambda actor, i: actor.run.remote(name, chunks[i], i, len(chunks)), pending)
-        for index, records, counters in results:
-            done(index, records, counters)
-    return runner
+    actors = [actor_class.remote(config.model_dump(mode="json"), str(run_path), client_data,
+                                 workers_each, [str(p) for p in stage_paths()])
+              for _ in range(config.ray.actors)]
+    _ACTORS.extend(actors)
+    return _RayBackend(actors)
 
 
 def shutdown() -> None:
@@ -147,6 +174,3 @@ def shutdown() -> None:
 
         ray.shutdown()
         _STARTED_HERE = False
-# Every actor this process started: closed (engines stopped, client closed) before Ray
-# goes down, so no engine server outlives its worker.
-_ACTORS: list[Any] = []

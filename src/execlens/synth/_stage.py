@@ -1,5 +1,10 @@
 """The stage protocol, the registry stages join, and the per-worker context they share.
 
+A stage is one file: a :class:`Stage` (or :class:`ModelStage`) subclass that declares
+what it reads and writes, whether it needs the model, and its settings; the registry
+finds it by scanning ``synth/stages/`` (and any folder named by ``add_stage_path`` or
+``$EXECLENS_SYNTH_STAGE_PATH``), so adding one edits no other file.
+
 A stage reads like a datatrove ``PipelineStep``: ``run(records, shard, shards)`` yields
 records and counts what it did in ``self.counters``.  The executor, not the stage, owns
 sharding, completion markers and resume.  A stage never drops a record silently: a
@@ -9,18 +14,27 @@ executor keeps it in the stage's shard (and out of the next stage's input).
 
 from __future__ import annotations
 
+import hashlib
+import importlib
+import importlib.util
+import os
+import pkgutil
+import sys
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from execlens.engine import Engine
     from execlens.models import ClientConfig, ModelClient
     from execlens.synth._config import SynthConfig
 
-__all__ = ["STAGES", "Stage", "StageContext", "reject", "register_stage"]
+__all__ = ["STAGES", "ModelStage", "Stage", "StageContext", "add_stage_path", "load_stages",
+           "pipeline_order", "register_stage", "reject"]
 
 Record = dict[str, Any]
 
@@ -84,7 +98,6 @@ class StageContext:
 
 def _engine(context: StageContext, seed: int) -> Engine:
     from execlens.engine import Engine, Limits
-
     from execlens.synth._programs import SYNTH_PRELOAD
 
     limits = Limits(wall_time=context.config.limits.run_seconds,
@@ -106,22 +119,56 @@ def _open_client(context: StageContext) -> ModelClient:
 
 
 class Stage:
-    """Base class of a synthesis stage.
+    """Base class of a synthesis stage; a subclass in one file is a whole stage.
 
-    ``name`` is its registry key; ``consumes`` the stage whose accepted records are its
-    input (``None``: the previous stage of the pipeline).  ``global_stage`` stages run
-    once over every input record (assemble) instead of per shard.
+    A stage describes itself, and nothing else in the package lists it:
+
+    - ``name``: its key in configs (``stages: [...]``) and in the run directory;
+    - ``order``: its place in the pipeline (stages run sorted by it);
+    - ``reads`` / ``writes``: the record kinds it takes and gives (``raw``, ``function``,
+      ``collected``, ``instance``, ``prediction``, ``verdict``, ...); ``reads = None``
+      takes anything.  A config is refused when a stage's upstream does not write what
+      it reads, naming the stages that do;
+    - ``consumes``: a stage whose accepted records it reads (a side branch, e.g.
+      ``runtime-tasks`` reads ``collect``'s); ``None``: the previous stage of the main
+      line;
+    - ``needs_model``: it sends model requests (the run then needs ``model:``);
+    - ``settings_model``: a pydantic model of its own settings, given in the config
+      under ``settings_key`` (its name with ``_`` for ``-`` by default);
+    - ``dataset``: the file stem under which ``assemble`` writes its records (side
+      branches whose records are training data);
+    - ``concurrency``: its shards in flight at once per executor slot;
+    - ``global_stage``: runs once over the finished run (``assemble``) instead of per
+      shard.
     """
 
     name: ClassVar[str] = ""
+    order: ClassVar[float] = 50.0
+    reads: ClassVar[str | None] = None
+    writes: ClassVar[str | None] = None
     consumes: ClassVar[str | None] = None
     global_stage: ClassVar[bool] = False
     needs_model: ClassVar[bool] = False
+    settings_model: ClassVar[type[BaseModel] | None] = None
+    settings_key: ClassVar[str | None] = None
+    dataset: ClassVar[str | None] = None
+    concurrency: ClassVar[int] = 1
 
     def __init__(self, context: StageContext) -> None:
         self.context = context
         self.config = context.config
         self.counters: Counter[str] = Counter()
+
+    @classmethod
+    def key(cls) -> str:
+        """The config key of this stage's settings."""
+        return cls.settings_key or cls.name.replace("-", "_")
+
+    @property
+    def settings(self) -> Any:
+        """This stage's validated settings (its ``settings_model``; defaults if the config
+        gives none)."""
+        return self.config.stage_settings_for(type(self))
 
     def run(self, records: list[Record], shard: int, shards: int) -> Iterator[Record]:
         """Process one shard of records; yield output records (accepted or rejected)."""
@@ -133,11 +180,50 @@ class Stage:
         return reject(record, self.name, reason, **details)
 
 
+class ModelStage(Stage):
+    """A stage that asks the model: the base owns the loop, a subclass the records.
+
+    ``run`` picks the records to ask about (:meth:`asks`), builds one request each
+    (:meth:`request`), sends them all through the worker's client (cached, concurrency
+    capped by ``model.max_concurrency``) and hands the responses to :meth:`answers`,
+    which yields the shard's output records.  ``sampling_key`` names the config's
+    sampling block its requests use.
+    """
+
+    needs_model: ClassVar[bool] = True
+    sampling_key: ClassVar[str] = "sampling"
+
+    def asks(self, record: Record) -> bool:
+        """Whether ``record`` gets a request (all records by default)."""
+        return True
+
+    def request(self, record: Record) -> Any:
+        """The ``GenerationRequest`` for ``record``."""
+        raise NotImplementedError
+
+    def answers(self, records: list[Record], asked: list[Record],
+                responses: list[Any]) -> Iterator[Record]:
+        """The output records of the shard, given the responses to ``asked``."""
+        raise NotImplementedError
+
+    def run(self, records: list[Record], shard: int, shards: int) -> Iterator[Record]:
+        """Ask about the shard's records, then yield what :meth:`answers` makes of it."""
+        asked = [r for r in records if self.asks(r)]
+        requests = [self.request(r) for r in asked]
+        responses = self.context.client.generate_sync(requests) if requests else []
+        yield from self.answers(records, asked, responses)
+
+
 def reject(record: Record, stage: str, reason: str, **details: Any) -> Record:
     """A copy of ``record`` with its named rejection."""
     out = dict(record)
     out["reject"] = {"stage": stage, "reason": reason, **details}
     return out
+
+
+def is_accepted(record: Mapping[str, Any]) -> bool:
+    """Whether no stage rejected ``record``."""
+    return not record.get("reject")
 
 
 def accepted(records: Iterable[Record]) -> list[Record]:
@@ -147,20 +233,71 @@ def accepted(records: Iterable[Record]) -> list[Record]:
 
 STAGES: dict[str, type[Stage]] = {}
 
+#: Environment variable: extra folders of stage files (``os.pathsep``-separated).
+STAGE_PATH_ENV = "EXECLENS_SYNTH_STAGE_PATH"
+_EXTRA_PATHS: list[Path] = []
+_LOADED: set[str] = set()
+
 
 def register_stage(cls: type[Stage]) -> type[Stage]:
     """Class decorator: add a stage to the registry under its ``name``."""
     if not cls.name:
         raise ValueError(f"{cls.__name__} has no name")
+    known = STAGES.get(cls.name)
+    if known is not None and known.__qualname__ != cls.__qualname__:
+        raise ValueError(f"two stages are named {cls.name!r}: {known.__module__}."
+                         f"{known.__qualname__} and {cls.__module__}.{cls.__qualname__}")
     STAGES[cls.name] = cls
     return cls
 
 
-def load_stages() -> dict[str, type[Stage]]:
-    """The registry, with every stage module of ``synth/stages/`` imported."""
-    import execlens.synth.stages  # noqa: F401 - registers on import
+def add_stage_path(path: str | Path) -> None:
+    """Also find stage files in folder ``path`` (every ``*.py`` not starting with ``_``
+    is a stage module); like ``$EXECLENS_SYNTH_STAGE_PATH``."""
+    path = Path(path).resolve()
+    if path not in _EXTRA_PATHS:
+        _EXTRA_PATHS.append(path)
 
+
+def stage_paths() -> list[Path]:
+    """The extra stage folders: ``add_stage_path`` ones, then the environment's."""
+    env = [Path(p).resolve() for p in os.environ.get(STAGE_PATH_ENV, "").split(os.pathsep) if p]
+    return list(dict.fromkeys([*_EXTRA_PATHS, *env]))
+
+
+def load_stages() -> dict[str, type[Stage]]:
+    """The registry: every module of ``execlens.synth.stages`` and of the extra stage
+    folders imported (each registers its stage), found by scanning, never listed."""
+    import execlens.synth.stages as package
+
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.name not in _LOADED:
+            importlib.import_module(f"{package.__name__}.{info.name}")
+            _LOADED.add(info.name)
+    for folder in stage_paths():
+        for file in sorted(folder.glob("*.py")):
+            if file.name.startswith("_") or str(file) in _LOADED:
+                continue
+            _import_file(file)
+            _LOADED.add(str(file))
     return STAGES
+
+
+def _import_file(file: Path) -> None:
+    # A stable module name per file, so a stage class pickles by reference in Ray.
+    digest = hashlib.sha256(str(file).encode()).hexdigest()[:12]
+    name = f"execlens_synth_stage_{digest}_{file.stem}"
+    spec = importlib.util.spec_from_file_location(name, file)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{file}: not an importable stage module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+
+
+def pipeline_order() -> list[str]:
+    """Every known stage's name, in pipeline order."""
+    return [cls.name for cls in sorted(load_stages().values(), key=lambda c: (c.order, c.name))]
 
 
 StageFactory = Callable[[StageContext], Stage]

@@ -1,17 +1,10 @@
-"""The CodeI/O stages, one module each; importing this package registers them all."""
+"""The synthesis stages, one module each.
+
+Nothing here lists them: the registry (``execlens.synth._stage.load_stages``) imports
+every module of this package, and each registers its stage.  Adding a stage is adding a
+file.
+"""
 
 from __future__ import annotations
-
-from execlens.synth.stages import (  # noqa: F401 - each module registers its stage
-    _assemble,
-    _collect,
-    _difficulty,
-    _predict,
-    _prompts,
-    _revise,
-    _runtime_tasks,
-    _transform,
-    _verify,
-)
 
 __all__: list[str] = []

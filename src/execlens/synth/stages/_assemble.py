@@ -1,5 +1,7 @@
 """``assemble``: the CodeI/O and CodeI/O++ datasets as chat ``messages`` (JSONL and
-Parquet, loadable by ``datasets``) and the dataset card.
+Parquet, loadable by ``datasets``) and the dataset card, streamed from the finished
+shards: the datasets are in the pipeline's input order (the sources' order, shard by
+shard), whatever order the shards finished in.
 
 A reasoning model's turn keeps its thought in the assistant message, in the one shape
 teacher chains use too (:meth:`~execlens.tasks.prompts.ModelResponse.as_target`:
@@ -7,8 +9,8 @@ teacher chains use too (:meth:`~execlens.tasks.prompts.ModelResponse.as_target`:
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Protocol
 
 from execlens.synth._card import card_markdown, card_stats, card_svg
 from execlens.synth._stage import Stage, register_stage
@@ -51,34 +53,55 @@ def codeio_pp_record(record: dict[str, Any]) -> dict[str, Any]:
                               {"role": "assistant", "content": "\n\n".join(parts)}], label)
 
 
-def _jsonl(records: list[dict[str, Any]]) -> str:
-    return "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in records)
+class RunOutputs(Protocol):
+    """What ``assemble`` reads from a finished run, each a stream over its shards."""
+
+    def final(self) -> Iterator[dict[str, Any]]:
+        """The accepted records of the main line's last stage, in shard order."""
+        ...
+
+    def stage_records(self) -> dict[str, Iterator[dict[str, Any]]]:
+        """Every stage's output records (rejected ones too), by stage, in run order."""
+        ...
+
+    def datasets(self) -> dict[str, Iterator[dict[str, Any]]]:
+        """The records of side stages that declare a ``dataset``, by dataset name."""
+        ...
 
 
 @register_stage
 class AssembleStage(Stage):
-    """Runs once over the final instances (a global stage)."""
+    """Runs once over the finished run (a global stage), streaming: each dataset is
+    written record by record (JSONL) and batch by batch (Parquet), so its size never
+    sits in memory."""
 
     name = "assemble"
+    order = 90
     global_stage = True
 
-    def write(self, records: list[dict[str, Any]], run: Any,
-              stage_records: dict[str, list[dict[str, Any]]],
-              extra: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
-        """Write the datasets (``codeio*.jsonl``/``.parquet``) and the card; returns the
-        card's numbers."""
-        final = sorted((r for r in records if "verdict_1" in r), key=lambda r: r["id"])
-        datasets = {"codeio": [codeio_record(r) for r in final],
-                    "codeio_pp": [codeio_pp_record(r) for r in final]}
-        datasets.update({name: sorted(rows, key=lambda r: r["id"]) for name, rows in extra.items()})
+    def write(self, run: Any, outputs: RunOutputs) -> dict[str, Any]:
+        """Write the datasets (``codeio*.jsonl``/``.parquet`` and those of side stages)
+        and the card; returns the card's numbers."""
+        from execlens.store import write_jsonl_stream, write_parquet_from_jsonl
+
+        def final() -> Iterator[dict[str, Any]]:
+            return (r for r in outputs.final() if "verdict_1" in r)
+
+        datasets: dict[str, Callable[[], Iterable[dict[str, Any]]]] = {
+            "codeio": lambda: map(codeio_record, final()),
+            "codeio_pp": lambda: map(codeio_pp_record, final()),
+        }
+        for name in outputs.datasets():
+            datasets[name] = lambda name=name: outputs.datasets()[name]
         files: dict[str, int] = {}
         for name, rows in datasets.items():
-            run.write_text(f"{name}.jsonl", _jsonl(rows))
-            files[f"{name}.jsonl"] = len(rows)
-            if rows:
-                run.write_parquet(f"{name}.parquet", rows)
-                files[f"{name}.parquet"] = len(rows)
-        stats = card_stats(stage_records, final)
+            jsonl = run.file(f"{name}.jsonl")
+            count = write_jsonl_stream(jsonl, rows())
+            files[f"{name}.jsonl"] = count
+            if count:
+                files[f"{name}.parquet"] = write_parquet_from_jsonl(
+                    run.file(f"{name}.parquet"), jsonl)
+        stats = card_stats(outputs.stage_records(), final())
         stats["files"] = files
         title = f"execlens synth: {', '.join(sorted({s.label for s in self.config.sources}))}"
         run.write_json("card.json", stats)

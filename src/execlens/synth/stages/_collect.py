@@ -14,6 +14,9 @@ class CollectStage(Stage):
     """Run generators (or stored pairs) in the engine; drop what does not reproduce."""
 
     name = "collect"
+    order = 20
+    reads = "function"
+    writes = "collected"
 
     def run(self, records: list[dict[str, Any]], shard: int, shards: int
             ) -> Iterator[dict[str, Any]]:

@@ -7,40 +7,64 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
 from execlens.synth._prompts import render_prediction_prompt
-from execlens.synth._stage import Stage, register_stage
+from execlens.synth._stage import ModelStage, register_stage
 from execlens.synth._verify import Check, verify_checks
 from execlens.synth.stages._predict import sampling_params
 
 
+class DifficultySettings(BaseModel):
+    """``difficulty:`` -- the CodeMix filter: keep functions whose k-sample success rate
+    lies in [low, high]."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    samples: int = Field(default=4, ge=1)
+    low: float = Field(default=0.1, ge=0.0, le=1.0)
+    high: float = Field(default=0.9, ge=0.0, le=1.0)
+
+    @model_validator(mode="after")
+    def _band(self) -> DifficultySettings:
+        if self.low > self.high:
+            raise ValueError("low must not exceed high")
+        return self
+
+
 @register_stage
-class DifficultyStage(Stage):
+class DifficultyStage(ModelStage):
     """Keep functions that the model solves sometimes, not always, not never."""
 
     name = "difficulty"
-    needs_model = True
+    order = 30
+    reads = "collected"
+    writes = "collected"
+    settings_model = DifficultySettings
 
-    def run(self, records: list[dict[str, Any]], shard: int, shards: int
-            ) -> Iterator[dict[str, Any]]:
-        """Yields every function with ``difficulty`` = its success rate; those outside
-        the band rejected as ``too_easy`` / ``too_hard``."""
+    def request(self, record: dict[str, Any]) -> Any:
+        """k output predictions of the function's first pair."""
         from execlens.models import GenerationRequest
 
-        band = self.config.difficulty
-        params = sampling_params(self.config.sampling, n=band.samples)
-        prompts = [render_prediction_prompt(
-            "o", query=r["problem_description"], io_req=r["io_requirements"],
-            given=r["pairs"][0]["input"], refcode=r["refcode"]) for r in records]
-        responses = self.context.client.generate_sync(
-            [GenerationRequest.chat(p, params=params, id=r["id"]) for p, r in zip(prompts, records)])
+        params = sampling_params(self.config.sampling, n=self.settings.samples)
+        prompt = render_prediction_prompt(
+            "o", query=record["problem_description"], io_req=record["io_requirements"],
+            given=record["pairs"][0]["input"], refcode=record["refcode"])
+        return GenerationRequest.chat(prompt, params=params, id=record["id"])
+
+    def answers(self, records: list[dict[str, Any]], asked: list[dict[str, Any]],
+                responses: list[Any]) -> Iterator[dict[str, Any]]:
+        """Yields every function with ``difficulty`` = its success rate; those outside
+        the band rejected as ``too_easy`` / ``too_hard``."""
+        band = self.settings
         checks: list[Check] = []
-        for record, response in zip(records, responses):
+        for record, response in zip(asked, responses):
             pair = record["pairs"][0]
             checks += [Check("o", c.text, record["refcode"], pair["input"], pair["output"])
                        for c in response.completions]
         verdicts = verify_checks(self.context.engine, checks)
         start = 0
-        for record, response in zip(records, responses):
+        for record, response in zip(asked, responses):
             mine = verdicts[start:start + len(response.completions)]
             start += len(response.completions)
             rate = sum(v["label"] == "success" for v in mine) / max(len(mine), 1)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from execlens.synth._stage import Stage, register_stage
+from execlens.synth._stage import ModelStage, register_stage
 from execlens.synth._verify import read_turn
 
 #: The rejection of a response the token limit cut inside its reasoning.
@@ -28,24 +28,28 @@ def sampling_params(settings: Any, n: int | None = None) -> Any:
 
 
 @register_stage
-class PredictStage(Stage):
+class PredictStage(ModelStage):
     """Send each instance's prompt; one output record per sample."""
 
     name = "predict"
-    needs_model = True
+    order = 60
+    reads = "instance"
+    writes = "prediction"
 
-    def run(self, records: list[dict[str, Any]], shard: int, shards: int
-            ) -> Iterator[dict[str, Any]]:
+    def request(self, record: dict[str, Any]) -> Any:
+        """The instance's prompt under the config's sampling."""
+        from execlens.models import GenerationRequest
+
+        return GenerationRequest.chat(record["prompt"], params=sampling_params(
+            self.config.sampling), id=record["id"])
+
+    def answers(self, records: list[dict[str, Any]], asked: list[dict[str, Any]],
+                responses: list[Any]) -> Iterator[dict[str, Any]]:
         """Yields ``<instance id>`` (n = 1) or ``<instance id>/s<j>`` records with
         ``turn_1`` = text, final, reasoning, finish_reason, status; failed samples and
         thoughts cut off by the token limit are rejected by name."""
-        from execlens.models import GenerationRequest
-
         params = sampling_params(self.config.sampling)
-        requests = [GenerationRequest.chat(r["prompt"], params=params, id=r["id"])
-                    for r in records]
-        responses = self.context.client.generate_sync(requests)
-        for record, response in zip(records, responses):
+        for record, response in zip(asked, responses):
             for completion in response.completions:
                 out = dict(record)
                 if params.n > 1:

@@ -14,6 +14,9 @@ class PromptsStage(Stage):
     """Render the paper's prediction prompts (templates configurable)."""
 
     name = "prompts"
+    order = 50
+    reads = "collected"
+    writes = "instance"
 
     def run(self, records: list[dict[str, Any]], shard: int, shards: int
             ) -> Iterator[dict[str, Any]]:

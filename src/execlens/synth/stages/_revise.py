@@ -11,31 +11,37 @@ from collections.abc import Iterator
 from typing import Any
 
 from execlens.synth._prompts import REDO_SUFFIX
-from execlens.synth._stage import Stage, register_stage
+from execlens.synth._stage import ModelStage, register_stage
 from execlens.synth._verify import Check, read_turn, turn_response, verify_checks
 from execlens.synth.stages._predict import TRUNCATED_IN_REASONING, sampling_params
 
 
 @register_stage
-class ReviseStage(Stage):
+class ReviseStage(ModelStage):
     """One revision turn for the wrong; successes pass through unchanged."""
 
     name = "revise"
-    needs_model = True
+    order = 80
+    reads = "verdict"
+    writes = "verdict"
 
-    def run(self, records: list[dict[str, Any]], shard: int, shards: int
-            ) -> Iterator[dict[str, Any]]:
-        """Yields every record; revised ones gain ``feedback_1``, ``turn_2``, ``verdict_2``."""
+    def asks(self, record: dict[str, Any]) -> bool:
+        """Only a first turn that is not a success is revised."""
+        return record["verdict_1"]["label"] != "success"
+
+    def request(self, record: dict[str, Any]) -> Any:
+        """Turn 1 (its final part), the execution feedback and the redo request."""
         from execlens.models import GenerationRequest
 
-        params = sampling_params(self.config.sampling, n=1)
-        wrong = [r for r in records if r["verdict_1"]["label"] != "success"]
-        requests = [GenerationRequest.chat([
-            {"role": "user", "content": r["prompt"]},
-            {"role": "assistant", "content": turn_response(r["turn_1"]).final},
-            {"role": "user", "content": r["verdict_1"]["message"] + REDO_SUFFIX},
-        ], params=params, id=r["id"]) for r in wrong]
-        responses = self.context.client.generate_sync(requests) if requests else []
+        return GenerationRequest.chat([
+            {"role": "user", "content": record["prompt"]},
+            {"role": "assistant", "content": turn_response(record["turn_1"]).final},
+            {"role": "user", "content": record["verdict_1"]["message"] + REDO_SUFFIX},
+        ], params=sampling_params(self.config.sampling, n=1), id=record["id"])
+
+    def answers(self, records: list[dict[str, Any]], wrong: list[dict[str, Any]],
+                responses: list[Any]) -> Iterator[dict[str, Any]]:
+        """Yields every record; revised ones gain ``feedback_1``, ``turn_2``, ``verdict_2``."""
         revised: dict[str, dict[str, Any]] = {}
         pending: list[dict[str, Any]] = []
         for record, response in zip(wrong, responses):

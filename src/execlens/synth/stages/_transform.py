@@ -8,30 +8,35 @@ from collections.abc import Iterator
 from typing import Any
 
 from execlens.synth._prompts import TRANSFORM_TEMPLATE, render_transform_prompt
-from execlens.synth._stage import Stage, register_stage
+from execlens.synth._stage import ModelStage, register_stage
 from execlens.synth._unified import parse_unified
 
 
 @register_stage
-class TransformStage(Stage):
+class TransformStage(ModelStage):
     """Ask the model to restructure each code file; parse its four sections."""
 
     name = "transform"
-    needs_model = True
+    order = 10
+    reads = "raw"
+    writes = "function"
+    sampling_key = "transform_sampling"
 
-    def run(self, records: list[dict[str, Any]], shard: int, shards: int
-            ) -> Iterator[dict[str, Any]]:
-        """One transform request per raw file; yields function records or rejections."""
+    def request(self, record: dict[str, Any]) -> Any:
+        """One transform request per raw file."""
         from execlens.models import GenerationRequest, SamplingParams
 
         settings = self.config.transform_sampling
         params = SamplingParams(n=1, temperature=settings.temperature, top_p=settings.top_p,
                                 max_tokens=settings.max_tokens, seed=settings.seed)
         template = self.config.templates.get("transform", TRANSFORM_TEMPLATE)
-        requests = [GenerationRequest.chat(render_transform_prompt(r["content"], template),
-                                           params=params, id=r["id"]) for r in records]
-        responses = self.context.client.generate_sync(requests)
-        for record, response in zip(records, responses):
+        return GenerationRequest.chat(render_transform_prompt(record["content"], template),
+                                      params=params, id=record["id"])
+
+    def answers(self, records: list[dict[str, Any]], asked: list[dict[str, Any]],
+                responses: list[Any]) -> Iterator[dict[str, Any]]:
+        """Yields function records or rejections."""
+        for record, response in zip(asked, responses):
             completion = response.completions[0]
             out = {"id": record["id"], "source": record["source"], "keep": record["keep"],
                    "meta": record.get("meta", {}),

@@ -14,6 +14,9 @@ class VerifyStage(Stage):
     """Output predictions compared in the host; input predictions re-run in the engine."""
 
     name = "verify"
+    order = 70
+    reads = "prediction"
+    writes = "verdict"
 
     def run(self, records: list[dict[str, Any]], shard: int, shards: int
             ) -> Iterator[dict[str, Any]]:

@@ -1,0 +1,118 @@
+"""Streaming final files: JSONL written line by line, Parquet batch by batch.
+
+A dataset of millions of records is never one string or one table in memory: records
+flow from an iterator to a temporary file, which replaces the destination atomically
+once complete (a killed writer leaves the old file, or none).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from ._atomic import _temporary, _unlink_quietly, fsync_dir
+from ._errors import StoreError, output_error
+
+if TYPE_CHECKING:
+    import pyarrow
+
+__all__ = ["atomic_writer", "iter_jsonl", "write_jsonl_stream", "write_parquet_from_jsonl"]
+
+# Rows per Parquet row group: a fixed count, so the file's bytes depend on the rows only
+# (never on how the records arrived in shards).
+PARQUET_BATCH_ROWS = 1024
+
+
+@contextlib.contextmanager
+def atomic_writer(path: Path | str) -> Iterator[IO[bytes]]:
+    """A binary handle on a temporary beside ``path``; renamed over it (fsynced) when the
+    block ends without an error, removed otherwise."""
+    path = Path(path)
+    if path.is_dir():
+        raise StoreError(f"{path} is a directory; name a file to write")
+    temp = _temporary(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with temp.open("wb") as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+        fsync_dir(path.parent)
+    except BaseException as error:
+        _unlink_quietly(temp)
+        named = output_error(path, error) if isinstance(error, OSError) else None
+        if named is not None:
+            raise named from None
+        raise
+
+
+def write_jsonl_stream(path: Path | str, records: Iterable[Mapping[str, Any]], *,
+                       sort_keys: bool = True) -> int:
+    """Write ``records`` as JSON lines to ``path`` atomically, one at a time; the count."""
+    count = 0
+    with atomic_writer(path) as handle:
+        for record in records:
+            try:
+                line = json.dumps(record, ensure_ascii=False, sort_keys=sort_keys)
+            except (TypeError, ValueError) as error:
+                raise StoreError(f"{path}: record {count + 1} is not plain JSON ({error})"
+                                 ) from None
+            handle.write(line.encode("utf-8") + b"\n")
+            count += 1
+    return count
+
+
+def iter_jsonl(path: Path | str) -> Iterator[dict[str, Any]]:
+    """The JSON objects of a JSONL file, read one line at a time."""
+    with Path(path).open("rb") as handle:
+        for line in handle:
+            if line.strip():
+                yield json.loads(line)
+
+
+def _batches(path: Path, rows: int) -> Iterator[list[dict[str, Any]]]:
+    batch: list[dict[str, Any]] = []
+    for record in iter_jsonl(path):
+        batch.append(record)
+        if len(batch) >= rows:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def write_parquet_from_jsonl(dest: Path | str, jsonl: Path | str, *,
+                             schema: pyarrow.Schema | None = None,
+                             batch_rows: int = PARQUET_BATCH_ROWS) -> int:
+    """Convert a JSONL file to Parquet with ``pyarrow.parquet.ParquetWriter``, one batch of
+    ``batch_rows`` rows in memory at a time; returns the row count.
+
+    Without ``schema``, a first pass infers each batch's schema and unifies them (a
+    column null in one batch and text in another becomes text), so every batch is
+    written under one schema.
+    """
+    import pyarrow
+    import pyarrow.parquet
+
+    jsonl = Path(jsonl)
+    if schema is None:
+        schemas = [pyarrow.Table.from_pylist(batch).schema
+                   for batch in _batches(jsonl, batch_rows)]
+        if not schemas:
+            raise StoreError(f"{jsonl}: no records to write as Parquet")
+        schema = pyarrow.unify_schemas(schemas, promote_options="permissive")
+    count = 0
+    with atomic_writer(dest) as handle:
+        writer = pyarrow.parquet.ParquetWriter(handle, schema)
+        try:
+            for batch in _batches(jsonl, batch_rows):
+                writer.write_table(pyarrow.Table.from_pylist(batch, schema=schema))
+                count += len(batch)
+        finally:
+            writer.close()
+    return count
