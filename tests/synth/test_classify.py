@@ -77,7 +77,9 @@ EXPECTED = {
     "float_rounding": {"float_rounding": 1, "reproduces": 1},
     "non_finite": {"non_finite_output": 1, "reproduces": 1},
     "mutated": {"mutated_input": 1, "reproduces": 1},
-    "clock": {"nondeterministic": 1, "reproduces": 1},
+    # Reads the clock but its output does not depend on it: execution decides, the static
+    # flag explains nothing, so the wrong stored output is unexplained.
+    "clock": {"other": 1, "reproduces": 1},
     "hash_order": {"nondeterministic": 1, "reproduces": 1},
     "state_leak": {"reproduces": 1, "state_leak": 2},
     "missing": {"missing_module": 2},
@@ -112,12 +114,20 @@ def test_explained_pairs_are_kept_with_our_own_output(
 
 def test_non_finite_outputs_are_not_kept(classified: dict[str, dict[str, Any]]) -> None:
     non_finite = classified["non_finite"]
-    assert non_finite["reject"]["reason"] == "too_few_pairs"
+    assert non_finite["reject"]["reason"] == "non_finite_output"  # the cause, named
     assert non_finite["pairs"] == [{"input": {"n": 0}, "output": 0}]
 
 
 def test_a_missing_module_is_the_rejection_reason(
         classified: dict[str, dict[str, Any]]) -> None:
     reject = classified["missing"]["reject"]
-    assert reject["reason"] == "missing_module"
+    assert reject["reason"] == "missing_module:no_such_module_here"
     assert reject["modules"] == ["no_such_module_here"]
+
+
+def test_a_static_clock_flag_is_advisory(classified: dict[str, dict[str, Any]]) -> None:
+    clock = classified["clock"]
+    assert clock["collect"]["code_flags"] == ["reads_time"]
+    # Kept: its reruns (other hash seeds, other randomness, later clocks) all agree.
+    assert not clock.get("reject") and clock["flags"] == []
+    assert clock["pairs"] == [{"input": {"n": 1}, "output": 1}, {"input": {"n": 2}, "output": 2}]

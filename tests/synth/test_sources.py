@@ -38,11 +38,14 @@ def test_datasets_directory_enters_at_transform(tmp_path: Path, data_dir: Path,
 def test_rows_that_are_neither_code_nor_function_are_named(tmp_path: Path) -> None:
     path = tmp_path / "mixed.jsonl"
     path.write_text('{"content": "x = 1"}\n{"other": 1}\nnot json\n'
-                    '{"refcode": "def main_solution(a):\\n    return a\\n"}\n')
+                    '{"refcode": "def main_solution(a):\\n    return a\\n"}\n'
+                    '{"refcode": "def main_solution(a):\\n    return a\\n", '
+                    '"ios": [{"input": {"a": 1}, "output": 1}]}\n')
     config = load_config(write_config(tmp_path / "run.yaml", {
         "out": str(tmp_path / "out"), "sources": [{"path": str(path)}],
         "stages": ["collect"]}))
     records = load_source(config.sources[0])
-    assert [r["entry"] for r in records] == ["transform", None, None, "collect"]
+    assert [r["entry"] for r in records] == ["transform", None, None, None, "collect"]
+    # A function with neither stored pairs nor an input generator cannot be collected.
     assert [r.get("reject", {}).get("reason") for r in records] == [
-        None, "no_content_or_refcode", "not_json", None]
+        None, "no_content_or_refcode", "not_json", "no_input_generator", None]

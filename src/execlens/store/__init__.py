@@ -15,7 +15,8 @@ with RunDir.open(out, identity={"task": "trace", "data": digest}) as run:
 ```
 
 A run killed at any point (SIGKILL included) and rerun redoes only unfinished shards
-and produces byte-identical final files.
+and produces byte-identical final files.  ``iter_records(path, offset=, limit=)`` reads
+input data (JSONL, JSON arrays, gzipped, Parquet) one record at a time.
 
 Long pipelines use :class:`ShardExecutor`: steps over shards, each shard flowing to the
 next step as soon as it is written (pipelined, resumable, memory independent of the
@@ -49,6 +50,12 @@ if TYPE_CHECKING:
     from execlens.store._executor import Backend, LocalBackend, ShardExecutor, Step, StepResult
     from execlens.store._log import JsonlLog
     from execlens.store._manifest import Manifest, current_versions
+    from execlens.store._read import (
+        RECORD_SUFFIXES,
+        SourceRow,
+        UnreadableSourceError,
+        iter_records,
+    )
     from execlens.store._run import RunDir
     from execlens.store._shards import ShardFormat, ShardSet
     from execlens.store._stream import (
@@ -68,6 +75,7 @@ _EXPORTS = {
     "iter_jsonl": "_stream",
     "write_jsonl_stream": "_stream",
     "write_parquet_from_jsonl": "_stream",
+    "RECORD_SUFFIXES": "_read",
     "CorruptRecordError": "_errors",
     "JsonlLog": "_log",
     "Manifest": "_manifest",
@@ -77,8 +85,11 @@ _EXPORTS = {
     "RunLockedError": "_errors",
     "ShardFormat": "_shards",
     "ShardSet": "_shards",
+    "SourceRow": "_read",
     "StoreError": "_errors",
+    "UnreadableSourceError": "_read",
     "current_versions": "_manifest",
+    "iter_records": "_read",
     "output_error": "_errors",
     "read_json": "_atomic",
     "write_bytes_atomic": "_atomic",

@@ -6,8 +6,10 @@ class is a rule we can check, in this order:
 ``timeout`` / ``missing_module`` / ``exception``
     the first run failed;
 ``nondeterministic``
-    the two runs disagree, or the code reads the clock or unseeded randomness, or (for
-    a pair no earlier rule explains) more hash seeds move its output;
+    the two runs (other hash seed, other randomness) disagree, or (for a pair no
+    earlier rule explains) more hash seeds move its output; static flags on the code
+    (it reads the clock, it draws random numbers) explain nothing by themselves: a
+    function that seeds its own generator reproduces and is classified by execution;
 ``reproduces``
     the same JSON as stored;
 ``float_rounding``
@@ -30,6 +32,7 @@ class is a rule we can check, in this order:
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -40,14 +43,22 @@ if TYPE_CHECKING:
     from execlens.engine import Engine, Limits, Outcome
 
 __all__ = ["EXTRA_SEEDS", "PAIR_CLASSES", "StoredFunction", "canonical",
-           "classify_stored_pairs", "failure_class", "fingerprint"]
+           "classify_stored_pairs", "failure_class", "fingerprint", "module_name"]
 
 PAIR_CLASSES = ("reproduces", "float_rounding", "non_finite_output", "nondeterministic",
                 "mutated_input", "state_leak", "missing_module", "timeout", "exception",
                 "other")
 
-# Hash seeds tried on pairs no other rule explains (the determinism check used two).
+# Hash seeds tried on pairs no other rule explains, on every pair of a generator-driven
+# function, and on functions whose code reads the clock or randomness (the determinism
+# check used two).
 EXTRA_SEEDS = (2, 3, 4, 5)
+
+
+def module_name(message: str) -> str:
+    """``scipy`` from "No module named 'scipy.linalg'" (the message when it is not that)."""
+    match = re.search(r"No module named '([\w.]+)'", message or "")
+    return match.group(1).split(".")[0] if match else (message or "unknown")
 
 
 def canonical(value: Any) -> str:
@@ -85,8 +96,9 @@ class StoredFunction:
     pairs: Sequence[dict[str, Any]]
     first: Sequence[Outcome]
     second: Sequence[Outcome]
-    flags: Sequence[str]  # code flags: reads_time, unseeded_randomness
+    flags: Sequence[str]  # code flags: reads_time, unseeded_randomness (advisory)
     mutates: bool  # the code changes a parameter in place
+    id: str = ""  # the function's record id: the runs' random seeds derive from it
 
 
 def _first_pass(function: StoredFunction) -> list[str]:
@@ -94,12 +106,11 @@ def _first_pass(function: StoredFunction) -> list[str]:
         o.ok and (o.decoded() or {}).get("mutated") for o in function.first)
     classes = []
     for pair, first, second in zip(function.pairs, function.first, function.second):
-        classes.append(_classify(pair, first, second, mutated_somewhere, function.flags))
+        classes.append(_classify(pair, first, second, mutated_somewhere))
     return classes
 
 
-def _classify(pair: dict[str, Any], first: Outcome, second: Outcome, mutates: bool,
-              flags: Sequence[str]) -> str:
+def _classify(pair: dict[str, Any], first: Outcome, second: Outcome, mutates: bool) -> str:
     if not first.ok:
         return failure_class(first)
     if fingerprint(first) != fingerprint(second):
@@ -115,8 +126,6 @@ def _classify(pair: dict[str, Any], first: Outcome, second: Outcome, mutates: bo
         return "non_finite_output"
     if mutates:
         return "mutated_input"
-    if flags:
-        return "nondeterministic"
     return "other"
 
 
@@ -128,6 +137,7 @@ def classify_stored_pairs(engine: Engine, functions: Sequence[StoredFunction],
     Pairs the first pass leaves as ``other`` are run again under :data:`EXTRA_SEEDS`,
     and their functions' stored inputs are replayed in one process."""
     from execlens.engine import Job
+    from execlens.synth._collect import stable_seed
     from execlens.synth._programs import probe_program, replay_program
 
     classes = [_first_pass(function) for function in functions]
@@ -138,13 +148,14 @@ def classify_stored_pairs(engine: Engine, functions: Sequence[StoredFunction],
         return classes, moved
     seed_jobs = [Job(program=probe_program(functions[f].refcode), entry_point="__synth_probe__",
                      kwargs={"given": functions[f].pairs[k]["input"]}, hash_seed=seed,
-                     limits=limits)
+                     limits=limits, seed=stable_seed("extra", seed, functions[f].id, k))
                  for f, k in open_pairs for seed in EXTRA_SEEDS]
     replayed = sorted({f for f, _ in open_pairs})
     replay_jobs = [Job(program=replay_program(functions[f].refcode),
                        entry_point="__synth_replay__",
                        kwargs={"inputs": [p["input"] for p in functions[f].pairs]},
-                       limits=limits.with_(wall_time=_replay_seconds(limits, functions[f])))
+                       limits=limits.with_(wall_time=_replay_seconds(limits, functions[f])),
+                       seed=stable_seed("replay", functions[f].id))
                    for f in replayed]
     outcomes = list(engine.map([*seed_jobs, *replay_jobs]))
     seed_outcomes, replay_outcomes = outcomes[:len(seed_jobs)], outcomes[len(seed_jobs):]

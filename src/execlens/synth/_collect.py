@@ -2,16 +2,24 @@
 
 Two ways in:
 
-* a function with an ``input_generator``: one sandboxed run calls the generator (up to
-  ``generator_calls`` times, seeded per function), records each input *before*
-  ``main_solution`` sees it, applies the size rule to the live objects, deduplicates
-  and keeps up to ``keep`` pairs;
+* a function with an input generator (:data:`~execlens.synth._programs.GENERATOR_NAMES`):
+  one sandboxed run calls the generator (up to ``generator_calls`` times), records each
+  input *before* ``main_solution`` sees it, applies the size rule to the live objects,
+  deduplicates and keeps up to ``keep`` pairs;
 * a function with stored pairs (``rawcode_1k_parsed.jsonl``): every stored pair is
   re-executed and classified.
 
-Then every pair runs again in a fresh child under a second hash seed (the servers also
-seed ``random`` differently), and functions whose outputs move, or whose code reads the
-clock or unseeded randomness, are dropped with the reason recorded.
+Then every pair runs again in a fresh child under a second hash seed and other
+randomness, and pairs of generator-driven functions (and of functions whose code reads
+the clock or randomness) under the extra hash seeds too; a function whose output moves
+is dropped as ``nondeterministic``.  Static flags (``reads_time``,
+``unseeded_randomness``) are advisory, recorded in ``collect.code_flags``: execution
+decides, so a function that seeds its own ``Random(seed)`` or never reaches
+``datetime.now()`` is kept.
+
+Deterministic by construction: every sandboxed run gets ``Job.seed`` =
+:func:`stable_seed` of the run's seed, the function id and the call (generator call or
+pair position), so the same data gives the same records on every run and machine.
 """
 
 from __future__ import annotations
@@ -20,18 +28,24 @@ import hashlib
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from execlens.synth._classify import StoredFunction, canonical, classify_stored_pairs
+from execlens.synth._classify import (
+    EXTRA_SEEDS,
+    StoredFunction,
+    canonical,
+    classify_stored_pairs,
+    module_name,
+)
 from execlens.synth._mutation import mutated_parameters
-from execlens.synth._programs import collect_program, probe_program
+from execlens.synth._programs import collect_program, generator_convention, probe_program
 from execlens.synth._size import size_ok
 
 if TYPE_CHECKING:
     from execlens.engine import Engine, Outcome
 
-__all__ = ["CollectSettings", "code_flags", "collect_functions"]
+__all__ = ["CollectSettings", "code_flags", "collect_functions", "stable_seed"]
 
 _TIME = re.compile(r"\b(time\.(time|perf_counter|monotonic|process_time|time_ns)|"
                    r"(datetime|date)\.(now|today|utcnow)|timeit)\b")
@@ -41,13 +55,17 @@ _SEEDED = re.compile(r"\bseed\s*\(")
 
 
 def code_flags(refcode: str) -> list[str]:
-    """Static flags on a function's code: ``reads_time``, ``unseeded_randomness``."""
+    """Static flags on a function's code: ``reads_time``, ``unseeded_randomness``.
+
+    Advisory only (a regex cannot see whether the call is reached or the generator is
+    seeded): a flagged function gets the extra-seed reruns, and execution decides."""
     flags = []
     if _TIME.search(refcode):
         flags.append("reads_time")
     if _RANDOM.search(refcode) and not _SEEDED.search(refcode):
         flags.append("unseeded_randomness")
     return flags
+
 
 
 @dataclass(frozen=True)
@@ -63,28 +81,42 @@ class CollectSettings:
     batch_size: int = 16
 
 
-def _generator_seed(seed: int, function_id: str) -> int:
-    digest = hashlib.sha256(f"{seed}:{function_id}".encode()).digest()
-    return int.from_bytes(digest[:4], "big")
+def stable_seed(*parts: object) -> int:
+    """A 63-bit seed from ``parts`` (SHA-256 of their text: the same on every machine,
+    Python and hash seed)."""
+    digest = hashlib.sha256(":".join(str(part) for part in parts).encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
 
 
-def _probe_jobs(records: Sequence[dict[str, Any]], pairs: Sequence[list[dict[str, Any]]],
-                seed: int, limits: Any) -> list[Any]:
+@dataclass
+class _Function:
+    """One function's collection state."""
+
+    record: dict[str, Any]
+    report: dict[str, Any] = field(default_factory=dict)
+    pairs: list[dict[str, Any]] = field(default_factory=list)  # candidates, in order
+    positions: list[int] = field(default_factory=list)  # each candidate's call index
+    failure: dict[str, Any] | None = None  # a rejection before any pair
+    moved: bool = False
+
+    @property
+    def id(self) -> str:
+        return str(self.record["id"])
+
+
+def _probe_jobs(items: Sequence[tuple[_Function, list[dict[str, Any]], list[int]]],
+                hash_seed: int, tag: str, limits: Any) -> list[Any]:
+    """One probe job per pair, each seeded from (``tag``, hash seed, function, position)."""
     from execlens.engine import Job
 
     jobs = []
-    for record, function_pairs in zip(records, pairs):
-        program = probe_program(record["refcode"])
+    for function, pairs, positions in items:
+        program = probe_program(function.record["refcode"])
         jobs.extend(Job(program=program, entry_point="__synth_probe__",
-                        kwargs={"given": pair["input"]}, hash_seed=seed, limits=limits)
-                    for pair in function_pairs)
+                        kwargs={"given": pair["input"]}, hash_seed=hash_seed, limits=limits,
+                        seed=stable_seed(tag, hash_seed, function.id, position))
+                    for pair, position in zip(pairs, positions))
     return jobs
-
-
-def _module_name(message: str) -> str:
-    """``scipy`` from "No module named 'scipy.linalg'" (the message when it is not that)."""
-    match = re.search(r"No module named '([\w.]+)'", message or "")
-    return match.group(1).split(".")[0] if match else (message or "unknown")
 
 
 def _split(outcomes: list[Outcome], sizes: list[int]) -> list[list[Outcome]]:
@@ -93,6 +125,77 @@ def _split(outcomes: list[Outcome], sizes: list[int]) -> list[list[Outcome]]:
         out.append(outcomes[start:start + size])
         start += size
     return out
+
+
+def _failure(outcome: Outcome) -> dict[str, Any]:
+    """The rejection of a collection run that did not finish."""
+    exc = outcome.exception
+    if exc is not None and exc.type == "ModuleNotFoundError":
+        module = module_name(exc.message)
+        return {"stage": "collect", "reason": f"missing_module:{module}", "modules": [module]}
+    detail = f"{outcome.status.value}:{exc.type}" if exc else outcome.status.value
+    return {"stage": "collect", "reason": "collect_failed", "detail": detail}
+
+
+def _cause(discarded: Counter[str] | dict[str, int]) -> str:
+    """The rejection reason of a function left with too few pairs: the commonest reason
+    its inputs were discarded (``generator_not_dict``, ``output_too_large``,
+    ``missing_module:<name>`` ...), or ``too_few_pairs`` when none is known."""
+    if not discarded:
+        return "too_few_pairs"
+    reason = min(discarded, key=lambda name: (-discarded[name], name))
+    return "few_distinct_inputs" if reason == "duplicate_input" else reason
+
+
+def _collect_generated(engine: Engine, functions: list[_Function],
+                       settings: CollectSettings, limits: Any) -> None:
+    """Step 1: one sandboxed generator run per function."""
+    from execlens.engine import Job
+
+    runs: list[tuple[_Function, Any]] = []
+    for function in functions:
+        record = function.record
+        convention = generator_convention(record.get("input_generator") or "")
+        if convention is None:
+            function.failure = {"stage": "collect", "reason": "no_input_generator"}
+            continue
+        name, takes_rng = convention
+        call = (f"__synth_collect__({settings.generator_calls}, {int(record['keep'])}, "
+                f"{stable_seed('generate', settings.seed, function.id)}, {name!r}, "
+                f"{takes_rng})")
+        runs.append((function, Job(
+            program=collect_program(record["refcode"], record["input_generator"]),
+            call=call, limits=limits, hash_seed=settings.hash_seed,
+            seed=stable_seed("program", settings.seed, function.id))))
+    outcomes = engine.map([job for _, job in runs]) if runs else iter(())
+    for (function, _), outcome in zip(runs, outcomes):
+        if not outcome.ok:
+            function.failure = _failure(outcome)
+            continue
+        result = outcome.decoded()
+        function.pairs = [{"input": p["input"], "output": p["output"]} for p in result["pairs"]]
+        function.positions = [int(p["call"]) for p in result["pairs"]]
+        function.report.update(calls=result["calls"],
+                               discarded=dict(sorted(result["counts"].items())))
+
+
+def _moves_under_extra_seeds(engine: Engine, items: list[tuple[_Function, list[dict[str, Any]],
+                                                                 list[int]]],
+                             limits: Any) -> None:
+    """Run each pair under every extra hash seed (and other randomness); a function one of
+    whose outputs moves is marked ``moved``."""
+    jobs = [job for seed in EXTRA_SEEDS for job in _probe_jobs(items, seed, "extra", limits)]
+    if not jobs:
+        return
+    sizes = [len(pairs) for _, pairs, _ in items]
+    outcomes = list(engine.map(jobs))
+    per_seed = _split(outcomes, [sum(sizes)] * len(EXTRA_SEEDS))
+    for runs in per_seed:
+        for (function, pairs, _), outcome_list in zip(items, _split(runs, sizes)):
+            for pair, outcome in zip(pairs, outcome_list):
+                probe = outcome.decoded() if outcome.ok else None
+                if probe is None or canonical(probe.get("output")) != canonical(pair["output"]):
+                    function.moved = True
 
 
 def collect_functions(engine: Engine, records: Sequence[dict[str, Any]],
@@ -105,35 +208,23 @@ def collect_functions(engine: Engine, records: Sequence[dict[str, Any]],
     with a full pool; without it ``engine`` runs it on its single extra-seed server."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from execlens.engine import Job, Limits
+    from execlens.engine import Limits
 
     limits = Limits(wall_time=settings.run_seconds, memory_mb=settings.memory_mb)
-    reports: list[dict[str, Any]] = [{} for _ in records]
-    candidates: list[list[dict[str, Any]]] = [[] for _ in records]
+    functions = [_Function(record) for record in records]
+    code = [code_flags(record["refcode"]) for record in records]
 
     # 1. Generator-driven functions: one collection run each.
-    generated = [i for i, r in enumerate(records) if not r.get("stored_ios")
-                 and r.get("input_generator")]
-    jobs = [Job(program=collect_program(records[i]["refcode"], records[i]["input_generator"]),
-                call=(f"__synth_collect__({settings.generator_calls}, {int(records[i]['keep'])}, "
-                      f"{_generator_seed(settings.seed, records[i]['id'])})"),
-                limits=limits, hash_seed=settings.hash_seed) for i in generated]
-    for i, outcome in zip(generated, engine.map(jobs)) if jobs else ():
-        if not outcome.ok:
-            exc = outcome.exception
-            reports[i]["failure"] = (f"{outcome.status.value}:{exc.type}" if exc
-                                     else outcome.status.value)
-            continue
-        result = outcome.decoded()
-        candidates[i] = result["pairs"]
-        reports[i].update(calls=result["calls"], discarded=dict(sorted(result["counts"].items())))
+    generated = [f for f in functions if not f.record.get("stored_ios")]
+    _collect_generated(engine, generated, settings, limits)
 
     # 2. Stored pairs: re-executed under the run's hash seed (fresh namespace each).
     stored = [i for i, r in enumerate(records) if r.get("stored_ios")]
     stored_pairs = [[p for p in records[i]["stored_ios"] if isinstance(p, dict)
                      and isinstance(p.get("input"), dict)] for i in stored]
-    first_jobs = _probe_jobs([records[i] for i in stored], stored_pairs, settings.hash_seed,
-                             limits)
+    first_items = [(functions[i], pairs, list(range(len(pairs))))
+                   for i, pairs in zip(stored, stored_pairs)]
+    first_jobs = _probe_jobs(first_items, settings.hash_seed, "run", limits)
     # Runs beside the generator runs and the rerun (both pools stay busy).
     background = ThreadPoolExecutor(1)
     first_future = background.submit(
@@ -141,74 +232,112 @@ def collect_functions(engine: Engine, records: Sequence[dict[str, Any]],
 
     # 3. The determinism rerun: every candidate pair, fresh child, the other hash seed.
     stored_at = {i: k for k, i in enumerate(stored)}
-    rerun_pairs = [stored_pairs[stored_at[i]] if i in stored_at else candidates[i]
-                   for i in range(len(records))]
+    rerun_items = [(function, stored_pairs[stored_at[i]], list(range(len(stored_pairs[
+        stored_at[i]])))) if i in stored_at else (function, function.pairs, function.positions)
+        for i, function in enumerate(functions)]
     checker = check_engine or engine
     second_runs = _split(list(checker.map(
-        _probe_jobs(records, rerun_pairs, settings.check_seed, limits),
-        batch_size=settings.batch_size)), [len(p) for p in rerun_pairs])
+        _probe_jobs(rerun_items, settings.check_seed, "check", limits),
+        batch_size=settings.batch_size)), [len(pairs) for _, pairs, _ in rerun_items])
     first_runs = _split(first_future.result(), [len(p) for p in stored_pairs])
     background.shutdown()
 
     # 4. Why stored pairs do not reproduce (more seeds and a replay for the unexplained).
-    code = [code_flags(record["refcode"]) for record in records]
     mutates = {i: mutated_parameters(records[i]["refcode"]) for i in stored}
     stored_classes, stored_moved = classify_stored_pairs(engine, [
         StoredFunction(records[i]["refcode"], stored_pairs[k], first_runs[k],
-                       second_runs[i], code[i], bool(mutates[i]))
+                       second_runs[i], code[i], bool(mutates[i]), records[i]["id"])
         for k, i in enumerate(stored)], limits)
 
-    out = []
-    for i, record in enumerate(records):
-        report = reports[i]
-        flags = list(code[i])
-        keep = int(record["keep"])
-        kept: list[dict[str, Any]] = []
-        moved = False
+    # 5. Generator-driven pairs that agreed, and the agreeing pairs of functions whose
+    #    code reads the clock or randomness, run under the extra hash seeds as well.
+    extra: list[tuple[_Function, list[dict[str, Any]], list[int]]] = []
+    dropped: list[Counter[str]] = [Counter() for _ in functions]
+    kept_pairs: list[list[dict[str, Any]]] = [[] for _ in functions]
+    kept_positions: list[list[int]] = [[] for _ in functions]
+    for i, function in enumerate(functions):
+        keep = int(function.record["keep"])
         if i in stored_at:
+            at = stored_at[i]
+            function.moved = stored_moved[at]
             classes: Counter[str] = Counter()
             seen: set[str] = set()
             missing: set[str] = set()
-            at = stored_at[i]
-            moved = stored_moved[at]
-            for pair, first, kind in zip(stored_pairs[at], first_runs[at], stored_classes[at]):
+            for position, (pair, first, kind) in enumerate(
+                    zip(stored_pairs[at], first_runs[at], stored_classes[at])):
                 classes[kind] += 1
                 if kind == "missing_module" and first.exception is not None:
-                    missing.add(_module_name(first.exception.message))
+                    missing.add(module_name(first.exception.message))
                 probe = first.decoded() if first.ok else None
                 key = canonical(pair["input"])
+                cause = _stored_drop(kind, probe, pair, key in seen)
                 # Ground truth is our own fresh, deterministic run on the recorded input.
-                if (probe and kind != "nondeterministic" and probe.get("json_ok")
-                        and not probe.get("none") and probe.get("size_ok")
-                        and size_ok(pair["input"]) and key not in seen and len(kept) < keep):
+                if cause is None and len(kept_pairs[i]) < keep:
                     seen.add(key)
-                    kept.append({"input": pair["input"], "output": probe["output"]})
-            report["stored"] = len(stored_pairs[at])
-            report["pair_classes"] = dict(sorted(classes.items()))
+                    kept_pairs[i].append({"input": pair["input"], "output": probe["output"]})
+                    kept_positions[i].append(position)
+                elif cause is not None:
+                    if cause == "missing_module" and first.exception is not None:
+                        cause = f"missing_module:{module_name(first.exception.message)}"
+                    dropped[i][cause] += 1
+            function.report["stored"] = len(stored_pairs[at])
+            function.report["pair_classes"] = dict(sorted(classes.items()))
             if mutates[i]:
-                report["mutates_input"] = mutates[i]
+                function.report["mutates_input"] = mutates[i]
             if missing:
-                report["missing_modules"] = sorted(missing)
-        else:
-            for pair, second in zip(candidates[i], second_runs[i]):
+                function.report["missing_modules"] = sorted(missing)
+            if code[i] and not function.moved and len(kept_pairs[i]) >= 2:
+                extra.append((function, kept_pairs[i], kept_positions[i]))
+        elif function.failure is None:
+            for pair, position, second in zip(function.pairs, function.positions,
+                                              second_runs[i]):
                 probe = second.decoded() if second.ok else None
                 if probe is None or canonical(probe.get("output")) != canonical(pair["output"]):
-                    moved = True
+                    function.moved = True
                 else:
-                    kept.append(pair)
-        if moved:
-            flags.insert(0, "nondeterministic")
+                    kept_pairs[i].append(pair)
+                    kept_positions[i].append(position)
+            if not function.moved and len(kept_pairs[i]) >= 2:
+                extra.append((function, kept_pairs[i], kept_positions[i]))
+    _moves_under_extra_seeds(engine, extra, limits)
+
+    out = []
+    for i, function in enumerate(functions):
+        record, report = function.record, function.report
+        if code[i]:
+            report["code_flags"] = code[i]
+        kept = kept_pairs[i] if not function.moved else []
+        flags = ["nondeterministic"] if function.moved else []
         result = {**record, "pairs": kept, "collect": report, "flags": flags}
-        if report.get("failure"):
-            result["reject"] = {"stage": "collect", "reason": "collect_failed",
-                                "detail": report["failure"]}
-        elif flags:
-            result["reject"] = {"stage": "collect", "reason": flags[0], "flags": flags}
-        elif len(kept) < 2 and report.get("missing_modules"):
-            result["reject"] = {"stage": "collect", "reason": "missing_module",
-                                "modules": report["missing_modules"], "pairs": len(kept)}
+        if function.failure is not None:
+            result["reject"] = function.failure
+        elif function.moved:
+            result["reject"] = {"stage": "collect", "reason": "nondeterministic",
+                                "flags": flags + code[i]}
         elif len(kept) < 2:
-            result["reject"] = {"stage": "collect", "reason": "too_few_pairs",
-                                "pairs": len(kept)}
+            cause = _cause(dropped[i] if i in stored_at else report.get("discarded") or {})
+            result["reject"] = {"stage": "collect", "reason": cause, "pairs": len(kept)}
+            if cause.startswith("missing_module:"):
+                result["reject"]["modules"] = report.get("missing_modules") or [
+                    cause.split(":", 1)[1]]
         out.append(result)
     return out
+
+
+def _stored_drop(kind: str, probe: dict[str, Any] | None, pair: dict[str, Any],
+                 duplicate: bool) -> str | None:
+    """Why a stored pair is not kept (``None``: it is kept)."""
+    if probe is None or kind in ("nondeterministic", "timeout", "exception",
+                                 "missing_module"):
+        return kind
+    if kind == "non_finite_output" or not probe.get("json_ok"):
+        return "non_finite_output" if kind == "non_finite_output" else "output_not_json"
+    if probe.get("none"):
+        return "output_none"
+    if not probe.get("size_ok"):
+        return "output_too_large"
+    if not size_ok(pair["input"]):
+        return "input_too_large"
+    if duplicate:
+        return "duplicate_input"
+    return None

@@ -4,11 +4,15 @@
 out: runs/codeio-demo
 executor: local            # or ray
 sources:
-  - path: ../shared/data/codeio/rawcode_1k_parsed.jsonl   # .jsonl / .parquet
+  - path: ../shared/data/codeio/rawcode_1k_parsed.jsonl   # .jsonl(.gz) / .json(.gz) / .parquet
     limit: 20
     pairs_per_function: 3
+  - path: reasoning_gym/data/codeio.jsonl.gz   # another layout: map its columns
+    columns: {refcode: code_sample, problem_description: task_description,
+              io_requirements: input_output_spec, input_generator: input_generator}
   - dataset: some/hf-dataset   # a `datasets` dataset with a `content` column
     split: train
+    revision: 3f2a...          # a hub name needs a pinned revision
 model: {name: local}          # or {name: Qwen/..., base_url: http://127.0.0.1:8000/v1}
 stages: [collect, prompts, predict, verify, revise, assemble]
 ```
@@ -21,7 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-__all__ = ["ConfigError", "SynthConfig", "load_config"]
+__all__ = ["SOURCE_FIELDS", "ConfigError", "SynthConfig", "load_config"]
 
 # The record kinds sources hand in: raw code files and functions (see ``_sources``).
 SOURCE_KINDS = ("raw", "function")
@@ -35,16 +39,30 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class SourceConfig(_Strict):
-    """One input: a JSONL/Parquet file, or a ``datasets`` dataset.
+#: The fields a source record can hold, by execlens' name (``columns`` maps them to a
+#: source's own column names).
+SOURCE_FIELDS = ("content", "refcode", "input_generator", "problem_description",
+                 "io_requirements", "ios", "funcname", "meta")
 
+
+class SourceConfig(_Strict):
+    """One input: a data file, or a ``datasets`` dataset (a saved directory, a local
+    dataset folder or a hub name at a pinned ``revision``).
+
+    Files: ``.jsonl``, ``.json`` (one array of records), either gzipped (``.gz``), and
+    ``.parquet``; ``path`` may also be a directory written by ``Dataset.save_to_disk``.
     Raw code (a ``content`` column) enters at ``transform``; records that already hold
     a function (``refcode``, with or without stored ``ios`` pairs) enter at ``collect``.
+    ``columns`` maps execlens' field names to the source's columns, e.g. reasoning-gym's
+    CodeI/O data: ``{refcode: code_sample, problem_description: task_description,
+    io_requirements: input_output_spec, input_generator: input_generator}``.
     """
 
     path: Path | None = None
     dataset: str | None = None
     split: str = "train"
+    revision: str | None = None
+    columns: dict[str, str] = Field(default_factory=dict)
     name: str | None = None
     offset: int = Field(default=0, ge=0)
     limit: int | None = Field(default=None, ge=1)
@@ -52,10 +70,18 @@ class SourceConfig(_Strict):
 
     @model_validator(mode="after")
     def _one_origin(self) -> SourceConfig:
+        from execlens.store import RECORD_SUFFIXES
+
         if (self.path is None) == (self.dataset is None):
-            raise ValueError("give exactly one of path (a .jsonl/.parquet file) or dataset")
-        if self.path is not None and self.path.suffix not in (".jsonl", ".parquet"):
-            raise ValueError(f"path must end in .jsonl or .parquet, not {self.path.name!r}")
+            raise ValueError("give exactly one of path (a data file) or dataset")
+        if (self.path is not None and not self.path.is_dir()
+                and not self.path.name.lower().endswith(RECORD_SUFFIXES)):
+            raise ValueError(f"path must end in {', '.join(RECORD_SUFFIXES)} (or be a "
+                             f"saved datasets directory), not {self.path.name!r}")
+        unknown = sorted(set(self.columns) - set(SOURCE_FIELDS))
+        if unknown:
+            raise ValueError(f"columns: {unknown[0]!r} is not a field; map these fields to "
+                             f"your columns: {', '.join(SOURCE_FIELDS)}")
         return self
 
     @property
@@ -63,7 +89,15 @@ class SourceConfig(_Strict):
         """The source's name in record ids and the card."""
         if self.name:
             return self.name
-        return self.path.stem if self.path is not None else str(self.dataset).replace("/", "_")
+        if self.path is not None:
+            from execlens.store import RECORD_SUFFIXES
+
+            name = self.path.name  # codeio.jsonl.gz -> codeio
+            for suffix in RECORD_SUFFIXES:
+                if name.lower().endswith(suffix):
+                    return name[:-len(suffix)]
+            return name
+        return str(self.dataset).replace("/", "_")
 
 
 class ModelSettings(_Strict):

@@ -9,6 +9,7 @@ code mentions it, because importing numpy costs every child tens of milliseconds
 
 from __future__ import annotations
 
+import ast
 import functools
 import inspect
 import re
@@ -18,11 +19,13 @@ if TYPE_CHECKING:
     from execlens.engine import Job, Limits
 
 __all__ = [
+    "GENERATOR_NAMES",
     "IMPORT_PREFIX",
     "NUMPY_PREFIX",
     "PROGRAM_REQUIREMENTS",
     "SYNTH_PRELOAD",
     "collect_program",
+    "generator_convention",
     "needs_numpy",
     "probe_job",
     "probe_program",
@@ -43,7 +46,7 @@ from math import (atan2, ceil, comb, dist, factorial, floor, gcd, hypot, inf, is
                   log, log2, log10, pi, prod, sqrt)
 from operator import and_, itemgetter, or_, sub, xor
 from os.path import commonprefix
-from random import randint, randrange, shuffle
+from random import Random, randint, randrange, shuffle
 from re import search as re_search
 from string import ascii_lowercase, ascii_uppercase
 from typing import (Any, Callable, Dict, Generator, Iterable, Iterator, List, Optional, Set,
@@ -92,66 +95,108 @@ def _size_source() -> str:
 # with ``__synth_`` so they cannot collide with a function's own names.
 _COLLECT_DRIVER = '''
 
-def __synth_collect__(calls, keep, seed):
-    """Call input_generator up to `calls` times; keep up to `keep` new, size-checked,
-    JSON-stable pairs; each input is recorded before main_solution sees it."""
+def __synth_collect__(calls, keep, seed, generator, takes_rng):
+    """Call the input generator up to `calls` times; keep up to `keep` new, size-checked,
+    JSON-stable pairs; each input is recorded before main_solution sees it.
+
+    Call k seeds `random` (and NumPy) with seed + k and passes a `random.Random(seed + k)`
+    when the generator takes one, so input k does not depend on what main_solution drew
+    before it.  A generator returns a kwargs dict; a list of dicts is several inputs; a
+    tuple is main_solution's arguments by position (see _as_inputs)."""
     import json as _json
     import random as _random
     import sys as _sys
-    _random.seed(seed)
-    if "numpy" in _sys.modules:
-        _sys.modules["numpy"].random.seed(seed % (2 ** 32))
+    generate = globals()[generator]
     pairs, seen, counts, made = [], set(), {}, 0
 
     def bump(reason):
         counts[reason] = counts.get(reason, 0) + 1
 
-    for _ in range(calls):
+    def failed(prefix, exc):
+        if isinstance(exc, ModuleNotFoundError) and exc.name:
+            bump("missing_module:" + exc.name.split(".")[0])
+        else:
+            bump(prefix + type(exc).__name__)
+
+    for k in range(calls):
         made += 1
+        call_seed = (seed + k) % (2 ** 63)
+        _random.seed(call_seed)
+        if "numpy" in _sys.modules:
+            _sys.modules["numpy"].random.seed(call_seed % (2 ** 32))
         try:
-            given = input_generator()
+            produced = generate(_random.Random(call_seed)) if takes_rng else generate()
         except Exception as exc:
-            bump("generator_exception:" + type(exc).__name__)
+            failed("generator_exception:", exc)
             continue
-        if not isinstance(given, dict):
-            bump("generator_not_dict")
+        inputs, problem = __synth_as_inputs__(produced, generator)
+        if problem:
+            bump(problem)
             continue
-        try:
-            text = _json.dumps(given, sort_keys=True, allow_nan=False)
-            recorded = _json.loads(text)
-        except Exception:
-            bump("input_not_json")
-            continue
-        if text in seen:
-            bump("duplicate_input")
-            continue
-        seen.add(text)
-        if recorded != given:
-            bump("input_not_json_stable")
-            continue
-        if not size_ok(given):
-            bump("input_too_large")
-            continue
-        try:
-            result = main_solution(**given)
-        except Exception as exc:
-            bump("exception:" + type(exc).__name__)
-            continue
-        if result is None:
-            bump("output_none")
-            continue
-        try:
-            output = _json.loads(_json.dumps(result, allow_nan=False))
-        except Exception:
-            bump("output_not_json")
-            continue
-        if not size_ok(result):
-            bump("output_too_large")
-            continue
-        pairs.append({"input": recorded, "output": output})
+        for given in inputs:
+            try:
+                text = _json.dumps(given, sort_keys=True, allow_nan=False)
+                recorded = _json.loads(text)
+            except Exception:
+                bump("input_not_json")
+                continue
+            if text in seen:
+                bump("duplicate_input")
+                continue
+            seen.add(text)
+            if recorded != given:
+                bump("input_not_json_stable")
+                continue
+            if not size_ok(given):
+                bump("input_too_large")
+                continue
+            try:
+                result = main_solution(**given)
+            except Exception as exc:
+                failed("exception:", exc)
+                continue
+            if result is None:
+                bump("output_none")
+                continue
+            try:
+                output = _json.loads(_json.dumps(result, allow_nan=False))
+            except Exception:
+                bump("output_not_json")
+                continue
+            if not size_ok(result):
+                bump("output_too_large")
+                continue
+            pairs.append({"input": recorded, "output": output, "call": k})
+            if len(pairs) >= keep:
+                break
         if len(pairs) >= keep:
             break
     return {"pairs": pairs, "counts": counts, "calls": made}
+
+
+def __synth_as_inputs__(produced, generator):
+    """The kwargs dicts one generator call produced, or a problem name.
+
+    dict -> one input; a non-empty list of dicts from generate_inputs -> several; a
+    tuple -> main_solution's parameters in order (positional-or-keyword ones; it must
+    fill the required ones and not exceed them all); anything else -> generator_not_dict."""
+    import inspect as _inspect
+    if isinstance(produced, dict):
+        return [produced], None
+    if (generator == "generate_inputs" and isinstance(produced, list) and produced
+            and all(isinstance(item, dict) for item in produced)):
+        return produced, None
+    if isinstance(produced, tuple):
+        try:
+            params = [p for p in _inspect.signature(main_solution).parameters.values()
+                      if p.kind is p.POSITIONAL_OR_KEYWORD]
+        except (TypeError, ValueError):
+            return [], "generator_tuple_unmappable"
+        required = sum(p.default is p.empty for p in params)
+        if not required <= len(produced) <= len(params):
+            return [], "generator_tuple_arity"
+        return [dict(zip((p.name for p in params), produced))], None
+    return [], "generator_not_dict"
 '''
 
 _PROBE_DRIVER = '''
@@ -203,6 +248,29 @@ def __synth_replay__(inputs):
             results.append("repr:" + repr(result)[:2000])
     return results
 '''
+
+
+#: The input-generator conventions, in the order they are looked for: CodeI/O's
+#: ``input_generator()`` (no argument) and reasoning-gym's ``generate_input(rng)`` /
+#: ``generate_inputs(rng)``; a generator taking a positional parameter is passed a
+#: seeded ``random.Random``.
+GENERATOR_NAMES = ("input_generator", "generate_input", "generate_inputs")
+
+
+def generator_convention(source: str) -> tuple[str, bool] | None:
+    """``(name, takes_rng)`` of the input generator ``source`` defines at top level, or
+    ``None`` when it defines none of :data:`GENERATOR_NAMES` (or does not parse)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    defined = {node.name: node for node in tree.body
+               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    for name in GENERATOR_NAMES:
+        node = defined.get(name)
+        if isinstance(node, ast.FunctionDef):
+            return name, bool(node.args.posonlyargs or node.args.args)
+    return None
 
 
 def collect_program(refcode: str, generator: str) -> str:
