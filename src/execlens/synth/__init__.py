@@ -33,7 +33,15 @@ if TYPE_CHECKING:
     from execlens.synth._prompts import render_prediction_prompt, render_transform_prompt
     from execlens.synth._size import deep_size, size_ok
     from execlens.synth._sources import load_function_records, load_source
-    from execlens.synth._stage import STAGES, Stage, StageContext, register_stage
+    from execlens.synth._stage import (
+        STAGES,
+        ModelStage,
+        Stage,
+        StageContext,
+        add_stage_path,
+        load_stages,
+        register_stage,
+    )
     from execlens.synth._unified import UnifiedParse, parse_unified
     from execlens.synth._verify import Check, verify_checks
 
@@ -71,6 +79,9 @@ _EXPORTS = {
     "deep_size": "_size",
     "size_ok": "_size",
     "STAGES": "_stage",
+    "ModelStage": "_stage",
+    "add_stage_path": "_stage",
+    "load_stages": "_stage",
     "Stage": "_stage",
     "StageContext": "_stage",
     "register_stage": "_stage",
