@@ -99,7 +99,47 @@ def test_source_file_missing(tmp_path: Path, data_dir: Path) -> None:
 
 def test_source_wrong_suffix(tmp_path: Path, data_dir: Path) -> None:
     path = _config(tmp_path, data_dir, sources=[{"path": str(tmp_path / "data.csv")}])
-    _refused(_run("run", str(path)), "field sources[0]", ".jsonl or .parquet")
+    _refused(_run("run", str(path)), "field sources[0]", ".jsonl, .jsonl.gz, .json")
+
+
+def _reasoning_gym_file(name: str = "codeio.jsonl.gz") -> Path:
+    reasoning_gym = pytest.importorskip("reasoning_gym")
+    return Path(reasoning_gym.__file__).parent / "data" / name
+
+
+def test_source_whose_columns_are_not_mapped(tmp_path: Path, data_dir: Path) -> None:
+    # reasoning-gym's CodeI/O file as it ships: every record lacks refcode/content.
+    path = _config(tmp_path, data_dir, sources=[{"path": str(_reasoning_gym_file()),
+                                                  "limit": 20}])
+    _refused(_run("run", str(path)), "none of its 20 records can enter",
+             "columns: {refcode: code_sample")
+    assert not (tmp_path / "out").exists()
+
+
+def test_source_mapping_an_unknown_field(tmp_path: Path, data_dir: Path) -> None:
+    path = _config(tmp_path, data_dir, sources=[{"path": str(_reasoning_gym_file()),
+                                                  "columns": {"code": "code_sample"}}])
+    _refused(_run("run", str(path)), "field sources[0]", "'code' is not a field")
+
+
+def test_source_functions_without_any_generator(tmp_path: Path, data_dir: Path) -> None:
+    data = tmp_path / "functions.jsonl"
+    data.write_text('{"refcode": "def main_solution(n):\\n    return n\\n", '
+                    '"gen": "def generate_input(rng):\\n    return {\'n\': 1}\\n"}\n')
+    path = _config(tmp_path, data_dir, sources=[{"path": str(data)}])
+    _refused(_run("run", str(path)), "1 no_input_generator", "columns: {input_generator:")
+
+
+def test_source_json_array_broken(tmp_path: Path, data_dir: Path) -> None:
+    data = tmp_path / "functions.json"
+    data.write_text('[{"refcode": "def main_solution(n): return n"}, {"refcode": ')
+    path = _config(tmp_path, data_dir, sources=[{"path": str(data)}])
+    _refused(_run("run", str(path)), "functions.json", "record 1 is not valid JSON")
+
+
+def test_source_hub_dataset_without_revision(tmp_path: Path, data_dir: Path) -> None:
+    path = _config(tmp_path, data_dir, sources=[{"dataset": "someone/unpinned-codeio"}])
+    _refused(_run("run", str(path)), "someone/unpinned-codeio", "revision:")
 
 
 def test_source_with_path_and_dataset(tmp_path: Path, data_dir: Path) -> None:

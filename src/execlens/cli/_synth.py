@@ -34,7 +34,13 @@ def run(
     """Run (or resume) a synthesis pipeline."""
     from execlens.cli._program_env import warn_program_environment
     from execlens.store import StoreError
-    from execlens.synth import PROGRAM_REQUIREMENTS, ConfigError, load_config, run_pipeline
+    from execlens.synth import (
+        PROGRAM_REQUIREMENTS,
+        ConfigError,
+        ModelRequestsFailed,
+        load_config,
+        run_pipeline,
+    )
 
     console = Console(stderr=True)
     try:
@@ -44,6 +50,10 @@ def run(
     except (ConfigError, StoreError) as exc:
         _fail(console, str(exc))
         return
+    except ModelRequestsFailed as exc:
+        # Not the user's input: the server failed; a rerun asks exactly those again.
+        console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
     if not status.get("kept", 1):
         # Finished and kept (a rerun redoes nothing), but the dataset is empty: not a success.
         named = ", ".join(f"{n} {reason}" for reason, n in status.get("rejections", {}).items())

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from execlens.synth._classify import PAIR_CLASSES
     from execlens.synth._collect import CollectSettings, code_flags, collect_functions
     from execlens.synth._config import ConfigError, SourceConfig, SynthConfig, load_config
+    from execlens.synth.stages._predict import ModelRequestsFailed
     from execlens.synth._demo import run_demo_synthesis
     from execlens.synth._extract import Extracted, extract_answer, last_json_object
     from execlens.synth._mutation import mutated_parameters
@@ -56,6 +57,7 @@ _EXPORTS = {
     "Check": "_verify",
     "verify_checks": "_verify",
     "ConfigError": "_config",
+    "ModelRequestsFailed": "stages._predict",
     "SourceConfig": "_config",
     "SynthConfig": "_config",
     "load_config": "_config",
