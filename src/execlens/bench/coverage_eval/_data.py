@@ -93,8 +93,10 @@ def _labels(row: dict[str, Any], name: str, allowed: frozenset[str], where: str
 def _problem(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     try:
         row = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DatasetError(f"{path}: not a readable JSON file ({exc})") from exc
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        # ValueError: JSONDecodeError and lone surrogates; RecursionError: deep nesting.
+        raise DatasetError(f"{path}: not a readable JSON file ({type(exc).__name__}: "
+                           f"{str(exc)[:200]})") from exc
     if not isinstance(row, dict):
         raise DatasetError(f"{path}: expected one JSON object, got {type(row).__name__}")
     tests = _field(row, "tests", list, str(path))
@@ -150,8 +152,9 @@ def load_coverage_eval(data: str | Path | None = None) -> list[CoverageEvalTest]
             if len(branch) != len(coverage):
                 raise DatasetError(f"{at}: branch_sequence has {len(branch)} labels, "
                                    f"coverage_sequence {len(coverage)}")
-            twin = SHOWN_TWIN.get(test_id)
-            shown = method if twin is None or twin not in rows else rows[twin][1]["method"]
+            twin = SHOWN_TWIN.get(test_id, -1)
+            twin_method = rows[twin][1].get("method") if twin in rows else None
+            shown = twin_method if isinstance(twin_method, str) else method
             out.append(CoverageEvalTest(
                 test_id=test_id, problem_id=problem_id, problem=problem, method=method,
                 shown_method=shown, test=_field(test, "test", str, at),
