@@ -37,7 +37,7 @@ from typing import Any
 
 from execlens.judge import ExecProblem
 from execlens.rewards import (
-    RewardTask,
+    Task,
     close_shared_engine,
     execlens_reward,
     shared_executor,
@@ -74,7 +74,7 @@ def prediction_batch(root: Path) -> tuple[list[str], list[str], list[str]]:
     return completions, truths, kinds
 
 
-def _answers(task: RewardTask, right: bool) -> str:
+def _answers(task: Task, right: bool) -> str:
     from execlens.values import decode
 
     if task.kind == "coverage":
@@ -156,11 +156,11 @@ def _timed(completions: list[str], truths: list[str], repeat: int = 3) -> tuple[
 def _child(conn: Any, truth: str, completion: str) -> None:
     # The whole judgement in a fresh process, as a per-completion scorer would do it:
     # parse, and for input prediction run the program and the call right here.
-    from execlens.rewards import RewardTask, extract_answer
+    from execlens.rewards import Task, extract_answer
     from execlens.values import parse_call, parse_literal, values_equal
 
     try:
-        task = RewardTask.from_json(truth)
+        task = Task.from_json(truth)
         answer = extract_answer(completion, task.kind).text
         reference = parse_literal(task.reference) if task.kind in ("output", "input") else None
         if task.kind == "output":

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from execlens.rewards import RewardTask, render_direct_prompt, score_batch
+from execlens.rewards import Task, render_direct_prompt, score_batch
 
 # One-line functions of a small int whose outputs a 135M model can learn to predict.
 _BODIES = [
@@ -39,11 +39,11 @@ _BODIES = [
 ]
 
 
-def easy_task(rng: random.Random, index: int, source: str) -> RewardTask:
+def easy_task(rng: random.Random, index: int, source: str) -> Task:
     """One easy output-prediction task (function body and argument drawn by ``rng``)."""
     body, fn = _BODIES[rng.randrange(len(_BODIES))]
     value = rng.randint(0, 9)
-    return RewardTask("output", f"def f(x):\n    {body}\n", repr(fn(value)), call=f"f({value})",
+    return Task("output", f"def f(x):\n    {body}\n", repr(fn(value)), call=f"f({value})",
                       id=f"{source}/{index}", source=source)
 
 

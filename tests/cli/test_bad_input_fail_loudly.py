@@ -429,9 +429,9 @@ def test_train_unknown_trl_args_key(tmp_path: Path) -> None:
 
 
 def test_train_grpo_batch_that_num_generations_does_not_divide(tmp_path: Path) -> None:
-    from execlens.rewards import RewardTask, export_tasks
+    from execlens.rewards import Task, export_tasks
 
-    export_tasks([RewardTask("output", PROGRAM, "2", call="f(1)", id="t")], tmp_path / "d",
+    export_tasks([Task("output", PROGRAM, "2", call="f(1)", id="t")], tmp_path / "d",
                  formats=["trl"])
     config = tmp_path / "g.yaml"
     config.write_text("data: d\noutput_dir: out\nper_device_train_batch_size: 3\n")

@@ -9,8 +9,8 @@ import pytest
 from execlens.engine import Engine
 from execlens.judge import VerdictStatus
 from execlens.rewards import (
-    RewardTask,
-    RewardTaskError,
+    Task,
+    TaskError,
     Shaping,
     extract_answer,
     score,
@@ -24,9 +24,9 @@ COUNT = ("def f(nums):\n    output = []\n    for n in nums:\n"
          "    return output\n")
 EXIT = "import sys\ndef f(x):\n    if x == 0:\n        sys.exit(0)\n    return x\n"
 
-OUT = RewardTask("output", REVERSE, "'cba'", call="f('abc')")
-INP = RewardTask("input", REVERSE, "'cba'")
-COUNT_OUT = RewardTask("output", COUNT, "[(4, 1), (4, 1), (4, 1), (4, 1), (2, 3), (2, 3)]",
+OUT = Task("output", REVERSE, "'cba'", call="f('abc')")
+INP = Task("input", REVERSE, "'cba'")
+COUNT_OUT = Task("output", COUNT, "[(4, 1), (4, 1), (4, 1), (4, 1), (2, 3), (2, 3)]",
                        call="f([1, 1, 3, 1, 3, 1])")
 
 
@@ -43,7 +43,7 @@ def test_output_prediction_passes_the_literal_and_tagged_assertion(engine: Engin
 
 
 def test_output_prediction_is_type_strict() -> None:
-    task = RewardTask("output", "def f():\n    return 1\n", "1", call="f()")
+    task = Task("output", "def f():\n    return 1\n", "1", call="f()")
     verdict = score(task, "True")
     assert not verdict.passed and verdict.reason == "type_mismatch"
     assert not score(task, "1.0").passed
@@ -79,7 +79,7 @@ EXPLOITS = [
                          ids=[f"{t.kind}:{a[:40]}" for t, a in EXPLOITS])
 @pytest.mark.parametrize("shaping", [Shaping(), Shaping.absolute_zero()],
                          ids=["binary", "absolute_zero"])
-def test_exploit_gets_the_minimum_reward(task: RewardTask, answer: str, shaping: Shaping,
+def test_exploit_gets_the_minimum_reward(task: Task, answer: str, shaping: Shaping,
                                          engine: Engine) -> None:
     verdict = score(task, answer, engine=engine)
     assert not verdict.passed
@@ -89,11 +89,11 @@ def test_exploit_gets_the_minimum_reward(task: RewardTask, answer: str, shaping:
 
 def test_a_program_that_exits_on_the_answered_input_is_wrong_not_passed(
         engine: Engine) -> None:
-    task = RewardTask("input", EXIT, "0")
+    task = Task("input", EXIT, "0")
     verdict = score(task, "f(0)", engine=engine)
     assert not verdict.passed
     assert verdict.status is not VerdictStatus.PASSED
-    assert score(RewardTask("input", EXIT, "5"), "f(5)", engine=engine).passed
+    assert score(Task("input", EXIT, "5"), "f(5)", engine=engine).passed
 
 
 def test_shaping_values() -> None:
@@ -132,12 +132,12 @@ def test_conversational_completions() -> None:
 
 
 def test_ground_truth_round_trip_and_errors() -> None:
-    assert RewardTask.from_json(OUT.to_json()) == OUT
+    assert Task.from_json(OUT.to_json()) == OUT
     assert json.loads(OUT.to_json())["kind"] == "output"
-    with pytest.raises(RewardTaskError, match="unknown task kind"):
-        RewardTask("guess", REVERSE, "1")
-    with pytest.raises(RewardTaskError, match="needs its line"):
-        RewardTask("coverage", REVERSE, True)
+    with pytest.raises(TaskError, match="unknown task kind"):
+        Task("guess", REVERSE, "1")
+    with pytest.raises(TaskError, match="needs its line"):
+        Task("coverage", REVERSE, True)
 
 
 def test_extraction_and_format() -> None:

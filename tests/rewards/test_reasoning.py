@@ -22,7 +22,7 @@ from execlens.rewards import (
     ExeclensFormatReward,
     ExeclensLengthPenalty,
     ExeclensReward,
-    RewardTask,
+    Task,
     Shaping,
     compute_score,
     extract_answer,
@@ -31,8 +31,8 @@ from execlens.rewards import (
 from execlens.rewards._extract import _source_segment
 
 REVERSE = "def f(x):\n    return x[::-1]\n"
-OUT = RewardTask("output", REVERSE, "'cba'", call="f('abc')").to_json()
-INP = RewardTask("input", REVERSE, "'cba'").to_json()
+OUT = Task("output", REVERSE, "'cba'", call="f('abc')").to_json()
+INP = Task("input", REVERSE, "'cba'").to_json()
 RIGHT = {OUT: "[ANSWER]'cba'[/ANSWER]", INP: "[ANSWER]f('abc')[/ANSWER]"}
 WRONG = {OUT: "[ANSWER]'abc'[/ANSWER]", INP: "[ANSWER]f('cba')[/ANSWER]"}
 

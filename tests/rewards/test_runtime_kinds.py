@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from execlens.engine import Engine
 from execlens.judge import VerdictStatus
-from execlens.rewards import RewardTask, RewardTaskError, score, tasks_from_runtime
+from execlens.rewards import Task, TaskError, score, tasks_from_runtime
 from execlens.tasks import RuntimeProgram, build_tasks
 
 PROGRAM = ("def f(n):\n    total = 0\n    for i in range(n):\n        if i % 2:\n"
@@ -14,7 +16,7 @@ PROGRAM = ("def f(n):\n    total = 0\n    for i in range(n):\n        if i % 2:\
 
 
 @pytest.fixture(scope="module")
-def tasks(engine: Engine) -> dict[tuple[str, int | None, str | None], RewardTask]:
+def tasks(engine: Engine) -> dict[tuple[str, int | None, str | None], Task]:
     built = build_tasks([RuntimeProgram("test", "p", 0, PROGRAM, call="f(4)")], engine=engine)
     out = {}
     for task in built:
@@ -47,9 +49,15 @@ def test_state(tasks: dict) -> None:
     assert score(task, "[ANSWER]4 or True[/ANSWER]").status is VerdictStatus.UNPARSEABLE
 
 
-def test_output_completion(tasks: dict) -> None:
-    task = next(t for key, t in tasks.items() if key[0] == "output_completion")
+def test_runtime_output(tasks: dict) -> None:
+    # One output kind: a runtime output reference (REval-style completion) is "output".
+    task = next(t for key, t in tasks.items() if key[0] == "output")
+    assert isinstance(task.reference, dict)
     assert score(task, "[ANSWER]assert f(4) == 4[/ANSWER]").passed
+    # Ground truths exported before the kinds merged read back as the same task.
+    legacy = json.loads(task.to_json())
+    legacy["kind"] = "output_completion"
+    assert Task.from_json(json.dumps(legacy)) == task
     assert score(task, "[ANSWER]4.0[/ANSWER]").reason == "type_mismatch"
     assert score(task, "[ANSWER][] or 4[/ANSWER]").status is VerdictStatus.UNPARSEABLE
 
@@ -68,5 +76,5 @@ def test_driver_tasks_are_refused() -> None:
     driver = RuntimeTask(id="x", kind="output", source="reval", problem_id="p", input_index=0,
                          program="class A: pass", call=None, reference=None, mode="exact",
                          selection="reval", test="t")
-    with pytest.raises(RewardTaskError, match="test class"):
+    with pytest.raises(TaskError, match="test class"):
         tasks_from_runtime(driver)

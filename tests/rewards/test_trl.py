@@ -10,14 +10,14 @@ from execlens.rewards import (
     AsyncExeclensReward,
     ExeclensFormatReward,
     ExeclensReward,
-    RewardTask,
+    Task,
     Shaping,
     execlens_reward,
 )
 
 REVERSE = "def f(x):\n    return x[::-1]\n"
-OUT = RewardTask("output", REVERSE, "'cba'", call="f('abc')").to_json()
-INP = RewardTask("input", REVERSE, "'cba'").to_json()
+OUT = Task("output", REVERSE, "'cba'", call="f('abc')").to_json()
+INP = Task("input", REVERSE, "'cba'").to_json()
 
 
 class Logs:
@@ -91,7 +91,7 @@ def test_missing_column_names_the_fix() -> None:
         execlens_reward(prompts=["p"], completions=["x"])
 
 
-PLUS_ONE = RewardTask("output", "def f(x):\n    return x + 1\n", "4", call="f(3)")
+PLUS_ONE = Task("output", "def f(x):\n    return x + 1\n", "4", call="f(3)")
 
 
 def test_first_line_answers_of_direct_prompts(engine: Engine) -> None:
@@ -125,7 +125,7 @@ def test_unknown_answer_format_fails_at_construction() -> None:
 def test_direct_prompt_ends_where_the_answer_goes() -> None:
     from execlens.rewards import render_direct_prompt
 
-    shot = RewardTask("output", "def f(x):\n    return x * 2\n", "6", call="f(3)")
+    shot = Task("output", "def f(x):\n    return x * 2\n", "6", call="f(3)")
     prompt = render_direct_prompt(PLUS_ONE, [shot])
     assert prompt == ("def f(x):\n    return x * 2\nassert f(3) == 6\n\n"
                       "def f(x):\n    return x + 1\nassert f(3) == ")
@@ -137,4 +137,4 @@ def test_direct_prompts_are_for_output_prediction() -> None:
     from execlens.rewards import render_direct_prompt
 
     with pytest.raises(ValueError, match="output-prediction"):
-        render_direct_prompt(RewardTask("input", REVERSE, "'cba'"))
+        render_direct_prompt(Task("input", REVERSE, "'cba'"))

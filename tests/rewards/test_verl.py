@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from execlens.rewards import RewardTask, export_tasks
+from execlens.rewards import Task, export_tasks
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -61,8 +61,8 @@ def test_verl_loads_compute_score_and_scores_exported_rows(tmp_path: Path) -> No
     if python is None:
         pytest.skip("verl is importable neither here nor from $EXECLENS_VERL_PYTHON")
     program = "def f(x):\n    return x[::-1]\n"
-    tasks = [RewardTask("output", program, "'cba'", call="f('abc')", id="o"),
-             RewardTask("input", program, "'cba'", id="i")]
+    tasks = [Task("output", program, "'cba'", call="f('abc')", id="o"),
+             Task("input", program, "'cba'", id="i")]
     export_tasks(tasks, tmp_path, formats=["verl"])
     answers = ["I think [ANSWER]'cba'[/ANSWER]", "[ANSWER]f([]) or True[/ANSWER]"]
     env = {**os.environ,
@@ -84,7 +84,7 @@ def test_verl_scores_the_final_part_of_a_thinking_response(tmp_path: Path) -> No
     if python is None:
         pytest.skip("verl is importable neither here nor from $EXECLENS_VERL_PYTHON")
     program = "def f(x):\n    return x[::-1]\n"
-    tasks = [RewardTask("output", program, repr(word[::-1]), call=f"f({word!r})", id=word)
+    tasks = [Task("output", program, repr(word[::-1]), call=f"f({word!r})", id=word)
              for word in ("abc", "xyz", "pqr")]
     export_tasks(tasks, tmp_path, formats=["verl"])
     # verl hands over the decoded response, thought included; each draft disagrees with

@@ -60,7 +60,10 @@ def test_difficulty_band_and_runtime_tasks(data_dir: Path, tmp_path: Path, scrip
     for task in tasks:
         user, assistant = task["messages"]
         assert user["role"] == "user" and "main_solution(" in user["content"]
-        assert "answer" in json.loads(assistant["content"])
+        # execlens' one answer format, and the ground truth the rewards read
+        assert assistant["content"].startswith("[ANSWER]")
+        assert assistant["content"].endswith("[/ANSWER]")
+        assert json.loads(task["ground_truth"])["kind"] == task["kind"]
     card = json.loads((out / "card.json").read_text())
     assert card["stages"]["difficulty"]["records"] == len(rated)
     assert card["files"]["runtime_tasks.jsonl"] == len(tasks)

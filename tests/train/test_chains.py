@@ -12,18 +12,18 @@ from pathlib import Path
 import pytest
 
 from execlens.models import LocalModelServer
-from execlens.rewards import RewardTask, export_tasks, score
+from execlens.rewards import Task, export_tasks, score
 
 PROGRAMS = ["def f(x):\n    return x\n", "def f(x):\n    return x + 1\n",
             "def f(s):\n    return s + 'a'\n"]
 
 
-def _tasks() -> list[RewardTask]:
-    out = [RewardTask("output", PROGRAMS[0], "3", call="f(3)", id="o0"),
-           RewardTask("output", PROGRAMS[1], "5", call="f(4)", id="o1"),
-           RewardTask("output", PROGRAMS[2], "'ba'", call="f('b')", id="o2")]
-    inp = [RewardTask("input", PROGRAMS[0], "3", id="i0"),
-           RewardTask("input", PROGRAMS[1], "5", id="i1")]
+def _tasks() -> list[Task]:
+    out = [Task("output", PROGRAMS[0], "3", call="f(3)", id="o0"),
+           Task("output", PROGRAMS[1], "5", call="f(4)", id="o1"),
+           Task("output", PROGRAMS[2], "'ba'", call="f('b')", id="o2")]
+    inp = [Task("input", PROGRAMS[0], "3", id="i0"),
+           Task("input", PROGRAMS[1], "5", id="i1")]
     return out + inp
 
 

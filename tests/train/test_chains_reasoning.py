@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from execlens.rewards import RewardTask, export_tasks, score
+from execlens.rewards import Task, export_tasks, score
 
 from ..standin_model import Thought, user_message
 
@@ -25,8 +25,8 @@ PROGRAM = "def f(x):\n    return x * 3\n"
 MAX_TOKENS = 60
 
 
-def _task(n: int) -> RewardTask:
-    return RewardTask("output", PROGRAM, str(3 * n), call=f"f({n})", id=f"o{n}")
+def _task(n: int) -> Task:
+    return Task("output", PROGRAM, str(3 * n), call=f"f({n})", id=f"o{n}")
 
 
 def _answer(value: int) -> str:

@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("trl", reason="training extra not installed (torch, transformers, trl)")
 
-from execlens.rewards import RewardTask, export_tasks  # noqa: E402
+from execlens.rewards import Task, export_tasks  # noqa: E402
 from execlens.train import GRPORunConfig, SFTRunConfig, embedded_model_dir, run_grpo, run_sft  # noqa: E402
 
 
@@ -54,7 +54,7 @@ def test_two_sft_steps(model_dir: Path, tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_two_grpo_steps_call_the_reward(model_dir: Path, tmp_path: Path) -> None:
-    tasks = [RewardTask("output", "def f(x):\n    return x + 1\n", repr(i + 1), call=f"f({i})",
+    tasks = [Task("output", "def f(x):\n    return x + 1\n", repr(i + 1), call=f"f({i})",
                         id=f"t{i}") for i in range(8)]
     export_tasks(tasks, tmp_path / "data", formats=["trl"])
     result = run_grpo(GRPORunConfig(data=str(tmp_path / "data"),

@@ -47,7 +47,7 @@ def _records(path: Path) -> list[dict[str, Any]]:
 def _tasks(path: Path, kinds: list[str]) -> tuple[str, list[Any]]:
     from execlens.judge import ExecProblem, ProblemError
     from execlens.rewards import (
-        RewardTaskError,
+        TaskError,
         tasks_from_codeio,
         tasks_from_exec_problem,
         tasks_from_runtime,
@@ -66,7 +66,7 @@ def _tasks(path: Path, kinds: list[str]) -> tuple[str, list[Any]]:
             for task in read_tasks(path):
                 try:
                     out.append(tasks_from_runtime(task))
-                except RewardTaskError:
+                except TaskError:
                     continue  # a unittest driver: not one call to ask about
             return "runtime tasks", out
         if {"refcode", "ios"} <= set(first):
@@ -84,7 +84,7 @@ def _tasks(path: Path, kinds: list[str]) -> tuple[str, list[Any]]:
                 source = "lcb_exec" if is_call else "cruxeval"
                 out += tasks_from_exec_problem(problem, kinds=kinds, source=source)
             return "benchmark problems", out
-    except (ProblemError, RewardTaskError, KeyError, ValueError) as exc:
+    except (ProblemError, TaskError, KeyError, ValueError) as exc:
         usage_error(f"{path}: {exc}")
     usage_error(f"{path}: the first record is neither a benchmark problem (code, input, "
                 f"output), a runtime task (kind, program, reference) nor a CodeI/O record "

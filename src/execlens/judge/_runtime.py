@@ -15,6 +15,8 @@ Answer forms (after any benchmark-specific extraction):
 * state: ``Nil``, ``value; type`` (the type must name an accepted value's type) or a bare
   ``value``; values as :func:`~execlens.values.parse_state_value` reads them;
 * output: a value (same reader), or the exception's class name when the run raised;
+  against an output literal's text (CRUXEval-style tasks), a literal only
+  (:func:`judge_output_literal`);
 * input: one call ``f(<literals>)`` of the task's function.
 """
 
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from execlens.judge._limits import JUDGE_LIMITS
@@ -34,6 +37,7 @@ from execlens.values import (
     decode,
     envelope_type_key,
     parse_call,
+    parse_literal,
     parse_state_value,
     strict_equal,
     type_names,
@@ -47,6 +51,7 @@ __all__ = [
     "judge_coverage",
     "judge_input",
     "judge_output",
+    "judge_output_literal",
     "judge_path",
     "judge_state",
     "judge_state_value",
@@ -253,26 +258,64 @@ def judge_output(reference: Mapping[str, Any], answer: str) -> Verdict:
 
 
 # ------------------------------------------------------------------ input
-def plan_input(program: str, function: str, reference: Mapping[str, Any], answer: str, *,
-               limits: Limits | None = None) -> JudgePlan:
+@lru_cache(maxsize=65536)
+def _reference_literal(text: str, allow_json: bool) -> Any:
+    """An output literal's text as a value, parsed once per text (rows repeat per
+    generation); the parse error itself when it is not a literal."""
+    try:
+        return parse_literal(text, allow_json=allow_json)
+    except AnswerParseError as error:
+        return error
+
+
+def _bad_reference(error: AnswerParseError) -> Verdict:
+    return Verdict.failing(VerdictStatus.REFERENCE_ERROR, error.kind,
+                           f"the reference output is not a literal: {error.message}")
+
+
+def judge_output_literal(reference: str, answer: str) -> Verdict:
+    """Output prediction against an output literal's text (CRUXEval-style tasks): the
+    answer must be a literal, compared type-strictly in the host (the strict scorer's
+    rule); no code runs."""
+    from execlens.judge._strict import StrictScorer
+
+    expected = _reference_literal(reference, True)
+    if isinstance(expected, AnswerParseError):
+        return _bad_reference(expected)
+    return StrictScorer("output").judge_output(answer, expected)
+
+
+def plan_input(program: str, function: str, reference: Mapping[str, Any] | str, answer: str,
+               *, limits: Limits | None = None) -> JudgePlan:
     """Input prediction: ``answer`` must be one call of ``function`` with literal arguments;
     the plan runs ``function`` on them (one engine job) and compares what it returns with
-    the ``reference`` output envelope (or a runtime output reference), in the host."""
+    the ``reference`` -- an output envelope, a runtime output reference, or an output
+    literal's text (compared as the strict scorer compares) -- in the host."""
     from execlens.engine import Job
 
     try:
         call = parse_call(str(answer), name=function)
     except AnswerParseError as exc:
         return JudgePlan.done(_unparseable(exc.kind, exc.message))
-    envelope = reference.get("value") if "status" in reference else reference
-    if not isinstance(envelope, Mapping):
-        return JudgePlan.done(Verdict.failing(VerdictStatus.REFERENCE_ERROR, "no_output",
-                                              "the reference holds no value envelope"))
+    if isinstance(reference, str):
+        literal = _reference_literal(reference, False)
+        if isinstance(literal, AnswerParseError):
+            return JudgePlan.done(_bad_reference(literal))
+        envelope: Any = None
+    else:
+        envelope = reference.get("value") if "status" in reference else reference
+        if not isinstance(envelope, Mapping):
+            return JudgePlan.done(Verdict.failing(VerdictStatus.REFERENCE_ERROR, "no_output",
+                                                  "the reference holds no value envelope"))
     job: Job = Job(program=program, entry_point=function, args=call.args, kwargs=call.kwargs,
                    limits=limits or JUDGE_LIMITS)
 
     def finish(outcomes: Sequence[Outcome]) -> Verdict:
         outcome = outcomes[0]
+        if envelope is None:
+            from execlens.judge._strict import StrictScorer
+
+            return StrictScorer.judge_returned(outcome, literal)
         if not outcome.ok:
             return failure_verdict(outcome)
         returned = outcome.decoded()

@@ -1,9 +1,9 @@
 """Judging a task by its kind: one dispatch table over the generic judges.
 
-A *task* is anything shaped like ``execlens.tasks.RuntimeTask``: ``id``, ``kind``,
-``reference``, ``program`` and, by kind, ``call`` (input prediction: the reference call,
-whose function the answer must call) -- duck-typed, so rewards and benchmarks can pass
-their own records.  A judge's failure on one answer becomes its ``scoring_error``
+A *task* is an ``execlens.tasks.Task`` (or anything shaped like one): ``id``, ``kind``,
+``reference``, ``program`` and, by kind, ``function``/``call`` (input prediction: the
+function the answer must call).  This is the one judge path: the runtime benchmark, the
+rewards and synthesis' runtime tasks all judge through :func:`plan_task`.  A judge's failure on one answer becomes its ``scoring_error``
 verdict (:func:`~execlens.judge.guarded`).
 """
 
@@ -16,6 +16,7 @@ from execlens.judge._plan import JudgePlan, guarded
 from execlens.judge._runtime import (
     judge_coverage,
     judge_output,
+    judge_output_literal,
     judge_path,
     judge_state,
     plan_input,
@@ -32,6 +33,9 @@ __all__ = ["TASK_JUDGES", "TaskScorer", "judge_task", "plan_task"]
 
 
 def _function_of(task: Any) -> str:
+    entry = getattr(task, "entry", None)  # execlens.tasks.Task: function, meta, call, "f"
+    if entry:
+        return str(entry)
     meta = getattr(task, "meta", None) or {}
     name = meta.get("entry_point") or meta.get("function_name")
     if name:
@@ -47,7 +51,9 @@ TASK_JUDGES: dict[str, Callable[[Any, Any], JudgePlan | Verdict]] = {
     "coverage": lambda task, answer: judge_coverage(bool(task.reference), answer),
     "path": lambda task, answer: judge_path(task.reference, answer, code=task.program),
     "state": lambda task, answer: judge_state(task.reference, answer),
-    "output": lambda task, answer: judge_output(task.reference, answer),
+    "output": lambda task, answer: (
+        judge_output_literal(task.reference, answer) if isinstance(task.reference, str)
+        else judge_output(task.reference, answer)),
     "input": lambda task, answer: plan_input(task.program, _function_of(task), task.reference,
                                              answer),
 }

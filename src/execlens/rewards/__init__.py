@@ -1,6 +1,6 @@
 """Execution-verified rewards: ``score(task, response) -> Verdict`` and trainer adapters.
 
-* :func:`score` / :func:`score_batch`: judge completions against :class:`RewardTask`
+* :func:`score` / :func:`score_batch`: judge completions against :class:`Task`
   ground truths (output / input prediction, coverage, path, state, REval-style output
   completion), strictly, over ``execlens.judge``; :class:`Shaping` maps verdicts to
   rewards.
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
         tasks_from_exec_problem,
         tasks_from_runtime,
     )
-    from execlens.rewards._task import KINDS, RewardTask, RewardTaskError
+    from execlens.rewards._core import KINDS, Task, TaskError
     from execlens.rewards._trl import (
         AsyncExeclensReward,
         ExeclensFormatReward,
@@ -63,6 +63,9 @@ if TYPE_CHECKING:
     from execlens.rewards._verl import compute_score, compute_score_async
 
 _EXPORTS = {
+    "KINDS": "_core",
+    "Task": "_core",
+    "TaskError": "_core",
     "judge_answer": "_core",
     "score": "_core",
     "score_batch": "_core",
@@ -91,9 +94,6 @@ _EXPORTS = {
     "tasks_from_codeio": "_sources",
     "tasks_from_exec_problem": "_sources",
     "tasks_from_runtime": "_sources",
-    "KINDS": "_task",
-    "RewardTask": "_task",
-    "RewardTaskError": "_task",
     "AsyncExeclensReward": "_trl",
     "ExeclensFormatReward": "_trl",
     "ExeclensLengthPenalty": "_trl",

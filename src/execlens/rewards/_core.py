@@ -2,16 +2,11 @@
 
 Every trainer adapter calls :func:`score_batch`.  Per completion it finds the answer in
 the completion's *final part* (:func:`~execlens.rewards.extract_answer`: a reasoning
-model's thought is set apart first, and never scored) and judges it strictly through
-``execlens.judge``'s public judges:
-
-* ``output``: the answer must be a literal, compared type-strictly with the reference in
-  the host (:class:`~execlens.judge.StrictScorer`); no code runs.
-* ``input``: exactly one call of the task's function with literal arguments, run in the
-  engine; what it returns is compared in the host.  The answers of a batch that share a
-  program travel as one work item, so they run in one forked child.
-* ``coverage`` / ``path`` / ``state`` / ``output_completion``: the judge's generic
-  runtime judges (host only).
+model's thought is set apart first, and never scored) and judges it strictly through the
+one judge path, :func:`execlens.judge.plan_task` (the runtime benchmark's too): literals
+and one literal-argument call parsed as data, values compared type-strictly in the host;
+only input prediction runs code -- the answers of a batch that share a program travel as
+one work item, so they run in one forked child.
 
 A completion with no answer gets an ``unparseable`` verdict naming why before any judge
 runs: ``truncated_in_reasoning``, ``reasoning_only``, ``hedged`` (different answers in the
@@ -22,32 +17,21 @@ answer becomes that answer's named verdict; it never ends the batch.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from execlens.judge import ExecProblem, StrictScorer, Verdict, VerdictStatus
+from execlens.judge import Verdict, VerdictStatus, plan_task
 from execlens.rewards._extract import MAX_ANSWER_CHARS, extract_answer
-from execlens.rewards._task import RewardTask, RewardTaskError
-from execlens.values import AnswerParseError, parse_literal
+from execlens.tasks import QUESTION_KINDS, Task, TaskError
 
 if TYPE_CHECKING:
     from execlens.engine import Engine, Job, Outcome
-    from execlens.judge import Executor
+    from execlens.judge import Executor, JudgePlan
     from execlens.tasks.prompts import ReasoningMode
 
-__all__ = ["judge_answer", "score", "score_batch"]
+__all__ = ["KINDS", "Task", "TaskError", "judge_answer", "score", "score_batch"]
 
-_OUTPUT = StrictScorer("output")
-_INPUT = StrictScorer("input")
-
-
-@lru_cache(maxsize=65536)
-def _reference_value(text: str) -> Any:
-    """The reference literal, parsed once per distinct text (rows repeat per generation)."""
-    try:
-        return parse_literal(text)
-    except AnswerParseError as error:
-        return error
+#: The question kinds a reward task may have (``execlens.tasks.QUESTION_KINDS``).
+KINDS = QUESTION_KINDS
 
 
 def _reference_error(detail: str, reason: str = "ground_truth") -> Verdict:
@@ -59,36 +43,13 @@ def _scoring_error(exc: BaseException) -> Verdict:
                            f"{type(exc).__name__}: {exc}"[:500])
 
 
-def _judge_output(task: RewardTask, answer: str) -> Verdict:
-    reference = _reference_value(task.reference)
-    if isinstance(reference, AnswerParseError):
-        return _reference_error(f"the reference output is not a literal: {reference.message}",
-                                reference.kind)
-    return _OUTPUT.judge_output(answer, reference)
-
-
-def _judge_runtime(task: RewardTask, answer: str) -> Verdict:
-    # The generic runtime judges live in execlens.judge; imported here, on first use.
-    from execlens import judge
-
-    if task.kind == "coverage":
-        return judge.judge_coverage(bool(task.reference), answer)
-    if task.kind == "path":
-        return judge.judge_path(list(task.reference), answer, code=task.program)
-    if task.kind == "state":
-        return judge.judge_state(list(task.reference), answer)
-    return judge.judge_output(dict(task.reference), answer)
-
-
-def judge_answer(task: RewardTask, answer: str) -> Verdict:
-    """Judge an extracted answer for a task that needs no execution (every kind but
+def judge_answer(task: Task, answer: str) -> Verdict:
+    """Judge an extracted answer for a task whose judging runs no code (every kind but
     ``input``); raises ``ValueError`` for ``input`` (use :func:`score_batch`)."""
     if task.kind == "input":
         raise ValueError("input prediction runs code: use score or score_batch")
     try:
-        if task.kind == "output":
-            return _judge_output(task, answer)
-        return _judge_runtime(task, answer)
+        return plan_task(task, answer).verdict()
     except Exception as exc:  # noqa: BLE001 - one answer's failure must not end a batch
         return _scoring_error(exc)
 
@@ -108,29 +69,27 @@ def _no_answer(problem: str) -> Verdict:
 
 
 class _Group:
-    """The input-prediction answers of one batch that share a program: one work item."""
+    """The input-prediction answers of one batch that share a program: one work item
+    (the judge's plans, their jobs run together)."""
 
     def __init__(self) -> None:
-        self.plans: list[tuple[list[int], Any]] = []
+        self.plans: list[tuple[int, JudgePlan]] = []
         self.jobs: list[Job] = []
 
-    def add(self, task: RewardTask, indices: list[int], answers: list[str]) -> None:
-        problem = ExecProblem(id=task.id or "task", code=task.program, input="",
-                              output=task.reference, function_name=task.function)
-        plan = _INPUT.plan(problem, answers)
-        self.plans.append((indices, plan))
-        self.jobs.extend(plan.jobs)
+    def add(self, task: Task, indices: list[int], answers: list[str]) -> None:
+        for index, answer in zip(indices, answers):
+            plan = plan_task(task, answer)
+            self.plans.append((index, plan))
+            self.jobs.extend(plan.jobs)
 
     def finish(self, outcomes: Sequence[Outcome], verdicts: list[Verdict | None]) -> None:
         start = 0
-        for indices, plan in self.plans:
+        for index, plan in self.plans:
             stop = start + len(plan.jobs)
             try:
-                judged = plan.finish(outcomes[start:stop]).verdicts
+                verdicts[index] = plan.verdict(outcomes[start:stop])
             except Exception as exc:  # noqa: BLE001 - never lose a batch
-                judged = [_scoring_error(exc)] * len(indices)
-            for index, verdict in zip(indices, judged):
-                verdicts[index] = verdict
+                verdicts[index] = _scoring_error(exc)
             start = stop
 
 
@@ -150,7 +109,7 @@ def _run_groups(groups: dict[str, _Group], verdicts: list[Verdict | None],
             own.close()
 
 
-def score_batch(tasks: Sequence[RewardTask | str | dict[str, Any]],
+def score_batch(tasks: Sequence[Task | str | dict[str, Any]],
                 responses: Sequence[Any], *, engine: Engine | None = None,
                 executor: Executor | None = None, answer_format: str = "tagged",
                 finish_reasons: Sequence[str | None] | None = None,
@@ -169,11 +128,11 @@ def score_batch(tasks: Sequence[RewardTask | str | dict[str, Any]],
     if finish_reasons is not None and len(finish_reasons) != len(responses):
         raise ValueError(f"{len(finish_reasons)} finish reasons for {len(responses)} responses")
     verdicts: list[Verdict | None] = [None] * len(tasks)
-    pending: dict[int, tuple[RewardTask, list[int], list[str]]] = {}
+    pending: dict[int, tuple[Task, list[int], list[str]]] = {}
     for index, (raw, response) in enumerate(zip(tasks, responses)):
         try:
-            task = RewardTask.from_json(raw)
-        except RewardTaskError as exc:
+            task = Task.from_json(raw)
+        except TaskError as exc:
             verdicts[index] = _reference_error(str(exc))
             continue
         try:
@@ -208,7 +167,7 @@ def score_batch(tasks: Sequence[RewardTask | str | dict[str, Any]],
             for v in verdicts]
 
 
-def score(task: RewardTask | str | dict[str, Any], response: Any, *,
+def score(task: Task | str | dict[str, Any], response: Any, *,
           engine: Engine | None = None, finish_reason: str | None = None,
           answer_format: str = "tagged", reasoning: ReasoningMode = "auto") -> Verdict:
     """Judge one response (text, messages or a read response) against one task (or its

@@ -23,7 +23,7 @@ from typing import Any
 
 from execlens.rewards._decontam import Decontaminator
 from execlens.rewards._prompts import render_messages
-from execlens.rewards._task import RewardTask
+from execlens.tasks import Task
 
 __all__ = ["FORMATS", "ExportResult", "export_tasks", "trl_row", "verl_row"]
 
@@ -48,13 +48,13 @@ class ExportResult:
                 "files": dict(self.files)}
 
 
-def trl_row(task: RewardTask) -> dict[str, Any]:
+def trl_row(task: Task) -> dict[str, Any]:
     """One TRL prompt-dataset row."""
     return {"prompt": render_messages(task), "ground_truth": task.to_json(), "kind": task.kind,
             "task_id": task.id, "data_source": task.source or "execlens"}
 
 
-def verl_row(task: RewardTask, index: int, *, split: str = "train") -> dict[str, Any]:
+def verl_row(task: Task, index: int, *, split: str = "train") -> dict[str, Any]:
     """One verl Parquet row."""
     return {"data_source": f"execlens/{task.source or 'tasks'}",
             "prompt": render_messages(task), "ability": ABILITY,
@@ -63,7 +63,7 @@ def verl_row(task: RewardTask, index: int, *, split: str = "train") -> dict[str,
                            "task_id": task.id}}
 
 
-def export_tasks(tasks: Iterable[RewardTask], out_dir: str | Path, *,
+def export_tasks(tasks: Iterable[Task], out_dir: str | Path, *,
                  formats: Iterable[str] = FORMATS, decontaminator: Decontaminator | None = None,
                  split: str = "train") -> ExportResult:
     """Write ``tasks`` as TRL and/or verl Parquet files under ``out_dir`` (atomically).
@@ -78,7 +78,7 @@ def export_tasks(tasks: Iterable[RewardTask], out_dir: str | Path, *,
     if unknown or not chosen:
         raise ValueError(f"formats are {FORMATS}, got {list(chosen)}")
     result = ExportResult()
-    kept: list[RewardTask] = []
+    kept: list[Task] = []
     seen: set[str] = set()
     verdicts: dict[str, bool] = {}
     for task in tasks:

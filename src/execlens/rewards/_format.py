@@ -15,7 +15,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from execlens.rewards._extract import extract_answer
-from execlens.rewards._task import RewardTask
+from execlens.tasks import Task
 from execlens.values import AnswerParseError, parse_call, parse_literal
 
 if TYPE_CHECKING:
@@ -26,15 +26,15 @@ __all__ = ["well_formed"]
 _COVERAGE_WORDS = frozenset({"YES", "NO", "TRUE", "FALSE"})
 
 
-def _parses(task: RewardTask, answer: str) -> bool:
+def _parses(task: Task, answer: str) -> bool:
     text = answer.strip()
     if not text:
         return False
     try:
-        if task.kind == "output":
-            parse_literal(text)
+        if task.kind == "output" and isinstance(task.reference, str):
+            parse_literal(text)  # a runtime output may also be an exception's name
         elif task.kind == "input":
-            parse_call(text, name=task.function)
+            parse_call(text, name=task.entry)
         elif task.kind == "coverage":
             return text.rstrip(".").strip().upper() in _COVERAGE_WORDS
         elif task.kind == "path":
@@ -45,7 +45,7 @@ def _parses(task: RewardTask, answer: str) -> bool:
     return True
 
 
-def well_formed(task: RewardTask, completion: Any, *, answer_format: str = "tagged",
+def well_formed(task: Task, completion: Any, *, answer_format: str = "tagged",
                 finish_reason: str | None = None, reasoning: ReasoningMode = "auto") -> bool:
     """Whether ``completion`` (text, messages or a read response) answers in a parseable
     form in its final part: inside ``[ANSWER]`` tags (``tagged``), or on the final part's

@@ -7,7 +7,8 @@ strict judge accepts for the task's kind.
 
 from __future__ import annotations
 
-from execlens.rewards._task import RewardTask
+from execlens.tasks import Task
+from execlens.tasks.prompts import answer_instruction
 
 __all__ = ["SYSTEM_PROMPT", "render_direct_prompt", "render_messages"]
 
@@ -22,31 +23,36 @@ def _numbered(program: str) -> str:
     return "\n".join(f"{n:>{width}} {line}" for n, line in enumerate(lines, 1))
 
 
-def _question(task: RewardTask) -> str:
+def _question(task: Task) -> str:
     call = task.call or ""
-    if task.kind == "output":
-        return (f"What does `{call}` return? Answer with a Python literal (no expressions, "
-                f"no function calls), for example [ANSWER]42[/ANSWER].")
-    if task.kind == "input":
-        return (f"Find arguments such that `{task.function}(...)` returns `{task.reference}`. "
-                f"Answer with a single call of `{task.function}` whose arguments are "
-                f"literals, for example [ANSWER]{task.function}(1, 'a')[/ANSWER].")
-    if task.kind == "coverage":
-        return (f"When `{call}` runs, is line {task.line} executed? Answer YES or NO, for "
-                f"example [ANSWER]YES[/ANSWER].")
-    if task.kind == "path":
-        return (f"When `{call}` runs, which line is executed right after line {task.line}? "
-                f"Answer with its line number (-1 if nothing runs after it), for example "
-                f"[ANSWER]7[/ANSWER].")
-    if task.kind == "state":
-        return (f"When `{call}` runs, what is the value of `{task.var}` right after line "
-                f"{task.line} executes? Answer `value; type` (or Nil if it has no value "
-                f"then), for example [ANSWER][1, 2]; list[/ANSWER].")
-    return (f"What does `{call}` return? Answer with a Python value, or with the "
-            f"exception's class name if it raises, for example [ANSWER]'abc'[/ANSWER].")
+    kind = task.kind
+    if kind == "input":
+        asked = (f"Find arguments such that `{task.entry}(...)` returns "
+                 f"`{_output_text(task)}`.")
+    elif kind == "output":
+        asked = f"What does `{call}` return?"
+    elif kind == "coverage":
+        asked = f"When `{call}` runs, is line {task.line} executed?"
+    elif kind == "path":
+        asked = f"When `{call}` runs, which line is executed right after line {task.line}?"
+    else:
+        asked = (f"When `{call}` runs, what is the value of `{task.var}` right after line "
+                 f"{task.line} executes?")
+    # The one answer format (execlens.tasks.prompts): what synthesis trains, the runtime
+    # benchmark asks and the judge reads.
+    return f"{asked} {answer_instruction(kind, task.entry)}"
 
 
-def render_messages(task: RewardTask) -> list[dict[str, str]]:
+def _output_text(task: Task) -> str:
+    """The output an input question shows: the literal's text, or the value's literal."""
+    if isinstance(task.reference, str):
+        return task.reference
+    from execlens.tasks.prompts import answer_text
+
+    return answer_text(Task(kind="output", program=task.program, reference=task.reference))
+
+
+def render_messages(task: Task) -> list[dict[str, str]]:
     """The chat messages (system + user) asking ``task``'s question."""
     numbered = task.kind in ("coverage", "path", "state")
     code = _numbered(task.program) if numbered else task.program
@@ -55,7 +61,7 @@ def render_messages(task: RewardTask) -> list[dict[str, str]]:
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
-def render_direct_prompt(task: RewardTask, shots: list[RewardTask] | tuple[RewardTask, ...] = ()
+def render_direct_prompt(task: Task, shots: list[Task] | tuple[Task, ...] = ()
                          ) -> str:
     """A plain-text, completion-style prompt for an ``output`` task, ending right where
     the answer literal goes (``assert f(3) == ``), after ``shots`` solved examples in

@@ -2,8 +2,8 @@
 
 * :func:`tasks_from_exec_problem`: a CRUXEval / LiveCodeBench problem
   (:class:`execlens.judge.ExecProblem`) as output- and input-prediction tasks;
-* :func:`tasks_from_runtime`: an :class:`execlens.tasks.RuntimeTask` (``execlens tasks
-  build``) as a coverage / path / state / output-completion task;
+* :func:`tasks_from_runtime`: an :class:`execlens.tasks.Task` built from a trace (``execlens tasks
+  build``) as a coverage / path / state / output task;
 * :func:`tasks_from_codeio`: a CodeI/O record (``refcode``, ``funcname``, ``ios``) as
   output- and input-prediction tasks on ``main_solution(**input)``.
 """
@@ -13,33 +13,31 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from execlens.rewards._task import RewardTask, RewardTaskError
+from execlens.tasks import Task, TaskError
 
 if TYPE_CHECKING:
     from execlens.judge import ExecProblem
-    from execlens.tasks import RuntimeTask
 
 __all__ = ["tasks_from_codeio", "tasks_from_exec_problem", "tasks_from_runtime"]
 
 PREDICTION_KINDS = ("output", "input")
-_RUNTIME_KIND = {"coverage": "coverage", "path": "path", "state": "state",
-                 "output": "output_completion"}
+_RUNTIME_KINDS = ("coverage", "path", "state", "output")
 
 
 def _check_kinds(kinds: Iterable[str]) -> tuple[str, ...]:
     chosen = tuple(kinds)
     bad = [k for k in chosen if k not in PREDICTION_KINDS]
     if bad or not chosen:
-        raise RewardTaskError(f"prediction kinds are {PREDICTION_KINDS}, got {list(chosen)}")
+        raise TaskError(f"prediction kinds are {PREDICTION_KINDS}, got {list(chosen)}")
     return chosen
 
 
 def tasks_from_exec_problem(problem: ExecProblem, *, kinds: Iterable[str] = PREDICTION_KINDS,
-                            source: str = "cruxeval") -> list[RewardTask]:
+                            source: str = "cruxeval") -> list[Task]:
     """Output- and/or input-prediction tasks for one benchmark problem."""
     out = []
     for kind in _check_kinds(kinds):
-        out.append(RewardTask(
+        out.append(Task(
             kind=kind, program=problem.program, reference=problem.output,
             function=problem.function_name,
             call=problem.call_text if kind == "output" else None,
@@ -48,17 +46,17 @@ def tasks_from_exec_problem(problem: ExecProblem, *, kinds: Iterable[str] = PRED
     return out
 
 
-def tasks_from_runtime(task: RuntimeTask) -> RewardTask:
-    """A runtime task as a reward task (``output`` becomes ``output_completion``).
+def tasks_from_runtime(task: Task) -> Task:
+    """A runtime task as a reward task (its ground truth, compact: no trace provenance).
 
     Tasks about a unittest driver (no call) cannot be asked as one call: they raise
-    :class:`RewardTaskError`.
+    :class:`TaskError`.
     """
-    if task.kind not in _RUNTIME_KIND:
-        raise RewardTaskError(f"unknown runtime task kind {task.kind!r}")
+    if task.kind not in _RUNTIME_KINDS:
+        raise TaskError(f"unknown runtime task kind {task.kind!r}")
     if not task.call:
-        raise RewardTaskError(f"runtime task {task.id} drives a test class, not one call")
-    return RewardTask(kind=_RUNTIME_KIND[task.kind], program=task.program,
+        raise TaskError(f"runtime task {task.id} drives a test class, not one call")
+    return Task(kind=task.kind, program=task.program,
                       reference=task.reference, call=task.call, line=task.line,
                       var=task.var, id=f"{task.source}/{task.id}", source=task.source,
                       meta={k: v for k, v in (("code_line", task.code_line),) if v})
@@ -66,13 +64,13 @@ def tasks_from_runtime(task: RuntimeTask) -> RewardTask:
 
 def tasks_from_codeio(record: Mapping[str, Any], *, kinds: Iterable[str] = PREDICTION_KINDS,
                       source: str = "codeio", record_id: str | None = None
-                      ) -> list[RewardTask]:
+                      ) -> list[Task]:
     """Prediction tasks for each I/O pair of a CodeI/O record (JSON inputs and outputs,
     written as Python literals: ``repr`` of a JSON value is one)."""
     try:
         code, pairs = record["refcode"], record["ios"]
     except KeyError as exc:
-        raise RewardTaskError(f"a CodeI/O record lacks {exc}") from None
+        raise TaskError(f"a CodeI/O record lacks {exc}") from None
     name = str(record.get("funcname") or "main_solution")
     rid = record_id or str(record.get("meta", {}).get("msgidx", "")) or "record"
     chosen = _check_kinds(kinds)
@@ -82,7 +80,7 @@ def tasks_from_codeio(record: Mapping[str, Any], *, kinds: Iterable[str] = PREDI
             continue  # CodeI/O's inputs are keyword dicts; anything else cannot be asked
         call = f"{name}(**{pair['input']!r})"
         for kind in chosen:
-            out.append(RewardTask(
+            out.append(Task(
                 kind=kind, program=code, reference=repr(pair.get("output")), function=name,
                 call=call if kind == "output" else None, id=f"{source}/{rid}/{index}/{kind}",
                 source=source, meta={"input": call} if kind == "input" else {}))

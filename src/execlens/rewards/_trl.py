@@ -33,7 +33,7 @@ from execlens.rewards._core import score_batch
 from execlens.rewards._extract import read_completion, select_answer_text
 from execlens.rewards._format import well_formed
 from execlens.rewards._shaping import Shaping
-from execlens.rewards._task import RewardTask, RewardTaskError
+from execlens.tasks import Task, TaskError
 
 if TYPE_CHECKING:
     from execlens.engine import Engine
@@ -131,8 +131,8 @@ class ExeclensReward:
                 if verdict is None:
                     continue
                 try:
-                    kind = RewardTask.from_json(truth).kind
-                except RewardTaskError:
+                    kind = Task.from_json(truth).kind
+                except TaskError:
                     kind = "invalid"
                 passed.setdefault(kind, []).append(verdict.passed)
             for kind, flags in passed.items():
@@ -211,8 +211,8 @@ class ExeclensFormatReward:
                 out.append(None)
                 continue
             try:
-                task = RewardTask.from_json(truth)
-            except RewardTaskError:
+                task = Task.from_json(truth)
+            except TaskError:
                 out.append(None)
                 continue
             formed = well_formed(task, completion, answer_format=self.answer_format,

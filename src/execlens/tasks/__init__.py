@@ -1,6 +1,8 @@
 """Tasks: questions about code and their ground truth.
 
-This module holds the runtime-behaviour tasks (coverage, path, state, output) built from
+:class:`Task` is the one task model (kind, program, call/entry, input, reference,
+comparison rule, meta) that benchmarks, synthesis and the rewards share.  This module
+holds the runtime-behaviour tasks (coverage, path, state, output) built from
 traces of any program and input, the readers of the datasets they are built from (with
 REval's one ClassEval rule and the one missing-module skip rule, which the benchmarks use
 too).  Names are loaded on first use.
@@ -15,7 +17,15 @@ from execlens._lazy import lazy_exports
 if TYPE_CHECKING:
     from execlens.tasks._classeval import ClassEvalTestClass, classeval_test_classes
     from execlens.tasks._lines import Candidate, candidate_lines, line_variables
-    from execlens.tasks._model import KINDS, RuntimeTask, task_id
+    from execlens.tasks._model import (
+        COMPARISONS,
+        KINDS,
+        QUESTION_KINDS,
+        RuntimeTask,
+        Task,
+        TaskError,
+        task_id,
+    )
     from execlens.tasks._output import read_tasks, write_tasks
     from execlens.tasks._requirements import missing_modules, skip_reason
     from execlens.tasks._runtime import (
@@ -44,8 +54,12 @@ _EXPORTS = {
     "Candidate": "_lines",
     "candidate_lines": "_lines",
     "line_variables": "_lines",
+    "COMPARISONS": "_model",
     "KINDS": "_model",
+    "QUESTION_KINDS": "_model",
     "RuntimeTask": "_model",
+    "Task": "_model",
+    "TaskError": "_model",
     "task_id": "_model",
     "read_tasks": "_output",
     "write_tasks": "_output",

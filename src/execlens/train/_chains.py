@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from execlens.rewards import (
     ANSWER_OPEN,
-    RewardTask,
-    RewardTaskError,
+    Task,
+    TaskError,
     read_completion,
     render_messages,
     score_batch,
@@ -75,7 +75,7 @@ def rejection_reason(response: ModelResponse, label: str) -> str:
     return label
 
 
-def collect_chains(tasks: Sequence[RewardTask], client: Any, out: str | Path, *,
+def collect_chains(tasks: Sequence[Task], client: Any, out: str | Path, *,
                    samples: int = 4, temperature: float = 0.7, max_tokens: int = 1024,
                    seed: int = 0) -> ChainStats:
     """Sample ``samples`` chains per task from ``client`` (an ``execlens.models``
@@ -91,7 +91,7 @@ def collect_chains(tasks: Sequence[RewardTask], client: Any, out: str | Path, *,
                 for i, t in enumerate(tasks)]
     responses = client.generate_sync(requests)
     stats = ChainStats()
-    pairs: list[tuple[RewardTask, ModelResponse]] = []
+    pairs: list[tuple[Task, ModelResponse]] = []
     for task, response in zip(tasks, responses):
         for completion in response.completions:
             stats.sampled[task.kind] = stats.sampled.get(task.kind, 0) + 1
@@ -150,7 +150,7 @@ def _ground_truths(path: Path) -> list[Any]:
     return values
 
 
-def load_tasks(data: str, *, max_samples: int | None = None) -> list[RewardTask]:
+def load_tasks(data: str, *, max_samples: int | None = None) -> list[Task]:
     """The reward tasks of an ``execlens export`` dataset (its ``ground_truth`` column),
     first ``max_samples``; a malformed row is a :class:`ConfigError` naming it."""
     from execlens.train._data import resolve_data_path
@@ -159,8 +159,8 @@ def load_tasks(data: str, *, max_samples: int | None = None) -> list[RewardTask]
     tasks = []
     for number, truth in enumerate(truths, 1):
         try:
-            tasks.append(RewardTask.from_json(truth))
-        except RewardTaskError as exc:
+            tasks.append(Task.from_json(truth))
+        except TaskError as exc:
             raise ConfigError(f"training data {data}: row {number}'s ground_truth is not a "
                               f"reward task ({exc}); write it with `execlens export`") from None
     if not tasks:

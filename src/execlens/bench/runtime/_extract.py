@@ -11,11 +11,11 @@ from __future__ import annotations
 import ast
 import re
 
-from execlens.tasks.prompts import Extraction
+from execlens.tasks.prompts import ANSWER_CLOSE, ANSWER_OPEN, Extraction
 
 __all__ = ["answer_block", "extract_runtime"]
 
-_OPEN, _CLOSE = "[ANSWER]", "[/ANSWER]"
+_OPEN, _CLOSE = ANSWER_OPEN, ANSWER_CLOSE
 _FENCE = re.compile(r"^```[\w-]*\s*\n?|\n?```\s*$")
 
 

@@ -1,8 +1,9 @@
 """The runtime benchmark's prompts: one jinja template per question kind, two styles.
 
 The conventions are REval's (``[PYTHON]`` program ``[/PYTHON]``, ``[QUESTION]`` ...,
-``[ANSWER]`` ... ``[/ANSWER]``) and CRUXEval's for input/output prediction (complete
-``assert f(...) == ??``), one worked example each.  ``direct`` asks for the answer only;
+``[ANSWER]`` ... ``[/ANSWER]``) and CRUXEval's for input/output prediction (``assert
+f(...) == ??``), one worked example each; the answer asked for is execlens' one answer
+format (``execlens.tasks.prompts.ANSWER_FORMS``), as the rewards and synthesis ask it.  ``direct`` asks for the answer only;
 ``cot`` for reasoning in ``[THOUGHT]`` first.  There is no official runner to copy, so the
 sampling defaults are ours: greedy, one sample.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from execlens.tasks.prompts import (
+    ANSWER_FORMS,
     EXECUTION_SYSTEM,
     PromptInputError,
     RenderedPrompt,
@@ -27,13 +29,12 @@ STYLES = ("direct", "cot")
 #: Completion and chat runs both stop at the closing tag: nothing after it is read.
 STOP = ("[/ANSWER]",)
 _TEMPLATES = Path(__file__).resolve().parent / "templates"
-_WHAT = {
-    "coverage": "only YES or NO",
-    "path": "only the next line of code (or -1)",
-    "state": 'only the answer in "value; type" format (or Nil)',
-    "output": "only the full assertion with the correct output",
-    "input": "only the full assertion with an input",
-}
+# What to answer: execlens' one answer format (the rewards and synthesis' runtime tasks
+# ask and train the same forms).
+# The program is shown unnumbered here (as REval shows it), so a path answer may also be
+# the next line's code; the judge reads both.
+_WHAT = {kind: f"only {what}" for kind, (what, _) in ANSWER_FORMS.items()}
+_WHAT["path"] = "only the next line of code or its line number (or -1)"
 
 
 def runtime_sampling(style: str) -> SamplingDefaults:

@@ -1,60 +1,62 @@
-"""``runtime-tasks`` (optional): coverage / path / state / output questions built by the
-tracer for each collected function and input, as chat ``messages`` (the CodeReasoner
-task mix).  The answer is the traced ground truth."""
+"""``runtime-tasks`` (optional): coverage / path / state / output / input questions built
+by the tracer for each collected function and input, as chat ``messages`` (the
+CodeReasoner task mix).
+
+Each question is asked, and its assistant turn written, in execlens' one answer format
+(``execlens.tasks.prompts``: ``[ANSWER]YES[/ANSWER]``, the next line's number, ``value;
+type`` or ``Nil``, a literal, one call) -- the form the runtime benchmark asks and the
+rewards score, so SFT on these records and GRPO on execlens rewards teach one thing.  Each
+record carries its ``ground_truth`` (``execlens.tasks.Task`` JSON), which the TRL and
+verl rewards read as it is.
+"""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field
 
 from execlens.synth._programs import IMPORT_PREFIX, NUMPY_PREFIX, needs_numpy
 from execlens.synth._stage import Stage, register_stage
 
 _QUESTIONS = {
-    "coverage": "Is line {line} (`{code}`) executed when the program runs? Answer true or false.",
-    "path": "Which line runs right after line {line} (`{code}`)? Answer with the list of "
-            "possible next line numbers (-1 if none).",
+    "coverage": "Is line {line} (`{code}`) executed when the program runs?",
+    "path": "Which line runs right after line {line} (`{code}`)?",
     "state": "What is the value of `{var}` right after line {line} (`{code}`) runs?",
     "output": "What does the call return?",
+    "input": "Find arguments such that `{function}(...)` returns `{output}`.",
 }
 
 
-def _user_prompt(task: Any) -> str:
+def _user_prompt(task: Any, output: str | None = None) -> str:
+    from execlens.tasks.prompts import answer_instruction
+
     numbered = "\n".join(f"{i:>3} {line}" for i, line in enumerate(task.program.splitlines(), 1))
     question = _QUESTIONS[task.kind].format(line=task.line, code=(task.code_line or "").strip(),
-                                            var=task.var)
-    return (f"Here is a Python program:\n\n```python\n{numbered}\n```\n\nIt is run with "
-            f"`{task.call}`.\n\n{question} Put your final answer in the json format "
-            '{"answer": <your answer>}.')
+                                            var=task.var, function=task.entry, output=output)
+    run = "" if task.kind == "input" else f"It is run with `{task.call}`.\n\n"
+    return (f"Here is a Python program:\n\n```python\n{numbered}\n```\n\n{run}{question} "
+            f"{answer_instruction(task.kind, task.entry)}")
 
 
-def _answer(task: Any) -> str:
-    reference = task.reference
-    if task.kind == "state":
-        from execlens.values import decode
+def _with_input_tasks(tasks: list[Any]) -> list[Any]:
+    """Each output task followed by its input-prediction twin (same run, the answer is
+    the call), when the run returned a value with a literal."""
+    from execlens.tasks import task_id
+    from execlens.tasks.prompts import NoAnswerForm, answer_text
 
-        reference = repr(decode(reference[0])) if reference else None
-    elif task.kind == "output" and isinstance(reference, dict):
-        from execlens.values import decode
-
-        value = reference.get("value", reference)
-        reference = repr(decode(value)) if isinstance(value, dict) and "__type__" in value \
-            else value
-    return json.dumps({"answer": reference}, ensure_ascii=False, default=repr)
-
-
-class RuntimeTaskSettings(BaseModel):
-    """``runtime_tasks:`` -- runtime-behaviour tasks built by the tracer for collected
-    functions."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    kinds: tuple[str, ...] = ("coverage", "path", "state", "output")
-    pairs_per_function: int = Field(default=1, ge=1)
-    max_tasks_per_pair: int = Field(default=4, ge=1)
+    out = []
+    for task in tasks:
+        out.append(task)
+        if task.kind != "output" or task.reference.get("status") != "ok":
+            continue
+        try:
+            answer_text(task)
+        except NoAnswerForm:
+            continue
+        out.append(replace(task, kind="input", id=task_id(task.id, "input"),
+                           function="main_solution"))
+    return out
 
 
 @register_stage
@@ -62,12 +64,7 @@ class RuntimeTasksStage(Stage):
     """Trace each kept pair of each function; one record per question."""
 
     name = "runtime-tasks"
-    order = 40
     consumes = "collect"
-    reads = "collected"
-    writes = "runtime-task"
-    settings_model = RuntimeTaskSettings
-    dataset = "runtime_tasks"
 
     def run(self, records: list[dict[str, Any]], shard: int, shards: int
             ) -> Iterator[dict[str, Any]]:
@@ -75,7 +72,7 @@ class RuntimeTasksStage(Stage):
         from execlens.tasks import RuntimeProgram, build_tasks
         from execlens.trace import trace_engine
 
-        settings = self.settings
+        settings = self.config.runtime_tasks
         programs = []
         for record in records:
             code = record["refcode"]
@@ -87,11 +84,27 @@ class RuntimeTasksStage(Stage):
                                                call=f"main_solution({args})"))
         if not programs:
             return
+        from execlens.tasks.prompts import NoAnswerForm, answer_text, render_answer
+
+        traced = [k for k in settings.kinds if k != "input"]
+        if "input" in settings.kinds and "output" not in traced:
+            traced.append("output")  # the input question is asked about the output's run
         with trace_engine(workers=self.context.workers) as engine:
             tasks = build_tasks(programs, engine=engine, mode="exact", selection="balanced",
-                                kinds=settings.kinds, seed=self.config.seed)
+                                kinds=traced, seed=self.config.seed)
+        if "input" in settings.kinds:
+            tasks = _with_input_tasks(tasks)
         per_pair: dict[tuple[str, int, str], int] = {}
         for task in sorted(tasks, key=lambda t: t.id):
+            if task.kind not in settings.kinds:
+                continue
+            try:
+                answer = render_answer(task)
+                shown = answer_text(replace(task, kind="output")) if task.kind == "input" \
+                    else None
+            except NoAnswerForm:
+                self.counters["skipped:no_answer_form"] += 1
+                continue
             key = (task.problem_id, task.input_index, task.kind)
             count = per_pair.get(key, 0)
             if count >= settings.max_tasks_per_pair:
@@ -100,5 +113,6 @@ class RuntimeTasksStage(Stage):
             self.counters[f"tasks:{task.kind}"] += 1
             yield {"id": f"{task.problem_id}/{task.input_index}/{task.kind}/{count}",
                    "function_id": task.problem_id, "kind": task.kind,
-                   "messages": [{"role": "user", "content": _user_prompt(task)},
-                                {"role": "assistant", "content": _answer(task)}]}
+                   "ground_truth": task.to_json(),
+                   "messages": [{"role": "user", "content": _user_prompt(task, shown)},
+                                {"role": "assistant", "content": answer}]}
