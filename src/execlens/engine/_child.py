@@ -86,8 +86,8 @@ def _within_frame_limit(record: dict[str, Any], size: int) -> bytes:
     data is what overflows: captured output alone always fits, see Limits.output_bytes)."""
     message = (f"the result ({size} bytes encoded) exceeds the {RESULT_FRAME_LIMIT}-byte "
                "result frame; its value and runner data were dropped")
-    slim = {key: record[key] for key in ("t", "i", "duration", "peak_memory_mb")
-            if key in record}
+    slim: dict[str, Any] = {key: record[key] for key in ("t", "i", "duration", "peak_memory_mb")
+                            if key in record}
     slim.update(status="sandbox_error", message=message)
     for key in ("stdout", "stderr", "stdout_truncated", "stderr_truncated"):
         if key in record:

@@ -43,7 +43,10 @@ def _make_encoder() -> Any:
     # The C encoder, built once: json.dumps would rebuild it (in Python) on every call,
     # which in a freshly forked child means copy-on-write faults on every page it touches.
     try:
-        from json.encoder import c_make_encoder, encode_basestring
+        from json.encoder import (  # type: ignore[attr-defined]  # CPython's C half
+            c_make_encoder,
+            encode_basestring,
+        )
     except ImportError:  # pragma: no cover - CPython always has _json
         c_make_encoder = None
     if c_make_encoder is None:  # pragma: no cover

@@ -94,7 +94,7 @@ def _zygote_main(command_fd: int, reply_fd: int, result_fd: int, output_fd: int,
             # share its program: decode and compile it once, not once per child.  Fewer
             # pages written here between forks means fewer copy-on-write faults.
             request = payload[21:]
-            if request == last_request:
+            if request == last_request and last_job is not None:
                 job = last_job
                 job.retarget(payload[1:21])
             else:

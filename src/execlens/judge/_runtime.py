@@ -129,7 +129,7 @@ def judge_path(reference: Sequence[int], answer: str | int | Sequence[int], *,
         lines = _path_lines(answer, code)
     except AnswerParseError as exc:
         return _unparseable(exc.kind, exc.message, expected=expected)
-    data = {"answer": lines, "expected": expected}
+    data: dict[str, Any] = {"answer": lines, "expected": expected}
     if any(line in expected for line in lines):
         return Verdict.passing(**data)
     return _wrong("line", **data)
@@ -177,7 +177,8 @@ def judge_state_value(reference: Sequence[Mapping[str, Any]], value_text: str | 
         return _wrong("nil", "answered Nil, the variable has a value", answer="Nil",
                       expected_types=expected)
     kind = _type_text(type_text) if type_text is not None else None
-    data = {"answer": value_text, "answer_type_text": kind, "expected_types": expected}
+    data: dict[str, Any] = {"answer": value_text, "answer_type_text": kind,
+                            "expected_types": expected}
     if kind is None:
         del data["answer_type_text"]
     if not accepted:

@@ -77,7 +77,8 @@ def iter_records(path: str | Path, *, offset: int = 0, limit: int | None = None
 
 def _open_text(path: Path, gzipped: bool) -> IO[str]:
     # Closed with the wrapper the caller closes.
-    raw: IO[bytes] = gzip.open(path, "rb") if gzipped else path.open("rb")  # noqa: SIM115
+    raw: IO[bytes] = (gzip.open(path, "rb") if gzipped  # type: ignore[assignment]
+                      else path.open("rb"))  # noqa: SIM115
     return io.TextIOWrapper(raw, encoding="utf-8")
 
 

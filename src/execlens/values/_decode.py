@@ -151,7 +151,7 @@ def _decode(envelope: Any) -> Any:
         return _decode_plain(envelope)
     name = envelope["__type__"]
     kind = envelope.get("__kind__")
-    raw = envelope.get("__value__")
+    raw: Any = envelope.get("__value__")
     if envelope.get("__truncated__"):
         partial = None
         if "__value__" in envelope:

@@ -93,7 +93,8 @@ def _literal(node: ast.AST) -> Any:
     if isinstance(node, ast.Dict):
         if any(k is None for k in node.keys):
             raise AnswerParseError("operator", "`**` unpacking is not a literal")
-        return {_hashable_literal(k): _literal(v) for k, v in zip(node.keys, node.values)}
+        return {_hashable_literal(k): _literal(v) for k, v in zip(node.keys, node.values)
+                if k is not None}  # (every key is set: checked above)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         operand = _literal(node.operand)
         if isinstance(operand, (int, float, complex)) and not isinstance(operand, bool):
@@ -296,7 +297,8 @@ def _data(node: ast.AST) -> Any:
     if isinstance(node, ast.Dict):
         if any(k is None for k in node.keys):
             raise AnswerParseError("operator", "`**` unpacking is not a literal")
-        return {_hashable(_data(k)): _data(v) for k, v in zip(node.keys, node.values)}
+        return {_hashable(_data(k)): _data(v) for k, v in zip(node.keys, node.values)
+                if k is not None}  # (every key is set: checked above)
     if isinstance(node, ast.Name):
         if node.id in _CLASS_NAMES:
             return OpaqueRecord("type", node.id)
