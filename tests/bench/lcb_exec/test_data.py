@@ -138,7 +138,7 @@ def test_hub_loading_offline_fails_with_a_clear_named_error(tmp_path: Path) -> N
     # LiveCodeBench's needs the hub, and the runtime benchmark has no default source.
     shipped = {"cruxeval", "reval", "coverage-eval", "codemind"}
     # Benchmarks whose upstream data has no licence: nothing ships, no default source.
-    bring_your_own = {"re2bench"}
+    bring_your_own = {"re2bench", "cruxeval-x"}
     assert shipped | bring_your_own | {"lcb-exec", "runtime"} <= set(lines), run.stdout
     hubs = {"lcb-exec": "hf://livecodebench/execution-v2:test"}
     for name, line in lines.items():

@@ -1,0 +1,97 @@
+"""CRUXEval-X's declaration: Python output and input prediction from a user's copy."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from execlens.bench import (
+    BenchmarkError,
+    Generations,
+    GenerationsError,
+    ProblemScorer,
+    SampleBenchmark,
+    TaskSpec,
+    check_generations,
+    dataset_records,
+    match_generations,
+    read_generations_json,
+)
+from execlens.tasks.prompts import Extraction, RenderedPrompt
+
+from ._data import load_cruxeval_x
+from ._prompts import STYLES, extract_cruxeval_x, render_cruxeval_x
+from ._score import OfficialScorer, StrictScorer, call_truths
+
+__all__ = ["BENCHMARK", "CruxEvalX"]
+
+
+class CruxEvalX(SampleBenchmark):
+    """CRUXEval-X (CRUXEVAL-X/cruxeval-x), Python split: fill the ``????`` of an assert."""
+
+    name = "cruxeval-x"
+    description = ("CRUXEval-X (Python split): complete the ???? of a test's assert with "
+                   "the output or the input call (bring your own copy: --data)")
+    default_task = "output"
+    tasks: Mapping[str, TaskSpec] = {
+        "output": TaskSpec("output", STYLES, "the value in `assert candidate(...) == ????`"),
+        "input": TaskSpec("input", STYLES, "a call replacing `candidate(????)`"),
+    }
+    modes = ("official", "strict")
+    scores_raw = False
+    preload: tuple[str, ...] = ()
+    scoring_workers = 8
+
+    def load(self, data: str | None) -> list[Any]:
+        """The Python records of ``data`` (required: nothing ships)."""
+        return dataset_records(load_cruxeval_x(data))
+
+    def render(self, item: Any, task: str, style: str) -> RenderedPrompt:
+        """The prompt: three solved examples, then the program and its tail."""
+        self._check(task)
+        tail = item.output_reasoning if task == "output" else item.input_reasoning
+        return render_cruxeval_x(task, style, head=item.head, tail=tail,
+                                 sample_id=item.sample_id)
+
+    def extract(self, raw: str, item: Any, task: str, style: str, flavor: str) -> Extraction:
+        """The answer upstream's runner reads."""
+        return extract_cruxeval_x(raw, flavor)
+
+    def prepare(self, items: Sequence[Any], task: str, engine: Any) -> Any:
+        """Output task: the true value of each tail's call, computed by the engine."""
+        return call_truths(items, engine) if task == "output" else None
+
+    def scorers(self, task: str, style: str, context: Any) -> dict[str, Any]:
+        """The Python judge (official) and strict."""
+        self._check(task)
+        return {"official": ProblemScorer(OfficialScorer(task), lambda item: item),
+                "strict": StrictScorer(task, context)}
+
+    def explain(self, item: Any, task: str, context: Any) -> dict[str, Any] | None:
+        """The program and the tail asked about."""
+        tail = item.output_reasoning if task == "output" else item.input_reasoning
+        return {"expected": None, "program": item.head + tail,
+                "question": "fill the ???? of the assert"}
+
+    def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
+        """``{"<id>": ["<answer>", ...]}`` (answers as the runner extracted them)."""
+        if task is None or task not in self.tasks:
+            raise GenerationsError(f"{path}: name the CRUXEval-X task with --task "
+                                   f"({', '.join(self.tasks)})")
+        answers = check_generations(read_generations_json(path), str(path))
+        return Generations(task=task, items=match_generations(self.load(data), answers,
+                                                              str(path)),
+                           notes={"official_task": task})
+
+    def references(self) -> Sequence[Any]:
+        """None reproducible offline."""
+        return ()
+
+    def _check(self, task: str) -> None:
+        if task not in self.tasks:
+            raise BenchmarkError(f"CRUXEval-X has no task {task!r} "
+                                 f"(expected one of {', '.join(self.tasks)})")
+
+
+BENCHMARK = CruxEvalX()
