@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from execlens.synth._programs import IMPORT_PREFIX, NUMPY_PREFIX, needs_numpy
 from execlens.synth._stage import Stage, register_stage
 
@@ -59,12 +61,28 @@ def _with_input_tasks(tasks: list[Any]) -> list[Any]:
     return out
 
 
+class RuntimeTaskSettings(BaseModel):
+    """``runtime_tasks:`` -- runtime-behaviour tasks built by the tracer for collected
+    functions."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kinds: tuple[str, ...] = ("coverage", "path", "state", "output")
+    pairs_per_function: int = Field(default=1, ge=1)
+    max_tasks_per_pair: int = Field(default=4, ge=1)
+
+
 @register_stage
 class RuntimeTasksStage(Stage):
     """Trace each kept pair of each function; one record per question."""
 
     name = "runtime-tasks"
+    order = 40
     consumes = "collect"
+    reads = "collected"
+    writes = "runtime-task"
+    settings_model = RuntimeTaskSettings
+    dataset = "runtime_tasks"
 
     def run(self, records: list[dict[str, Any]], shard: int, shards: int
             ) -> Iterator[dict[str, Any]]:
@@ -72,7 +90,7 @@ class RuntimeTasksStage(Stage):
         from execlens.tasks import RuntimeProgram, build_tasks
         from execlens.trace import trace_engine
 
-        settings = self.config.runtime_tasks
+        settings = self.settings
         programs = []
         for record in records:
             code = record["refcode"]
