@@ -10,7 +10,6 @@ from execlens.bench import (
     BenchmarkError,
     Generations,
     GenerationsError,
-    ProblemScorer,
     SampleBenchmark,
     TaskSpec,
     check_generations,
@@ -65,8 +64,7 @@ class CruxEvalX(SampleBenchmark):
     def scorers(self, task: str, style: str, context: Any) -> dict[str, Any]:
         """The Python judge (official) and strict."""
         self._check(task)
-        return {"official": ProblemScorer(OfficialScorer(task), lambda item: item),
-                "strict": StrictScorer(task, context)}
+        return {"official": OfficialScorer(task), "strict": StrictScorer(task, context)}
 
     def explain(self, item: Any, task: str, context: Any) -> dict[str, Any] | None:
         """The program and the tail asked about."""

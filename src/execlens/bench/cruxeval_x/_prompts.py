@@ -91,7 +91,7 @@ def extract_cruxeval_x(raw: str, flavor: str) -> Extraction:
     if flavor == "openai":
         found = "[ANSWER]" in raw
         text = raw.split("[ANSWER]")[-1].replace("[/ANSWER", "").strip()
-        how = ("after_last_answer_tag", "close_tag_removed")
+        how: tuple[str, ...] = ("after_last_answer_tag", "close_tag_removed")
         failure = None if found else "no_answer_tag"
     else:
         text = raw.split("[/ANSWER]")[0].replace("[ANSWER]", "").strip()

@@ -136,7 +136,7 @@ def _load_saved(folder: Path, pin: str | None, split: str) -> LoadResult[LCBExec
     (``PATH@FINGERPRINT``) puts it in the run identity and refuses any other version.
     """
     try:
-        import datasets  # heavy: only this path needs it
+        import datasets  # type: ignore[import-untyped]  # heavy: only this path needs it
     except Exception as exc:  # ImportError, or a broken binary dependency
         raise DatasetUnavailableError(f"cannot load {folder}: the `datasets` package failed to "
                                       f"import ({type(exc).__name__}: {exc})") from exc

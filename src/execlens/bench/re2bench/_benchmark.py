@@ -51,18 +51,16 @@ def re2_metrics(records: Sequence[Mapping[str, Any]], modes: Sequence[str]) -> d
             difficulty = str(record["id"]).split("/", 1)[0]
             labels = [str(g.get(mode, "")) for g in record.get("generations", [])]
             n = max(int(record.get("n", len(labels))), len(labels), 1)
-            rs = sum(1.0 for v in record.get(mode, []) if v is True) / n
-            partial = sum(partial_of(label) for label in labels) / n
             bucket = per.setdefault(difficulty, ([], []))
-            bucket[0].append(rs)
-            bucket[1].append(partial)
-        every_rs = [v for rs, _ in per.values() for v in rs]
-        every_partial = [v for _, partial in per.values() for v in partial]
+            bucket[0].append(sum(1.0 for v in record.get(mode, []) if v is True) / n)
+            bucket[1].append(sum(partial_of(label) for label in labels) / n)
+        every_rs = [v for all_rs, _ in per.values() for v in all_rs]
+        every_partial = [v for _, partials in per.values() for v in partials]
         result = {"total_rs": _mean(every_rs), "total_partial_rs": _mean(every_partial)}
-        for difficulty, (rs, partial) in per.items():
-            if rs:
-                result[f"{difficulty}_rs"] = _mean(rs)
-                result[f"{difficulty}_partial_rs"] = _mean(partial)
+        for difficulty, (rs_values, partial_values) in per.items():
+            if rs_values:
+                result[f"{difficulty}_rs"] = _mean(rs_values)
+                result[f"{difficulty}_partial_rs"] = _mean(partial_values)
         out[mode] = result
     return out
 
