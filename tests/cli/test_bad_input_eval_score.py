@@ -362,3 +362,19 @@ def test_version() -> None:
 
     result = _run("--version")
     assert result.exit_code == 0 and result.stdout.strip() == f"execlens {version('execlens')}"
+
+
+# issue 18: --perturb
+def test_eval_perturb_unknown_kind(data_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    _refused(_run("eval", "--benchmark", "cruxeval", "--data", str(_crux(data_dir)),
+                  "--perturb", "rename,shuffle", "--limit", "1", "-o", str(out)),
+             "unknown perturbation 'shuffle'", "rename, reformat, garbage, comments, prints")
+    assert not out.exists()
+
+
+def test_eval_perturb_on_a_benchmark_without_the_hook(data_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    _refused(_run("eval", "--benchmark", "reval", "--task", "coverage", "--perturb", "rename",
+                  "--limit", "1", "-o", str(out)), "reval does not support --perturb")
+    assert not out.exists()

@@ -52,6 +52,14 @@ if TYPE_CHECKING:
         dataset_records,
         pass_at_k_metrics,
     )
+    from execlens.bench._perturb import (
+        PERTURB_KINDS,
+        PerturbTarget,
+        PerturbUnsupported,
+        parse_perturb_kinds,
+        perturb_plan,
+        perturb_programs,
+    )
     from execlens.bench._protocol import (
         Benchmark,
         BenchmarkError,
@@ -109,6 +117,12 @@ _EXPORTS = {
     "SampleBenchmark": "_kit",
     "dataset_records": "_kit",
     "pass_at_k_metrics": "_kit",
+    "PERTURB_KINDS": "_perturb",
+    "PerturbTarget": "_perturb",
+    "PerturbUnsupported": "_perturb",
+    "parse_perturb_kinds": "_perturb",
+    "perturb_plan": "_perturb",
+    "perturb_programs": "_perturb",
     "Benchmark": "_protocol",
     "BenchmarkError": "_protocol",
     "ExportSpec": "_protocol",

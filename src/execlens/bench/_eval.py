@@ -116,6 +116,9 @@ class EvalConfig:
     """Stop strings instead of the benchmark's (``()``: none); never sent to a thinker."""
     think_tags: tuple[str, str] = DEFAULT_THINK_TAGS
     """The tags around an inline thought."""
+    perturb: tuple[str, ...] = ()
+    """Perturbation kinds applied in order to every program (``bench.PERTURB_KINDS``)."""
+    perturb_seed: int = 0
 
     def identity(self) -> dict[str, Any]:
         """What must match for a rerun to resume this run (not --limit: it may grow)."""
@@ -131,6 +134,8 @@ class EvalConfig:
             identity["stop"] = list(self.stop)
         if self.think_tags != DEFAULT_THINK_TAGS:
             identity["think_tags"] = list(self.think_tags)
+        if self.perturb:
+            identity["perturb"] = {"kinds": list(self.perturb), "seed": self.perturb_seed}
         return identity
 
 
@@ -183,6 +188,16 @@ def check_config(config: EvalConfig) -> Benchmark:
                         "'<think>' '</think>'")
     if config.stop is not None and any(not stop for stop in config.stop):
         raise EvalError("--stop strings must not be empty (use --no-stop to send none)")
+    if config.perturb:
+        from ._perturb import PerturbUnsupported, parse_perturb_kinds
+
+        try:
+            parse_perturb_kinds(config.perturb)
+        except PerturbUnsupported as exc:
+            raise EvalError(str(exc)) from exc
+        if getattr(bench, "perturb_target", None) is None:
+            raise EvalError(f"{bench.name} does not support --perturb "
+                            f"({getattr(bench, 'perturb_note', 'no perturb_target hook')})")
     return bench
 
 
@@ -393,6 +408,30 @@ def _open_client(config: EvalConfig) -> Any:
     return open_client(config.model, config.base_url, no_cache=config.no_cache, **settings)
 
 
+def _perturb(bench: Benchmark, plan: Any, config: EvalConfig, engine: Engine | None
+             ) -> dict[str, Any]:
+    """``--perturb``: the plan with perturbed programs (under ``"plan"``) and the counts.
+
+    Verification runs on ``engine`` or a small one of its own, closed here (scoring
+    starts its own later, sized for the benchmark).
+    """
+    from ._perturb import PerturbUnsupported, parse_perturb_kinds, perturb_plan
+
+    kinds = parse_perturb_kinds(config.perturb)
+    try:
+        if engine is not None:
+            plan, summary = perturb_plan(bench, plan, kinds, config.perturb_seed, engine)
+        else:
+            from execlens.judge import scoring_engine
+
+            with scoring_engine(min(config.workers or 4, 4),
+                                preload=getattr(bench, "preload", ())) as own:
+                plan, summary = perturb_plan(bench, plan, kinds, config.perturb_seed, own)
+    except PerturbUnsupported as exc:
+        raise EvalError(str(exc)) from exc
+    return {**summary, "plan": plan}
+
+
 def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
              show_progress: bool = True, engine: Engine | None = None) -> EvalResult:
     """Run (or resume) one evaluation into ``out`` and return its results.
@@ -415,6 +454,9 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
         plan = bench.plan(records, config.task, limit=config.limit, offset=config.offset)
     except (DatasetError, ValueError) as exc:
         raise EvalError(f"{exc}") from exc
+    perturbation = _perturb(bench, plan, config, engine) if config.perturb else None
+    if perturbation is not None:
+        plan = perturbation.pop("plan")
     units = _units(plan)
     if not units:
         raise EvalError("no samples selected (check --data, --limit and --offset)")
@@ -511,6 +553,8 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
                             bench.modes),
             }
             results["responses"] = responses
+            if perturbation is not None:
+                results["perturbation"] = perturbation
             if warnings:
                 results["flags"] = [*warnings, *results.get("flags", [])]
             skipped = getattr(bench, "skipped", None)

@@ -60,7 +60,14 @@ class RunView:
         r = self.results
         parts = [str(r.get(key)) for key in ("benchmark", "task", "prompt") if r.get(key)]
         model = r.get("model")
-        return "/".join(parts) + (f" · {model}" if model else "") or self.path.name
+        perturbed = self.perturbation()
+        suffix = f" · perturb {'+'.join(perturbed['kinds'])}" if perturbed else ""
+        return "/".join(parts) + (f" · {model}" if model else "") + suffix or self.path.name
+
+    def perturbation(self) -> dict[str, Any] | None:
+        """``results["perturbation"]`` of a ``--perturb`` run (kinds, kept, dropped), else None."""
+        block = self.results.get("perturbation")
+        return block if isinstance(block, dict) and block.get("kinds") else None
 
     def metrics(self) -> dict[str, dict[str, float]]:
         """``{mode: {metric: value}}`` for numeric metrics only."""
@@ -361,6 +368,32 @@ def _differences_figure(run: RunView) -> dict[str, Any] | None:
                        "yaxis": {"title": {"text": "generations"}}, "height": 360}}
 
 
+def _robustness(runs: Sequence[RunView]) -> list[dict[str, Any]]:
+    """The score drop of each ``--perturb`` run against the unperturbed run of the same
+    benchmark, task, prompt and model among ``runs``: one row per mode and metric."""
+    def key(run: RunView) -> tuple[Any, ...]:
+        return tuple(run.results.get(k) for k in ("benchmark", "task", "prompt", "model"))
+
+    originals = {key(run): run for run in runs if run.perturbation() is None}
+    rows: list[dict[str, Any]] = []
+    for run in runs:
+        block = run.perturbation()
+        original = originals.get(key(run)) if block else None
+        if block is None or original is None:
+            continue
+        before = original.metrics()
+        for mode, values in run.metrics().items():
+            for metric in sorted(values):
+                if metric in before.get(mode, {}) and not metric.endswith("_count"):
+                    rows.append({"perturbation": "+".join(block["kinds"]), "mode": mode,
+                                 "metric": metric, "original": before[mode][metric],
+                                 "perturbed": values[metric],
+                                 "delta": values[metric] - before[mode][metric],
+                                 "kept": block.get("kept"), "dropped": block.get("dropped"),
+                                 "original_samples": original.results.get("samples")})
+    return rows
+
+
 def _pretty(value: Any) -> str:
     if isinstance(value, str):
         return value
@@ -391,6 +424,7 @@ def write_report(run_dirs: Iterable[Path], out: Path,
     template = _TEMPLATES.get_template("report.html.j2")
     page = template.render(
         runs=runs,
+        robustness=_robustness(runs),
         figures=[{"id": f["id"], "json": json.dumps(f["spec"])} for f in figures],
         plotly_js=_plotly_js(),
         pretty=_pretty,

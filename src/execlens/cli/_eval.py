@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from execlens.bench import (
+    PERTURB_KINDS,
     BenchmarkError,
     EvalConfig,
     EvalError,
@@ -113,6 +114,12 @@ def eval_command(
     no_stop: Annotated[bool, typer.Option("--no-stop", help="Send no stop string.")] = False,
     think_tags: Annotated[Optional[tuple[str, str]], typer.Option(
         help="The two tags around an inline thought (default: <think> </think>).")] = None,
+    perturb: Annotated[Optional[list[str]], typer.Option(
+        help="Rewrite every program first, keeping what it computes (repeat or comma "
+             "list; applied in order): " + ", ".join(PERTURB_KINDS) + ".  Each perturbed "
+             "program is re-executed; one that behaves differently is dropped and counted "
+             "in results.json.")] = None,
+    perturb_seed: Annotated[int, typer.Option(help="Seed of --perturb's choices.")] = 0,
 ) -> None:
     """Run inference and scoring; write samples.jsonl, results.json and report.html."""
     if task is None:
@@ -128,8 +135,11 @@ def eval_command(
                         max_concurrency=concurrency, retries=retries,
                         extra_body=_json_object(extra_body, "--extra-body"),
                         reasoning=reasoning, stop=_stop_option(stop, no_stop),
-                        think_tags=think_tags or DEFAULT_THINK_TAGS)
+                        think_tags=think_tags or DEFAULT_THINK_TAGS,
+                        perturb=tuple(perturb or ()), perturb_seed=perturb_seed)
     target = out or Path("runs") / f"{benchmark}-{task}-{prompt}-{model.replace('/', '_')}"
+    if out is None and config.perturb:  # beside the unperturbed run, not over it
+        target = target.with_name(f"{target.name}-perturb-{'+'.join(config.perturb)}")
     try:
         # check_config first: a bad option is an error before any warning.
         warn_program_environment(benchmark_requirements([check_config(config).name]))

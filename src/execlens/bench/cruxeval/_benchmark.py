@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from execlens.bench import (
     Generations,
+    PerturbTarget,
     ProblemScorer,
     Reference,
-    ShippedRun,
     SampleBenchmark,
+    ShippedRun,
     TaskSpec,
     dataset_records,
     match_generations,
@@ -84,6 +86,11 @@ class CruxEval(SampleBenchmark):
                     "question": f"an input such that f(??) == {item.output}"}
         return {"expected": item.output, "program": item.code, "true_value": item.output,
                 "question": f"the output of {call}"}
+
+    def perturb_target(self, item: Any, task: str) -> PerturbTarget:
+        """``--perturb``: the function is rewritten; ``f(<input>)`` must return the same."""
+        return PerturbTarget(item.code, (f"f({item.input})",),
+                             lambda code: replace(item, code=code))
 
     def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
         """An official-format file; the official mode scores it as its path says."""

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from execlens.bench import (
     Generations,
+    PerturbTarget,
     ProblemScorer,
     SampleBenchmark,
     TaskSpec,
@@ -24,7 +26,7 @@ from ._generations import (
     load_lcb_generations,
     load_lcb_problems,
 )
-from ._official import LCBOfficialScorer
+from ._official import LCB_PRELUDE, LCBOfficialScorer
 
 __all__ = ["BENCHMARK", "LCBExec"]
 
@@ -64,6 +66,12 @@ class LCBExec(SampleBenchmark):
         """The reference output literal (what the official extraction should read)."""
         return {"expected": item.output, "program": item.code, "true_value": item.output,
                 "question": f"the output of {item.input}"}
+
+    def perturb_target(self, item: Any, task: str) -> PerturbTarget:
+        """``--perturb``: the code is rewritten (after the import block, which stays);
+        the call of ``input`` (keyword names protected) must return the same."""
+        return PerturbTarget(item.code, (item.input,), lambda code: replace(item, code=code),
+                             prelude=LCB_PRELUDE)
 
     def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
         """LiveCodeBench's output list (problems embedded) or ``{id: [answers]}``."""

@@ -149,6 +149,8 @@ class Reval:
     154 programs' runs, and Incremental Consistency over all four."""
 
     name = "reval"
+    # --perturb: every kind goes through ast.unparse, so line numbers move.
+    perturb_note = "its questions name line numbers and every kind re-lays the program out"
     description = ("REval: is a line executed, which line runs next, a variable's value, "
                    "the output; Incremental Consistency")
     tasks: Mapping[str, TaskSpec] = {

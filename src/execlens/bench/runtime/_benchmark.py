@@ -72,6 +72,8 @@ class RuntimeBenchmark:
     """Coverage, path, state, output and input questions about any programs' runs."""
 
     name = "runtime"
+    # --perturb: every kind goes through ast.unparse, so line numbers move.
+    perturb_note = "its coverage/path/state questions name lines that every kind moves"
     default_task = "all"  # `execlens eval --benchmark runtime` asks every kind
     description = ("Runtime behaviour of any programs with inputs: coverage, path, state "
                    "(REval's questions) and output/input prediction (CRUXEval's)")

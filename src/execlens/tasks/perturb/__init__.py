@@ -1,0 +1,38 @@
+"""Meaning-preserving program edits, in the style of CodeCrash (robustness transforms).
+
+A perturbation rewrites a program's *surface* -- names, layout, dead code, comments,
+prints -- and keeps what it computes, so a model that reasons about execution answers the
+same and one that pattern-matches surface features does not.  Everything here is pure
+(stdlib ``ast``/``random``): it never runs the program.  Whether a rewrite really kept
+the behaviour is proved elsewhere, by re-executing both programs in the engine
+(``execlens.bench``'s ``--perturb`` runner); a rewrite that changed behaviour is dropped
+and counted there, never trusted.
+
+Kinds (:data:`KINDS`):
+
+* ``rename``: local variables and parameters of every function get misleading names
+  (other plausible variable names, shuffled); globals, attributes, keyword-argument
+  names, ``global`` names, names a nested class binds and functions that read their own
+  namespace (``locals()``, ``eval``, ...) are left alone;
+* ``reformat``: the canonical ``ast.unparse`` layout (quotes, spacing, parentheses,
+  comments dropped), one element per line inside brackets, blank lines after blocks;
+* ``garbage``: dead code in function bodies -- ``if False:`` blocks, ``while False:``
+  loops and assignments to fresh, never-read names;
+* ``comments``: misleading comments before statements (claims about what they do);
+* ``prints``: misleading ``print`` calls before statements (CodeCrash's kind: text to
+  stdout).  The benchmarks judge returned values, not stdout, so the re-execution check
+  compares values and exceptions and, for this kind only, not stdout.
+
+Every kind goes through ``ast.unparse``, so every perturbed program is re-laid out and
+its line numbers differ from the original's: benchmarks that ask about lines (REval,
+the runtime benchmark's coverage/path/state) cannot take these kinds.
+
+Deterministic: the same ``(source, kind, seed)`` gives the same text (``random.Random``
+seeded with a string hashes it with SHA-512, independent of ``PYTHONHASHSEED``).
+"""
+
+from __future__ import annotations
+
+from ._kinds import KINDS, PerturbError, perturb_source, protected_names
+
+__all__ = ["KINDS", "PerturbError", "perturb_source", "protected_names"]
