@@ -102,6 +102,24 @@ def test_source_wrong_suffix(tmp_path: Path, data_dir: Path) -> None:
     _refused(_run("run", str(path)), "field sources[0]", ".jsonl, .jsonl.gz, .json")
 
 
+@pytest.mark.parametrize("package, fragments", [
+    ("not_a_package_here/data.jsonl", ("'not_a_package_here' is not installed",)),
+    ("reasoning_gym/data/missing.jsonl", ("has no file 'data/missing.jsonl'",)),
+    ("reasoning_gym", ("must name a package and a file in it",)),
+])
+def test_source_package_file(tmp_path: Path, data_dir: Path, package: str,
+                             fragments: tuple[str, ...]) -> None:
+    pytest.importorskip("reasoning_gym")
+    path = _config(tmp_path, data_dir, sources=[{"package": package}])
+    _refused(_run("run", str(path)), "field sources[0]", *fragments)
+
+
+def test_source_path_and_package_together(tmp_path: Path, data_dir: Path) -> None:
+    path = _config(tmp_path, data_dir, sources=[{"package": "reasoning_gym/data/codeio.jsonl.gz",
+                                                 "path": str(_parsed(data_dir))}])
+    _refused(_run("run", str(path)), "give one of path or package, not both")
+
+
 def _reasoning_gym_file(name: str = "codeio.jsonl.gz") -> Path:
     reasoning_gym = pytest.importorskip("reasoning_gym")
     return Path(reasoning_gym.__file__).parent / "data" / name

@@ -45,6 +45,29 @@ SOURCE_FIELDS = ("content", "refcode", "input_generator", "problem_description",
                  "io_requirements", "ios", "funcname", "meta")
 
 
+def package_file(spec: str) -> Path:
+    """The file ``<package>/<path inside it>`` of an installed package (not imported)."""
+    import importlib.util
+
+    top, _, inside = spec.strip("/").partition("/")
+    if not top or not inside:
+        raise ValueError(f"package: {spec!r} must name a package and a file in it, e.g. "
+                         "reasoning_gym/data/codeio.jsonl.gz")
+    try:
+        found = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        found = None
+    locations = list(found.submodule_search_locations or []) if found is not None else []
+    if not locations:
+        raise ValueError(f"package: {top!r} is not installed here (pip install it, or give "
+                         "path: to the file)")
+    for location in locations:
+        candidate = Path(location) / inside
+        if candidate.is_file():
+            return candidate
+    raise ValueError(f"package: {top!r} (at {locations[0]}) has no file {inside!r}")
+
+
 class SourceConfig(_Strict):
     """One input: a data file, or a ``datasets`` dataset (a saved directory, a local
     dataset folder or a hub name at a pinned ``revision``).
@@ -60,6 +83,10 @@ class SourceConfig(_Strict):
 
     path: Path | None = None
     dataset: str | None = None
+    package: str | None = None
+    """A data file inside an installed Python package, ``<package>/<file in it>`` (e.g.
+    ``reasoning_gym/data/codeio.jsonl.gz``): found wherever the package is installed, so
+    a config runs on any machine that has it."""
     split: str = "train"
     revision: str | None = None
     columns: dict[str, str] = Field(default_factory=dict)
@@ -68,12 +95,22 @@ class SourceConfig(_Strict):
     limit: int | None = Field(default=None, ge=1)
     pairs_per_function: int = Field(default=3, ge=2, le=100)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _package_file(cls, data: Any) -> Any:
+        # Resolved to a path here: everything downstream reads files.
+        if isinstance(data, dict) and data.get("package") is not None:
+            if data.get("path") is not None:
+                raise ValueError("give one of path or package, not both")
+            return {**data, "path": package_file(str(data["package"]))}
+        return data
+
     @model_validator(mode="after")
     def _one_origin(self) -> SourceConfig:
         from execlens.store import RECORD_SUFFIXES
 
         if (self.path is None) == (self.dataset is None):
-            raise ValueError("give exactly one of path (a data file) or dataset")
+            raise ValueError("give exactly one of path (a data file), package or dataset")
         if (self.path is not None and not self.path.is_dir()
                 and not self.path.name.lower().endswith(RECORD_SUFFIXES)):
             raise ValueError(f"path must end in {', '.join(RECORD_SUFFIXES)} (or be a "

@@ -1,63 +1,72 @@
-"""A short synthesis run for ``make demo``: a handful of parsed CodeI/O functions through
-every later stage with the embedded model, ending with the dataset card.
+"""A short synthesis run for ``make demo``: a handful of real CodeI/O functions through
+every stage from ``collect`` with the embedded model, ending with the dataset card.
 
-The demo takes the functions with the shortest code and descriptions: on a small CPU
-the embedded model's time goes mostly into reading the prompts (which hold the code),
-so short functions keep the step to a couple of minutes."""
+The functions come from the CodeI/O data the ``reasoning-gym`` package ships
+(Apache-2.0; ``reasoning_gym/data/codeio.jsonl.gz``: a ``main_solution`` and its input
+generator per record), so the demo needs no data beside the install.  It takes those with
+the shortest code and descriptions: on a small CPU the embedded model's time goes mostly
+into reading the prompts (which hold the code), so short functions keep the step to a
+couple of minutes."""
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
-from execlens.synth._config import ConfigError, SynthConfig
+from execlens.synth._config import ConfigError, SynthConfig, package_file
 
-__all__ = ["demo_config", "run_demo_synthesis"]
+__all__ = ["DEMO_SOURCE", "demo_config", "run_demo_synthesis", "shortest_functions"]
 
-_PARSED = Path("codeio") / "rawcode_1k_parsed.jsonl"
+#: The CodeI/O functions the demo draws from (a file of the ``reasoning-gym`` package).
+DEMO_SOURCE = "reasoning_gym/data/codeio.jsonl.gz"
 
-
-def _data_root() -> Path:
-    # The same convention as the test suite: EXECLENS_TEST_DATA, else ../shared/data
-    # beside the repository (this file is src/execlens/synth/_demo.py).
-    configured = Path(os.environ.get("EXECLENS_TEST_DATA", "../shared/data"))
-    if configured.is_absolute():
-        return configured
-    return (Path(__file__).resolve().parents[3] / configured).resolve()
+# reasoning-gym's columns -> execlens' fields.
+_COLUMNS = {"refcode": "code_sample", "problem_description": "task_description",
+            "io_requirements": "input_output_spec", "input_generator": "input_generator"}
 
 
 def shortest_functions(path: Path, count: int) -> list[dict[str, Any]]:
-    """The ``count`` rows of a parsed CodeI/O file with the shortest prompt material
-    (code + description + I/O requirements) among those with at least 2 stored pairs;
-    ties keep file order."""
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip()]
-    usable = [(len(r.get("refcode", "")) + len(r.get("problem_description") or "")
-               + len(r.get("io_requirements") or ""), i, r) for i, r in enumerate(rows)
-              if isinstance(r.get("ios"), list) and len(r["ios"]) >= 2]
-    return [{**r, "meta": {"row": i}} for _, i, r in sorted(usable, key=lambda t: t[:2])[:count]]
+    """The ``count`` records of a reasoning-gym CodeI/O file with the shortest prompt
+    material (code + description + I/O spec), under execlens' field names; ties keep
+    file order."""
+    from execlens.store import iter_records
+
+    usable = []
+    for row in iter_records(path):
+        record = row.record or {}
+        fields = {ours: record.get(theirs) for ours, theirs in _COLUMNS.items()}
+        if not all(isinstance(value, str) and value for value in fields.values()):
+            continue
+        size = sum(len(fields[k]) for k in ("refcode", "problem_description",
+                                           "io_requirements"))
+        usable.append((size, row.index, fields))
+    chosen = sorted(usable, key=lambda t: t[:2])[:count]
+    return [{**fields, "meta": {"row": index}} for _, index, fields in chosen]
 
 
 def demo_config(out_dir: str | Path, *, functions: int = 3, max_tokens: int = 64,
                 data: str | Path | None = None, model: dict[str, Any] | None = None
                 ) -> SynthConfig:
-    """The demo's config: the ``functions`` shortest records of
-    ``rawcode_1k_parsed.jsonl`` (written to ``out_dir/demo_functions.jsonl``) entering at
-    ``collect`` (2 pairs each), then prompts, predict, verify, revise and assemble with
-    the embedded model; ``max_tokens`` per answer keeps it to a couple of minutes."""
-    path = Path(data) if data is not None else _data_root() / _PARSED
+    """The demo's config: the ``functions`` shortest records of reasoning-gym's CodeI/O
+    data (or of ``data``, a file in its format), written to ``out_dir/demo_functions.jsonl``
+    and entering at ``collect`` (2 pairs each, from their generators), then prompts,
+    predict, verify, revise and assemble with the embedded model; ``max_tokens`` per
+    answer keeps it to a couple of minutes."""
+    try:
+        path = Path(data) if data is not None else package_file(DEMO_SOURCE)
+    except ValueError as exc:
+        raise ConfigError(f"the demo's CodeI/O functions: {exc}") from exc
     if not path.is_file():
-        raise ConfigError(f"{path}: the CodeI/O parsed functions are missing; set "
-                          "EXECLENS_TEST_DATA to the shared data directory")
+        raise ConfigError(f"{path}: no such file (the demo reads reasoning-gym's CodeI/O "
+                          "functions; pip install reasoning-gym)")
     chosen = Path(out_dir) / "demo_functions.jsonl"
     chosen.parent.mkdir(parents=True, exist_ok=True)
     chosen.write_text("".join(json.dumps(r, sort_keys=True) + "\n"
                               for r in shortest_functions(path, functions)), encoding="utf-8")
     return SynthConfig.model_validate({
         "out": str(out_dir),
-        "sources": [{"path": str(chosen), "pairs_per_function": 2, "name": "codeio-parsed"}],
+        "sources": [{"path": str(chosen), "pairs_per_function": 2, "name": "codeio"}],
         "stages": ["collect", "prompts", "predict", "verify", "revise", "assemble"],
         "model": model or {"name": "local"},
         "sampling": {"max_tokens": max_tokens, "temperature": 0.0, "seed": 0},
