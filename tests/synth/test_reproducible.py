@@ -2,7 +2,7 @@
 functions (read in place, generators taking a ``random.Random``) gives byte-identical
 datasets, cards and collect shards on a second run that is SIGKILLed mid-collect and
 resumed, and under the Ray executor.  (The 500-function check:
-``benchmarks/synth_reproducible.py``.)"""
+``perf/synth_reproducible.py``.)"""
 
 from __future__ import annotations
 

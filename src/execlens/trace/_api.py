@@ -16,7 +16,7 @@ __all__ = ["MODES", "TRACE_PRELOAD", "TRACE_RUNNER", "TraceLimits", "TraceReques
 
 TRACE_RUNNER = "execlens.trace._runner:run"
 # What a tracing fork server should hold before forking: the runner and the modules the
-# benchmark programs import most (numpy is measured in benchmarks/tracer.py's notes).
+# benchmark programs import most (numpy is measured in perf/tracer.py's notes).
 TRACE_PRELOAD: tuple[str, ...] = (*DEFAULT_PRELOAD, "execlens.trace._runner")
 MODES = ("exact", "reval")
 DEFAULT_TRACE_LIMITS = Limits(wall_time=30.0, memory_mb=1024, output_bytes=1 << 20)

@@ -8,7 +8,7 @@ traced pair, the ClassEval record runs) that the reference numbers are computed 
 Compares status, value envelope, stdout/stderr and exception of every run, and the
 truth dicts for equality.  Prints the counts and every difference; exit code 1 if any.
 
-    python benchmarks/filesystem_parity.py [--data ../shared/data] [--workers 2]
+    python perf/filesystem_parity.py [--data ../shared/data] [--workers 2]
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def cruxeval_jobs(data: Path) -> list[Job]:
 
 
 def reval_jobs(data: Path) -> list[Job]:
-    """One job per runnable REval run, as ``benchmarks/tracer.py`` runs them untraced."""
+    """One job per runnable REval run, as ``perf/tracer.py`` runs them untraced."""
     jobs = []
     for problem in load_reval_problems(data / "reval"):
         if problem.skip_reason:

@@ -251,7 +251,7 @@ def main() -> None:
         counts = by_mix.get(mix, Counter())
         print(f"{mix:<10} " + " ".join(f"{counts.get(k, 0):>10}" for k in sorted(labels)))
     print(f"right answers verified as success: {right_ok:.1%} (the rest: stored pairs that no "
-          "longer reproduce, see benchmarks/collect.py)")
+          "longer reproduce, see perf/collect.py)")
     if args.json:
         print(json.dumps({"instances": len(checks), "seconds": round(elapsed, 3),
                           "instances_per_s": round(rate, 1),

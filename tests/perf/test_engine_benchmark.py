@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "engine.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "perf" / "engine.py"
 
 
 def test_engine_benchmark_prints_figures_and_where_the_cpu_goes() -> None:

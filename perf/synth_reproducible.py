@@ -3,7 +3,7 @@ functions (read in place from the installed package, with a column mapping), the
 run SIGKILLed once mid-collect and resumed; the datasets, cards and collect shards are
 compared byte for byte, and the collect verdicts are counted by reason.
 
-    python benchmarks/synth_reproducible.py --functions 500 [--file codeio.jsonl.gz]
+    python perf/synth_reproducible.py --functions 500 [--file codeio.jsonl.gz]
 """
 
 from __future__ import annotations

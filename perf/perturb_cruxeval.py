@@ -2,7 +2,7 @@
 
 Prints, per kind, how many perturbed programs were kept (same value, exception and, but
 after ``prints``, stdout as the original on the dataset's input) and how many were
-dropped, with the reasons.  Usage: ``python benchmarks/perturb_cruxeval.py [KIND ...]``.
+dropped, with the reasons.  Usage: ``python perf/perturb_cruxeval.py [KIND ...]``.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ baseline; ``--json`` adds one JSON object on the last line.  Dataset code runs
 in-process here, from a scratch working directory: only run it on data you trust (the
 REval release).
 
-    .venv/bin/python benchmarks/tracer.py [--data ../shared/data/reval] [--rounds 3] [--json]
+    .venv/bin/python perf/tracer.py [--data ../shared/data/reval] [--rounds 3] [--json]
 """
 
 from __future__ import annotations
