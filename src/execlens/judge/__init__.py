@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from execlens.judge._scoring import SampleScore, ScorePlan, Scorer
     from execlens.judge._strict import StrictScorer, compare_values, parse_reference
     from execlens.judge._tasks import TASK_JUDGES, TaskScorer, judge_task, plan_task
+    from execlens.judge._trace import judge_trace, parse_trace_answer, step_credit
     from execlens.judge._verdict import Verdict, VerdictStatus
 
 _EXPORTS = {
@@ -91,6 +92,9 @@ _EXPORTS = {
     "judge_state": "_runtime",
     "judge_state_value": "_runtime",
     "plan_input": "_runtime",
+    "judge_trace": "_trace",
+    "parse_trace_answer": "_trace",
+    "step_credit": "_trace",
     "run_plan": "_runtime",
     "SampleScore": "_scoring",
     "ScorePlan": "_scoring",

@@ -23,6 +23,7 @@ from execlens.judge._runtime import (
     run_plan,
 )
 from execlens.judge._scoring import SampleScore, ScorePlan
+from execlens.judge._trace import judge_trace
 from execlens.judge._verdict import Verdict
 from execlens.values import parse_call
 
@@ -56,6 +57,7 @@ TASK_JUDGES: dict[str, Callable[[Any, Any], JudgePlan | Verdict]] = {
         else judge_output(task.reference, answer)),
     "input": lambda task, answer: plan_input(task.program, _function_of(task), task.reference,
                                              answer),
+    "trace": lambda task, answer: judge_trace(task.reference, answer),
 }
 
 

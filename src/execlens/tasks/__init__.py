@@ -16,8 +16,15 @@ from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from execlens.tasks._classeval import ClassEvalTestClass, classeval_test_classes
+    from execlens.tasks._fulltrace import (
+        MAX_TRACE_STEPS,
+        executed_lines,
+        numbered_program,
+        trace_reference,
+    )
     from execlens.tasks._lines import Candidate, candidate_lines, line_variables
     from execlens.tasks._model import (
+        BUILD_KINDS,
         COMPARISONS,
         KINDS,
         QUESTION_KINDS,
@@ -54,6 +61,11 @@ _EXPORTS = {
     "Candidate": "_lines",
     "candidate_lines": "_lines",
     "line_variables": "_lines",
+    "MAX_TRACE_STEPS": "_fulltrace",
+    "executed_lines": "_fulltrace",
+    "numbered_program": "_fulltrace",
+    "trace_reference": "_fulltrace",
+    "BUILD_KINDS": "_model",
     "COMPARISONS": "_model",
     "KINDS": "_model",
     "QUESTION_KINDS": "_model",

@@ -15,13 +15,16 @@ from dataclasses import asdict, dataclass, field, fields
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["COMPARISONS", "KINDS", "QUESTION_KINDS", "RuntimeTask", "Task", "TaskError",
-           "task_id"]
+__all__ = ["BUILD_KINDS", "COMPARISONS", "KINDS", "QUESTION_KINDS", "RuntimeTask", "Task",
+           "TaskError", "task_id"]
 
-#: The runtime kinds ``tasks`` builds from traces (REval's four questions).
+#: The runtime kinds ``tasks`` builds from traces by default (REval's four questions).
 KINDS = ("coverage", "path", "state", "output")
-#: Every kind a task may have: the runtime kinds and input prediction.
-QUESTION_KINDS = ("coverage", "path", "state", "output", "input")
+#: Every kind ``build_tasks`` can build: the default ones and full-trace prediction
+#: (asked only when named: one long answer per run).
+BUILD_KINDS = (*KINDS, "trace")
+#: Every kind a task may have: the runtime kinds, input prediction and full traces.
+QUESTION_KINDS = ("coverage", "path", "state", "output", "input", "trace")
 #: How a predicted value is compared with the reference: ``exact`` (type-strict, the
 #: strict judges) or ``tolerant`` (CodeI/O's rule: JSON-equal or close floats).
 COMPARISONS = ("exact", "tolerant")
@@ -61,7 +64,9 @@ class Task:
       ``compare="tolerant"``, the JSON value (CodeI/O);
     * ``input``: the output an answer's call must return, in the same shapes; the
       answer is one call of ``function`` (keyword arguments for CodeI/O: ``input``
-      then holds the reference keyword dict).
+      then holds the reference keyword dict);
+    * ``trace``: the 1-indexed lines ``call`` executes, in order (CoCoNUT's question;
+      see ``execlens.tasks._fulltrace`` for what a step is).
 
     ``function`` is the entry point (default: the name ``call`` calls); ``mode`` the
     tracer mode the truth came from; ``selection`` how the question was picked;
@@ -98,6 +103,10 @@ class Task:
             raise TaskError(f"unknown comparison {self.compare!r}; one of {COMPARISONS}")
         if self.kind in ("coverage", "path", "state") and self.line is None:
             raise TaskError(f"a {self.kind} task needs its line")
+        if self.kind == "trace" and (
+                not isinstance(self.reference, (list, tuple))
+                or not all(type(n) is int for n in self.reference)):
+            raise TaskError("a trace task's reference is the list of executed line numbers")
 
     def check_kind(self) -> Task:
         """The task itself, or :class:`TaskError` when its kind is not a question kind."""

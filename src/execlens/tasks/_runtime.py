@@ -1,4 +1,5 @@
-"""Coverage / path / state / output tasks with ground truth, for any program and input.
+"""Coverage / path / state / output (and, when asked, full-trace) tasks with ground truth,
+for any program and input.
 
 Ground truth comes from traces (``execlens.trace``).  The generator itself works on
 traces it is given; :func:`build_tasks` can also run the tracer itself (it imports
@@ -21,8 +22,9 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from execlens.tasks._fulltrace import trace_reference
 from execlens.tasks._lines import candidate_lines
-from execlens.tasks._model import KINDS, RuntimeTask, task_id
+from execlens.tasks._model import BUILD_KINDS, KINDS, RuntimeTask, task_id
 from execlens.tasks._sources import RuntimeProgram
 
 __all__ = ["SELECTIONS", "build_tasks", "failed_runs", "tasks_for_trace", "trace_from_record",
@@ -73,6 +75,22 @@ def _output_task(program: RuntimeProgram, trace: Any, selection: str) -> Runtime
     return _task(program, trace, "output", selection, reference=reference)
 
 
+def _trace_task(program: RuntimeProgram, trace: Any, selection: str) -> RuntimeTask | None:
+    # A unittest driver's steps include its test code's lines (another file): no question.
+    if program.test is not None or trace.mode != "exact":
+        return None
+    reference = trace_reference(trace)
+    if reference is None:
+        return None
+    return _task(program, trace, "trace", selection, reference=reference)
+
+
+def _trace_tasks(program: RuntimeProgram, trace: Any, selection: str,
+                 kinds: Sequence[str]) -> list[RuntimeTask]:
+    found = _trace_task(program, trace, selection) if "trace" in kinds else None
+    return [found] if found is not None else []
+
+
 def tasks_for_trace(program: RuntimeProgram, trace: Any, selection: str = "reval",
                     kinds: Sequence[str] = KINDS) -> list[RuntimeTask]:
     """All tasks of one run under ``"reval"``/``"given"`` selection (no sampling)."""
@@ -93,7 +111,7 @@ def tasks_for_trace(program: RuntimeProgram, trace: Any, selection: str = "reval
         seen_lines.add(line)
     if "output" in kinds:
         tasks.append(_output_task(program, trace, selection))
-    return tasks
+    return tasks + _trace_tasks(program, trace, selection, kinds)
 
 
 def _rank(ident: str, seed: int) -> str:
@@ -111,6 +129,7 @@ def _balanced(pairs: Iterable[tuple[RuntimeProgram, Any]], kinds: Sequence[str],
             (executed if trace.covered(site.line) else skipped).append(entry)
         if "output" in kinds:
             outputs.append(_output_task(program, trace, "balanced"))
+        outputs.extend(_trace_tasks(program, trace, "balanced", kinds))
     keep = min(len(executed), len(skipped))
 
     def sample(entries: list[Any]) -> list[Any]:
@@ -207,9 +226,9 @@ def build_tasks(programs: Sequence[RuntimeProgram], *, traces: Sequence[Any] | N
     """
     if selection not in SELECTIONS:
         raise ValueError(f"unknown selection {selection!r}: use one of {SELECTIONS}")
-    unknown = set(kinds) - set(KINDS)
+    unknown = set(kinds) - set(BUILD_KINDS)
     if unknown:
-        raise ValueError(f"unknown task kinds {sorted(unknown)}: use {KINDS}")
+        raise ValueError(f"unknown task kinds {sorted(unknown)}: use {BUILD_KINDS}")
     runnable = [p for p in programs if p.skip_reason is None]
     if traces is None:
         if engine is None:

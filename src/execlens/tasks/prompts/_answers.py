@@ -14,6 +14,7 @@ state      ``value; type`` (a Python literal; its class name), or ``Nil``   ``[1
 output     the returned value as a Python literal (the exception's class    ``'abc'``
            name when the call raises)
 input      one call of the function with literal arguments                   ``f(1, 'a')``
+trace      the executed line numbers in order, as a Python list              ``[2, 3, 2, 4]``
 =========  ================================================================  ==============
 
 Readers stay lenient where the benchmarks they reproduce were (a path answer may be the
@@ -46,6 +47,9 @@ ANSWER_FORMS: dict[str, tuple[str, str]] = {
     "output": ("the returned value as a Python literal (no expressions, no function "
                "calls), or the exception's class name if the call raises", "'abc'"),
     "input": ("a single call of the function whose arguments are literals", "f(1, 'a')"),
+    "trace": ("the numbers of the executed lines in execution order as a Python list (a "
+              "called function's def line is not listed; a loop header is listed each time "
+              "it is tested, the last test included)", "[2, 3, 2, 4]"),
 }
 
 
@@ -109,6 +113,8 @@ def answer_text(task: Any) -> str:
         if meta.get("input"):
             return str(meta["input"])
         raise NoAnswerForm("an input task without its reference call")
+    if kind == "trace":
+        return "[" + ", ".join(str(int(n)) for n in reference) + "]"
     raise ValueError(f"no answer format for kind {kind!r}; kinds: {', '.join(ANSWER_FORMS)}")
 
 
