@@ -33,6 +33,9 @@ def _question(task: Task) -> str:
         asked = f"What does `{call}` return?"
     elif kind == "coverage":
         asked = f"When `{call}` runs, is line {task.line} executed?"
+    elif kind == "trace":
+        asked = (f"When `{call}` runs, which lines are executed, in order? Each line ends "
+                 f"with its number as a comment (`# N`).")
     elif kind == "path":
         asked = f"When `{call}` runs, which line is executed right after line {task.line}?"
     else:
@@ -56,6 +59,10 @@ def render_messages(task: Task) -> list[dict[str, str]]:
     """The chat messages (system + user) asking ``task``'s question."""
     numbered = task.kind in ("coverage", "path", "state")
     code = _numbered(task.program) if numbered else task.program
+    if task.kind == "trace":  # CoCoNUT's numbering: every physical line ends with # N
+        from execlens.tasks import numbered_program
+
+        code = numbered_program(task.program)
     note = "Lines are numbered from 1.\n" if numbered else ""
     user = f"{note}```python\n{code}\n```\n{_question(task)}"
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]

@@ -7,6 +7,14 @@ not parse.  Verdicts that are nobody's answer's fault -- the sandbox failed, the
 failed, the task's own reference is broken -- get ``not_applicable`` (``None`` by
 default: TRL leaves such a completion out of the reward mean; verl gets 0.0).
 
+Full-trace answers (kind ``trace``) may earn **partial credit** with ``step_credit=True``
+(the ``steps`` preset): a wrong but well-formed trace gets
+``wrong + (correct - wrong) * step_credit``, where the judge's ``step_credit`` is the
+common prefix of answer and truth over the longer of the two lengths
+(``execlens.judge.step_credit``): a step counts only after every earlier step was right,
+and a longer guess never earns more.  Other kinds, and unparseable answers, are
+unaffected.
+
 A completion that gave *no* answer or several -- cut off while thinking
 (``truncated_in_reasoning``), ending inside its thought (``reasoning_only``), different
 answers in its final part (``hedged``) -- gets the shaping's :attr:`~Shaping.minimum`
@@ -37,12 +45,14 @@ class Shaping:
     no answer could be parsed (``unparseable``: every exploit lands here); no answer at
     all, or a hedged one, gets :attr:`minimum`.
     ``not_applicable``: the judge could not judge (``None`` = no reward).
+    ``step_credit``: partial credit for wrong full-trace answers (see the module docstring).
     """
 
     correct: float = 1.0
     wrong: float = 0.0
     malformed: float = 0.0
     not_applicable: float | None = None
+    step_credit: bool = False
 
     @classmethod
     def absolute_zero(cls) -> Shaping:
@@ -51,8 +61,10 @@ class Shaping:
 
     @classmethod
     def named(cls, name: str) -> Shaping:
-        """A preset by name: ``binary`` (1/0/0) or ``absolute_zero`` (+1/-0.5/-1)."""
-        presets = {"binary": cls(), "absolute_zero": cls.absolute_zero()}
+        """A preset by name: ``binary`` (1/0/0), ``absolute_zero`` (+1/-0.5/-1) or
+        ``steps`` (1/0/0, wrong full traces earning their step credit)."""
+        presets = {"binary": cls(), "absolute_zero": cls.absolute_zero(),
+                   "steps": cls(step_credit=True)}
         if name not in presets:
             raise ValueError(f"unknown shaping {name!r}; one of {sorted(presets)}")
         return presets[name]
@@ -72,4 +84,9 @@ class Shaping:
             return self.malformed
         if verdict.status in NOT_APPLICABLE_STATUSES:
             return self.not_applicable
+        credit = verdict.data.get("step_credit") if self.step_credit else None
+        if verdict.status is VerdictStatus.WRONG and isinstance(credit, (int, float)):
+            # Below 1.0 by the judge's definition (1.0 only for the exact trace, which
+            # passed); clamped so that a malformed verdict can never out-earn a right one.
+            return self.wrong + (self.correct - self.wrong) * min(max(float(credit), 0.0), 1.0)
         return self.wrong

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 __all__ = ["tasks_from_codeio", "tasks_from_exec_problem", "tasks_from_runtime"]
 
 PREDICTION_KINDS = ("output", "input")
-_RUNTIME_KINDS = ("coverage", "path", "state", "output")
+_RUNTIME_KINDS = ("coverage", "path", "state", "output", "trace")
 
 
 def _check_kinds(kinds: Iterable[str]) -> tuple[str, ...]:

@@ -52,8 +52,12 @@ def _results(ground_truths: Sequence[Any], solution_strs: Sequence[str],
         value = float(reward) if reward is not None else 0.0
         if max_response_chars is not None and len(text or "") > max_response_chars:
             value -= length_penalty
-        out.append({"score": value, "acc": 1.0 if verdict.passed else 0.0,
-                    "verdict": verdict.label})
+        acc = 1.0 if verdict.passed else 0.0
+        # Every row has the same keys (verl gathers reward_extra_info per key): a full
+        # trace's step credit, else the pass/fail itself.
+        credit = verdict.data.get("step_credit", acc)
+        out.append({"score": value, "acc": acc, "verdict": verdict.label,
+                    "step_credit": float(credit) if isinstance(credit, (int, float)) else acc})
     return out
 
 
