@@ -216,3 +216,8 @@ def test_out_locked_by_a_live_run(tmp_path: Path, data_dir: Path) -> None:
 
 def test_status_of_a_directory_that_is_no_run(tmp_path: Path) -> None:
     _refused(_run("status", str(tmp_path)), "not a synthesis run directory")
+
+
+def test_mount_ro_path_missing(tmp_path: Path, data_dir: Path) -> None:
+    path = _config(tmp_path, data_dir, mount_ro=[str(tmp_path / "no-such-dir")])
+    _refused(_run("run", str(path)), "mount_ro path", "does not exist")

@@ -186,6 +186,20 @@ class SynthConfig(_Strict):
     sampling: SamplingSettings = SamplingSettings()
     transform_sampling: SamplingSettings = SamplingSettings(max_tokens=1024)
     limits: LimitSettings = LimitSettings()
+    mount_ro: list[Path] = Field(default_factory=list)
+    """Host directories the programs may read, read-only (the sandbox shows them nothing
+    else of the host); off by default.  For functions that need a data directory."""
+
+    @field_validator("mount_ro")
+    @classmethod
+    def _mountable(cls, paths: list[Path]) -> list[Path]:
+        # Checked here so a typo fails before the run starts; the engine refuses the
+        # paths its own view is built on (/proc, /tmp...) when it starts.
+        for path in paths:
+            if not path.exists():
+                raise ValueError(f"mount_ro path {path} does not exist")
+        return paths
+
     # Each stage's own settings (its ``settings_model``), given in YAML under the stage's
     # key at the top level (``difficulty: {low: 0.1}``): gathered here by the registry.
     stage_settings: dict[str, Any] = Field(default_factory=dict)

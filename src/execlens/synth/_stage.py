@@ -102,7 +102,8 @@ def _engine(context: StageContext, seed: int) -> Engine:
 
     limits = Limits(wall_time=context.config.limits.run_seconds,
                     memory_mb=context.config.limits.memory_mb)
-    return Engine(workers=context.workers, limits=limits, hash_seed=seed, preload=SYNTH_PRELOAD)
+    return Engine(workers=context.workers, limits=limits, hash_seed=seed, preload=SYNTH_PRELOAD,
+                  mount_ro=[str(path) for path in context.config.mount_ro])
 
 
 def _open_client(context: StageContext) -> ModelClient:

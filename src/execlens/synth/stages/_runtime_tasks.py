@@ -107,7 +107,8 @@ class RuntimeTasksStage(Stage):
         traced = [k for k in settings.kinds if k != "input"]
         if "input" in settings.kinds and "output" not in traced:
             traced.append("output")  # the input question is asked about the output's run
-        with trace_engine(workers=self.context.workers) as engine:
+        with trace_engine(workers=self.context.workers,
+                          mount_ro=[str(p) for p in self.config.mount_ro]) as engine:
             tasks = build_tasks(programs, engine=engine, mode="exact", selection="balanced",
                                 kinds=traced, seed=self.config.seed)
         if "input" in settings.kinds:
