@@ -1,0 +1,100 @@
+"""CoCoNUT's declaration: full-trace prediction on a user's copy of its CSVs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from execlens.bench import (
+    BenchmarkError,
+    Generations,
+    SampleBenchmark,
+    TaskSpec,
+    check_generations,
+    match_generations,
+    read_generations_json,
+)
+from execlens.tasks.prompts import Extraction, RenderedPrompt
+
+from ._data import CocoItem, load_coconut
+from ._prompts import STYLES, extract_coconut, render_coconut
+from ._score import OfficialScorer, StrictScorer, coconut_metrics, noreps, traced_truths
+
+__all__ = ["BENCHMARK", "CoCoNUT"]
+
+
+class CoCoNUT(SampleBenchmark):
+    """CoCoNUT (arXiv 2501.16456): predict the executed line sequence of a call."""
+
+    name = "coconut"
+    description = ("CoCoNUT: the ordered executed lines of a call on a numbered program; "
+                   "official (NoReps string match, Distance) and strict (our tracer's "
+                   "lines as integers); bring your own copy: --data")
+    default_task = "trace"
+    tasks: Mapping[str, TaskSpec] = {
+        "trace": TaskSpec("trace", STYLES, "the executed lines, in order, as a list"),
+    }
+    modes = ("official", "strict")
+    scores_raw = False
+    preload: tuple[str, ...] = ()
+    scoring_workers = 2
+
+    def __init__(self) -> None:
+        self._items: dict[str, CocoItem] = {}
+
+    def load(self, data: str | None) -> list[Any]:
+        """The runs of ``data`` (required: nothing ships)."""
+        items = load_coconut(data)
+        self._items = {item.sample_id: item for item in items}
+        return list(items)
+
+    def render(self, item: Any, task: str, style: str) -> RenderedPrompt:
+        """The numbered program, the call, CoCoNUT's rules."""
+        self._check(task)
+        return render_coconut(item, task, style)
+
+    def extract(self, raw: str, item: Any, task: str, style: str, flavor: str) -> Extraction:
+        """The last one-line ``[...]`` (upstream's regex)."""
+        return extract_coconut(raw)
+
+    def prepare(self, items: Sequence[Any], task: str, engine: Any) -> Any:
+        """Our tracer's executed lines of every HumanEval run (the strict truth)."""
+        return traced_truths(items, engine)
+
+    def scorers(self, task: str, style: str, context: Any) -> dict[str, Any]:
+        """Official (NoReps match) and strict (traced integers)."""
+        self._check(task)
+        return {"official": OfficialScorer(), "strict": StrictScorer(context)}
+
+    def metrics(self, records: Sequence[Mapping[str, Any]], task: str) -> dict[str, Any]:
+        """Acc Hard / Acc Mean / Sim / False Sim (HumanEval), micro rates (Advanced)."""
+        return coconut_metrics(records, self._items, self.modes)
+
+    def explain(self, item: Any, task: str, context: Any) -> dict[str, Any] | None:
+        """The program, the call and both truths."""
+        traced = context.get(item.sample_id) if isinstance(context, Mapping) else None
+        return {"expected": noreps(item.truth), "program": item.code,
+                "question": f"the executed lines of {item.call or 'the __main__ block'}",
+                "true_value": f"CSV (NoReps): {noreps(item.truth)}; traced here: {traced}"}
+
+    def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
+        """``{"<sample id>": ["<response or list>", ...]}`` (ids ``HumanEval/0#0``)."""
+        task = task or self.default_task
+        self._check(task)
+        answers = check_generations(read_generations_json(path), str(path))
+        items = self.load(data)
+        paired = match_generations(items, answers, str(path))
+        return Generations(task=task, items=[(item, [extract_coconut(a).text for a in texts])
+                                             for item, texts in paired])
+
+    def references(self) -> Sequence[Any]:
+        """None reproducible offline (the data does not ship)."""
+        return ()
+
+    def _check(self, task: str) -> None:
+        if task not in self.tasks:
+            raise BenchmarkError(f"CoCoNUT has no task {task!r} (expected trace)")
+
+
+BENCHMARK = CoCoNUT()
