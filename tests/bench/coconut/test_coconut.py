@@ -11,7 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from execlens.bench import DatasetError, DatasetUnavailableError, EvalConfig, get_benchmark, run_eval
+from execlens.bench import (
+    DatasetError,
+    DatasetUnavailableError,
+    EvalConfig,
+    get_benchmark,
+    run_eval,
+)
 from execlens.bench.coconut import (
     concurrency_match,
     distance,
