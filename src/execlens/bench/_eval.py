@@ -54,12 +54,13 @@ from ._registry import get_benchmark
 from ._runs import (
     RunError,
     Unit,
-    final_records,
-    pending_units,
+    pending,
     program_identity,
-    score_units,
+    run_records,
+    score_shard,
     scoring_engine_for,
     summarise,
+    unit_executor,
     write_samples,
 )
 
@@ -76,6 +77,10 @@ class EvalError(RunError):
 
 class ModelRequestsFailed(EvalError):
     """Some model requests failed: their samples were not recorded (rerun to retry)."""
+
+
+class _ServerGaveNothing(Exception):
+    """Not one request of a shard was answered: stop asking (the failures are counted)."""
 
 
 @dataclass
@@ -464,7 +469,6 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
     first = units[0]
     first_prompt = bench.render(first.item, first.task, config.prompt)
     n = int(_sampling(config, first_prompt)["n"])
-    order = {unit.key: unit.position for unit in units}
     own_engine: Engine | None = None
     contexts: dict[str, Any] = {}
     usage = {"requests": 0, "cache_hits": 0}
@@ -474,38 +478,18 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
             identity = {"verb": "eval", **config.identity(),
                         "program": program_identity(engine)}
             run = stack.enter_context(RunDir.open(out, identity, overwrite=overwrite))
-            todo, resumed = pending_units(run, units)
-            progress = stack.enter_context(StageProgress(show_progress and bool(todo)))
-            # The model (for `local`, its server) is only started when something is left.
-            client = stack.enter_context(_open_client(config)) if todo else None
-            detection: dict[str, Any] | None = None
-            thinking = config.reasoning == "on"
-            if config.reasoning == "auto":
-                if client is not None:
-                    detection = _detect_thinker(run, client, bench, todo[0], config)
-                elif run.file(_REASONING_FILE).exists():
-                    detection = json.loads(run.file(_REASONING_FILE).read_text("utf-8"))
-                thinking = bool(detection and detection.get("detected"))
-            generating = progress.stage("generating", len(units), resumed)
-            scoring = progress.stage("scoring", len(units), resumed)
             asked = scored = 0
             failed: Counter[str] = Counter()
 
-            def advance() -> None:
-                nonlocal asked
-                asked += 1
-                generating(resumed + asked)
-
-            groups: dict[tuple[str, int], list[Unit]] = {}
-            for unit in todo:
-                groups.setdefault((unit.task, unit.shard), []).append(unit)
-            for (task, _), group in groups.items():
+            def work(task: str, group: list[Unit]) -> list[dict[str, Any]]:
+                """One shard's pending units: asked, extracted, scored (failures left out)."""
+                nonlocal own_engine, scored
                 generated = _generate(client, bench, group, config, advance, thinking)
                 failed.update(generated.failed)
                 if not generated.ok:
-                    if generated.failed:
-                        break  # not one answer in a whole shard: stop asking a dead server
-                    continue
+                    if generated.failed:  # not one answer in a whole shard: stop asking
+                        raise _ServerGaveNothing  # a dead server (the run reports it)
+                    return []
                 if engine is None and own_engine is None:
                     own_engine = scoring_engine_for(bench, config.workers)
                 if task not in contexts:
@@ -519,12 +503,45 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
                         question = explain(unit.item, task, contexts[task])
                         if question:
                             unit.extra["question"] = question
-                scorers = {task: bench.scorers(task, config.prompt, contexts[task])}
-                done_before = scored
-                scored += score_units(run, bench, generated.ok, scorers=scorers, n=n,
-                                      order=order, engine=engine or own_engine,
-                                      progress=lambda count: scoring(
-                                          resumed + done_before + count))
+
+                def advance_scoring() -> None:
+                    nonlocal scored
+                    scored += 1
+                    scoring(resumed + scored)
+
+                return score_shard(generated.ok,
+                                   bench.scorers(task, config.prompt, contexts[task]), n=n,
+                                   engine=engine or own_engine, progress=advance_scoring)
+
+            # The store's executor decides what is left (the one resume loop): a shard
+            # lacking some of this run's units (--limit grew, a request failed) is redone
+            # on those alone and rewritten with its old records.
+            executor = unit_executor(run, units, work)
+            todo = pending(executor)
+            resumed = len(units) - len(todo)
+            progress = stack.enter_context(StageProgress(show_progress and bool(todo)))
+            # The model (for `local`, its server) is only started when something is left.
+            client = stack.enter_context(_open_client(config)) if todo else None
+            detection: dict[str, Any] | None = None
+            thinking = config.reasoning == "on"
+            if config.reasoning == "auto":
+                if client is not None:
+                    detection = _detect_thinker(run, client, bench, todo[0], config)
+                elif run.file(_REASONING_FILE).exists():
+                    detection = json.loads(run.file(_REASONING_FILE).read_text("utf-8"))
+                thinking = bool(detection and detection.get("detected"))
+            generating = progress.stage("generating", len(units), resumed)
+            scoring = progress.stage("scoring", len(units), resumed)
+
+            def advance() -> None:
+                nonlocal asked
+                asked += 1
+                generating(resumed + asked)
+
+            try:
+                executor.run()
+            except _ServerGaveNothing:
+                pass  # the failures are counted: reported below, the rest is kept
             if client is not None:
                 usage = {"requests": client.stats.requests,
                          "cache_hits": client.stats.cache_hits}
@@ -540,7 +557,7 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
                     f"{missing} of {len(units)} samples got no answer from {config.model} "
                     f"({kinds}); they were not recorded -- rerun the same command to retry "
                     f"them ({len(units) - missing} kept in {out})")
-            final = final_records(run, units)
+            final = run_records(executor)
             first_task = plan[0][0]
             sampling = {k: v for k, v in _sampling(config, first_prompt, thinking).items()
                         if k != "stop"}

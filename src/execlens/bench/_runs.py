@@ -1,13 +1,15 @@
-"""What the eval and score runners share: sharded, resumable scoring into a run directory.
+"""What the eval and score runners share: scoring into a run directory through the store's
+one resume loop (``execlens.store.ShardExecutor``).
 
-A run's items are numbered in plan order; item ``i`` belongs to shard ``i // SHARD_SIZE``
-of its task (``store`` shard set ``samples-<task>``).  A shard is written whole with its
-completion marker, whose stats list the ids it holds.  A rerun keeps every record of a
-finished shard, scores only the items no shard holds yet (a shard that lacks some of
-this run's items -- ``--limit`` grew, or a model request failed last time -- is
-rewritten with the old records and the new ones), and writes the final files from the
-shards in plan order: ``samples.jsonl`` and ``results.json`` are byte-identical whether
-the run went through in one go or was killed (SIGKILL included) and rerun.
+A run's items are numbered in plan order; item ``i`` of a task belongs to shard
+``i // SHARD_SIZE`` of that task's *keyed* step (``store`` shard set ``samples-<task>``),
+whose completion marker lists the ids the shard holds.  The executor, not the runner,
+decides what is left: a rerun keeps every record of a finished shard, scores only the
+items no shard holds yet (a shard that lacks some of this run's items -- ``--limit``
+grew, or a model request failed last time -- is rewritten with the old records and the
+new ones), and the final files are read back from the shards in plan order:
+``samples.jsonl`` and ``results.json`` are byte-identical whether the run went through
+in one go or was killed (SIGKILL included) and rerun.
 """
 
 from __future__ import annotations
@@ -24,14 +26,13 @@ from .metrics import sample_accuracy
 if TYPE_CHECKING:
     from execlens.engine import Engine
     from execlens.judge import SampleScore, Scorer, Verdict
-    from execlens.store import RunDir
+    from execlens.store import RunDir, ShardExecutor
 
     from ._protocol import Benchmark
 
-__all__ = ["SHARD_SIZE", "RunError", "Unit", "difference_reason", "final_records",
-           "pending_units", "program_identity", "sample_record", "score_units", "scoring_engine_for", "sha256_json",
-           "summarise",
-           "write_samples"]
+__all__ = ["SHARD_SIZE", "RunError", "Unit", "difference_reason", "pending", "program_identity",
+           "run_records", "sample_record", "score_shard", "scoring_engine_for", "sha256_json",
+           "summarise", "unit_executor", "write_samples"]
 
 SHARD_SIZE = 100
 _EXAMPLES_PER_REASON = 3
@@ -140,99 +141,73 @@ def scoring_engine_for(benchmark: Benchmark, workers: int | None) -> Engine:
                           preload=getattr(benchmark, "preload", ()))
 
 
-def _done_records(run: RunDir, task: str, shard: int) -> dict[str, dict[str, Any]]:
-    shards = run.shards(f"samples-{task}")
-    if not shards.done(shard):
-        return {}
-    return {str(record["id"]): record for record in shards.read(shard)}
+def unit_executor(run: RunDir, units: Sequence[Unit],
+                  work: Callable[[str, list[Unit]], list[dict[str, Any]]]) -> ShardExecutor:
+    """The store's executor over ``units``: one keyed step per task (in plan order), whose
+    shard ``s`` holds the units of that task with ``unit.shard == s``.
+
+    ``work(task, units)`` handles one shard's pending units (those no finished shard
+    holds) on the calling thread and returns their records (``"id"``: the unit's key);
+    a unit it leaves out -- its model request failed -- is not recorded, and the next
+    run asks it again.
+    """
+    from execlens.store import InlineBackend, ShardExecutor, Step
+
+    steps = []
+    for task in dict.fromkeys(unit.task for unit in units):
+        chunks: list[list[Unit]] = []
+        for unit in units:
+            if unit.task == task:
+                while len(chunks) <= unit.shard:
+                    chunks.append([])
+                chunks[unit.shard].append(unit)
+        # A shard no unit of this run falls into (an --offset slice) is not asked for.
+        steps.append(Step(f"samples-{task}", fed=len(chunks), feed=chunks,
+                          key=lambda unit: unit.key))
+
+    def run_shard(step: str, chunk: list[Unit], index: int, total: int
+                  ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        return (work(chunk[0].task, chunk) if chunk else []), {}
+
+    return ShardExecutor(run, steps, InlineBackend(run_shard))
 
 
-def pending_units(run: RunDir, units: Sequence[Unit]) -> tuple[list[Unit], int]:
-    """The units no finished shard holds, and how many are already scored."""
-    held: dict[tuple[str, int], set[str]] = {}
-    todo: list[Unit] = []
-    for unit in units:
-        where = (unit.task, unit.shard)
-        if where not in held:
-            held[where] = set(_done_records(run, unit.task, unit.shard))
-        if unit.key not in held[where]:
-            todo.append(unit)
-    return todo, len(units) - len(todo)
+def pending(executor: ShardExecutor) -> list[Unit]:
+    """The units of the run no finished shard holds, in plan order."""
+    return [unit for name in executor.steps for unit in executor.pending(name)]
 
 
-def score_units(run: RunDir, benchmark: Benchmark, units: Sequence[Unit], *,
-                scorers: Mapping[str, Mapping[str, Scorer]], n: int,
-                order: Mapping[str, int], engine: Engine | None = None,
-                workers: int | None = None, progress: Callable[[int], None] | None = None
-                ) -> int:
-    """Score ``units`` (those not yet held by a finished shard) and write their shards.
+def run_records(executor: ShardExecutor) -> list[dict[str, Any]]:
+    """This run's records, read back from the shards, in plan order."""
+    from execlens.store import StoreError
 
-    ``scorers[task]`` holds the task's scorer per mode; ``order`` maps every key of the
-    run (not only the pending ones) to its plan position.  A shard is rewritten whole --
-    its earlier records and the new ones, in plan order -- as soon as its last new unit
-    is scored.  Returns the number of units scored now.
+    try:
+        return [record for name in executor.steps for record in executor.records(name)]
+    except StoreError as exc:  # the work did not return a unit's record: never silently
+        raise RunError(f"{exc}") from exc
+
+
+def score_shard(units: Sequence[Unit], scorers: Mapping[str, Scorer], *, n: int,
+                engine: Engine | None, progress: Callable[[], None] | None = None
+                ) -> list[dict[str, Any]]:
+    """Score one shard's ``units`` in every mode of ``scorers``; their records, in order.
+
+    ``progress()`` is called as each unit is scored.
     """
     from execlens.judge import score_samples
 
-    if not units:
-        return 0
-    by_shard: dict[tuple[str, int], list[Unit]] = {}
-    for unit in units:
-        by_shard.setdefault((unit.task, unit.shard), []).append(unit)
-    waiting = {where: len(group) for where, group in by_shard.items()}
-    fresh: dict[tuple[str, int], dict[str, dict[str, Any]]] = {w: {} for w in by_shard}
-    own = None if engine is not None else scoring_engine_for(benchmark, workers)
-    scored = 0
-    try:
-        for task in dict.fromkeys(unit.task for unit in units):
-            task_units = [unit for unit in units if unit.task == task]
-            pairs = [(unit, unit.answers) for unit in task_units]
-            # The executor wants the item; the unit rides along through a lookup.
-            lookup = {id(unit.item): unit for unit in task_units}
-            items = [(unit.item, answers) for unit, answers in pairs]
-            for item, scores in score_samples(list(scorers[task].values()), items,
-                                              engine or own):
-                unit = lookup[id(item)]
-                record = sample_record(unit.key, unit.answers, scores, n)
-                record.update(unit.extra)
-                where = (unit.task, unit.shard)
-                fresh[where][unit.key] = record
-                waiting[where] -= 1
-                scored += 1
-                if progress is not None:
-                    progress(scored)
-                if waiting[where] == 0:
-                    _write_shard(run, where, fresh.pop(where), order)
-    finally:
-        if own is not None:
-            own.close()
-    return scored
-
-
-def _write_shard(run: RunDir, where: tuple[str, int], new: dict[str, dict[str, Any]],
-                 order: Mapping[str, int]) -> None:
-    task, shard = where
-    records = {**_done_records(run, task, shard), **new}
-    # Plan order; records a narrower rerun does not ask for keep their place after.
-    ranked = sorted(enumerate(records.values()),
-                    key=lambda pair: (order.get(pair[1]["id"], 1 << 62), pair[0]))
-    ordered = [record for _, record in ranked]
-    run.shards(f"samples-{task}").write(shard, ordered, stats={"ids": [r["id"] for r in ordered]})
-
-
-def final_records(run: RunDir, units: Sequence[Unit]) -> list[dict[str, Any]]:
-    """This run's records, read back from the shards, in plan order."""
-    cache: dict[tuple[str, int], dict[str, dict[str, Any]]] = {}
-    records = []
-    for unit in units:
-        where = (unit.task, unit.shard)
-        if where not in cache:
-            cache[where] = _done_records(run, unit.task, unit.shard)
-        record = cache[where].get(unit.key)
-        if record is None:
-            raise RunError(f"{run.path}: no record of {unit.key} after scoring; rerun")
-        records.append(record)
-    return records
+    # The judge's executor hands back the item; the unit rides along through a lookup.
+    lookup = {id(unit.item): unit for unit in units}
+    records: dict[str, dict[str, Any]] = {}
+    for item, scores in score_samples(list(scorers.values()),
+                                      [(unit.item, unit.answers) for unit in units], engine):
+        unit = lookup[id(item)]
+        record = sample_record(unit.key, unit.answers, scores, n)
+        record.update(unit.extra)
+        records[unit.key] = record
+        if progress is not None:
+            progress()
+    return [records[unit.key] for unit in units]
 
 
 def write_samples(run: RunDir, records: Iterable[dict[str, Any]]) -> None:

@@ -17,7 +17,7 @@ bytes.  Nothing in the final files depends on time, process or completion order.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,17 +30,20 @@ from ._registry import get_benchmark
 from ._runs import (
     RunError,
     Unit,
-    final_records,
-    pending_units,
+    pending,
     program_identity,
-    score_units,
+    run_records,
+    score_shard,
+    scoring_engine_for,
     sha256_json,
     summarise,
+    unit_executor,
     write_samples,
 )
 
 if TYPE_CHECKING:
     from execlens.engine import Engine
+    from execlens.judge import Scorer
 
 __all__ = ["ScoreRunError", "ScoreRunResult", "run_score"]
 
@@ -118,17 +121,32 @@ def run_score(
         "program": program_identity(engine),
     }
     started = time.perf_counter()
+    own: Engine | None = None
+    scored = 0
     try:
         with RunDir.open(out_dir, identity, overwrite=overwrite) as run:
-            todo, resumed = pending_units(run, units)
-            if todo:
-                scorers = {generations.task: bench.scorers(generations.task, "direct",
-                                                           generations.context)}
-                score_units(run, bench, todo, scorers=scorers, n=n, engine=engine,
-                            workers=workers, order={u.key: u.position for u in units},
-                            progress=(lambda done: progress(resumed + done, len(units)))
-                            if progress else None)
-            records = final_records(run, units)
+            scorers: Mapping[str, Scorer] | None = None  # asked for once something is left
+
+            def work(task: str, shard: list[Unit]) -> list[dict[str, Any]]:
+                nonlocal own, scorers, scored
+                if scorers is None:
+                    scorers = bench.scorers(generations.task, "direct", generations.context)
+                if engine is None and own is None:  # started only when something is left
+                    own = scoring_engine_for(bench, workers)
+
+                def advance() -> None:
+                    nonlocal scored
+                    scored += 1
+                    if progress is not None:
+                        progress(resumed + scored, len(units))
+
+                return score_shard(shard, scorers, n=n, engine=engine or own,
+                                   progress=advance)
+
+            executor = unit_executor(run, units, work)
+            resumed = len(units) - len(pending(executor))
+            executor.run()
+            records = run_records(executor)
             results = {"benchmark": bench.name, "task": generations.task,
                        **generations.notes, "generations_file": generations_file,
                        **summarise(bench, records, generations.task, bench.modes)}
@@ -143,5 +161,8 @@ def run_score(
             run.write_json("results.json", results)
     except StoreError as exc:
         raise ScoreRunError(str(exc)) from exc
-    return ScoreRunResult(results, Path(out_dir), len(todo), resumed,
+    finally:
+        if own is not None:
+            own.close()
+    return ScoreRunResult(results, Path(out_dir), scored, resumed,
                           time.perf_counter() - started)

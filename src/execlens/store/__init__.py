@@ -3,14 +3,13 @@
 The one implementation every long job writes through (stdlib and pyarrow only):
 
 ```python
-from execlens.store import RunDir
+from execlens.store import InlineBackend, RunDir, ShardExecutor, Step
 
 with RunDir.open(out, identity={"task": "trace", "data": digest}) as run:
-    shards = run.shards("samples")                 # or format="parquet"
-    for i, chunk in enumerate(chunks):
-        if not shards.done(i):
-            shards.write(i, work(chunk), stats={"n": len(chunk)})
-    shards.merge(run.file("samples.jsonl"))
+    steps = [Step("samples", fed=len(chunks), feed=chunks)]
+    ShardExecutor(run, steps, InlineBackend(lambda step, chunk, i, n: (work(chunk), {}))
+                  ).run()
+    run.shards("samples").merge(run.file("samples.jsonl"))
     run.write_json("results.json", summary)
 ```
 
@@ -18,11 +17,16 @@ A run killed at any point (SIGKILL included) and rerun redoes only unfinished sh
 and produces byte-identical final files.  ``iter_records(path, offset=, limit=)`` reads
 input data (JSONL, JSON arrays, gzipped, Parquet) one record at a time.
 
-Long pipelines use :class:`ShardExecutor`: steps over shards, each shard flowing to the
-next step as soon as it is written (pipelined, resumable, memory independent of the
-dataset), run on threads (:class:`LocalBackend`) or on any backend returning futures
-(the synthesis Ray backend); final files are written by streaming concatenation
-(:func:`write_jsonl_stream`, :func:`write_parquet_from_jsonl`, ``ShardSet.merge``).
+Every long verb runs its shards through :class:`ShardExecutor`, the one resume loop:
+steps over shards, each shard flowing to the next step as soon as it is written
+(pipelined, resumable, memory independent of the dataset), run on the calling thread
+(:class:`InlineBackend`: eval, score, trace, tasks build), on threads
+(:class:`LocalBackend`) or on any backend returning futures (the synthesis Ray backend).
+A *keyed* step lets a run's slice grow or shrink between invocations (eval's
+``--limit``): a shard lacking some of this run's items is redone on those alone and
+rewritten with its old records and the new ones.  Final files are written by streaming
+concatenation (:func:`write_jsonl_stream`, :func:`write_parquet_from_jsonl`,
+``ShardSet.merge``).
 """
 
 from __future__ import annotations
@@ -47,7 +51,14 @@ if TYPE_CHECKING:
         StoreError,
         output_error,
     )
-    from execlens.store._executor import Backend, LocalBackend, ShardExecutor, Step, StepResult
+    from execlens.store._executor import (
+        Backend,
+        InlineBackend,
+        LocalBackend,
+        ShardExecutor,
+        Step,
+        StepResult,
+    )
     from execlens.store._log import JsonlLog
     from execlens.store._manifest import Manifest, current_versions
     from execlens.store._read import (
@@ -67,6 +78,7 @@ if TYPE_CHECKING:
 
 _EXPORTS = {
     "Backend": "_executor",
+    "InlineBackend": "_executor",
     "LocalBackend": "_executor",
     "ShardExecutor": "_executor",
     "Step": "_executor",
