@@ -12,12 +12,9 @@ from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from execlens.engine._determinism import DeterminismReport, check_determinism
-    from execlens.engine._engine import (
-        DEFAULT_PRELOAD,
-        Engine,
-        EngineError,
-        resolve_program_python,
-    )
+    from execlens.engine._engine import DEFAULT_PRELOAD, Engine
+    from execlens.engine._errors import EngineError
+    from execlens.engine._interpreter import resolve_program_python
     from execlens.engine._isolation import IsolationReport, LayerStatus
     from execlens.engine._program_env import (
         PROGRAM_PYTHON_ENV,
@@ -44,7 +41,7 @@ _EXPORTS = {
     "DEFAULT_PRELOAD": "_engine",
     "DeterminismReport": "_determinism",
     "Engine": "_engine",
-    "EngineError": "_engine",
+    "EngineError": "_errors",
     "ExceptionInfo": "_types",
     "IsolationReport": "_isolation",
     "Job": "_types",
@@ -63,7 +60,7 @@ _EXPORTS = {
     "program_fingerprint": "_program_env",
     "record_program_python": "_program_env",
     "recorded_program_python_file": "_program_env",
-    "resolve_program_python": "_engine",
+    "resolve_program_python": "_interpreter",
     "unmet_requirements": "_program_env",
 }
 

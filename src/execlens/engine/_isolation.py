@@ -202,7 +202,7 @@ def _import_roots() -> list[str]:
     roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
              os.path.dirname(os.path.realpath(sys.executable))}
     roots.update(p for p in sys.path if p and os.path.isdir(p))
-    # execlens itself, wherever a link on the path leads (see _engine._execlens_root).
+    # execlens itself, wherever a link on the path leads (see _process._execlens_root).
     roots.add(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     return sorted(os.path.realpath(r) for r in roots)
 

@@ -311,7 +311,7 @@ def _python_roots() -> list[str]:
     roots.update(p for p in sys.path if p and p != "/" and os.path.exists(p))
     if sys.prefix != sys.base_prefix:
         roots.add(sys.prefix)  # a venv: pyvenv.cfg, bin/python, its site-packages
-    # execlens itself, wherever a link on the path leads (see _engine._execlens_root).
+    # execlens itself, wherever a link on the path leads (see _process._execlens_root).
     roots.add(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
     return sorted(roots)
 

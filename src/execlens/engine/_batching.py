@@ -1,0 +1,126 @@
+"""How jobs travel to a server: grouping jobs of one program, and the request they share."""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from concurrent.futures import Future
+from typing import Any
+
+from execlens.engine._types import Job, Limits, Outcome
+from execlens.values import encode
+
+__all__ = ["REQUEST_GROUP", "build_request", "chunk_groups", "group_key", "host_timeout",
+           "stream_in_groups"]
+
+REQUEST_GROUP = 16  # jobs of one program sent to a server in one request
+
+
+def group_key(job: Job, limits: Limits, seed: int) -> tuple[Any, ...]:
+    """What jobs must share to travel in one request (and so run in one server)."""
+    return (job.program, job.module_name, limits, seed, job.stdin, job.runner,
+            json.dumps(job.runner_options, sort_keys=True) if job.runner_options else None)
+
+
+def _limits_dict(limits: Limits) -> dict[str, Any]:
+    data = limits.to_dict()
+    data["cpu_seconds"] = limits.cpu_time if limits.cpu_time is not None else (
+        limits.wall_time + 1.0)
+    return data
+
+
+def _call_spec(job: Job) -> dict[str, Any]:
+    if job.entry_point is not None:
+        spec: dict[str, Any] = {
+            "entry_point": job.entry_point,
+            "args": [encode(a) for a in job.args],
+            "kwargs": {k: encode(v) for k, v in job.kwargs.items()},
+        }
+    else:
+        spec = {"call": job.call}
+    if job.seed is not None:  # per call: jobs with different seeds still share a batch
+        spec["seed"] = job.seed
+    return spec
+
+
+def build_request(jobs: Sequence[Job], limits: Limits, request_id: int,
+                  per_child: int | None) -> dict[str, Any]:
+    """The ``run`` request for ``jobs`` (one group: the first job speaks for all)."""
+    first = jobs[0]
+    return {
+        "op": "run",
+        "id": request_id,
+        "program": first.program,
+        "module_name": first.module_name,
+        "limits": _limits_dict(limits),
+        "stdin": first.stdin,
+        "runner": first.runner,
+        "runner_options": dict(first.runner_options) if first.runner_options else None,
+        "calls": [_call_spec(job) for job in jobs],
+        "per_child": per_child or len(jobs),
+    }
+
+
+def host_timeout(jobs: Sequence[Job], limits: Limits) -> float:
+    """How long the host waits for a request's answer before calling its server hung.
+
+    The server enforces every deadline; this bound only catches a hung server (it covers
+    every input running to its limit, plus fork slack).
+    """
+    return 30.0 + len(jobs) * (limits.wall_time + 1.0) * 2
+
+
+def stream_in_groups(
+    jobs: Iterable[Job],
+    key: Callable[[Job], Hashable],
+    dispatch: Callable[[list[Job], list[Future[Outcome]]], None],
+    group_size: int,
+    window: int,
+    callback: Callable[[Outcome], None],
+) -> Iterator[Outcome]:
+    """Dispatch consecutive jobs of one ``key`` together (up to ``group_size``), keep at
+    most ``window`` in flight, and yield the outcomes in input order."""
+    pending: deque[Future[Outcome]] = deque()
+    group_jobs: list[Job] = []
+    group_futures: list[Future[Outcome]] = []
+    current: Hashable | None = None
+
+    def flush() -> None:
+        nonlocal group_jobs, group_futures
+        if group_jobs:
+            dispatch(group_jobs, group_futures)
+            group_jobs, group_futures = [], []
+
+    def next_outcome() -> Outcome:
+        if group_futures and pending[0] is group_futures[0]:
+            flush()  # never block on a job still sitting in a partial group
+        outcome = pending.popleft().result()
+        callback(outcome)
+        return outcome
+
+    for job in jobs:
+        job_key = key(job)
+        if job_key != current or len(group_jobs) >= group_size:
+            flush()
+            current = job_key
+        future: Future[Outcome] = Future()
+        pending.append(future)
+        group_jobs.append(job)
+        group_futures.append(future)
+        while len(pending) >= window:
+            yield next_outcome()
+    flush()
+    while pending:
+        yield next_outcome()
+
+
+def chunk_groups(jobs: Sequence[Job], key: Callable[[Job], Hashable], group_size: int
+                 ) -> list[list[int]]:
+    """Indices of ``jobs`` grouped by ``key`` (wherever they stand), cut into chunks of
+    at most ``group_size``: one request each."""
+    groups: dict[Hashable, list[int]] = {}
+    for index, job in enumerate(jobs):
+        groups.setdefault(key(job), []).append(index)
+    return [indices[i:i + group_size] for indices in groups.values()
+            for i in range(0, len(indices), group_size)]
