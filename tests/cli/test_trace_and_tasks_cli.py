@@ -124,7 +124,7 @@ def test_trace_sigkill_and_rerun_is_byte_identical(data_dir: Path, tmp_path: Pat
     _complete([*common, "-o", str(tmp_path / "reference")])
 
     out = tmp_path / "killed"
-    assert _kill_when([*common, "-o", str(out)], out / ".done" / "executions", 1)
+    assert _kill_when([*common, "-o", str(out)], out / ".done" / "traces", 1)
     assert not (out / "executions.jsonl").exists()
     _complete([*common, "-o", str(out)])
     for name in ("executions.jsonl", "states.jsonl"):

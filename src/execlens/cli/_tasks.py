@@ -1,8 +1,8 @@
 """``execlens tasks build SOURCE --out FILE``: runtime-behaviour tasks with ground truth.
 
-The run is resumable: program runs are traced in shards through ``execlens.store``
-(lock, manifest, completion markers), and the tasks are derived from the stored traces
-at the end, so a run killed at any point and rerun writes byte-identical tasks.
+The run is resumable: program runs are traced in shards by the store's shard executor
+(lock, manifest, completion markers, resume), and the tasks are derived from the stored
+traces at the end, so a run killed at any point and rerun writes byte-identical tasks.
 """
 
 from __future__ import annotations
@@ -81,19 +81,29 @@ def open_run(path: Path, identity: dict[str, Any], overwrite: bool) -> Any:
         usage_error(str(exc))
 
 
-def run_shards(shards: Any, count: int, work: Callable[[int], list[dict[str, Any]]],
-               *, progress: bool, label: str) -> None:
-    """Do every unfinished shard ``0..count-1`` (``work(i)`` gives its records)."""
+def traced_in_shards(run: Any, name: str, chunks: list[list[Any]],
+                     work: Callable[[list[Any]], list[dict[str, Any]]], *, progress: bool,
+                     label: str) -> Any:
+    """Run ``work`` over every unfinished chunk through the store's executor (the one
+    resume loop: a chunk whose shard ``name`` is finished is skipped); the executor."""
     from execlens._progress import StageProgress
+    from execlens.store import InlineBackend, ShardExecutor, Step
 
-    todo = [index for index in range(count) if not shards.done(index)]
+    # Inline: a chunk's programs already run in parallel on the engine's servers.
+    executor = ShardExecutor(run, [Step(name, fed=len(chunks), feed=chunks)],
+                             InlineBackend(lambda step, chunk, index, total:
+                                           (work(chunk), {})))
     with StageProgress(progress) as display:
-        done = count - len(todo)
-        update = display.stage(label, count, done)
-        for index in todo:
-            shards.write(index, work(index))
+        done = len(executor.done(name))
+        update = display.stage(label, len(chunks), done)
+
+        def advanced(step: str, index: int, records: int, stats: dict[str, Any]) -> None:
+            nonlocal done
             done += 1
             update(done)
+
+        executor.run(on_shard=advanced)
+    return executor
 
 
 def _output_paths(out: Path, parquet: bool) -> tuple[Path, Path, bool]:
@@ -199,27 +209,26 @@ def build(
                 "mode": mode, "max_steps": max_steps, "wall_limit": wall_limit,
                 "program": program_identity()}
     limits = TraceLimits(max_steps=max_steps)
-    count = -(-len(programs) // SHARD_RUNS)
+    chunks = [programs[i:i + SHARD_RUNS] for i in range(0, len(programs), SHARD_RUNS)]
     with open_run(run_path, identity, overwrite) as run:
-        shards = run.shards("traces")
         engine = None
         try:
-            def work(index: int) -> list[dict[str, Any]]:
+            def work(chunk: list[Any]) -> list[dict[str, Any]]:
                 nonlocal engine
                 if engine is None:  # started only when something is left to trace
                     engine = trace_engine(workers=workers).__enter__()
-                chunk = programs[index * SHARD_RUNS:(index + 1) * SHARD_RUNS]
                 traced = iter(trace_programs(chunk, engine, mode=mode, limits=limits,
                                              wall_time=wall_limit))
                 return [{"run": f"{p.problem_id}#{p.input_index}",
                          "trace": None if p.skip_reason else trace_record(next(traced))}
                         for p in chunk]
 
-            run_shards(shards, count, work, progress=progress, label="tracing")
+            executor = traced_in_shards(run, "traces", chunks, work, progress=progress,
+                                        label="tracing")
         finally:
             if engine is not None:
                 engine.__exit__(None, None, None)
-        records = [record for index in range(count) for record in shards.read(index)]
+        records = list(executor.records("traces"))
         traces = [None if r["trace"] is None else trace_from_record(r["trace"], program)
                   for r, program in zip(records, programs)]
         tasks = build_tasks(programs, traces=traces, mode=mode, selection=selection,

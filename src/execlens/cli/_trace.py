@@ -1,9 +1,10 @@
 """``execlens trace DATASET --mode reval|exact --out DIR``: trace every input of REval.
 
 Writes the JetBrains REval layout (``executions.jsonl``, ``states.jsonl``) through
-``execlens.store``: runs are traced in shards with completion markers under a locked,
-manifest-checked run directory, and the final files are the shards merged in order, so
-a run killed at any point and rerun writes byte-identical files.
+``execlens.store``: runs are traced in shards by the store's shard executor (completion
+markers, resume) under a locked, manifest-checked run directory, and the final files are
+streamed from the shards in order, so a run killed at any point and rerun writes
+byte-identical files.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from execlens.cli._tasks import (
     file_digest,
     named_runs,
     open_run,
-    run_shards,
+    traced_in_shards,
 )
 
 # Statuses that are ground truth (a program may raise); anything else is named.
@@ -80,6 +81,7 @@ def trace(
 ) -> None:
     """Trace every input of an REval dataset and export the traces (resumable)."""
     from execlens.bench.reval import BENCHMARK, EXPORT_ROWS, execution_record, states_record
+    from execlens.store import write_jsonl_stream
     from execlens.trace import MODES, TraceLimits, trace_engine, trace_job, trace_many
 
     if mode not in MODES:
@@ -99,17 +101,14 @@ def trace(
                 "max_steps": max_steps, "wall_limit": wall_limit,
                 "program": program_identity()}
     limits = TraceLimits(max_steps=max_steps)
-    count = -(-len(selected) // SHARD_RUNS)
+    chunks = [selected[i:i + SHARD_RUNS] for i in range(0, len(selected), SHARD_RUNS)]
     with open_run(out, identity, overwrite) as run_dir:
-        executions = run_dir.shards("executions")
-        states = run_dir.shards("states")
         engine = None
 
-        def traced(index: int) -> list[tuple[Any, Any]]:
+        def work(chunk: list[Any]) -> list[dict[str, Any]]:
             nonlocal engine
             if engine is None:  # started only when something is left to trace
                 engine = trace_engine(workers=workers).__enter__()
-            chunk = selected[index * SHARD_RUNS:(index + 1) * SHARD_RUNS]
             requests = []
             for item in chunk:
                 if item.problem.skip_reason is None:
@@ -119,32 +118,26 @@ def trace(
                     requests.append(_with_engine_limits(request,
                                                         base.with_(wall_time=wall_limit)))
             results = iter(trace_many(engine, requests))
-            return [(item, None if item.problem.skip_reason else next(results))
-                    for item in chunk]
-
-        def work(index: int) -> list[dict[str, Any]]:
-            # States first, executions last: an index is done when executions is.
-            pairs = traced(index)
-            states.write(index, [states_record(item, t) for item, t in pairs])
-            return [execution_record(item, t) for item, t in pairs]
-
-        class _Both:
-            """The two shard sets as one: done only when both are."""
-
-            def done(self, index: int) -> bool:
-                return executions.done(index) and states.done(index)
-
-            def write(self, index: int, records: list[dict[str, Any]]) -> None:
-                executions.write(index, records)
+            # One record per run holds both of its rows, so the two files can never
+            # disagree on which runs are done.
+            pairs = [(item, None if item.problem.skip_reason else next(results))
+                     for item in chunk]
+            return [{"execution": execution_record(item, t), "states": states_record(item, t)}
+                    for item, t in pairs]
 
         try:
-            run_shards(_Both(), count, work, progress=progress, label="tracing")
+            executor = traced_in_shards(run_dir, "traces", chunks, work, progress=progress,
+                                        label="tracing")
         finally:
             if engine is not None:
                 engine.__exit__(None, None, None)
-        total = executions.merge(run_dir.file("executions.jsonl"))
-        states.merge(run_dir.file("states.jsonl"))
-        records = [r for index in range(count) for r in executions.read(index)]
+        # The REval layout: each file streamed from the shards in run order.
+        total = write_jsonl_stream(run_dir.file("executions.jsonl"),
+                                   (r["execution"] for r in executor.records("traces")),
+                                   sort_keys=False)
+        write_jsonl_stream(run_dir.file("states.jsonl"),
+                           (r["states"] for r in executor.records("traces")), sort_keys=False)
+        records = [r["execution"] for r in executor.records("traces")]
     statuses = Counter(r["status"] for r in records)
     typer.echo(f"{total} executions ({statuses['ok']} ok, {statuses['skipped']} skipped) "
                f"written to {out}/executions.jsonl and {out}/states.jsonl ({mode} mode)",
