@@ -4,9 +4,10 @@ The instances: the first 3 stored pairs of every function of ``rawcode_1k_parsed
 one output and one input prediction each (2,776).  Each gets an answer from a fixed mix
 (seeded): right, wrong, malformed and hostile (inputs that raise or loop, answers that
 try to break the extractor: a 1 MB string, JSON nested 5,000 deep, ``\\boxed{}`` traps,
-``sys.exit``/``os._exit`` smuggled nowhere they could run).  execlens verifies them all:
-output predictions in the host (``tolerant`` rule), input predictions re-executed in the
-engine, batched per function.
+``sys.exit``/``os._exit`` smuggled nowhere they could run).  execlens verifies them all as
+tasks on the one judge path (``synth.verify_predictions``: ``judge.plan_task`` and its
+executor): output predictions in the host (``tolerant`` rule), input predictions
+re-executed in the engine, up to 32 checks of any functions per forked child.
 
 In-run baseline: the reference shape, one ``python -`` subprocess per input-prediction
 check with an extractable answer (the same runs the engine makes), its import prefix
@@ -38,25 +39,25 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from execlens.engine import Engine, Limits, Status
+from execlens.judge import plan_task
 from execlens.synth import (
     IMPORT_PREFIX,
     NUMPY_PREFIX,
     SYNTH_PRELOAD,
-    Check,
     extract_answer,
     load_function_records,
-    needs_numpy,
-    probe_job,
-    verify_checks,
+    prediction_task,
+    verify_predictions,
 )
+from execlens.tasks import Task
 
 DATA = Path(os.environ.get("EXECLENS_TEST_DATA", "../shared/data"))
 WORKERS = os.cpu_count() or 2
 SECONDS = 2.0  # per input check: hostile inputs that loop cost this much each
-BATCH = 32  # verify_checks' batch size, also used for the compute pass
+BATCH = 32  # verify_predictions' batch size, also used for the compute pass
 HEAVY = 0.05  # seconds of a check's own compute from which the baseline runs it for sure
 _ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
         "MKL_NUM_THREADS": "1"}
@@ -104,11 +105,25 @@ def _hostile(field: str, pair: dict[str, Any], rng: random.Random) -> str:
                   if isinstance(given, dict) else None)
 
 
+class Instance(NamedTuple):
+    """One instance: its task, the response text, and the function's code alone (the
+    baseline runs it behind its own prefix)."""
+
+    task: Task
+    text: str
+    refcode: str
+
+    @property
+    def kind(self) -> str:
+        """``o`` or ``i``."""
+        return "o" if self.task.kind == "output" else "i"
+
+
 def build_instances(records: list[dict[str, Any]], seed: int = 0
-                    ) -> tuple[list[Check], list[str]]:
+                    ) -> tuple[list[Instance], list[str]]:
     """The 2,776 checks (output then input prediction per pair) and each answer's kind."""
     rng = random.Random(seed)
-    checks: list[Check] = []
+    checks: list[Instance] = []
     kinds: list[str] = []
     for record in records:
         for pair in record["stored_ios"][:3]:
@@ -124,22 +139,23 @@ def build_instances(records: list[dict[str, Any]], seed: int = 0
                     text = rng.choice(_MALFORMED)
                 else:
                     text = _hostile(field, pair, rng)
-                checks.append(Check(kind, text, record["refcode"], pair["input"],
-                                    pair["output"]))
+                task = prediction_task(kind, record["refcode"], pair["input"],
+                                       pair["output"])
+                checks.append(Instance(task, text, record["refcode"]))
                 kinds.append(mix)
     return checks, kinds
 
 
-def _baseline_program(check: Check, predicted: Any) -> str:
+def _baseline_program(check: Instance, predicted: Any) -> str:
     return (IMPORT_PREFIX + NUMPY_PREFIX + "\n" + check.refcode + "\n\n"
             "import json as _j\n"
             f"_given = _j.loads({json.dumps(predicted)!r})\n"
             "print(_j.dumps(main_solution(**_given)))\n")
 
 
-def _runs(checks: list[Check]) -> list[tuple[Check, Any]]:
+def _runs(checks: list[Instance]) -> list[tuple[Instance, Any]]:
     """The input checks with an extractable answer, each with its answer: the checks
-    that are re-executed (by ``verify_checks`` in the engine, by the baseline in a
+    that are re-executed (by ``verify_predictions`` in the engine, by the baseline in a
     subprocess)."""
     runs = []
     for check in checks:
@@ -150,7 +166,7 @@ def _runs(checks: list[Check]) -> list[tuple[Check, Any]]:
     return runs
 
 
-def _baseline_one(run: tuple[Check, Any]) -> None:
+def _baseline_one(run: tuple[Instance, Any]) -> None:
     check, predicted = run
     try:
         subprocess.run([sys.executable, "-"], input=_baseline_program(check, predicted),
@@ -160,14 +176,14 @@ def _baseline_one(run: tuple[Check, Any]) -> None:
         pass
 
 
-def _timed_runs(runs: list[tuple[Check, Any]]) -> float:
+def _timed_runs(runs: list[tuple[Instance, Any]]) -> float:
     start = time.perf_counter()
     with ThreadPoolExecutor(WORKERS) as pool:
         list(pool.map(_baseline_one, runs))
     return time.perf_counter() - start
 
 
-def baseline_seconds(checks: list[Check], durations: list[float], light_sample: int | None
+def baseline_seconds(checks: list[Instance], durations: list[float], light_sample: int | None
                      ) -> tuple[float, int, int]:
     """Seconds the reference shape takes for ``checks``: every answer extracted in the
     host, every input check with an answer run in a subprocess, ``WORKERS`` at a time.
@@ -187,16 +203,21 @@ def baseline_seconds(checks: list[Check], durations: list[float], light_sample: 
     return host + _timed_runs(heavy) + light_seconds, len(heavy) + len(sample), len(runs)
 
 
-def compute_seconds(engine: Engine, checks: list[Check]) -> tuple[list[float], int]:
+def verify(engine: Engine, checks: list[Instance]) -> list[dict[str, Any]]:
+    """``synth.verify_predictions`` on the checks: what the verify stage runs."""
+    return verify_predictions(engine, [c.task for c in checks], [c.text for c in checks],
+                              batch_size=BATCH)
+
+
+def compute_seconds(engine: Engine, checks: list[Instance]) -> tuple[list[float], int]:
     """The input checks' own compute: each run's child duration (in :func:`_runs`
-    order), from the jobs ``verify_checks`` makes (same jobs, order and batching), and
-    how many timed out."""
+    order), from the jobs ``verify_predictions`` makes (the judge's plans: same jobs,
+    order and batching), and how many timed out."""
     runs = _runs(checks)
-    order = sorted(range(len(runs)), key=lambda i: needs_numpy(runs[i][0].refcode))
-    jobs = [probe_job(runs[i][0].refcode, runs[i][1]) for i in order]
+    jobs = [job for check, value in runs for job in plan_task(check.task, value).jobs]
     durations = [0.0] * len(runs)
     timeouts = 0
-    for i, outcome in zip(order, engine.map(jobs, batch_size=BATCH)):
+    for i, outcome in enumerate(engine.map(jobs, batch_size=BATCH)):
         durations[i] = max(outcome.duration, SECONDS if outcome.status is Status.TIMEOUT
                            else 0.0)
         timeouts += outcome.status is Status.TIMEOUT
@@ -216,9 +237,9 @@ def main() -> None:
     checks, kinds = build_instances(records)
     limits = Limits(wall_time=SECONDS, memory_mb=512)
     with Engine(workers=WORKERS, preload=SYNTH_PRELOAD, limits=limits) as engine:
-        verify_checks(engine, checks[:8], batch_size=BATCH)  # warm the servers
+        verify(engine, checks[:8])  # warm the servers
         start = time.perf_counter()
-        verdicts = verify_checks(engine, checks, batch_size=BATCH)
+        verdicts = verify(engine, checks)
         elapsed = time.perf_counter() - start
         durations, timeouts = compute_seconds(engine, checks)  # untimed
     compute = sum(durations)

@@ -1,16 +1,22 @@
-"""Verification labels in the real engine: input predictions re-executed through the
-shared probe program, output predictions compared with the tolerant rule."""
+"""Verification labels in the real engine: CodeI/O predictions as tasks on the one judge
+path -- input predictions re-executed through the judge's shared driver, output
+predictions compared with the tolerant rule."""
 
 from __future__ import annotations
 
 from execlens.engine import Engine, Limits
-from execlens.synth import SYNTH_PRELOAD, Check, verify_checks
+from execlens.synth import SYNTH_PRELOAD, prediction_task, verify_predictions
 
 _CODE = ("def main_solution(n):\n"
          "    if n == 7:\n        import sys; sys.exit(0)\n"
          "    if n == 8:\n        import os; os._exit(0)\n"
          "    if n == 9:\n        while True: pass\n"
          "    return sqrt(n) if n > 100 else n * 2\n")  # sqrt from the import prefix
+
+
+def Check(kind: str, text: str, code: str, given: object, output: object) -> tuple:
+    """A prediction to verify: its task and the response text."""
+    return prediction_task(kind, code, given, output), text
 
 
 def _i(value: object) -> str:
@@ -32,7 +38,9 @@ def test_labels_of_input_and_output_predictions() -> None:
         Check("o", '{"output": 5}', _CODE, {"n": 3}, 6),
     ]
     with Engine(workers=2, preload=SYNTH_PRELOAD) as engine:
-        verdicts = verify_checks(engine, checks, limits=Limits(wall_time=1.0, memory_mb=256))
+        verdicts = verify_predictions(engine, [task for task, _ in checks],
+                                      [text for _, text in checks],
+                                      limits=Limits(wall_time=1.0, memory_mb=256))
     labels = [v["label"] for v in verdicts]
     assert labels[:3] == ["success", "mismatch", "exception"]
     assert verdicts[2]["exception_type"] == "TypeError"

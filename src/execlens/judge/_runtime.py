@@ -16,12 +16,17 @@ Answer forms (after any benchmark-specific extraction):
   ``value``; values as :func:`~execlens.values.parse_state_value` reads them;
 * output: a value (same reader), or the exception's class name when the run raised;
   against an output literal's text (CRUXEval-style tasks), a literal only
-  (:func:`judge_output_literal`);
-* input: one call ``f(<literals>)`` of the task's function.
+  (:func:`judge_output_literal`); with CodeI/O's ``tolerant`` comparison, the extracted
+  JSON value (:func:`judge_output_tolerant`);
+* input: one call ``f(<literals>)`` of the task's function; with ``tolerant``, the
+  extracted keyword dict.  :func:`plan_input` is the one input-prediction judge: the
+  strict scorer, the task judges (rewards, bench/runtime) and CodeI/O verification in
+  synthesis all plan through it.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -48,15 +53,19 @@ if TYPE_CHECKING:
     from execlens.engine import Engine, Job, Limits, Outcome
 
 __all__ = [
+    "compare_values",
     "judge_coverage",
     "judge_input",
     "judge_output",
     "judge_output_literal",
+    "judge_output_tolerant",
     "judge_path",
     "judge_state",
     "judge_state_value",
     "plan_input",
+    "returned_verdict",
     "run_plan",
+    "tolerant_match",
 ]
 
 _YES = frozenset({"YES", "TRUE"})
@@ -274,60 +283,171 @@ def _bad_reference(error: AnswerParseError) -> Verdict:
                            f"the reference output is not a literal: {error.message}")
 
 
-def judge_output_literal(reference: str, answer: str) -> Verdict:
+def compare_values(predicted: Any, reference: Any) -> Verdict:
+    """Type-strict comparison of two host values (already decoded / parsed): the one
+    rule of the strict output and input judges."""
+    if strict_equal(predicted, reference):
+        return Verdict.passing()
+    if values_equal(predicted, reference, "python"):
+        return _wrong("type_mismatch", "equal under Python ==, but not of the same types")
+    return _wrong("value", "a different value")
+
+
+_UNPARSED = object()
+
+
+def judge_output_literal(reference: str, answer: str, *, allow_json: bool = False,
+                         expected: Any = _UNPARSED) -> Verdict:
     """Output prediction against an output literal's text (CRUXEval-style tasks): the
-    answer must be a literal, compared type-strictly in the host (the strict scorer's
-    rule); no code runs."""
-    from execlens.judge._strict import StrictScorer
+    answer must be a literal (``allow_json``: JSON spellings too), compared type-strictly
+    in the host; no code runs.  ``expected``: the reference already parsed."""
+    if expected is _UNPARSED:
+        expected = _reference_literal(reference, True)
+        if isinstance(expected, AnswerParseError):
+            return _bad_reference(expected)
+    try:
+        predicted = parse_literal(answer, allow_json=allow_json)
+    except AnswerParseError as error:
+        return _unparseable(error.kind, error.message)
+    return compare_values(predicted, expected)
 
-    expected = _reference_literal(reference, True)
-    if isinstance(expected, AnswerParseError):
-        return _bad_reference(expected)
-    return StrictScorer("output").judge_output(answer, expected)
+
+def tolerant_match(got: Any, reference: Any) -> bool:
+    """CodeI/O's pass rule: equal JSON text, or ``tolerant`` equality (ANCHORS §4)."""
+    try:
+        if json.dumps(got) == json.dumps(reference):
+            return True
+    except (TypeError, ValueError):
+        return False
+    return values_equal(got, reference, mode="tolerant")
 
 
-def plan_input(program: str, function: str, reference: Mapping[str, Any] | str, answer: str,
-               *, limits: Limits | None = None) -> JudgePlan:
-    """Input prediction: ``answer`` must be one call of ``function`` with literal arguments;
-    the plan runs ``function`` on them (one engine job) and compares what it returns with
-    the ``reference`` -- an output envelope, a runtime output reference, or an output
-    literal's text (compared as the strict scorer compares) -- in the host."""
+def judge_output_tolerant(reference: Any, answer: Any) -> Verdict:
+    """CodeI/O output prediction: ``answer`` is the value extracted from the response (its
+    JSON ``output`` field), compared with the JSON ``reference`` by
+    :func:`tolerant_match`; no code runs."""
+    if tolerant_match(answer, reference):
+        return Verdict.passing()
+    return _wrong("value", "a different value")
+
+
+# The program of every tolerant (CodeI/O) input check: the task's program is compiled and
+# run inside the call, in a fresh namespace, so checks of different functions share one
+# program -- and so one forked child per batch -- instead of forking once per function
+# (most functions have 1-3 inputs to check).  The return value goes back JSON round-tripped
+# as CodeI/O compares it (tuples become lists, int keys strings), or as its repr when it is
+# not JSON; the comparison itself happens in the host.
+_JSON_CALL_DRIVER = '''
+def __judge_json_call__(code, function, given):
+    """function(**given) of `code` (positional when `given` is not a dict); its JSON."""
+    import json as _json
+    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+    exec(compile(code, "<program>", "exec"), namespace)
+    if function not in namespace:
+        raise NameError(f"name {function!r} is not defined")
+    result = (namespace[function](**given) if isinstance(given, dict)
+              else namespace[function](given))
+    try:
+        return {"output": _json.loads(_json.dumps(result, allow_nan=False)), "json_ok": True}
+    except Exception:
+        return {"output": repr(result)[:2000], "json_ok": False}
+'''
+
+
+def _json_text(value: Any) -> str:
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _call_job(program: str, function: str, args: Any, kwargs: Any, limits: Limits | None,
+              compare: str) -> Job:
+    """The engine job of a predicted call: the program's own function on the answered
+    arguments (``exact``), or the shared JSON driver calling it (``tolerant``: keyword
+    arguments, else the one positional argument)."""
     from execlens.engine import Job
 
+    if compare == "tolerant":
+        given = args[0] if args else kwargs
+        # No limits of its own: the engine's (synthesis runs CodeI/O's 5 s there).
+        return Job(program=_JSON_CALL_DRIVER, entry_point="__judge_json_call__",
+                   kwargs={"code": program, "function": function, "given": given},
+                   limits=limits)
+    return Job(program=program, entry_point=function, args=args, kwargs=kwargs,
+               limits=limits or JUDGE_LIMITS)
+
+
+def _failed_run(outcome: Outcome) -> Verdict:
+    """A run that did not return: the judges' failure verdict, keeping the engine's status
+    and its untruncated message (CodeI/O's feedback quotes them whole)."""
+    verdict = failure_verdict(outcome)
+    data = {"engine_status": outcome.status.value, "message": outcome.message or ""}
+    if outcome.exception is not None:
+        data["exception_message"] = outcome.exception.message or ""
+    return Verdict(False, verdict.status, verdict.reason, verdict.detail, data)
+
+
+def returned_verdict(outcome: Outcome, expected: Any, compare: str = "exact") -> Verdict:
+    """The verdict of a predicted call's run: what it returned (an envelope, decoded here,
+    in the host) compared with ``expected`` under ``compare``.
+
+    ``tolerant`` (CodeI/O): the JSON form the driver returned must pass
+    :func:`tolerant_match`; a mismatch keeps that form as text in ``data["returned"]``
+    (its repr when not JSON), and a failed run its status and message, for feedback.
+    """
+    if not outcome.ok:
+        return _failed_run(outcome) if compare == "tolerant" else failure_verdict(outcome)
     try:
-        call = parse_call(str(answer), name=function)
-    except AnswerParseError as exc:
-        return JudgePlan.done(_unparseable(exc.kind, exc.message))
+        returned = outcome.decoded()
+    except Exception as exc:  # noqa: BLE001 - a malformed envelope is the engine's fault
+        return Verdict.failing(VerdictStatus.SANDBOX_ERROR, "decode",
+                               f"could not decode the returned value: {exc}")
+    if compare != "tolerant":
+        return compare_values(returned, expected)
+    probe = returned if isinstance(returned, Mapping) else {}
+    got, json_ok = probe.get("output"), bool(probe.get("json_ok"))
+    if json_ok and tolerant_match(got, expected):
+        return Verdict.passing()
+    return _wrong("value" if json_ok else "not_json", "a different value",
+                  returned=_json_text(got) if json_ok else str(got))
+
+
+def plan_input(program: str, function: str, reference: Any, answer: Any, *,
+               limits: Limits | None = None, compare: str = "exact",
+               allow_json: bool = False) -> JudgePlan:
+    """Input prediction, the one judge of it: the answered call becomes one engine job
+    running ``function`` of ``program``, and what it returns is compared with the
+    reference in the host (:func:`returned_verdict`).
+
+    ``compare="exact"``: ``answer`` must be one call of ``function`` with literal arguments
+    (text); ``reference`` is an output envelope, a runtime output reference, or an output
+    literal's text (parsed, ``allow_json`` as the strict scorer reads it; a reference
+    that is no literal is a ``reference_error`` whatever the answer).
+    ``compare="tolerant"`` (CodeI/O): ``answer`` is the extracted input, a keyword dict
+    (anything else is passed as the one positional argument), and ``reference`` the JSON
+    output.
+    """
+    if compare == "tolerant":
+        args, kwargs = ((), answer) if isinstance(answer, Mapping) else ((answer,), {})
+        return JudgePlan([_call_job(program, function, args, kwargs, limits, compare)],
+                         lambda outcomes: returned_verdict(outcomes[0], reference, compare))
     if isinstance(reference, str):
-        literal = _reference_literal(reference, False)
-        if isinstance(literal, AnswerParseError):
-            return JudgePlan.done(_bad_reference(literal))
-        envelope: Any = None
+        expected = _reference_literal(reference, allow_json)
+        if isinstance(expected, AnswerParseError):
+            return JudgePlan.done(_bad_reference(expected))
     else:
         envelope = reference.get("value") if "status" in reference else reference
         if not isinstance(envelope, Mapping):
             return JudgePlan.done(Verdict.failing(VerdictStatus.REFERENCE_ERROR, "no_output",
                                                   "the reference holds no value envelope"))
-    job: Job = Job(program=program, entry_point=function, args=call.args, kwargs=call.kwargs,
-                   limits=limits or JUDGE_LIMITS)
-
-    def finish(outcomes: Sequence[Outcome]) -> Verdict:
-        outcome = outcomes[0]
-        if envelope is None:
-            from execlens.judge._strict import StrictScorer
-
-            return StrictScorer.judge_returned(outcome, literal)
-        if not outcome.ok:
-            return failure_verdict(outcome)
-        returned = outcome.decoded()
         expected = decode(dict(envelope))
-        if strict_equal(returned, expected):
-            return Verdict.passing()
-        if values_equal(returned, expected, "python"):
-            return _wrong("type_mismatch", "equal under Python ==, but not of the same types")
-        return _wrong("value", "a different value")
-
-    return JudgePlan([job], finish)
+    try:
+        call = parse_call(str(answer), name=function)
+    except AnswerParseError as exc:
+        return JudgePlan.done(_unparseable(exc.kind, exc.message))
+    job = _call_job(program, function, call.args, call.kwargs, limits, compare)
+    return JudgePlan([job], lambda outcomes: returned_verdict(outcomes[0], expected, compare))
 
 
 def run_plan(plan: JudgePlan, engine: Engine | None) -> Verdict:

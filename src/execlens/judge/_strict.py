@@ -17,13 +17,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from execlens.engine import Job, Limits
+from execlens.engine import Limits
 from execlens.judge._limits import JUDGE_LIMITS
-from execlens.judge._outcomes import failure_verdict
+from execlens.judge._plan import JudgePlan
 from execlens.judge._problem import ExecProblem
+from execlens.judge._runtime import (
+    compare_values,
+    judge_output_literal,
+    plan_input,
+    returned_verdict,
+)
 from execlens.judge._scoring import SampleScore, ScorePlan
 from execlens.judge._verdict import Verdict, VerdictStatus
-from execlens.values import AnswerParseError, parse_call, parse_literal, values_equal
+from execlens.values import AnswerParseError, parse_literal
 
 if TYPE_CHECKING:
     from execlens.engine import Outcome
@@ -36,20 +42,6 @@ TASKS = ("input", "output")
 def parse_reference(problem: ExecProblem, *, allow_json: bool = False) -> Any:
     """The reference output as a value; raises :class:`AnswerParseError` if not a literal."""
     return parse_literal(problem.output, allow_json=allow_json)
-
-
-def compare_values(predicted: Any, reference: Any) -> Verdict:
-    """Type-strict comparison of two host values (already decoded / parsed)."""
-    if values_equal(predicted, reference, "exact"):
-        return Verdict.passing()
-    if values_equal(predicted, reference, "python"):
-        return Verdict.failing(VerdictStatus.WRONG, "type_mismatch",
-                               "equal under Python ==, but not of the same types")
-    return Verdict.failing(VerdictStatus.WRONG, "value", "a different value")
-
-
-def _unparseable(error: AnswerParseError) -> Verdict:
-    return Verdict.failing(VerdictStatus.UNPARSEABLE, error.kind, error.message)
 
 
 class StrictScorer:
@@ -76,7 +68,8 @@ class StrictScorer:
             return error
 
     def plan(self, problem: ExecProblem, generations: Sequence[str]) -> ScorePlan:
-        """No jobs for output prediction; one function call per parsed input answer."""
+        """No jobs for output prediction; one function call per parsed input answer, each
+        planned by the one input-prediction judge (:func:`~execlens.judge.plan_input`)."""
         reference = self._reference(problem)
         gens = list(generations)
         if isinstance(reference, AnswerParseError):
@@ -86,23 +79,19 @@ class StrictScorer:
         if self.task == "output":
             verdicts = [self.judge_output(g, reference) for g in gens]
             return ScorePlan([], lambda outcomes: self._score(problem, verdicts))
-        parsed: list[Any] = []
-        jobs: list[Job] = []
-        for g in gens:
-            try:
-                call = parse_call(g, name=problem.function_name)
-            except AnswerParseError as error:
-                parsed.append(_unparseable(error))
-                continue
-            parsed.append(len(jobs))
-            jobs.append(Job(program=problem.program, entry_point=problem.function_name,
-                            args=call.args, kwargs=call.kwargs, limits=self.limits))
+        plans: list[JudgePlan] = [
+            plan_input(problem.program, problem.function_name, problem.output, g,
+                       limits=self.limits, allow_json=self.allow_json) for g in gens]
+        jobs = [job for plan in plans for job in plan.jobs]
 
         def finish(outcomes: Sequence[Outcome]) -> SampleScore:
             if len(outcomes) != len(jobs):
                 raise ValueError(f"expected {len(jobs)} outcomes, got {len(outcomes)}")
-            verdicts = [item if isinstance(item, Verdict)
-                        else self.judge_returned(outcomes[item], reference) for item in parsed]
+            verdicts: list[Verdict] = []
+            start = 0
+            for plan in plans:
+                verdicts.append(plan.verdict(outcomes[start:start + len(plan.jobs)]))
+                start += len(plan.jobs)
             return self._score(problem, verdicts)
 
         return ScorePlan(jobs, finish)
@@ -112,20 +101,9 @@ class StrictScorer:
 
     def judge_output(self, answer: str, reference: Any) -> Verdict:
         """Parse an output-prediction answer and compare it with the reference value."""
-        try:
-            predicted = parse_literal(answer, allow_json=self.allow_json)
-        except AnswerParseError as error:
-            return _unparseable(error)
-        return compare_values(predicted, reference)
+        return judge_output_literal("", answer, allow_json=self.allow_json, expected=reference)
 
     @staticmethod
     def judge_returned(outcome: Outcome, reference: Any) -> Verdict:
         """Compare what the function returned (an envelope, decoded here) with the reference."""
-        if not outcome.ok:
-            return failure_verdict(outcome)
-        try:
-            returned = outcome.decoded()
-        except Exception as exc:  # noqa: BLE001 - a malformed envelope is the engine's fault
-            return Verdict.failing(VerdictStatus.SANDBOX_ERROR, "decode",
-                                   f"could not decode the returned value: {exc}")
-        return compare_values(returned, reference)
+        return returned_verdict(outcome, reference)

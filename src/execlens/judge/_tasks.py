@@ -17,6 +17,7 @@ from execlens.judge._runtime import (
     judge_coverage,
     judge_output,
     judge_output_literal,
+    judge_output_tolerant,
     judge_path,
     judge_state,
     plan_input,
@@ -47,16 +48,22 @@ def _function_of(task: Any) -> str:
     return parse_call(call).name
 
 
+def _tolerant(task: Any) -> bool:
+    # CodeI/O's rule (``Task.compare``): answers are extracted JSON values, not text.
+    return getattr(task, "compare", "exact") == "tolerant"
+
+
 #: kind -> ``(task, answer) -> JudgePlan | Verdict``; add a kind by adding an entry.
 TASK_JUDGES: dict[str, Callable[[Any, Any], JudgePlan | Verdict]] = {
     "coverage": lambda task, answer: judge_coverage(bool(task.reference), answer),
     "path": lambda task, answer: judge_path(task.reference, answer, code=task.program),
     "state": lambda task, answer: judge_state(task.reference, answer),
     "output": lambda task, answer: (
-        judge_output_literal(task.reference, answer) if isinstance(task.reference, str)
+        judge_output_tolerant(task.reference, answer) if _tolerant(task)
+        else judge_output_literal(task.reference, answer) if isinstance(task.reference, str)
         else judge_output(task.reference, answer)),
     "input": lambda task, answer: plan_input(task.program, _function_of(task), task.reference,
-                                             answer),
+                                             answer, compare=getattr(task, "compare", "exact")),
     "trace": lambda task, answer: judge_trace(task.reference, answer),
 }
 

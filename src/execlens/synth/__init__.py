@@ -25,9 +25,9 @@ if TYPE_CHECKING:
         NUMPY_PREFIX,
         PROGRAM_REQUIREMENTS,
         SYNTH_PRELOAD,
+        codeio_program,
         collect_program,
         needs_numpy,
-        probe_job,
         probe_program,
         replay_program,
     )
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
         register_stage,
     )
     from execlens.synth._unified import UnifiedParse, parse_unified
-    from execlens.synth._verify import Check, verify_checks
+    from execlens.synth._verify import feedback, prediction_task, verify_predictions
 
 _EXPORTS = {
     "PAIR_CLASSES": "_classify",
@@ -54,8 +54,9 @@ _EXPORTS = {
     "collect_functions": "_collect",
     "load_function_records": "_sources",
     "load_source": "_sources",
-    "Check": "_verify",
-    "verify_checks": "_verify",
+    "feedback": "_verify",
+    "prediction_task": "_verify",
+    "verify_predictions": "_verify",
     "ConfigError": "_config",
     "ModelRequestsFailed": "stages._predict",
     "SourceConfig": "_config",
@@ -71,9 +72,9 @@ _EXPORTS = {
     "NUMPY_PREFIX": "_programs",
     "PROGRAM_REQUIREMENTS": "_programs",
     "SYNTH_PRELOAD": "_programs",
+    "codeio_program": "_programs",
     "collect_program": "_programs",
     "needs_numpy": "_programs",
-    "probe_job": "_programs",
     "probe_program": "_programs",
     "replay_program": "_programs",
     "render_prediction_prompt": "_prompts",

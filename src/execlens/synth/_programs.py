@@ -13,10 +13,6 @@ import ast
 import functools
 import inspect
 import re
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from execlens.engine import Job, Limits
 
 __all__ = [
     "GENERATOR_NAMES",
@@ -24,10 +20,10 @@ __all__ = [
     "NUMPY_PREFIX",
     "PROGRAM_REQUIREMENTS",
     "SYNTH_PRELOAD",
+    "codeio_program",
     "collect_program",
     "generator_convention",
     "needs_numpy",
-    "probe_job",
     "probe_program",
     "replay_program",
 ]
@@ -290,40 +286,8 @@ def probe_program(refcode: str) -> str:
     return "\n\n".join((_prefix(refcode), refcode, _size_source(), _PROBE_DRIVER))
 
 
-# The shared probe: one program for every function, the function's code compiled and run
-# inside the call in a fresh namespace seeded with the prefix's names.  Jobs of different
-# functions then share a program, so the engine batches them into one forked child
-# (``batch_size``) instead of forking once per function: most functions have 1-3 inputs
-# to check, so per-function programs cost one fork for every 1-3 runs.
-_SHARED_PROBE_DRIVER = '''
-
-def __synth_probe_code__(code, given):
-    """Define the function from `code` (as its own module body would), then probe it."""
-    namespace = dict(__synth_base__)
-    exec(compile(code, "<program>", "exec"), namespace)
-    if "main_solution" not in namespace:
-        raise NameError("name 'main_solution' is not defined")
-    namespace["size_ok"] = size_ok
-    exec(compile(__synth_probe_source__, "<synth>", "exec"), namespace)
-    return namespace["__synth_probe__"](given)
-
-__synth_base__ = {k: v for k, v in globals().items() if not k.startswith("__synth")}
-'''
-
-
-@functools.lru_cache(maxsize=2)
-def _shared_probe_program(numpy: bool) -> str:
-    return "\n\n".join((IMPORT_PREFIX + (NUMPY_PREFIX if numpy else ""), _size_source(),
-                         f"__synth_probe_source__ = {_PROBE_DRIVER!r}",
-                         _SHARED_PROBE_DRIVER))
-
-
-def probe_job(refcode: str, given: Any, limits: Limits | None = None) -> Job:
-    """An engine ``Job`` running ``main_solution(**given)`` of ``refcode`` through the
-    shared probe program (same verdict as :func:`probe_program`, batchable across
-    functions)."""
-    from execlens.engine import Job
-
-    return Job(program=_shared_probe_program(needs_numpy(refcode)),
-               entry_point="__synth_probe_code__", kwargs={"code": refcode, "given": given},
-               limits=limits)
+def codeio_program(refcode: str) -> str:
+    """The module a CodeI/O function runs as: the import prefix its code was written
+    against (numpy only when it mentions it), then the code.  Verification runs it
+    through the judge's shared driver, so checks of many functions share one child."""
+    return f"{_prefix(refcode)}\n{refcode}"

@@ -1,10 +1,17 @@
-"""Verify predictions: output predictions compared in the host (``tolerant``), input
-predictions re-executed in the engine, batched per function.
+"""Verify predictions as CodeI/O does, on the one judge path.
 
-Labels and feedback follow CodeI/O: ``success``, ``mismatch``, ``no answer``,
-``exception`` (with its type), ``timeout``; an engine failure other than an exception
-(crash, memory, output flood) is its own named label.  ``sys.exit`` and ``os._exit``
-end the call before a value exists, so they are never a success.
+A prediction is an ``execlens.tasks.Task`` (:func:`prediction_task`): kind ``output`` or
+``input``, the function behind CodeI/O's import prefix, its ground-truth pair and
+``compare="tolerant"`` (CodeI/O's rule: equal JSON text or close floats).  The answer is
+extracted from the response's final part here (CodeI/O's JSON extraction), then judged
+by ``execlens.judge.plan_task`` like every other task: output predictions compared in the
+host, input predictions re-executed in the engine through the judge's
+:class:`~execlens.judge.Executor`, several functions' checks sharing one forked child.
+The verdicts become CodeI/O's labels and feedback texts (ANCHORS §4): ``success``,
+``mismatch``, ``no answer``, ``exception`` (with its type), ``timeout``; an engine failure
+other than an exception (crash, memory, output flood) is its own named label.
+``sys.exit`` and ``os._exit`` end the call before a value exists, so they are never a
+success.
 
 Reasoning models: a response is read with :func:`execlens.tasks.prompts.read_response`
 and the answer is extracted from its *final part* only -- a draft JSON inside a
@@ -17,18 +24,23 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from execlens.synth._extract import extract_answer
-from execlens.synth._programs import needs_numpy, probe_job
+from execlens.synth._programs import codeio_program
+from execlens.tasks import Task
 from execlens.tasks.prompts import ModelResponse, read_response
-from execlens.values import values_equal
 
 if TYPE_CHECKING:
-    from execlens.engine import Engine, Limits, Outcome
+    from execlens.engine import Engine, Limits
+    from execlens.judge import JudgePlan, Verdict
 
-__all__ = ["Check", "read_turn", "turn_response", "verdict_from_outcome", "verify_checks"]
+__all__ = ["prediction_task", "read_turn", "turn_response", "verify_predictions"]
+
+#: CodeI/O's entry point: every unified-format function is ``main_solution``.
+FUNCTION = "main_solution"
+_KINDS = {"o": "output", "i": "input"}
 
 
 def read_turn(completion: Any) -> dict[str, Any]:
@@ -54,31 +66,19 @@ def _final(text: str | None) -> str | None:
     return read_response(text).final if text else text
 
 
-@dataclass(frozen=True)
-class Check:
-    """One prediction to verify: ``kind`` ``"o"`` or ``"i"``, the response text (its
-    final part is read: a ``<think>`` block or analysis channel in it is skipped), the
-    function and its ground-truth pair."""
-
-    kind: str
-    text: str | None
-    refcode: str
-    input: Any
-    output: Any
+def prediction_task(kind: str, refcode: str, given: Any, output: Any) -> Task:
+    """The task of one CodeI/O prediction: ``kind`` ``"o"``/``"i"`` (or ``output``/
+    ``input``), the function's code (run behind CodeI/O's import prefix), its ground-truth
+    input (keyword dict) and JSON output, compared with CodeI/O's ``tolerant`` rule."""
+    return Task(kind=_KINDS.get(kind, kind), program=codeio_program(refcode),
+                function=FUNCTION, input=given, reference=output, compare="tolerant")
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value)
-
-
-def matches(got: Any, reference: Any) -> bool:
-    """CodeI/O's pass rule: equal JSON text, or ``tolerant`` equality."""
+def _safe_dumps(value: Any) -> str:
     try:
-        if _dumps(got) == _dumps(reference):
-            return True
+        return json.dumps(value)
     except (TypeError, ValueError):
-        return False
-    return values_equal(got, reference, mode="tolerant")
+        return repr(value)
 
 
 def _timeout_message(seconds: float) -> str:
@@ -87,70 +87,81 @@ def _timeout_message(seconds: float) -> str:
             "encountered an infinite loop.")
 
 
-def _output_verdict(check: Check) -> dict[str, Any]:
-    answer = extract_answer(_final(check.text), "output")
-    if not answer.ok:
-        return {"label": "no answer", "message": answer.message}
-    if matches(answer.value, check.output):
-        return {"label": "success", "message": "Correct output!"}
-    return {"label": "mismatch", "message": (
-        f"[Mismatch] Your output is not correct! Given the input {_safe_dumps(check.input)}, "
-        f"your predicted output is {_safe_dumps(answer.value)} which is wrong!")}
-
-
-def _safe_dumps(value: Any) -> str:
-    try:
-        return _dumps(value)
-    except (TypeError, ValueError):
-        return repr(value)
-
-
-def verdict_from_outcome(outcome: Outcome, predicted: Any, reference: Any,
-                         seconds: float) -> dict[str, Any]:
-    """The verdict of one re-executed input prediction."""
-    from execlens.engine import Status
-
-    if outcome.status is Status.OK:
-        probe = outcome.decoded() or {}
-        got = probe.get("output")
-        if probe.get("json_ok") and matches(got, reference):
-            return {"label": "success", "message": "Feasible input!"}
+def feedback(task: Task, predicted: Any, verdict: Verdict, seconds: float) -> dict[str, Any]:
+    """CodeI/O's label and feedback message for the judge's verdict on ``predicted``
+    (the answer extracted from the response); ``seconds``: the wall limit a timeout hit."""
+    if verdict.passed:
+        return {"label": "success",
+                "message": "Correct output!" if task.kind == "output" else "Feasible input!"}
+    if task.kind == "output":
         return {"label": "mismatch", "message": (
-            f"[Mismatch] Your input is not feasible! Given the output {_safe_dumps(reference)}, "
-            f"your predicted input is {_safe_dumps(predicted)}, which actually gets a wrong "
-            f"output as {got if not probe.get('json_ok') else _safe_dumps(got)}")}
-    if outcome.status is Status.TIMEOUT:
+            f"[Mismatch] Your output is not correct! Given the input {_safe_dumps(task.input)}, "
+            f"your predicted output is {_safe_dumps(predicted)} which is wrong!")}
+    data = verdict.data
+    if "returned" in data:
+        return {"label": "mismatch", "message": (
+            f"[Mismatch] Your input is not feasible! Given the output "
+            f"{_safe_dumps(task.reference)}, your predicted input is {_safe_dumps(predicted)}, "
+            f"which actually gets a wrong output as {data['returned']}")}
+    status = data.get("engine_status")
+    if status is None:  # the judge's own failure (an undecodable result, a bug): named
+        return {"label": verdict.status.value, "message": verdict.detail or verdict.label}
+    if status == "timeout":
         return {"label": "timeout", "message": _timeout_message(seconds)}
-    if outcome.status is Status.EXCEPTION and outcome.exception is not None:
-        return {"label": "exception", "exception_type": outcome.exception.type,
-                "message": outcome.exception.message or outcome.exception.type}
-    return {"label": outcome.status.value,
-            "message": outcome.message or f"Code execution ended abnormally ({outcome.status.value})."}
+    if status == "exception" and verdict.reason:
+        return {"label": "exception", "exception_type": verdict.reason,
+                "message": data.get("exception_message") or verdict.reason}
+    return {"label": status,
+            "message": data.get("message") or f"Code execution ended abnormally ({status})."}
 
 
-def verify_checks(engine: Engine, checks: Sequence[Check], *, limits: Limits | None = None,
-                  batch_size: int = 32) -> list[dict[str, Any]]:
-    """Verdicts for ``checks``, in order.  Input predictions run as
-    ``main_solution(**input)`` behind the import prefix, grouped by function so that
-    consecutive inputs of one function share a forked child."""
-    verdicts: list[dict[str, Any] | None] = [None] * len(checks)
-    runs: list[tuple[int, Any]] = []
-    for index, check in enumerate(checks):
-        if check.kind == "o":
-            verdicts[index] = _output_verdict(check)
-            continue
-        answer = extract_answer(_final(check.text), "input")
+def verify_predictions(engine: Engine | None, tasks: Sequence[Task],
+                       texts: Sequence[str | None], *, limits: Limits | None = None,
+                       batch_size: int = 32) -> list[dict[str, Any]]:
+    """CodeI/O verdicts (label, message, exception type) of ``texts`` answering ``tasks``
+    (:func:`prediction_task`), in order.
+
+    Each answer is extracted from its text's final part and judged by
+    ``execlens.judge.plan_task``; the input predictions' jobs run through the judge's
+    :class:`~execlens.judge.Executor` in work items of up to ``batch_size`` checks, each
+    item one forked child (their jobs share the judge's driver program whatever the
+    function).  ``limits``: those of every run (default: the engine's).  ``engine`` may
+    be None when no answer needs a run (output predictions only).
+    """
+    from execlens.judge import Executor, plan_task
+
+    if len(tasks) != len(texts):
+        raise ValueError(f"{len(tasks)} tasks but {len(texts)} responses")
+    verdicts: list[dict[str, Any] | None] = [None] * len(tasks)
+    pending: list[tuple[int, Any, JudgePlan]] = []
+    for index, (task, text) in enumerate(zip(tasks, texts)):
+        answer = extract_answer(_final(text), task.kind)
         if not answer.ok:
             verdicts[index] = {"label": "no answer", "message": answer.message}
-        else:
-            runs.append((index, answer.value))
-    # One shared probe program for every function (two: with and without numpy), so
-    # inputs of many functions share one forked child; sorted to keep the two apart.
-    runs.sort(key=lambda item: needs_numpy(checks[item[0]].refcode))
-    jobs = [probe_job(checks[i].refcode, value, limits) for i, value in runs]
-    if not jobs:  # output predictions only: no engine needed
-        return [v for v in verdicts if v is not None]
-    seconds = (limits or engine.limits).wall_time
-    for (index, value), outcome in zip(runs, engine.map(jobs, batch_size=batch_size)):
-        verdicts[index] = verdict_from_outcome(outcome, value, checks[index].output, seconds)
+            continue
+        plan = plan_task(task, answer.value)
+        if limits is not None:
+            plan.jobs = [replace(job, limits=limits) for job in plan.jobs]
+        pending.append((index, answer.value, plan))
+    seconds = (limits or engine.limits).wall_time if engine is not None else 0.0
+    runs = [item for item in pending if item[2].jobs]
+    for index, value, plan in pending:
+        if not plan.jobs:
+            verdicts[index] = feedback(tasks[index], value, plan.verdict(), seconds)
+    if runs:
+        if engine is None:
+            raise ValueError("input predictions are re-executed: pass an engine")
+        # probe=None: every batch runs with the checks' own limits, as CodeI/O's
+        # checker gives each input its full time.
+        items = [(start, [job for _, _, plan in runs[start:start + batch_size]
+                          for job in plan.jobs])
+                 for start in range(0, len(runs), max(1, batch_size))]
+        with Executor(engine, probe=None) as executor:
+            for start, outcomes in executor.run(items):
+                offset = 0
+                for index, value, plan in runs[start:start + batch_size]:
+                    got = outcomes[offset:offset + len(plan.jobs)]
+                    offset += len(plan.jobs)
+                    verdicts[index] = feedback(tasks[index], value, plan.verdict(got), seconds)
     return [v for v in verdicts if v is not None]
+

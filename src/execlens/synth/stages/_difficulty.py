@@ -11,8 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from execlens.synth._prompts import render_prediction_prompt
 from execlens.synth._stage import ModelStage, register_stage
-from execlens.synth._verify import Check, verify_checks
+from execlens.synth._verify import prediction_task, verify_predictions
 from execlens.synth.stages._predict import sampling_params
+from execlens.tasks import Task
 
 
 class DifficultySettings(BaseModel):
@@ -57,12 +58,14 @@ class DifficultyStage(ModelStage):
         """Yields every function with ``difficulty`` = its success rate; those outside
         the band rejected as ``too_easy`` / ``too_hard``."""
         band = self.settings
-        checks: list[Check] = []
+        tasks: list[Task] = []
+        texts: list[str | None] = []
         for record, response in zip(asked, responses):
             pair = record["pairs"][0]
-            checks += [Check("o", c.text, record["refcode"], pair["input"], pair["output"])
-                       for c in response.completions]
-        verdicts = verify_checks(self.context.engine, checks)
+            task = prediction_task("o", record["refcode"], pair["input"], pair["output"])
+            tasks += [task] * len(response.completions)
+            texts += [c.text for c in response.completions]
+        verdicts = verify_predictions(self.context.engine, tasks, texts)
         start = 0
         for record, response in zip(asked, responses):
             mine = verdicts[start:start + len(response.completions)]

@@ -12,7 +12,12 @@ from typing import Any
 
 from execlens.synth._prompts import REDO_SUFFIX
 from execlens.synth._stage import ModelStage, register_stage
-from execlens.synth._verify import Check, read_turn, turn_response, verify_checks
+from execlens.synth._verify import (
+    prediction_task,
+    read_turn,
+    turn_response,
+    verify_predictions,
+)
 from execlens.synth.stages._predict import (
     TRUNCATED_IN_REASONING,
     raise_on_failed_requests,
@@ -66,9 +71,11 @@ class ReviseStage(ModelStage):
                 revised[record["id"]] = out
             else:
                 pending.append(out)
-        checks = [Check(r["kind"], turn_response(r["turn_2"]).final, r["refcode"], r["input"],
-                        r["output"]) for r in pending]
-        for record, verdict in zip(pending, verify_checks(self.context.engine, checks)):
+        tasks = [prediction_task(r["kind"], r["refcode"], r["input"], r["output"])
+                 for r in pending]
+        texts = [turn_response(r["turn_2"]).final for r in pending]
+        for record, verdict in zip(pending, verify_predictions(self.context.engine, tasks,
+                                                               texts)):
             revised[record["id"]] = {**record, "verdict_2": verdict}
         for record in records:
             out = revised.get(record["id"], record)
