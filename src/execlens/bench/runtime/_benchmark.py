@@ -1,5 +1,5 @@
-"""The runtime benchmark's declaration: REval's four questions and CRUXEval's two, for
-any programs with inputs.
+"""The runtime benchmark's declaration: REval's four questions, CRUXEval's two and the
+full trace (CoCoNUT's question), for any programs with inputs.
 
 * ``load``: whatever ``execlens.tasks.load_programs`` reads (CRUXEval's ``cruxeval.jsonl``,
   REval's DREval data or HumanEval-style records, CodeI/O's parsed samples, a user's
@@ -7,7 +7,7 @@ any programs with inputs.
 * ``plan``: ``--limit``/``--offset`` pick *programs*; they are traced (cached) and the
   questions about each chosen by ``tasks``' balanced selection, so the balance holds
   over exactly what is asked and a run's questions never depend on the slice; ``all``
-  asks every kind;
+  asks every kind but ``trace`` (one long answer per run: asked when named);
 * ``prepare``: the traced truth of the planned programs (the same cache: nothing is
   traced twice);
 * two modes, both the generic judges (``execlens.judge``): there is no published scorer
@@ -16,8 +16,8 @@ any programs with inputs.
   reports expect them side by side); the two never differ;
 * ``explain``: the expected answer and the run (program, executed lines, asked line,
   true value) of a question, for the report's failure view;
-* ``metrics``: accuracy per kind, coverage precision/recall/F1, and the constant-answer
-  baselines on the same questions.
+* ``metrics``: accuracy per kind, coverage precision/recall/F1, full traces' mean step
+  credit, and the constant-answer baselines on the same questions.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from execlens.tasks.prompts import Extraction, RenderedPrompt
 
 from ._explain import explain_runtime
 from ._extract import extract_runtime
-from ._items import KINDS, RuntimeItem, items_by_kind
+from ._items import COMPOSITE, KINDS, RuntimeItem, items_by_kind
 from ._metrics import runtime_metrics
 from ._prompts import STYLES, render_runtime
 from ._truth import RuntimeTruth, TracedTasks, traced_tasks
@@ -58,6 +58,7 @@ _DESCRIPTIONS = {
     "state": "a variable's value and type after line N (or Nil)",
     "output": "complete assert f(<input>) == ?? (or the exception raised)",
     "input": "an input f(...) giving the output (re-executed)",
+    "trace": "the executed line numbers of the call, in order (numbered program)",
 }
 
 
@@ -79,7 +80,8 @@ class RuntimeBenchmark:
                    "(REval's questions) and output/input prediction (CRUXEval's)")
     tasks: Mapping[str, TaskSpec] = {
         **{kind: TaskSpec(kind, STYLES, text) for kind, text in _DESCRIPTIONS.items()},
-        "all": TaskSpec("all", STYLES, "every kind about the same runs", composite=KINDS),
+        "all": TaskSpec("all", STYLES, "every kind but trace about the same runs",
+                        composite=COMPOSITE),
     }
     modes = ("official", "strict")
     """The same judge twice: see the module docstring."""
@@ -96,6 +98,9 @@ class RuntimeBenchmark:
         self._programs: list[RuntimeProgram] = []
         self._traced: TracedTasks | None = None
         self._items: dict[tuple[str, str], RuntimeItem] = {}
+        self._given: dict[tuple[str, str], list[str]] = {}
+        """A generations file's answers (a score run's records do not keep them; the
+        full trace's step credit is computed from them)."""
 
     # ------------------------------------------------------------- items
     def load(self, data: str | None) -> list[Any]:
@@ -122,7 +127,7 @@ class RuntimeBenchmark:
     def plan(self, records: Sequence[Any], task: str, *, limit: int | None,
              offset: int) -> list[tuple[str, list[Any]]]:
         """The balanced questions of ``task`` about the programs ``limit``/``offset`` pick
-        (every kind for ``all``, skipping kinds with no question)."""
+        (every kind but ``trace`` for ``all``, skipping kinds with no question)."""
         if task not in self.tasks:
             raise BenchmarkError(f"runtime has no task {task!r} (expected one of "
                                  f"{', '.join(self.tasks)})")
@@ -135,7 +140,7 @@ class RuntimeBenchmark:
                        for kind, kind_items in items.items() for item in kind_items}
         if task != "all":
             return [(task, items[task])]
-        return [(kind, items[kind]) for kind in KINDS if items[kind]]
+        return [(kind, items[kind]) for kind in COMPOSITE if items[kind]]
 
     def render(self, item: Any, task: str, style: str) -> RenderedPrompt:
         """The item's prompt (``templates/<kind>.j2``)."""
@@ -186,7 +191,8 @@ class RuntimeBenchmark:
                 notes.append(f"{len(self._traced.skipped)} run(s) asked nothing: "
                              + "; ".join(f"{k} {v}" for k, v in
                                          list(self._traced.skipped.items())[:3]))
-        return runtime_metrics(records, task, self._items, notes, modes=self.modes)
+        return runtime_metrics(records, task, self._items, notes, modes=self.modes,
+                               answers=self._given)
 
     def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
         """A JSON object ``{sample id: [response or answer, ...]}`` for one kind's questions
@@ -205,6 +211,7 @@ class RuntimeBenchmark:
                                    f"about {data} ({', '.join(unknown[:5])})")
         paired = [(item, [extract_runtime(text, task).text for text in answers[ident]])
                   for ident, item in known.items() if ident in answers]
+        self._given = {(task, item.sample_id): texts for item, texts in paired}
         return Generations(task=task, items=paired, notes={"questions": len(paired)})
 
     def references(self) -> Sequence[Reference]:

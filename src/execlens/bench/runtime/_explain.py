@@ -2,7 +2,7 @@
 
 The answer is written as :func:`extract_runtime` reads one (what the judges compare):
 ``YES``/``NO``, the next line's code (or ``-1``), ``value; type`` (or ``Nil``), the
-output literal (or the exception's class name), an input call.  The truth is the
+output literal (or the exception's class name), an input call, the executed-line list.  The truth is the
 question's own (``RuntimeTask.reference``, traced); the executed lines come from the
 traced runs :meth:`RuntimeBenchmark.prepare` returned.
 """
@@ -88,6 +88,12 @@ def explain_runtime(item: RuntimeItem, context: Any) -> dict[str, Any]:
             out["question"] = (f"the value and type of {task.var} after line {line} "
                                f"when {run} runs")
             out["expected"], out["true_value"] = _state(reference)
+        return out
+    if kind == "trace":
+        steps = [int(n) for n in reference or ()]
+        out["question"] = f"the lines executed when {run} runs, in order"
+        out["expected"] = "[" + ", ".join(map(str, steps)) + "]"  # the shared answer form
+        out["true_value"] = f"{len(steps)} steps over {len(set(steps))} distinct lines"
         return out
     reference = reference if isinstance(reference, Mapping) else {}
     if kind == "output":

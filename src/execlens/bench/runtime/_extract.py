@@ -2,8 +2,9 @@
 
 String and ``ast`` work only -- nothing a model wrote is evaluated.  What comes out is
 what the generic judges read: ``YES``/``NO``, a line (text or number), ``value; type``
-or ``Nil``, an output value (the right side of a completed assertion) or an input call
-(its left side).
+or ``Nil``, an output value (the right side of a completed assertion), an input call
+(its left side) or a full trace (a list of line numbers, on one line or spread over
+several).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ __all__ = ["answer_block", "extract_runtime"]
 
 _OPEN, _CLOSE = ANSWER_OPEN, ANSWER_CLOSE
 _FENCE = re.compile(r"^```[\w-]*\s*\n?|\n?```\s*$")
+# A bracketed list without nested brackets: a trace's line numbers.
+_LIST = re.compile(r"\[[^\[\]]*\]")
 
 
 def answer_block(raw: str, how: list[str]) -> str | None:
@@ -80,6 +83,17 @@ def _prediction(block: str, side: str, how: list[str]) -> Extraction:
     return Extraction(block, (*how, "the block as it is"))
 
 
+def _trace_list(block: str, how: list[str]) -> Extraction:
+    """A full trace: the block when it is one list (however it wraps), else the last
+    bracketed list in it (a model that explains before answering); the judge parses it."""
+    if block.startswith("[") and block.endswith("]"):
+        return Extraction(" ".join(block.split()), (*how, "the block as a list"))
+    found = _LIST.findall(block)
+    if found:
+        return Extraction(" ".join(found[-1].split()), (*how, "last bracketed list"))
+    return Extraction(block, tuple(how), failure="no_list")
+
+
 def extract_runtime(raw: str, kind: str) -> Extraction:
     """The answer to a ``kind`` question in ``raw`` (``failure`` says why there is none)."""
     how: list[str] = []
@@ -95,4 +109,6 @@ def extract_runtime(raw: str, kind: str) -> Extraction:
         return Extraction(text, (*how, "first line"))
     if kind in ("output", "input"):
         return _prediction(block, "right" if kind == "output" else "left", how)
+    if kind == "trace":
+        return _trace_list(block, how)
     raise ValueError(f"no question kind {kind!r}")

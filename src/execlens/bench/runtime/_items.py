@@ -3,7 +3,8 @@
 Items wrap ``execlens.tasks.RuntimeTask`` (the generic judges read it as it is) and add
 what the runners need: a ``sample_id`` unique within its kind.  The CRUXEval-style input
 question is derived here from an output task, since ``tasks`` builds only the four
-REval kinds: same program and reference, the answer is a call instead of a value.
+REval kinds (and full traces when asked): same program and reference, the answer is a
+call instead of a value.
 """
 
 from __future__ import annotations
@@ -15,10 +16,13 @@ from typing import Any
 from execlens.tasks import RuntimeTask, task_id
 from execlens.values import AnswerParseError, decode, literal_text, parse_call
 
-__all__ = ["KINDS", "RuntimeItem", "input_task", "items_by_kind"]
+__all__ = ["COMPOSITE", "KINDS", "RuntimeItem", "input_task", "items_by_kind"]
 
-#: The question kinds, in the order a composite run asks them.
-KINDS = ("coverage", "path", "state", "output", "input")
+#: Every question kind, in the order a run lists them.
+KINDS = ("coverage", "path", "state", "output", "input", "trace")
+#: The kinds ``all`` asks.  A full trace (``trace``) is asked only when named, as
+#: ``tasks.build_tasks`` builds it: one long answer per run, not a short question.
+COMPOSITE = ("coverage", "path", "state", "output", "input")
 
 
 @dataclass(frozen=True)

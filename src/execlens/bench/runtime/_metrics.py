@@ -2,9 +2,13 @@
 
 Accuracy is over generations (every answer counts once).  Coverage's positive class is
 "executed" (YES); an unparseable answer to an executed line counts as a missed YES.
+A full trace (``trace``) also reports its **mean step credit**: the judge's common-prefix
+share of each generation (``execlens.judge.step_credit``; 1 for a passing answer, 0 for
+an unparseable one), read again from the generation's answer -- the records keep
+verdict labels only.
 The constant-answer baselines judge one fixed answer per kind (YES, NO, ``-1``, ``Nil``,
-``None``) on exactly the questions the run asked, with the same judges: with balanced
-selection, always-YES and always-NO score 50 % on coverage.
+``None``, ``[]``) on exactly the questions the run asked, with the same judges: with
+balanced selection, always-YES and always-NO score 50 % on coverage.
 """
 
 from __future__ import annotations
@@ -19,9 +23,11 @@ from ._items import KINDS, RuntimeItem
 __all__ = ["BASELINES", "runtime_metrics"]
 
 #: A constant answer per kind (no constant input: a call is checked by running it).
+# The labels stay as they were before full traces (reports and tests name them); the
+# empty trace sits in the first row only (the second differs in the coverage answer).
 BASELINES: dict[str, dict[str, str]] = {
     "always YES / -1 / Nil / None": {"coverage": "YES", "path": "-1", "state": "Nil",
-                                    "output": "None"},
+                                    "output": "None", "trace": "[]"},
     "always NO / -1 / Nil / None": {"coverage": "NO", "path": "-1", "state": "Nil",
                                    "output": "None"},
 }
@@ -51,24 +57,46 @@ def _named(kind: str, values: Mapping[str, float], single: bool) -> dict[str, fl
             for name, value in values.items()}
 
 
-def _kind_scores(kind: str, pairs: Sequence[tuple[Any, str]]) -> dict[str, float]:
+def _credit(item: RuntimeItem | None, answer: Any, label: str) -> float | None:
+    """The step credit of one full-trace generation; None when its answer is unknown."""
+    if label == "passed":
+        return 1.0
+    if item is None or not isinstance(answer, str):
+        return None
+    verdict = judge_task(item.task, answer)
+    if verdict.passed:
+        return 1.0
+    credit = verdict.data.get("step_credit", 0.0)  # none for an unparseable answer
+    return float(credit) if isinstance(credit, (int, float)) else 0.0
+
+
+def _kind_scores(kind: str, pairs: Sequence[tuple[Any, str]],
+                 credits: Sequence[float | None] = ()) -> dict[str, float]:
     scores = {"accuracy": _percent(sum(1 for _, label in pairs if label == "passed"),
                                    len(pairs))}
     if kind == "coverage":
         scores.update(_coverage_scores(pairs))
+    known = [c for c in credits if c is not None]
+    if kind == "trace" and known:
+        scores["step credit"] = _percent(sum(known), len(known))
     return scores
 
 
 def runtime_metrics(records: Sequence[Mapping[str, Any]], task: str,
                     items: Mapping[tuple[str, str], RuntimeItem],
-                    notes: Sequence[str] = (), *, modes: Sequence[str] = ("strict",)
+                    notes: Sequence[str] = (), *, modes: Sequence[str] = ("strict",),
+                    answers: Mapping[tuple[str, str], Sequence[str]] | None = None
                     ) -> dict[str, Any]:
     """``{mode: {...}, "baselines": {...}, "detailed": {...}, "flags": [...]}``.
 
     ``items`` maps ``(kind, sample id)`` to the planned item (its reference); a record's
     kind is its ``task`` field, its sample id the record id without a ``kind:`` prefix.
+    A full trace's step credit reads each generation's answer from the record's
+    ``answers`` (an eval run's) or from ``answers`` (``(kind, sample id)`` to the texts
+    a generations file gave).
     """
     by_kind: dict[str, dict[str, list[tuple[Any, str]]]] = {mode: {} for mode in modes}
+    credits: dict[str, list[float | None]] = {mode: [] for mode in modes}
     asked: dict[str, list[RuntimeItem]] = {}
     for record in records:
         kind = str(record.get("task") or task)
@@ -79,26 +107,38 @@ def runtime_metrics(records: Sequence[Mapping[str, Any]], task: str,
         reference = item.task.reference if item is not None else None
         if item is not None:
             asked.setdefault(kind, []).append(item)
-        for entry in record.get("generations") or ():
+        texts = record.get("answers") or (answers or {}).get((kind, ident)) or ()
+        for index, entry in enumerate(record.get("generations") or ()):
             for mode in modes:
-                by_kind[mode].setdefault(kind, []).append((reference,
-                                                           str(entry.get(mode, ""))))
+                label = str(entry.get(mode, ""))
+                by_kind[mode].setdefault(kind, []).append((reference, label))
+                if kind == "trace":
+                    answer = texts[index] if index < len(texts) else None
+                    credits[mode].append(_credit(item, answer, label))
     kinds = [kind for kind in KINDS if any(kind in found for found in by_kind.values())]
     single = len(kinds) == 1
     scores: dict[str, dict[str, float]] = {mode: {} for mode in modes}
     for mode in modes:
         for kind in kinds:
-            scores[mode].update(_named(kind, _kind_scores(kind, by_kind[mode].get(kind, [])),
-                                       single))
+            scores[mode].update(_named(kind, _kind_scores(kind, by_kind[mode].get(kind, []),
+                                                          credits[mode]), single))
+    flags = list(notes)
+    unknown = sum(1 for credit in credits[modes[0]] if credit is None) if modes else 0
+    if unknown:
+        flags.append(f"{unknown} full-trace generation(s) without their answer: left out "
+                     "of the mean step credit")
     baselines: dict[str, dict[str, float]] = {}
-    for label, answers in BASELINES.items():
+    for label, answers_of in BASELINES.items():
         row: dict[str, float] = {}
         for kind in kinds:
-            if kind not in answers or not asked.get(kind):
+            if kind not in answers_of or not asked.get(kind):
                 continue
-            pairs = [(item.task.reference, judge_task(item.task, answers[kind]).label)
+            constant = answers_of[kind]
+            pairs = [(item.task.reference, judge_task(item.task, constant).label)
                      for item in asked[kind]]
-            row.update(_named(kind, _kind_scores(kind, pairs), single))
+            row.update(_named(kind, _kind_scores(
+                kind, pairs, [_credit(item, constant, label)
+                              for item, (_, label) in zip(asked[kind], pairs)]), single))
         if row:
             baselines[label] = row
     if single and kinds and kinds[0] != "coverage":
@@ -108,4 +148,4 @@ def runtime_metrics(records: Sequence[Mapping[str, Any]], task: str,
     questions = {kind: len(asked.get(kind, ())) for kind in kinds}
     return {**scores, "baselines": baselines,
             "detailed": {mode: {"questions": questions} for mode in modes},
-            "flags": list(notes)}
+            "flags": flags}

@@ -1,8 +1,8 @@
 """The runtime benchmark's prompts: one jinja template per question kind, two styles.
 
 The conventions are REval's (``[PYTHON]`` program ``[/PYTHON]``, ``[QUESTION]`` ...,
-``[ANSWER]`` ... ``[/ANSWER]``) and CRUXEval's for input/output prediction (``assert
-f(...) == ??``), one worked example each; the answer asked for is execlens' one answer
+``[ANSWER]`` ... ``[/ANSWER]``), CRUXEval's for input/output prediction (``assert
+f(...) == ??``) and CoCoNUT's numbered program for the full trace, one worked example each; the answer asked for is execlens' one answer
 format (``execlens.tasks.prompts.ANSWER_FORMS``), as the rewards and synthesis ask it.  ``direct`` asks for the answer only;
 ``cot`` for reasoning in ``[THOUGHT]`` first.  There is no official runner to copy, so the
 sampling defaults are ours: greedy, one sample.
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from execlens.tasks import numbered_program
 from execlens.tasks.prompts import (
     ANSWER_FORMS,
     EXECUTION_SYSTEM,
@@ -37,10 +38,15 @@ _WHAT = {kind: f"only {what}" for kind, (what, _) in ANSWER_FORMS.items()}
 _WHAT["path"] = "only the next line of code or its line number (or -1)"
 
 
-def runtime_sampling(style: str) -> SamplingDefaults:
-    """Greedy, one sample; room for reasoning in the CoT style."""
-    return SamplingDefaults(max_tokens=1024 if style == "cot" else 256, temperature=0.0,
-                            n=1, source="execlens runtime benchmark (no official runner)")
+def runtime_sampling(style: str, kind: str | None = None) -> SamplingDefaults:
+    """Greedy, one sample; room for reasoning in the CoT style, and for a full trace's
+    list (up to ``tasks.MAX_TRACE_STEPS`` numbers, a few tokens each)."""
+    if kind == "trace":
+        max_tokens = 8192 if style == "cot" else 4096
+    else:
+        max_tokens = 1024 if style == "cot" else 256
+    return SamplingDefaults(max_tokens=max_tokens, temperature=0.0, n=1,
+                            source="execlens runtime benchmark (no official runner)")
 
 
 def _line_text(code: str, line: int | None) -> str:
@@ -74,8 +80,10 @@ def render_runtime(item: RuntimeItem, style: str) -> RenderedPrompt:
     if task.kind in ("coverage", "path", "state"):
         fields.update(line=task.line, line_text=_line_text(task.program, task.line),
                       var=task.var)
+    elif task.kind == "trace":  # every line ends with its number (CoCoNUT's '  # N')
+        fields["code"] = numbered_program(task.program)
     text = render_template_from(_TEMPLATES, f"{task.kind}.j2", **fields)
     return RenderedPrompt(benchmark="runtime", task=task.kind, style=style, text=text,
                           system=EXECUTION_SYSTEM, stop=STOP, chat_stop=STOP,
-                          sampling=runtime_sampling(style), template=f"runtime/{task.kind}.j2",
+                          sampling=runtime_sampling(style, task.kind), template=f"runtime/{task.kind}.j2",
                           sample_id=item.sample_id)

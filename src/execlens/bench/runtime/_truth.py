@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from execlens.store import StoreError, read_json, write_json_atomic
-from execlens.tasks import RuntimeProgram, RuntimeTask, build_tasks, failed_runs
+from execlens.tasks import KINDS, RuntimeProgram, RuntimeTask, build_tasks, failed_runs
 
 if TYPE_CHECKING:
     from execlens.engine import Engine
@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 __all__ = ["SELECTION", "TRACE_MODE", "TRUTH_VERSION", "RuntimeTruth", "TracedTasks",
            "run_key", "traced_tasks", "truth_cache_dir"]
 
-TRUTH_VERSION = 4  # 2: balanced per run; 3: seed-dependent runs left out; 4: executed lines
+TRUTH_VERSION = 5  # 2: balanced per run; 3: seed-dependent runs left out; 4: executed
+#                      lines; 5: full-trace tasks
 #: The frame-aware tracer (REval's own reference tracer is REval's official mode only).
 TRACE_MODE = "exact"
 SELECTION = "balanced"
@@ -140,9 +141,11 @@ def _build(programs: Sequence[RuntimeProgram], engine: Engine, seed: int) -> Tra
     # Balanced per run: a run's questions depend on that run alone, so they are the same
     # whatever slice (--limit/--offset) it is asked in -- a run grown from 5 to 50
     # programs keeps its first answers, and a generations file matches any slice.
+    # Full traces are built with the rest (one per run, never sampled); ``all`` leaves
+    # them out and ``--task trace`` asks them.
     tasks = [task for program, trace in zip(runnable, paired)
              for task in build_tasks([program], traces=[trace], selection=SELECTION,
-                                     seed=seed)]
+                                     seed=seed, kinds=(*KINDS, "trace"))]
     skipped = {f"{p.problem_id}#{p.input_index}": str(p.skip_reason)
                for p in programs if p.skip_reason is not None}
     skipped.update({f"{runnable[i].problem_id}#{runnable[i].input_index}":
