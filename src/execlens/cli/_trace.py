@@ -72,6 +72,9 @@ def trace(
                                       "exact (per-frame, corrected).")] = "exact",
     rows: Annotated[str, typer.Option(help="all (every input) or pairs (the inputs REval "
                                       "asks about).")] = "all",
+    fmt: Annotated[str, typer.Option("--format", help="jetbrains (the REval layout) or cwm "
+                                     "(also cwm.jsonl: each run in Code World Model's trace "
+                                     "format; exact mode).")] = "jetbrains",
     workers: WorkersOption = None,
     max_steps: MaxStepsOption = 200_000,
     wall_limit: WallLimitOption = DEFAULT_WALL_LIMIT,
@@ -88,6 +91,8 @@ def trace(
         usage_error(f"--mode must be one of {', '.join(MODES)}, not {mode!r}")
     if rows not in EXPORT_ROWS:
         usage_error(f"--rows must be one of {', '.join(EXPORT_ROWS)}, not {rows!r}")
+    if fmt not in ("jetbrains", "cwm") or (fmt == "cwm" and mode != "exact"):
+        usage_error(f"--format must be jetbrains or cwm (cwm needs --mode exact), not {fmt!r}")
     check_run_options(workers=workers, max_steps=max_steps, wall_limit=wall_limit)
     problems = _load(dataset)
     for problem in problems:
@@ -99,7 +104,8 @@ def trace(
     warn_program_environment(benchmark_requirements([BENCHMARK.name]))
     identity = {"verb": "trace", "data": _data_digest(dataset), "mode": mode, "rows": rows,
                 "max_steps": max_steps, "wall_limit": wall_limit,
-                "program": program_identity()}
+                "program": program_identity(),
+                **({"format": fmt} if fmt != "jetbrains" else {})}
     limits = TraceLimits(max_steps=max_steps)
     chunks = [selected[i:i + SHARD_RUNS] for i in range(0, len(selected), SHARD_RUNS)]
     with open_run(out, identity, overwrite) as run_dir:
@@ -122,7 +128,8 @@ def trace(
             # disagree on which runs are done.
             pairs = [(item, None if item.problem.skip_reason else next(results))
                      for item in chunk]
-            return [{"execution": execution_record(item, t), "states": states_record(item, t)}
+            return [{"execution": execution_record(item, t), "states": states_record(item, t),
+                     **({"cwm": _cwm_record(item, t)} if fmt == "cwm" else {})}
                     for item, t in pairs]
 
         try:
@@ -137,6 +144,9 @@ def trace(
                                    sort_keys=False)
         write_jsonl_stream(run_dir.file("states.jsonl"),
                            (r["states"] for r in executor.records("traces")), sort_keys=False)
+        if fmt == "cwm":
+            write_jsonl_stream(run_dir.file("cwm.jsonl"),
+                               (r["cwm"] for r in executor.records("traces")), sort_keys=False)
         records = [r["execution"] for r in executor.records("traces")]
     statuses = Counter(r["status"] for r in records)
     typer.echo(f"{total} executions ({statuses['ok']} ok, {statuses['skipped']} skipped) "
@@ -149,6 +159,22 @@ def trace(
            if r.get("truncated")]
     if cut:
         typer.echo(f"{len(cut)} runs hit a recording limit: {named_runs(cut)}", err=True)
+
+
+def _cwm_record(item: Any, trace: Any) -> dict[str, Any]:
+    """One run in CWM's trace format (``execlens.trace.cwm_trace``), or why it has none."""
+    from execlens.trace import cwm_trace
+
+    row: dict[str, Any] = {"task_id": item.problem.task_id, "input_idx": item.index,
+                           "cwm": None}
+    if trace is None or not trace.recorded or trace.truncated:
+        row["error"] = "no complete trace"
+        return row
+    try:
+        row["cwm"] = cwm_trace(trace, item.problem.code)
+    except ValueError as exc:  # nothing recorded in the program's own frames
+        row["error"] = str(exc)
+    return row
 
 
 def _with_engine_limits(request: Any, limits: Any) -> Any:

@@ -26,6 +26,14 @@ if TYPE_CHECKING:
         trace_many,
         trace_program,
     )
+    from execlens.trace._cwm import (
+        CWM_TOKENS,
+        CwmFrame,
+        cwm_context,
+        cwm_frames,
+        cwm_trace,
+        cwm_value_text,
+    )
     from execlens.trace._expr import NIL_ENVELOPE, VariableError, evaluate, parse_variable
     from execlens.trace._recorder import Recorder, statement_line_map
     from execlens.trace._trace import FrameInfo, Step, Trace, TraceError
@@ -43,6 +51,12 @@ _EXPORTS = {
     "trace_job": "_api",
     "trace_many": "_api",
     "trace_program": "_api",
+    "CWM_TOKENS": "_cwm",
+    "CwmFrame": "_cwm",
+    "cwm_context": "_cwm",
+    "cwm_frames": "_cwm",
+    "cwm_trace": "_cwm",
+    "cwm_value_text": "_cwm",
     "NIL_ENVELOPE": "_expr",
     "VariableError": "_expr",
     "evaluate": "_expr",
