@@ -263,7 +263,12 @@ def test_rerun_with_other_settings_is_refused_and_keeps_the_run(tmp_path: Path) 
     third = _invoke("tasks", "build", str(source), "-o", str(out), "--mode", "reval",
                     "--overwrite", "--workers", "1", "--no-progress")
     assert third.exit_code == 0, third.stderr
-    assert all(json.loads(line)["mode"] == "reval" for line in out.open())
+    # reval is the old name of frame-blind: recorded under the name, and the same run.
+    assert all(json.loads(line)["mode"] == "frame-blind" for line in out.open())
+    fourth = _invoke("tasks", "build", str(source), "-o", str(out), "--mode", "frame-blind",
+                     "--workers", "1", "--no-progress")
+    assert fourth.exit_code == 0, fourth.stderr
+    assert "differs" not in fourth.stderr
 
 
 # --- runs that fail are counted and named (issue 9 item 7) -------------------------------

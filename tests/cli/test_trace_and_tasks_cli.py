@@ -47,6 +47,14 @@ def test_trace_verb_rejects_bad_mode(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["trace", str(tmp_path), "--mode", "fast", "--out",
                                       str(tmp_path / "o")])
     assert result.exit_code != 0
+    assert "exact, frame-blind (reval = frame-blind)" in " ".join(result.output.split())
+
+
+def test_reval_is_an_alias_of_frame_blind_in_the_api() -> None:
+    from execlens.trace import MODES, TraceRequest, canonical_mode
+
+    assert MODES == ("exact", "frame-blind") and canonical_mode("reval") == "frame-blind"
+    assert TraceRequest(program="x = 1", call="None", mode="reval").mode == "frame-blind"
 
 
 def test_tasks_build_verb(data_dir: Path, tmp_path: Path) -> None:
@@ -59,7 +67,7 @@ def test_tasks_build_verb(data_dir: Path, tmp_path: Path) -> None:
     tasks = [json.loads(line) for line in out.open()]
     kinds = {t["kind"] for t in tasks}
     assert kinds == {"coverage", "path", "state", "output"}
-    assert all(t["mode"] == "reval" for t in tasks)
+    assert all(t["mode"] == "frame-blind" for t in tasks)  # reval: its alias
     missing = CliRunner().invoke(app, ["tasks", "build", str(tmp_path / "nope.jsonl"),
                                        "--out", str(out)])
     assert missing.exit_code == 2 and "no such file" in " ".join(missing.output.split())

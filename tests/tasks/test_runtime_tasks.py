@@ -83,7 +83,7 @@ def test_given_questions_reproduce_reval_baselines(reval_reference: None, reval_
     else:  # 3.12+ inlines comprehensions (PEP 709): a few states move; see test_reval_dataset
         assert abs(nil_share - 49.8) <= 1.0
     assert len({t.id for t in tasks}) == len(tasks)
-    assert all(t.mode == "reval" and t.selection == "given" for t in tasks)
+    assert all(t.mode == "frame-blind" and t.selection == "given" for t in tasks)  # reval: alias
 
 
 def test_balanced_selection_defeats_constant_answers(reval_dir: Path,

@@ -57,6 +57,20 @@ def check_run_options(*, workers: Optional[int], max_steps: int,
         usage_error(f"--wall-limit: {exc}")
 
 
+def checked_mode(mode: str) -> str:
+    """``--mode`` as the tracer names it (``reval`` → ``frame-blind``), or a usage error.
+
+    The canonical name goes into the run identity, so ``--mode reval`` resumes a
+    ``--mode frame-blind`` run and back.
+    """
+    from execlens.trace import MODE_ALIASES, MODES, canonical_mode
+
+    if canonical_mode(mode) not in MODES:
+        aliases = ", ".join(f"{alias} = {name}" for alias, name in MODE_ALIASES.items())
+        usage_error(f"--mode must be one of {', '.join(MODES)} ({aliases}), not {mode!r}")
+    return canonical_mode(mode)
+
+
 def named_runs(runs: list[str]) -> str:
     """The first eight runs, comma-separated, and how many more there are."""
     return ", ".join(runs[:8]) + (f" and {len(runs) - 8} more" if len(runs) > 8 else "")
@@ -146,7 +160,8 @@ def build(
              "name without suffix) to write tasks.jsonl / tasks.parquet into.  Resume "
              "state lives in the directory, or beside a file in .<name>.run/.")],
     mode: Annotated[str, typer.Option(help="Tracer mode for the ground truth: exact or "
-                                      "reval.")] = "exact",
+                                      "frame-blind (REval's reference tracer; alias: "
+                                      "reval).")] = "exact",
     selection: Annotated[str, typer.Option(help="reval (REval's sites), given (the "
                                            "dataset's own questions) or balanced.")] = "reval",
     kinds: Annotated[str, typer.Option(help="Comma-separated task kinds.")] =
@@ -177,11 +192,10 @@ def build(
         trace_record,
         write_tasks,
     )
-    from execlens.trace import MODES, TraceLimits, trace_engine
+    from execlens.trace import TraceLimits, trace_engine
 
     wanted = tuple(k.strip() for k in kinds.split(",") if k.strip())
-    if mode not in MODES:
-        usage_error(f"--mode must be one of {', '.join(MODES)}, not {mode!r}")
+    mode = checked_mode(mode)
     if selection not in SELECTIONS:
         usage_error(f"--selection must be one of {', '.join(SELECTIONS)}, not {selection!r}")
     if not wanted or set(wanted) - set(KINDS):

@@ -1,4 +1,4 @@
-"""``execlens trace DATASET --mode reval|exact --out DIR``: trace every input of REval.
+"""``execlens trace DATASET --mode frame-blind|exact --out DIR``: trace every input of REval.
 
 Writes the JetBrains REval layout (``executions.jsonl``, ``states.jsonl``) through
 ``execlens.store``: runs are traced in shards by the store's shard executor (completion
@@ -29,6 +29,7 @@ from execlens.cli._tasks import (
     WallLimitOption,
     WorkersOption,
     check_run_options,
+    checked_mode,
     file_digest,
     named_runs,
     open_run,
@@ -68,8 +69,9 @@ def trace(
     out: Annotated[Path, typer.Option("--out", "-o", help="Run directory for "
                                       "executions.jsonl and states.jsonl (JetBrains REval "
                                       "layout); rerun to resume.")],
-    mode: Annotated[str, typer.Option(help="reval (the reference tracer's behaviour) or "
-                                      "exact (per-frame, corrected).")] = "exact",
+    mode: Annotated[str, typer.Option(help="frame-blind (REval's reference tracer: one "
+                                      "state list across frames; alias: reval) or exact "
+                                      "(per-frame, corrected).")] = "exact",
     rows: Annotated[str, typer.Option(help="all (every input) or pairs (the inputs REval "
                                       "asks about).")] = "all",
     fmt: Annotated[str, typer.Option("--format", help="jetbrains (the REval layout) or cwm "
@@ -85,10 +87,9 @@ def trace(
     """Trace every input of an REval dataset and export the traces (resumable)."""
     from execlens.bench.reval import BENCHMARK, EXPORT_ROWS, execution_record, states_record
     from execlens.store import write_jsonl_stream
-    from execlens.trace import MODES, TraceLimits, trace_engine, trace_job, trace_many
+    from execlens.trace import TraceLimits, trace_engine, trace_job, trace_many
 
-    if mode not in MODES:
-        usage_error(f"--mode must be one of {', '.join(MODES)}, not {mode!r}")
+    mode = checked_mode(mode)
     if rows not in EXPORT_ROWS:
         usage_error(f"--rows must be one of {', '.join(EXPORT_ROWS)}, not {rows!r}")
     if fmt not in ("jetbrains", "cwm") or (fmt == "cwm" and mode != "exact"):

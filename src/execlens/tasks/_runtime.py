@@ -219,8 +219,8 @@ def build_tasks(programs: Sequence[RuntimeProgram], *, traces: Sequence[Any] | N
     """Tasks with ground truth for every program run.
 
     Give ``traces`` (one per program, in order), or an ``engine`` to trace with
-    (``mode`` = ``"exact"`` or ``"reval"``; ``limits`` and ``wall_time`` as in
-    :func:`trace_programs`).  Programs with a ``skip_reason`` and runs
+    (``mode`` = ``"exact"`` or ``"frame-blind"``, alias ``"reval"``; ``limits`` and
+    ``wall_time`` as in :func:`trace_programs`).  Programs with a ``skip_reason`` and runs
     that recorded nothing (timeouts, crashes) yield no tasks.  The result is the same
     for the same inputs and ``seed``, whatever the order of ``programs``' runs.
     """

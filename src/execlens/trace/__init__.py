@@ -13,11 +13,13 @@ from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from execlens.trace._api import (
+        MODE_ALIASES,
         MODES,
         TRACE_PRELOAD,
         TRACE_RUNNER,
         TraceLimits,
         TraceRequest,
+        canonical_mode,
         ground_truth_key,
         trace_engine,
         trace_from_outcome,
@@ -40,6 +42,8 @@ if TYPE_CHECKING:
 
 _EXPORTS = {
     "MODES": "_api",
+    "MODE_ALIASES": "_api",
+    "canonical_mode": "_api",
     "TRACE_PRELOAD": "_api",
     "TRACE_RUNNER": "_api",
     "TraceLimits": "_api",

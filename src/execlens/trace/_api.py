@@ -8,17 +8,17 @@ from typing import Any
 
 from execlens.engine import DEFAULT_PRELOAD, Engine, Job, Limits, Outcome
 from execlens.trace._recorder import statement_line_map
-from execlens.trace._trace import Trace
+from execlens.trace._trace import MODE_ALIASES, MODES, Trace, canonical_mode
 
-__all__ = ["MODES", "TRACE_PRELOAD", "TRACE_RUNNER", "TraceLimits", "TraceRequest",
-           "ground_truth_key", "trace_engine", "trace_from_outcome", "trace_is_deterministic",
-           "trace_job", "trace_many", "trace_program"]
+__all__ = ["MODES", "MODE_ALIASES", "TRACE_PRELOAD", "TRACE_RUNNER", "TraceLimits",
+           "TraceRequest", "canonical_mode", "ground_truth_key", "trace_engine",
+           "trace_from_outcome", "trace_is_deterministic", "trace_job", "trace_many",
+           "trace_program"]
 
 TRACE_RUNNER = "execlens.trace._runner:run"
 # What a tracing fork server should hold before forking: the runner and the modules the
 # benchmark programs import most (numpy is measured in perf/tracer.py's notes).
 TRACE_PRELOAD: tuple[str, ...] = (*DEFAULT_PRELOAD, "execlens.trace._runner")
-MODES = ("exact", "reval")
 DEFAULT_TRACE_LIMITS = Limits(wall_time=30.0, memory_mb=1024, output_bytes=1 << 20)
 
 
@@ -61,8 +61,10 @@ class TraceRequest:
     tag: Any = None
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "mode", canonical_mode(self.mode))
         if self.mode not in MODES:
-            raise ValueError(f"unknown trace mode {self.mode!r}: use 'exact' or 'reval'")
+            raise ValueError(f"unknown trace mode {self.mode!r}: use 'exact' or 'frame-blind' "
+                             f"(alias 'reval')")
         if self.capture not in ("full", "lines", "coverage"):
             raise ValueError(f"unknown capture {self.capture!r}: use full, lines or coverage")
         if (self.test is None) != (self.test_class is None):
@@ -94,7 +96,7 @@ def trace_from_outcome(outcome: Outcome, mode: str, tag: Any = None) -> Trace:
     """Wrap an engine outcome of a tracing job as a :class:`Trace`."""
     data = outcome.extra or {}
     exc = outcome.exception
-    return Trace(mode=mode, status=outcome.status.value,
+    return Trace(mode=canonical_mode(mode), status=outcome.status.value,
                  output_envelope=outcome.value if outcome.ok else None,
                  exception_type=exc.type if exc else None,
                  exception_message=exc.message if exc else None,

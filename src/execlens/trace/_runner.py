@@ -2,8 +2,8 @@
 
 ``Job(runner="execlens.trace._runner:run", runner_options={...})``.  Options:
 
-* ``mode``: ``"exact"`` (default) or ``"reval"``; ``capture``: ``"full"``, ``"lines"`` or
-  ``"coverage"``;
+* ``mode``: ``"exact"`` (default) or ``"frame-blind"`` (alias ``"reval"``); ``capture``:
+  ``"full"``, ``"lines"`` or ``"coverage"``;
 * ``limits``: ``{"max_steps", "max_states", "max_bytes"}``;
 * ``line_map``: ``[[continuation_line, statement_line], ...]`` (exact mode, 1-indexed);
 * ``test``, ``test_class``, ``test_method``: drive a unittest class (ClassEval): the test

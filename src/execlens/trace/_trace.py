@@ -18,6 +18,18 @@ from execlens.values import NIL, decode
 __all__ = ["FrameInfo", "Step", "Trace", "TraceError"]
 
 
+#: The trace modes, and the other names they answer to.  ``frame-blind`` says what REval's
+#: reference tracer does -- one flat list of states whatever frame an event came from
+#: (recursion collapsed, "next line" across frames); ``reval`` is its older name.
+MODES = ("exact", "frame-blind")
+MODE_ALIASES = {"reval": "frame-blind"}
+
+
+def canonical_mode(mode: str) -> str:
+    """The mode ``mode`` names (``"reval"`` → ``"frame-blind"``; others unchanged)."""
+    return MODE_ALIASES.get(mode, mode)
+
+
 class TraceError(ValueError):
     """A trace record is malformed or was recorded by an incompatible tracer."""
 
@@ -38,7 +50,7 @@ class FrameInfo:
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One recorded step (exact mode) or state (reval mode)."""
+    """One recorded step (exact mode) or state (frame-blind mode)."""
 
     index: int
     line: int  # 0-indexed
@@ -68,6 +80,7 @@ class Trace:
     tag: Any = None
 
     def __post_init__(self) -> None:
+        self.mode = canonical_mode(self.mode)  # a record written as "reval" reads the same
         data = self.data
         if data and data.get("version") != 1:
             raise TraceError(f"unsupported trace record version {data.get('version')!r}")
@@ -135,7 +148,7 @@ class Trace:
         return {name: self._values[i] for name, i in self._snapshots[snapshot].items()}
 
     def return_value(self, step: int | Step) -> dict[str, Any] | None:
-        """The return envelope attached to a state (reval mode), if any."""
+        """The return envelope attached to a state (frame-blind mode), if any."""
         index = step.index if isinstance(step, Step) else step
         value = self._marks.get(index, {}).get("return")
         return None if value is None or value < 0 else self._values[value]
@@ -149,7 +162,7 @@ class Trace:
     # -------------------------------------------------------------- queries
     def covered(self, line: int) -> bool:
         """Whether 1-indexed ``line`` ran."""
-        if self.mode == "reval":
+        if self.mode == "frame-blind":
             return (line - 1) in self._by_line
         return (line - 1) in self.coverage_lines
 
@@ -160,12 +173,12 @@ class Trace:
     def next_lines(self, line: int) -> set[int]:
         """Which 1-indexed lines ran right after ``line`` (any-of); -1 when nothing did.
 
-        ``reval``: the next recorded state, whatever its frame.  ``exact``: the next step
+        ``frame-blind``: the next recorded state, whatever its frame.  ``exact``: the next step
         of the same frame, -1 when the frame ended there.  Empty when ``line`` never ran.
         """
         result: set[int] = set()
         for index in self._by_line.get(line - 1, []):
-            if self.mode == "reval":
+            if self.mode == "frame-blind":
                 following = index + 1 if index + 1 < len(self.steps) else -1
             else:
                 following = self._next_in_frame[index]
@@ -174,7 +187,7 @@ class Trace:
 
     def _after_snapshots(self, line: int) -> Iterator[dict[str, dict[str, Any]] | None]:
         for index in self._by_line.get(line - 1, []):
-            if self.mode == "reval":
+            if self.mode == "frame-blind":
                 after = index + 1 if index + 1 < len(self.steps) else index
                 yield self._expand(self.steps[after].snapshot)
             else:

@@ -1,7 +1,7 @@
 """REval ground truth for a run: trace each (problem, input) pair once per mode, answer
 every question from that trace, keep it as plain data (and, optionally, on disk).
 
-* ``official``: the ``reval``-mode tracer (REval's reference tracer, bugs included).
+* ``official``: the ``frame-blind``-mode tracer (REval's reference tracer, bugs included).
   Coverage = the line was recorded; next lines = the line of the next recorded state for
   each occurrence (-1 after the last; ``{-1}`` for a line that never ran, as REval's
   ``get_next_line`` returns); state = REval's ``VarInterpreter`` over the states after
@@ -51,7 +51,7 @@ __all__ = [
 # 2: a numpy.matrix is subscripted as REval's interpreter does (DREval/122 `ysum[0, i]`).
 # 3: the executed lines of every pair's run (the report marks them beside the program).
 TRUTH_VERSION = 3
-TRACE_MODE = {"official": "reval", "strict": "exact"}
+TRACE_MODE = {"official": "frame-blind", "strict": "exact"}
 _CHILD = "__import__('execlens.bench.reval._child', fromlist=['_'])"
 
 

@@ -2,8 +2,8 @@
 
 Two modes share one recorder:
 
-* ``reval`` reproduces REval's reference tracer: every event of a program frame goes into
-  one flat list of *states*; an event on the same line as the previous state is merged
+* ``frame-blind`` (alias ``reval``) reproduces REval's reference tracer, which does not
+  tell frames apart: every event of a program frame goes into one flat list of *states*; an event on the same line as the previous state is merged
   into it whatever frame it came from; a ``return``/``exception`` on another line than
   the previous state appends a state with empty locals.
 * ``exact`` keeps one step per executed statement per frame: recursion and one-line loops
@@ -88,8 +88,10 @@ class _RecorderCore(_ValueTable):
     def __init__(self, mode: str = "exact", capture: str = CAPTURE_FULL,
                  limits: Limits | None = None, line_map: dict[int, int] | None = None,
                  filename: str = PROGRAM_FILENAME, backend: str = "auto") -> None:
-        if mode not in ("exact", "reval"):
-            raise ValueError(f"unknown trace mode {mode!r} (exact or reval)")
+        # "reval" is the old name of frame-blind (what REval's reference tracer does).
+        mode = "frame-blind" if mode == "reval" else mode
+        if mode not in ("exact", "frame-blind"):
+            raise ValueError(f"unknown trace mode {mode!r} (exact or frame-blind)")
         if capture not in (CAPTURE_FULL, CAPTURE_LINES, CAPTURE_COVERAGE):
             raise ValueError(f"unknown capture {capture!r}")
         if backend == "auto":

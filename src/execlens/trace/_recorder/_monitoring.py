@@ -128,7 +128,7 @@ class _MonitoringBackend(_RecorderCore):
         rec = self._live.get(frame)
         if rec is None:
             return
-        if self.mode == "reval":
+        if self.mode == "frame-blind":
             self._reval_mark(frame, rec, frame.f_lineno - 1, "return", value, final)
         elif not rec.inline:
             self._exact_exit(frame, rec, value, final)
@@ -142,7 +142,7 @@ class _MonitoringBackend(_RecorderCore):
         rec = self._live.get(frame)
         if rec is None:
             return None
-        if self.mode == "reval":
+        if self.mode == "frame-blind":
             self._reval_mark(frame, rec, frame.f_lineno - 1, "exception", _type(exc), False)
         elif not rec.inline:
             self._exact_exception(rec, _type(exc))
@@ -157,7 +157,7 @@ class _MonitoringBackend(_RecorderCore):
             return None
         # RAISE has already reported the exception in this frame (it fires in every
         # frame the exception passes through); settrace then reports a return of None.
-        if self.mode == "reval":
+        if self.mode == "frame-blind":
             self._reval_mark(frame, rec, frame.f_lineno - 1, "return", None, True)
         elif not rec.inline:
             self._exact_exit(frame, rec, None, final=True)

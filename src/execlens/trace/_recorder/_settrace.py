@@ -56,7 +56,7 @@ class _SettraceBackend(_RecorderCore):
         coverage_add = self.coverage.add
         max_flat = 3 * self.limits.max_steps
         recorder = self
-        if self.mode == "reval":
+        if self.mode == "frame-blind":
             def make_reval(rec: _Frame) -> Any:
                 snap = rec.snap
                 ident = rec.ident
