@@ -3,9 +3,10 @@
 Two modes share one recorder:
 
 * ``frame-blind`` (alias ``reval``) reproduces REval's reference tracer, which does not
-  tell frames apart: every event of a program frame goes into one flat list of *states*; an event on the same line as the previous state is merged
-  into it whatever frame it came from; a ``return``/``exception`` on another line than
-  the previous state appends a state with empty locals.
+  tell frames apart: every event of a program frame goes into one flat list of *states*;
+  an event on the same line as the previous state is merged into it whatever frame it
+  came from; a ``return``/``exception`` on another line than the previous state appends
+  a state with empty locals.
 * ``exact`` keeps one step per executed statement per frame: recursion and one-line loops
   stay separate steps, continuation lines of a multi-line statement are folded into the
   statement, comprehension/lambda frames are inlined into the frame that runs them, and
