@@ -127,3 +127,32 @@ def test_train_chains_bad_data_and_teacher(tmp_path: Path) -> None:
     config.write_text("data: rows.jsonl\noutput_dir: out\nmodel: some/teacher\n"
                       "base_url: ftp://x\n")
     _assert_usage_error(_run("train", "chains", str(config)), "http://")
+
+
+def test_decontamination_reads_the_files_each_benchmark_folder_names(tmp_path: Path) -> None:
+    """No list in the CLI: a benchmark registered with ``eval_files`` is checked too."""
+    from typer.testing import CliRunner
+
+    from execlens.bench import get_benchmark, register_benchmark, unregister_benchmark
+    from execlens.cli import app
+
+    class Mine(type(get_benchmark("cruxeval"))):  # type: ignore[misc]
+        name = "mine-bench"
+        default = False
+        eval_files = ("mine/*.jsonl",)
+
+    program = '{"id": "m", "code": "def g(y):\\n    return y * 3", "input": "2", "output": "6"}\n'
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "held_out.jsonl").write_text(program)
+    source = tmp_path / "p.jsonl"
+    source.write_text(program)
+    register_benchmark(Mine())
+    try:
+        result = CliRunner().invoke(app, ["export", str(source), "--out", str(tmp_path / "o"),
+                                          "--eval-data", str(tmp_path)])
+    finally:
+        unregister_benchmark("mine-bench")
+    # Every task of the one program matches the held-out copy: nothing is left to write.
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2 and "nothing was written" in text, text
+    assert "holds none of" not in text  # the folder's file was found and read

@@ -22,6 +22,9 @@ The flow of a run, in the protocol's words::
 Optional hooks the runners and the demo look for (``getattr``; a benchmark may lack them)::
 
     explain(item, task, context)                -> {...} | None         (what a failure shows)
+    eval_files                                  -> ("name/*.jsonl", ...) (its programs under an
+                                                   evaluation-data folder: export's
+                                                   decontamination reads them)
     shipped_runs()                              -> [ShippedRun, ...]    (published files it ships)
     demo_evals(directory, engine)               -> [(label, EvalConfig fields), ...]
 

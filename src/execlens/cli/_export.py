@@ -11,16 +11,22 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
 from execlens.cli._run import usage_error
 
 _PREDICTION = ("output", "input")
-# Evaluation programs to decontaminate against, relative to --eval-data.
-_EVAL_FILES = (("cruxeval", "cruxeval/cruxeval.jsonl"), ("reval", "reval/DREval_data.jsonl"))
-_LCB_GLOB = "lcb*/*.jsonl"
+
+
+def _eval_patterns() -> list[str]:
+    """Where evaluation programs sit under --eval-data: each benchmark folder says
+    (its ``eval_files``), so a new benchmark is decontaminated against without edits here."""
+    from execlens.bench import benchmark_names, get_benchmark
+
+    return [pattern for name in benchmark_names()
+            for pattern in getattr(get_benchmark(name), "eval_files", ())]
 
 
 def _records(path: Path) -> list[dict[str, Any]]:
@@ -98,15 +104,14 @@ def _decontaminator(eval_data: Path) -> Any:
         usage_error(f"--eval-data {eval_data} is not a directory; point it at the folder "
                     f"holding cruxeval/ and reval/, or pass --no-decontaminate")
     found = Decontaminator()
-    for _, relative in _EVAL_FILES:
-        if (eval_data / relative).is_file():
-            found.add_jsonl(eval_data / relative)
-    for path in sorted(eval_data.glob(_LCB_GLOB)):
-        found.add_jsonl(path)
+    patterns = _eval_patterns()
+    for pattern in patterns:
+        for path in sorted(eval_data.glob(pattern)):
+            if path.is_file():
+                found.add_jsonl(path)
     if not found.sources:
-        usage_error(f"--eval-data {eval_data} holds none of "
-                    f"{[r for _, r in _EVAL_FILES] + [_LCB_GLOB]}; pass --no-decontaminate "
-                    f"to export without checking")
+        usage_error(f"--eval-data {eval_data} holds none of {patterns}; pass "
+                    f"--no-decontaminate to export without checking")
     return found
 
 
@@ -114,11 +119,11 @@ def export(
     source: Annotated[Path, typer.Argument(help="JSONL of benchmark problems, runtime tasks "
                                                 "or CodeI/O records")],
     out: Annotated[Path, typer.Option("--out", help="output folder")],
-    kind: Annotated[Optional[list[str]], typer.Option(
+    kind: Annotated[list[str] | None, typer.Option(
         "--kind", help="prediction kinds for problems / CodeI/O: output, input")] = None,
-    fmt: Annotated[Optional[list[str]], typer.Option(
+    fmt: Annotated[list[str] | None, typer.Option(
         "--format", help="trl and/or verl (default both)")] = None,
-    eval_data: Annotated[Optional[Path], typer.Option(
+    eval_data: Annotated[Path | None, typer.Option(
         "--eval-data", help="folder with cruxeval/, reval/ (and lcb*/) evaluation data",
         envvar="EXECLENS_EVAL_DATA")] = None,
     decontaminate: Annotated[bool, typer.Option(

@@ -56,6 +56,8 @@ class CruxEval(SampleBenchmark):
     """``execlens score FILE`` without ``--benchmark`` reads the file as CRUXEval's."""
     preload: tuple[str, ...] = ()
     scoring_workers = 16
+    eval_files: tuple[str, ...] = ("cruxeval/cruxeval.jsonl",)
+    """Where its programs sit in an evaluation-data folder (``export`` decontaminates)."""
 
     def load(self, data: str | None) -> list[Any]:
         """CRUXEval's samples; malformed records are named and stop the run."""

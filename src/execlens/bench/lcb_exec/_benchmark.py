@@ -44,6 +44,8 @@ class LCBExec(SampleBenchmark):
     # Its checks import these; servers that preload pandas are slow to start: fewer.
     preload: tuple[str, ...] = ("numpy", "pandas", "random", "string", "sys")
     scoring_workers = 8
+    eval_files: tuple[str, ...] = ("lcb*/*.jsonl",)
+    """Where its programs sit in an evaluation-data folder (``export`` decontaminates)."""
 
     def load(self, data: str | None) -> list[Any]:
         """The execution-v2 rows in LiveCodeBench's order; malformed records stop the run."""

@@ -32,10 +32,10 @@ from execlens.bench import (
 from execlens.judge import SampleScore, ScorePlan, Verdict, VerdictStatus, guarded
 from execlens.tasks.prompts import Extraction, RenderedPrompt
 
-from ._flat import reval_metrics_for_report
 from ._data import RevalItem, load_reval, reval_pairs, reval_questions
 from ._explain import explain_reval
 from ._extract import extract_reval
+from ._flat import reval_metrics_for_report
 from ._judge import plan_reval
 from ._plan import REVAL_MODES, REVAL_TASKS
 from ._score import summarise
@@ -165,6 +165,8 @@ class Reval:
     scores_raw = True
     preload: tuple[str, ...] = ()
     scoring_workers = 16
+    eval_files: tuple[str, ...] = ("reval/DREval_data.jsonl",)
+    """Where its programs sit in an evaluation-data folder (``export`` decontaminates)."""
     program_requirements: tuple[str, ...] = ("numpy<2",)
     """Several programs call NumPy 1.x APIs (``np.mat``, removed in 2.0): under NumPy 2
     they raise, and every published count derived from them moves."""
