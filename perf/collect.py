@@ -20,7 +20,8 @@ sides, so an engine with zero overhead and perfect balance would reach baseline 
 (compute / workers) on the same work and baseline / (2 x compute / workers) on
 collect's: the ceilings printed beside the ratios.  Also: a generator-driven ``collect``
 (1,000-call cap, up to 10 pairs) on a dozen functions whose input generators are written
-here, and (``--full``) the classification of all 4,514 stored pairs.  ``--json`` prints one JSON object on the last
+here, and (``--full``) the classification of all 4,514 stored pairs.  ``--json`` prints one
+JSON object on the last
 line.
 """
 
@@ -238,7 +239,8 @@ def main() -> None:
                            "rejected": dict(sorted(gen_reasons.items()))}
     print(f"generator-driven collect (1,000-call cap, keep 10): {len(generated)} functions in "
           f"{gen_elapsed:.2f} s; kept {len(gen_kept)} with {result['generator']['pairs']} pairs; "
-          f"generator calls {result['generator']['calls']}; rejected {dict(sorted(gen_reasons.items()))}")
+          f"generator calls {result['generator']['calls']}; "
+          f"rejected {dict(sorted(gen_reasons.items()))}")
     if args.full:
         pairs = sum(len(r["stored_ios"]) for r in records)
         classes, reasons = _table(outputs["full"], pairs)

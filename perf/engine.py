@@ -344,8 +344,8 @@ def main() -> None:
     print()
     for name, ratio in ratios.items():
         target = targets.get(name)
-        verdict = "" if target is None else ("  (target ≥ %.1f×: %s)" % (
-            target, "met" if ratio >= target else "MISSED"))
+        verdict = "" if target is None else (
+            f"  (target ≥ {target:.1f}×: {'met' if ratio >= target else 'MISSED'})")
         print(f"{name:<40}{ratio:>8.1f}×{verdict}")
     needed = 10 * figures["subprocess_per_run"]
     print(f"(10× the bare subprocess row needs {needed:,.0f} runs/s with a fresh process per run;"

@@ -219,7 +219,10 @@ def main() -> None:
 
     out_idx = [i for i, k in enumerate(kinds) if k == "output"]
     in_idx = [i for i, k in enumerate(kinds) if k == "input"]
-    pick = (lambda xs, idx: [xs[i] for i in idx])
+
+    def pick(xs: list[Any], idx: list[int]) -> list[Any]:
+        return [xs[i] for i in idx]
+
     t_mixed, mixed_values = _timed(completions, truths)
     t_out, _ = _timed(pick(completions, out_idx), pick(truths, out_idx))
     t_in, _ = _timed(pick(completions, in_idx), pick(truths, in_idx))

@@ -240,7 +240,8 @@ def main() -> None:
                     row = rows[-1]
                     print(f"{mode:<10} {size:>5} functions: {row['seconds']:>7.1f} s "
                           f"{row['functions_per_s']:>6.1f} fn/s  peak RSS "
-                          f"{row['peak_rss_mb']:>6.1f} MB  collect done {row['collect_done_s']:>6.1f} s, "
+                          f"{row['peak_rss_mb']:>6.1f} MB  "
+                          f"collect done {row['collect_done_s']:>6.1f} s, "
                           f"first request {row['first_request_s']} s, "
                           f"{row['requests_before_collect_done']}/{row['requests']} "
                           f"requests before", flush=True)

@@ -100,8 +100,8 @@ def _hostile(field: str, pair: dict[str, Any], rng: random.Random) -> str:
     if choice == 3 and isinstance(given, dict):  # an extra keyword: TypeError
         return _fence(field, {**given, "__synth_extra__": 1})
     if choice == 4 and isinstance(given, dict):  # every value a huge int: loops or raises
-        return _fence(field, {k: 10 ** 12 for k in given})
-    return _fence(field, {k: "'; import os; os._exit(0) #" for k in given}
+        return _fence(field, dict.fromkeys(given, 10 ** 12))
+    return _fence(field, dict.fromkeys(given, "'; import os; os._exit(0) #")
                   if isinstance(given, dict) else None)
 
 

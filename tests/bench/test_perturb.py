@@ -152,7 +152,7 @@ def test_eval_with_perturb_records_counts_and_the_report_shows_the_drop(
 @pytest.mark.slow
 def test_cruxeval_800_every_kind_keeps_every_program(engine: Any) -> None:
     # ~30-70 s on two shared cores: each of the 800 programs, each kind alone and all five composed,
-    # re-executed on its input; none may change behaviour (benchmarks/perturb_cruxeval.py
+    # re-executed on its input; none may change behaviour (perf/perturb_cruxeval.py
     # prints the same counts).
     from execlens.bench import get_benchmark
 

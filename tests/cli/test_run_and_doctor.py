@@ -35,7 +35,8 @@ def test_run_json_reports_value_and_output(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     outcome = json.loads(done.stdout.strip().splitlines()[-1])
     assert outcome["status"] == "ok"
-    assert outcome["value"] == {"__type__": "list", "__value__": [{"__type__": "int", "__value__": 3}]}
+    assert outcome["value"] == {"__type__": "list",
+                                "__value__": [{"__type__": "int", "__value__": 3}]}
     assert outcome["stdout"] == "adding\n" and outcome["stderr"] == ""
     assert outcome["duration"] >= 0
 

@@ -194,7 +194,8 @@ def test_attack_writing_and_deleting_files_outside_scratch(
         "        except OSError:\n"
         "            pass\n"
         "    for action in (lambda: os.remove(victim), lambda: open(victim, 'w').write('x'),\n"
-        "                   lambda: os.chmod(victim, 0o777), lambda: os.rename(victim, victim + '.moved')):\n"
+        "                   lambda: os.chmod(victim, 0o777),\n"
+        "                   lambda: os.rename(victim, victim + '.moved')):\n"
         "        try:\n"
         "            action()\n"
         "            done.append('touched victim')\n"
@@ -230,13 +231,15 @@ def test_attack_reading_root_only_files(
         "            got.append(type(exc).__name__)\n"
         "    return got\n"
     )
-    outcome = run(sandbox, program, call=f"attack([{str(secret)!r}, '/etc/shadow', '/root/.bashrc'])")
+    outcome = run(sandbox, program,
+                  call=f"attack([{str(secret)!r}, '/etc/shadow', '/root/.bashrc'])")
     assert outcome.status is Status.OK
     assert "TOP-SECRET-VALUE" not in repr(outcome.decoded())
     assert all(item.endswith("Error") for item in outcome.decoded())
 
 
-def test_attack_spawned_processes_inherit_the_sandbox(sandbox: Engine, host_unaffected: None) -> None:
+def test_attack_spawned_processes_inherit_the_sandbox(sandbox: Engine,
+                                                      host_unaffected: None) -> None:
     program = (
         "import subprocess\n"
         "def f():\n"
@@ -449,7 +452,8 @@ def test_attack_threads_left_running(sandbox: Engine, host_unaffected: None) -> 
     assert outcome.decoded() == 5
 
 
-def test_attack_monkeypatching_builtins_does_not_leak(sandbox: Engine, host_unaffected: None) -> None:
+def test_attack_monkeypatching_builtins_does_not_leak(sandbox: Engine,
+                                                      host_unaffected: None) -> None:
     patched = "import builtins\nbuiltins.len = lambda obj: 42\nbuiltins.print = None\n"
     clean = "def f(x):\n    return len(x)\n"
     limits = Limits(wall_time=2.0)
@@ -462,7 +466,8 @@ def test_attack_monkeypatching_builtins_does_not_leak(sandbox: Engine, host_unaf
     # A patch made by one input of a batch is undone before the next input.
     first = "import builtins\nbuiltins.sorted = lambda x: 'patched'\n"
     futures = sandbox.submit_batch([Job(first, call="sorted([2, 1])", limits=limits),
-                                    Job(first, call="__builtins__.sorted is sorted", limits=limits)])
+                                    Job(first, call="__builtins__.sorted is sorted",
+                                        limits=limits)])
     assert [f.result().decoded() for f in futures] == ["patched", True]
 
 

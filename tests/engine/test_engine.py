@@ -124,11 +124,11 @@ def test_progress_callback_sees_every_outcome(engine: Engine) -> None:
 def test_determinism_check(engine: Engine) -> None:
     stable = check_determinism(engine, Job(SQUARE, call="f(9)"))
     assert stable.deterministic and stable.differences == []
-    hash_order = check_determinism(engine, Job("def f():\n    return list({'a', 'b', 'c', 'd', 'e', 'f'})\n",
-                                               call="f()"))
+    hash_order = check_determinism(engine, Job(
+        "def f():\n    return list({'a', 'b', 'c', 'd', 'e', 'f'})\n", call="f()"))
     assert not hash_order.deterministic and "value" in hash_order.differences
-    randomness = check_determinism(engine, Job("import random\ndef f():\n    return random.random()\n",
-                                               call="f()"))
+    randomness = check_determinism(engine, Job(
+        "import random\ndef f():\n    return random.random()\n", call="f()"))
     assert not randomness.deterministic
 
 

@@ -95,7 +95,8 @@ def test_numpy_pandas_scipy_sympy_bs4_import_inside_the_minimal_root(engine: Eng
     program = ("import numpy, pandas, scipy.linalg, scipy.optimize, sympy, bs4, sqlite3, ssl, "
                "zoneinfo, ctypes\n"
                "def f():\n"
-               "    return [float(numpy.linalg.det(numpy.eye(2))), int(pandas.Series([1, 2]).sum()),"
+               "    return [float(numpy.linalg.det(numpy.eye(2))),"
+               " int(pandas.Series([1, 2]).sum()),"
                " str(sympy.expand((sympy.Symbol('x') + 1) ** 2)),"
                " str(zoneinfo.ZoneInfo('Europe/Paris')), ctypes.CDLL('libc.so.6').getpid() > 0]\n")
     outcome = engine.run(Job(program, call="f()", limits=Limits(wall_time=60.0, memory_mb=2048)))
@@ -109,9 +110,11 @@ def test_a_spawned_interpreter_and_shell_work_inside_the_minimal_root(engine: En
     _minimal(engine)
     program = ("import subprocess, sys\n"
                "def f():\n"
-               "    py = subprocess.run([sys.executable, '-c', 'print(6 * 7)'], capture_output=True,"
+               "    py = subprocess.run([sys.executable, '-c', 'print(6 * 7)'],"
+               " capture_output=True,"
                " text=True).stdout\n"
-               "    sh = subprocess.run('echo $((2 + 3))', shell=True, capture_output=True, text=True"
+               "    sh = subprocess.run('echo $((2 + 3))', shell=True,"
+               " capture_output=True, text=True"
                ").stdout\n"
                "    return [py.strip(), sh.strip()]\n")
     outcome = engine.run(Job(program, call="f()", limits=Limits(wall_time=30.0)))
@@ -149,7 +152,8 @@ def test_an_interpreter_whose_libraries_need_each_other_through_origin_rpaths() 
     load inside it."""
     pytest.importorskip("torch")
     with Engine(workers=1, python=sys.executable) as engine:
-        outcome = engine.run(Job("def f():\n    import torch\n    return int(torch.ones(2).sum())\n",
+        outcome = engine.run(Job(
+            "def f():\n    import torch\n    return int(torch.ones(2).sum())\n",
                                  call="f()", limits=Limits(wall_time=60.0, memory_mb=4096)))
     assert outcome.status is Status.OK, outcome
     assert outcome.decoded() == 2

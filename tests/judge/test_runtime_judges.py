@@ -156,8 +156,8 @@ def test_input_prediction_is_re_executed(data_dir: Path, engine: Engine) -> None
 def test_scorer_batches_through_the_executor(tasks: dict, engine: Engine) -> None:
     items = [(t, ["YES", "NO", "5", "12; int"]) for t in tasks.values() if t.kind != "output"]
     scorer = TaskScorer()
-    results = dict((task.id, scores["strict"])
-                   for task, scores in score_samples([scorer], items, engine))
+    results = {task.id: scores["strict"]
+               for task, scores in score_samples([scorer], items, engine)}
     assert len(results) == len(items)
     assert all(len(score.verdicts) == 4 for score in results.values())
     coverage = [t for t, _ in items if t.kind == "coverage" and t.reference][0]

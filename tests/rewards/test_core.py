@@ -9,9 +9,9 @@ import pytest
 from execlens.engine import Engine
 from execlens.judge import VerdictStatus
 from execlens.rewards import (
+    Shaping,
     Task,
     TaskError,
-    Shaping,
     extract_answer,
     score,
     score_batch,

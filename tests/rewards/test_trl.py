@@ -10,8 +10,8 @@ from execlens.rewards import (
     AsyncExeclensReward,
     ExeclensFormatReward,
     ExeclensReward,
-    Task,
     Shaping,
+    Task,
     execlens_reward,
 )
 

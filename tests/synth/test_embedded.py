@@ -44,7 +44,8 @@ def embedded() -> Iterator[None]:
                           f"server {state}); its stderr ends: {server.stderr_tail(120)!r}")
     if reason is not None:
         message = f"embedded local model unusable: {reason}"
-        if os.environ.get("EXECLENS_REQUIRE_LOCAL_MODEL") or os.environ.get("EXECLENS_REQUIRE_DATA"):
+        if (os.environ.get("EXECLENS_REQUIRE_LOCAL_MODEL")
+                or os.environ.get("EXECLENS_REQUIRE_DATA")):
             pytest.fail(message)
         pytest.skip(message)
     yield

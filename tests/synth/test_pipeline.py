@@ -71,7 +71,8 @@ def test_full_run_writes_a_dataset_that_datasets_loads_and_the_template_renders(
 
 
 def _cli(config: Path, *extra: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([str(Path(sys.executable).parent / "execlens"), "synth", "run", str(config),
+    return subprocess.Popen([str(Path(sys.executable).parent / "execlens"), "synth", "run",
+                             str(config),
                              "--quiet", *extra], cwd=REPO, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
 

@@ -25,7 +25,8 @@ def test_size_rule_thresholds() -> None:
     assert not size_ok({"s": "x" * 100})  # strings < 100 characters
     assert not size_ok(list(range(20)))  # containers < 20 items
     assert not size_ok(10 ** 300)  # scalars < 128 bytes
-    assert not size_ok([[i + j + 0.5 for j in range(19)] for i in range(19)])  # the whole value < 1 KiB, measured in memory
+    # the whole value must be < 1 KiB, measured in memory
+    assert not size_ok([[i + j + 0.5 for j in range(19)] for i in range(19)])
     assert deep_size([1, 2]) > deep_size([])
 
 

@@ -67,7 +67,7 @@ def test_lenient_decoding_of_plain_json_containers() -> None:
 
 def test_set_envelopes_do_not_depend_on_hash_order() -> None:
     a = encode({"pear", "apple", "fig", "kiwi"})
-    b = encode(set(["kiwi", "fig", "apple", "pear"]))
+    b = encode({"kiwi", "fig", "apple", "pear"})
     assert dumps(a) == dumps(b)
     assert [item["__value__"] for item in a["__value__"]] == ["apple", "fig", "kiwi", "pear"]
 

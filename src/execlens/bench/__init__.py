@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from execlens.bench._demo import build_demo_reval, run_demo, run_shipped
     from execlens.bench._data import (
         DatasetError,
         DatasetUnavailableError,
@@ -31,6 +30,7 @@ if TYPE_CHECKING:
         read_records,
         select,
     )
+    from execlens.bench._demo import build_demo_reval, run_demo, run_shipped
     from execlens.bench._eval import (
         EvalConfig,
         EvalError,

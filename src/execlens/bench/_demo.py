@@ -33,7 +33,7 @@ def run_shipped(out: Path, *, workers: int | None = None,
     results: list[ScoreRunResult] = []
     for name in benchmark_names():
         bench = get_benchmark(name)
-        for shipped in getattr(bench, "shipped_runs", lambda: [])():
+        for shipped in getattr(bench, "shipped_runs", list)():
             loaded = bench.read_generations(shipped.generations, shipped.data, None)
             result = run_score(out / shipped.label, bench, loaded,
                                generations_file=shipped.generations.name, workers=workers,

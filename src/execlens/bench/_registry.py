@@ -99,7 +99,7 @@ def get_benchmark(name: str) -> Benchmark:
     folder = _folders().get(name)
     if folder is not None:
         module = importlib.import_module(f"{__package__}.{folder}")
-        benchmark = _checked(getattr(module, "BENCHMARK"), f"execlens.bench.{folder}")
+        benchmark = _checked(module.BENCHMARK, f"execlens.bench.{folder}")
     else:
         entry = _entry_points().get(name)
         if entry is None:

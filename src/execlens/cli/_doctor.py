@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -33,7 +33,7 @@ def _print_program_environment(console: Console, program: dict[str, Any]) -> Non
 
 def doctor(
     isolation: Annotated[str, typer.Option(help="full | auto | none")] = "auto",
-    program_python: Annotated[Optional[Path], typer.Option(
+    program_python: Annotated[Path | None, typer.Option(
         "--program-python",
         help="Interpreter programs run under (default: $EXECLENS_PROGRAM_PYTHON, else the "
              "one make install recorded, else this interpreter).")] = None,

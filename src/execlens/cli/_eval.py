@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, Optional
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -75,29 +75,30 @@ def print_summary(result: EvalResult, console: Console) -> None:
 def eval_command(
     benchmark: Annotated[str, typer.Option(
         help="Benchmark: " + ", ".join(benchmark_names()) + ".")],
-    task: Annotated[Optional[str], typer.Option(
+    task: Annotated[str | None, typer.Option(
         help="A task of the benchmark (e.g. cruxeval: input, output); default: the "
              "benchmark's default task (its first).")] = None,
     model: Annotated[str, typer.Option(help="Model name at the server, or 'local'.")] = "local",
     prompt: Annotated[str, typer.Option(help="direct | cot")] = "direct",
-    base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible server URL.")] = None,
-    n: Annotated[Optional[int], typer.Option(help="Samples per prompt (default: official).")] = None,
-    temperature: Annotated[Optional[float], typer.Option()] = None,
-    top_p: Annotated[Optional[float], typer.Option()] = None,
-    max_tokens: Annotated[Optional[int], typer.Option()] = None,
-    seed: Annotated[Optional[int], typer.Option()] = 0,
+    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server URL.")] = None,
+    n: Annotated[int | None, typer.Option(help="Samples per prompt (default: official).")] = None,
+    temperature: Annotated[float | None, typer.Option()] = None,
+    top_p: Annotated[float | None, typer.Option()] = None,
+    max_tokens: Annotated[int | None, typer.Option()] = None,
+    seed: Annotated[int | None, typer.Option()] = 0,
     endpoint: Annotated[str, typer.Option(help="chat (instruct models) | completion "
                                                "(base models, no chat template)")] = "chat",
-    limit: Annotated[Optional[int], typer.Option(help="Only the first N samples.")] = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first N samples.")] = None,
     offset: Annotated[int, typer.Option(help="Skip the first N samples.")] = 0,
-    data: Annotated[Optional[str], typer.Option(help="Local data file/dir (default: the hub).")] = None,
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Run directory.")] = None,
-    workers: Annotated[Optional[int], typer.Option(help="Scoring servers (>= 1).")] = None,
-    concurrency: Annotated[Optional[int], typer.Option(help="Requests in flight.")] = None,
-    retries: Annotated[Optional[int], typer.Option(
+    data: Annotated[str | None, typer.Option(
+        help="Local data file/dir (default: the hub).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Run directory.")] = None,
+    workers: Annotated[int | None, typer.Option(help="Scoring servers (>= 1).")] = None,
+    concurrency: Annotated[int | None, typer.Option(help="Requests in flight.")] = None,
+    retries: Annotated[int | None, typer.Option(
         help="Retries of a failed request (default 5, with backoff).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Bypass the request cache.")] = False,
-    extra_body: Annotated[Optional[str], typer.Option(
+    extra_body: Annotated[str | None, typer.Option(
         help='Server-specific request fields as a JSON object, e.g. '
              '\'{"top_k": 20, "chat_template_kwargs": {"enable_thinking": false}}\'.')] = None,
     overwrite: Annotated[bool, typer.Option(help="Replace a different run in --out.")] = False,
@@ -108,13 +109,13 @@ def eval_command(
              "stop strings (they would end its thought at a draft) and gets the "
              "benchmark's reasoning budget (32k tokens) unless --max-tokens is given; "
              "answers are read from the final part only.")] = "auto",
-    stop: Annotated[Optional[list[str]], typer.Option(
+    stop: Annotated[list[str] | None, typer.Option(
         help="A stop string instead of the benchmark's (repeat for several); applied to "
              "the final part after the fact for a thinker.")] = None,
     no_stop: Annotated[bool, typer.Option("--no-stop", help="Send no stop string.")] = False,
-    think_tags: Annotated[Optional[tuple[str, str]], typer.Option(
+    think_tags: Annotated[tuple[str, str] | None, typer.Option(
         help="The two tags around an inline thought (default: <think> </think>).")] = None,
-    perturb: Annotated[Optional[list[str]], typer.Option(
+    perturb: Annotated[list[str] | None, typer.Option(
         help="Rewrite every program first, keeping what it computes (repeat or comma "
              "list; applied in order): " + ", ".join(PERTURB_KINDS) + ".  Each perturbed "
              "program is re-executed; one that behaves differently is dropped and counted "

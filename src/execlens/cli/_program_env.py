@@ -5,7 +5,7 @@ published numbers need (each benchmark declares that as ``program_requirements``
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -13,7 +13,7 @@ __all__ = ["benchmark_requirements", "program_identity", "program_source",
            "warn_program_environment"]
 
 
-def benchmark_requirements(names: Optional[Iterable[str]] = None) -> dict[str, tuple[str, ...]]:
+def benchmark_requirements(names: Iterable[str] | None = None) -> dict[str, tuple[str, ...]]:
     """``{benchmark: program_requirements}`` of the named benchmarks (default: every
     registered one), leaving out those that declare none."""
     from execlens.bench import BenchmarkError, benchmark_names, get_benchmark
@@ -30,7 +30,7 @@ def benchmark_requirements(names: Optional[Iterable[str]] = None) -> dict[str, t
     return needs
 
 
-def program_source(python: Optional[str] = None) -> str:
+def program_source(python: str | None = None) -> str:
     """Where the program interpreter comes from, as doctor prints it: ``--program-python``,
     ``$EXECLENS_PROGRAM_PYTHON``, ``recorded by make install (<file>)`` or ``this
     interpreter``."""
@@ -43,7 +43,7 @@ def program_source(python: Optional[str] = None) -> str:
 
 
 def warn_program_environment(needs: Mapping[str, Iterable[str]],
-                             python: Optional[str] = None) -> Optional[str]:
+                             python: str | None = None) -> str | None:
     """Print (and return) one ``warning:`` line when the program interpreter (``python``,
     else the engine's default) does not meet ``needs``; a warning, never an error: the
     run goes on, its numbers just will not match the published ones."""

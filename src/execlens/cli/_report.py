@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -12,8 +12,9 @@ from execlens.cli._eval import fail
 
 
 def report(
-    run_dirs: Annotated[list[Path], typer.Argument(help="Run directories (each with results.json).")],
-    out: Annotated[Optional[Path], typer.Option("--out", "-o",
+    run_dirs: Annotated[list[Path], typer.Argument(
+        help="Run directories (each with results.json).")],
+    out: Annotated[Path | None, typer.Option("--out", "-o",
                                                 help="Where to write the HTML report.")] = None,
 ) -> None:
     """Render (or re-render) the HTML report for one or more runs (any benchmark)."""

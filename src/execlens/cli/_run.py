@@ -6,7 +6,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, NoReturn, Optional
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
@@ -86,7 +86,7 @@ def build_limits(timeout: float, memory: int, output_limit: int) -> Limits:
         usage_error(text)
 
 
-def check_program_python(program_python: Optional[Path]) -> Optional[str]:
+def check_program_python(program_python: Path | None) -> str | None:
     """The ``--program-python`` path if it names an executable, else a usage error."""
     if program_python is None:
         return None
@@ -106,7 +106,7 @@ def check_isolation(isolation: str) -> None:
                     f"not {isolation!r}")
 
 
-def check_mount_ro(paths: Optional[list[Path]]) -> list[str]:
+def check_mount_ro(paths: list[Path] | None) -> list[str]:
     """The ``--mount-ro`` paths if each exists, else a usage error (the engine refuses the
     paths its own view is built on, e.g. ``/proc``, with a ValueError :func:`run` reports)."""
     checked = []
@@ -120,7 +120,7 @@ def check_mount_ro(paths: Optional[list[Path]]) -> list[str]:
 
 def run(
     file: Annotated[Path, typer.Argument(help="Python source file to run ('-' for stdin).")],
-    call: Annotated[Optional[str], typer.Option(
+    call: Annotated[str | None, typer.Option(
         "--call", help='Source run after the module, e.g. "f(1, 2)"; its value is reported.')
     ] = None,
     timeout: Annotated[float, typer.Option(
@@ -129,18 +129,19 @@ def run(
         help="Memory limit in MB on top of the interpreter (at least 16).")] = 512,
     output_limit: Annotated[int, typer.Option(
         help=f"stdout+stderr limit in characters (at most {MAX_OUTPUT_BYTES}).")] = 65536,
-    stdin: Annotated[Optional[Path], typer.Option(help="File fed to the program's stdin.")] = None,
+    stdin: Annotated[Path | None, typer.Option(help="File fed to the program's stdin.")] = None,
     isolation: Annotated[str, typer.Option(help="full | auto | none")] = "auto",
     hash_seed: Annotated[int, typer.Option(help="PYTHONHASHSEED of the run.")] = 0,
-    program_python: Annotated[Optional[Path], typer.Option(
+    program_python: Annotated[Path | None, typer.Option(
         "--program-python",
         help="Interpreter the sandboxed program runs under (its own packages, e.g. NumPy "
              "1.x); default: $EXECLENS_PROGRAM_PYTHON, else this interpreter.")] = None,
-    mount_ro: Annotated[Optional[list[Path]], typer.Option(
+    mount_ro: Annotated[list[Path] | None, typer.Option(
         "--mount-ro",
         help="A host directory or file the program may read (read-only); repeatable. By "
              "default the sandbox sees only what the program interpreter needs.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the outcome as one JSON object.")] = False,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print the outcome as one JSON object.")] = False,
 ) -> None:
     """Run a program (and optionally a call) in the sandbox and report its outcome."""
     check_isolation(isolation)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -23,9 +23,9 @@ def _fail(console: Console, message: str) -> None:
 def run(
     config_path: Annotated[Path, typer.Argument(metavar="CONFIG.yaml",
                                                 help="The run's YAML config.")],
-    out: Annotated[Optional[Path], typer.Option("--out", "-o",
+    out: Annotated[Path | None, typer.Option("--out", "-o",
                                                 help="Override the config's out.")] = None,
-    executor: Annotated[Optional[str], typer.Option(help="Override the executor: local or "
+    executor: Annotated[str | None, typer.Option(help="Override the executor: local or "
                                                     "ray.")] = None,
     overwrite: Annotated[bool, typer.Option(help="Clear a run directory holding a "
                                             "different run.")] = False,

@@ -1,4 +1,5 @@
-"""``execlens train chains|sft|grpo CONFIG``: teacher chains, TRL recipes with execution-verified rewards.
+"""``execlens train chains|sft|grpo CONFIG``: teacher chains, TRL recipes with
+execution-verified rewards.
 
 Configs are YAML / TOML / JSON (see ``examples/train/``); ``model: embedded`` trains the
 embedded model on CPU, any other value names a model folder or hub id.  A bad config or

@@ -458,7 +458,8 @@ def _run_inputs(job: Prepared) -> None:
         try:
             _emit(record)
         except (TypeError, ValueError) as exc:  # e.g. a runner returned non-JSON extra
-            _emit({"i": index, "status": "sandbox_error", "message": f"unserialisable result: {exc}"})
+            _emit({"i": index, "status": "sandbox_error",
+                   "message": f"unserialisable result: {exc}"})
         if index + 1 == stop:
             break  # the server kills us now; nothing to tidy for
         # The next input of the batch starts from the interpreter the server forked.

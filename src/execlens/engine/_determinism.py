@@ -30,7 +30,8 @@ def _fingerprint(outcome: Outcome) -> dict[str, object]:
     }
 
 
-def check_determinism(engine: Engine, job: Job, seeds: tuple[int, int] = (0, 1)) -> DeterminismReport:
+def check_determinism(engine: Engine, job: Job, seeds: tuple[int, int] = (0, 1)
+                      ) -> DeterminismReport:
     """Run ``job`` in two fresh children whose servers use different hash seeds.
 
     Each server also seeds ``random`` independently at start-up, so unseeded randomness

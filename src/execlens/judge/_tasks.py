@@ -3,7 +3,8 @@
 A *task* is an ``execlens.tasks.Task`` (or anything shaped like one): ``id``, ``kind``,
 ``reference``, ``program`` and, by kind, ``function``/``call`` (input prediction: the
 function the answer must call).  This is the one judge path: the runtime benchmark, the
-rewards and synthesis' runtime tasks all judge through :func:`plan_task`.  A judge's failure on one answer becomes its ``scoring_error``
+rewards and synthesis' runtime tasks all judge through :func:`plan_task`.  A judge's failure on
+one answer becomes its ``scoring_error``
 verdict (:func:`~execlens.judge.guarded`).
 """
 

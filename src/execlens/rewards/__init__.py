@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from execlens.rewards._core import judge_answer, score, score_batch
+    from execlens.rewards._core import KINDS, Task, TaskError, judge_answer, score, score_batch
     from execlens.rewards._decontam import Decontaminator, normalize_program
     from execlens.rewards._engine import close_shared_engine, shared_executor
     from execlens.rewards._export import ExportResult, export_tasks, trl_row, verl_row
@@ -50,7 +50,6 @@ if TYPE_CHECKING:
         tasks_from_exec_problem,
         tasks_from_runtime,
     )
-    from execlens.rewards._core import KINDS, Task, TaskError
     from execlens.rewards._trl import (
         AsyncExeclensReward,
         ExeclensFormatReward,

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from ._atomic import write_bytes_atomic
-from ._errors import output_error
 from ._encode import encode_lines
+from ._errors import output_error
 
 __all__ = ["JsonlLog"]
 

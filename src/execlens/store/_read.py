@@ -4,7 +4,8 @@ One reader for every input file a long job starts from: JSON Lines (``.jsonl``),
 JSON array of objects (``.json``; pretty-printed is fine), either of them gzipped
 (``.gz``), and Parquet.  For JSON text the content decides, not the name: a file whose
 first character is ``[`` is read as one array, any other as JSON Lines (a lone
-pretty-printed object is then one broken record per line).  Records come one at a time, so reading the first ``limit``
+pretty-printed object is then one broken record per line).  Records come one at a time, so
+reading the first ``limit``
 records of a large file reads only what it needs.
 
 A record that is not one JSON object (a broken line, a number inside the array) is

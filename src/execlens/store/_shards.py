@@ -71,7 +71,7 @@ class ShardSet:
         """Write shard ``index`` whole and atomically, then its completion marker."""
         where = str(self.path(index))
         if self.format == "jsonl":
-            data = encode_lines(records, where)  # type: ignore[arg-type]
+            data = encode_lines(records, where)
             count = data.count(b"\n")
         else:
             table = records_table(records, self.schema)

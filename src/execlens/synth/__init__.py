@@ -15,7 +15,6 @@ if TYPE_CHECKING:
     from execlens.synth._classify import PAIR_CLASSES
     from execlens.synth._collect import CollectSettings, code_flags, collect_functions
     from execlens.synth._config import ConfigError, SourceConfig, SynthConfig, load_config
-    from execlens.synth.stages._predict import ModelRequestsFailed
     from execlens.synth._demo import run_demo_synthesis
     from execlens.synth._extract import Extracted, extract_answer, last_json_object
     from execlens.synth._mutation import mutated_parameters
@@ -45,6 +44,7 @@ if TYPE_CHECKING:
     )
     from execlens.synth._unified import UnifiedParse, parse_unified
     from execlens.synth._verify import feedback, prediction_task, verify_predictions
+    from execlens.synth.stages._predict import ModelRequestsFailed
 
 _EXPORTS = {
     "PAIR_CLASSES": "_classify",

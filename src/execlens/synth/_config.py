@@ -370,7 +370,8 @@ def load_config(path: str | Path, **overrides: Any) -> SynthConfig:
         where = f" (line {mark.line + 1})" if mark is not None else ""
         raise ConfigError(f"{path}: not valid YAML{where}: fix the syntax") from exc
     if not isinstance(data, dict):
-        raise ConfigError(f"{path}: the config must be a mapping of fields (out, sources, stages ...)")
+        raise ConfigError(f"{path}: the config must be a mapping of fields "
+                          "(out, sources, stages ...)")
     data.update({k: v for k, v in overrides.items() if v is not None})
     try:
         return SynthConfig.model_validate(data)

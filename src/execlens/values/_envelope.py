@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 import types
 from typing import Any
 
@@ -351,7 +350,3 @@ def encode(value: Any, caps: Caps | None = None) -> dict[str, Any]:
 def dumps(envelope: dict[str, Any]) -> str:
     """Serialise an envelope to compact JSON (non-finite floats are already strings)."""
     return json.dumps(envelope, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-
-
-if sys.version_info < (3, 11):  # pragma: no cover
-    raise RuntimeError("execlens needs Python 3.11 or newer")

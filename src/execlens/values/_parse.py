@@ -120,7 +120,8 @@ def _hashable_literal(node: ast.AST) -> Any:
     try:
         hash(value)
     except TypeError as exc:
-        raise AnswerParseError("not_literal", f"unhashable set member or dict key: {exc}")
+        raise AnswerParseError("not_literal",
+                               f"unhashable set member or dict key: {exc}") from exc
     return value
 
 
@@ -206,7 +207,8 @@ def parse_call(text: str, *, name: str | None = None) -> ParsedCall:
     node = _parse_expression(text)
     if not isinstance(node, ast.Call):
         if isinstance(node, (ast.BoolOp, ast.BinOp, ast.Compare)):
-            raise AnswerParseError("multiple", "the answer must be a single call, nothing around it")
+            raise AnswerParseError("multiple",
+                                   "the answer must be a single call, nothing around it")
         raise AnswerParseError("not_a_call", "the answer must be a call like f(...)")
     if not isinstance(node.func, ast.Name):
         raise AnswerParseError("attribute", "the callee must be a plain name")

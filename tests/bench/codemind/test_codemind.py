@@ -148,7 +148,8 @@ def test_truths_come_from_the_engine_and_fail_by_name(engine: Engine) -> None:
     truths = ier_truths([*chosen, *classeval], engine)
     assert truths["HumanEval_0"].text() == "True"
     assert truths["HumanEval_71"].text() == "6.0"  # output.txt says 6.00
-    assert truths["HumanEval_32"].value is None and "NameError" in str(truths["HumanEval_32"].problem)
+    missing = truths["HumanEval_32"]
+    assert missing.value is None and "NameError" in str(missing.problem)
     # ClassEval's output.txt is str() of the value; the truth is the value itself.
     assert truths["ClassEval_80@SQLQueryBuilder.delete"].text() == (
         "\"DELETE FROM items WHERE name='bbb'\"")

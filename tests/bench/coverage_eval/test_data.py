@@ -48,7 +48,8 @@ def test_the_evaluated_pairs_and_prompts_are_upstreams(coverage_dir: Path) -> No
         assert item.coverage == row["output"]
         assert list(item.coverage_sequence) == row["test_target"]["coverage_sequence"]
         assert prompt.messages()[0] == {"role": "system", "content": COVERAGE_EVAL_SYSTEM}
-    twins = [row for row in upstream if row["method"] != by_id[row["test_target"]["test_id"]].method]
+    twins = [row for row in upstream
+             if row["method"] != by_id[row["test_target"]["test_id"]].method]
     assert sorted(int(row["test_target"]["test_id"]) for row in twins) == list(range(263, 275))
     assert COVERAGE_EVAL_SYSTEM.startswith("You are a terminal.\n\nInstruction:")
     assert "`coverage run -m  pytest code.py`" in COVERAGE_EVAL_SYSTEM
@@ -79,7 +80,8 @@ def test_a_malformed_record_is_named(tmp_path: Path, change, named: str) -> None
     message = str(caught.value)
     assert "0.json" in message and named in message
     if "test" in named or "sequence" in named:
-        assert f"test {json.loads((DATA_DIR / '0.json').read_text())['tests'][1]['test_id']}" in message
+        second = json.loads((DATA_DIR / '0.json').read_text())['tests'][1]['test_id']
+        assert f"test {second}" in message
 
 
 def test_a_missing_source_is_named(tmp_path: Path) -> None:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from execlens.engine import Engine
 from execlens.bench.cruxeval import CruxEvalOfficialScorer, cruxeval_mode_from_path
+from execlens.engine import Engine
 from execlens.judge import JUDGE_LIMITS, ExecProblem, VerdictStatus, score_sample
 
 COUNT = ExecProblem(

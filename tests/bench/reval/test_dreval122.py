@@ -14,9 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from execlens.bench.reval import load_reval, reval_pairs, reval_questions
-from execlens.bench.reval import score_reval
-from execlens.bench.reval import RevalTruth, build_reval_truth
+from execlens.bench.reval import (
+    RevalTruth,
+    build_reval_truth,
+    load_reval,
+    reval_pairs,
+    reval_questions,
+    score_reval,
+)
 from execlens.engine import Engine
 from execlens.judge import VerdictStatus
 

@@ -47,7 +47,8 @@ def reval_dir(data_dir: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def traced(reval_dir: Path, tracing_engine: Engine) -> dict[str, dict[tuple[str, int], Trace | None]]:
+def traced(reval_dir: Path, tracing_engine: Engine
+           ) -> dict[str, dict[tuple[str, int], Trace | None]]:
     problems = load_reval(reval_dir)
     return {mode: {(item.problem.task_id, item.index): trace
                    for item, trace in trace_reval(tracing_engine, problems, mode)}
@@ -81,7 +82,7 @@ def test_every_humaneval_output_reproduced(reval_dir: Path, tracing_engine: Engi
 def test_classeval_inputs_run_their_test_method(reval_reference: None, reval_dir: Path,
                                                 traced: dict[str, dict]) -> None:
     problems = load_reval(reval_dir)
-    for mode, traces in traced.items():
+    for traces in traced.values():
         statuses = {}
         for problem in problems[85:]:
             for item in problem.runs:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import pytest
 
-from execlens.tasks.prompts import NIL, StateAnswer
 from execlens.bench.reval import (
     extract_reval_coverage,
     extract_reval_output,
@@ -17,6 +16,7 @@ from execlens.bench.reval import (
     match_path_answer,
     normalise_state_type,
 )
+from execlens.tasks.prompts import NIL, StateAnswer
 
 # ---------------------------------------------------------------- REval
 

@@ -6,13 +6,13 @@ import itertools
 
 import pytest
 
+from execlens.bench.reval import QuestionTruth
 from execlens.bench.reval._metrics import (
     ConfusionCounts,
     baselines,
     ic_weight,
     incremental_consistency,
 )
-from execlens.bench.reval import QuestionTruth
 from execlens.values import encode
 
 WEIGHTS = {

@@ -7,8 +7,8 @@ import datetime
 import numpy as np
 import pytest
 
-from execlens.engine import Engine
 from execlens.bench.reval import QuestionTruth, RevalContext, judge_reval, plan_reval
+from execlens.engine import Engine
 from execlens.values import encode
 
 CODE = "def f(x):\n    y = x + 1\n    if y > 5:\n        return y\n    return -y\n"

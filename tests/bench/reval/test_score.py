@@ -14,10 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from execlens.bench.reval import load_reval, reval_pairs, reval_questions
-from execlens.bench.reval import RevalScoreError, format_reval_scores, score_reval
-from execlens.bench.reval import reval_constant_answers, reval_oracle_answers
-from execlens.bench.reval import RevalTruth, build_reval_truth
+from execlens.bench.reval import (
+    RevalScoreError,
+    RevalTruth,
+    build_reval_truth,
+    format_reval_scores,
+    load_reval,
+    reval_constant_answers,
+    reval_oracle_answers,
+    reval_pairs,
+    reval_questions,
+    score_reval,
+)
 from execlens.engine import Engine
 
 

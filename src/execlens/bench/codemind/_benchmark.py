@@ -102,7 +102,8 @@ class CodeMind:
                     "note": "program shown: HumanEval's canonical solution"}
         truth = (context or {}).get(item.sample_id)
         out: dict[str, Any] = {"expected": item.output.strip(), "program": item.code,
-                               "run": item.call, "question": f"the return value of {item.input.strip()}"}
+                               "run": item.call,
+                               "question": f"the return value of {item.input.strip()}"}
         if truth is not None:
             out["true_value"] = truth.text() if truth.value is not None else None
             out["expected_by_mode"] = {"official": item.output.strip(),

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     )
     from ._flat import REVAL_EVAL_TASKS, reval_metrics_for_report
     from ._judge import judge_reval, plan_reval
+    from ._oracle import reval_constant_answers, reval_oracle_answers
     from ._plan import REVAL_MODES, REVAL_TASKS, RevalPlan
     from ._prompts import (
         REVAL_PROMPT_FILES,
@@ -62,7 +63,6 @@ if TYPE_CHECKING:
     )
     from ._records import MaskTruth, OutputTruth, QuestionTruth, RevalContext
     from ._score import RevalScoreError, RevalScores, format_reval_scores, score_reval
-    from ._oracle import reval_constant_answers, reval_oracle_answers
     from ._truth import TRUTH_VERSION, RevalTruth, build_reval_truth, reval_context
     from ._values import reval_contains
     from ._var import reval_interpret

@@ -61,7 +61,7 @@ __all__ = [
 PACKAGED_DATA = Path(__file__).resolve().parent / "data"
 
 REVAL_HUB = "JetBrains-Research/REval"
-HUMANEVAL_RANGE = range(0, 85)  # REval's DREval.HUMANEVAL_START..END
+HUMANEVAL_RANGE = range(85)  # REval's DREval.HUMANEVAL_START..END
 CLASSEVAL_RANGE = range(85, 154)
 _LAYOUTS = (("DREval_data.jsonl", "DREval_tasks.jsonl"), ("problems.jsonl", "tasks.jsonl"))
 

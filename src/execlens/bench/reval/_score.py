@@ -328,8 +328,6 @@ def score_reval(source: Any, answers: Mapping[str, Mapping[str, Sequence[str]]],
              if item.pair.sample_id in t.skipped), None)
         if reason:
             skipped[item.sample_id] = reason
-    question_ids = [q.sample_id for q in questions if q.sample_id not in skipped]
-    output_ids = [o.sample_id for o in outputs if o.sample_id not in skipped]
     contexts = {item.sample_id: reval_context(item) for item in [*questions, *outputs]
                 if item.sample_id not in skipped}
 

@@ -2,7 +2,8 @@
 
 The answer is written as :func:`extract_runtime` reads one (what the judges compare):
 ``YES``/``NO``, the next line's code (or ``-1``), ``value; type`` (or ``Nil``), the
-output literal (or the exception's class name), an input call, the executed-line list.  The truth is the
+output literal (or the exception's class name), an input call, the executed-line list.  The
+truth is the
 question's own (``RuntimeTask.reference``, traced); the executed lines come from the
 traced runs :meth:`RuntimeBenchmark.prepare` returned.
 """

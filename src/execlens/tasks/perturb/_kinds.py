@@ -9,8 +9,19 @@ import random
 import tokenize
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 __all__ = ["KINDS", "PerturbError", "perturb_source", "protected_names"]
+
+
+def _set_attr(node: Any, attribute: str) -> Callable[[str], None]:
+    """A renamer that writes the new name into ``node.<attribute>``."""
+    return lambda new: setattr(node, attribute, new)
+
+
+def _set_item(names: list[str], index: int) -> Callable[[str], None]:
+    """A renamer that writes the new name into ``names[index]``."""
+    return lambda new: names.__setitem__(index, new)
 
 
 class PerturbError(ValueError):
@@ -125,17 +136,19 @@ class _Binder(ast.NodeVisitor):
         for expr in [*node.args.defaults, *(d for d in node.args.kw_defaults if d)]:
             self.visit(expr)
         if not isinstance(node, ast.Lambda):
-            for expr in [*node.decorator_list, *(a.annotation for a in _args(node.args)
-                                                 if a.annotation), node.returns]:
-                if expr is not None:
-                    self.visit(expr)
+            outer_exprs: list[ast.expr | None] = [
+                *node.decorator_list,
+                *(a.annotation for a in _args(node.args) if a.annotation), node.returns]
+            for outer_expr in outer_exprs:
+                if outer_expr is not None:
+                    self.visit(outer_expr)
             self.scope.bound.add(node.name)
             self.scope.fixed.add(node.name)
         outer = self.scope
         scope = self._enter("function")
         for arg in _args(node.args):
             scope.bound.add(arg.arg)
-            self._use(arg.arg, lambda new, a=arg: setattr(a, "arg", new))
+            self._use(arg.arg, _set_attr(arg, "arg"))
         for stmt in node.body if isinstance(node.body, list) else [node.body]:
             self.visit(stmt)
         self.scope = outer
@@ -180,7 +193,7 @@ class _Binder(ast.NodeVisitor):
         while scope.kind == "comprehension" and scope.parent is not None:
             scope = scope.parent
         scope.bound.add(node.target.id)
-        self._use(node.target.id, lambda new, n=node.target: setattr(n, "id", new), scope)
+        self._use(node.target.id, _set_attr(node.target, "id"), scope)
 
     def visit_Name(self, node: ast.Name) -> None:
         if not isinstance(node.ctx, ast.Load):
@@ -190,7 +203,7 @@ class _Binder(ast.NodeVisitor):
             while scope is not None:  # the function and every one around it
                 scope.reads_namespace = True
                 scope = scope.parent
-        self._use(node.id, lambda new, n=node: setattr(n, "id", new))
+        self._use(node.id, _set_attr(node, "id"))
 
     def visit_Global(self, node: ast.Global) -> None:
         self.scope.globals.update(node.names)
@@ -198,12 +211,12 @@ class _Binder(ast.NodeVisitor):
     def visit_Nonlocal(self, node: ast.Nonlocal) -> None:
         self.scope.nonlocals.update(node.names)
         for index, name in enumerate(node.names):
-            self._use(name, lambda new, n=node, i=index: n.names.__setitem__(i, new))
+            self._use(name, _set_item(node.names, index))
 
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
         if node.name:
             self.scope.bound.add(node.name)
-            self._use(node.name, lambda new, n=node: setattr(n, "name", new))
+            self._use(node.name, _set_attr(node, "name"))
         self.generic_visit(node)
 
     def _imports(self, node: ast.Import | ast.ImportFrom) -> None:
@@ -393,7 +406,7 @@ def _prints(tree: ast.Module, rng: random.Random) -> int:
         for block in _function_blocks_of(function):
             start = _first_slot(block)
             slots = [i for i in range(start, len(block)) if rng.random() < 0.4]
-            if not slots and block is function.body and start < len(block):  # type: ignore[attr-defined]
+            if not slots and block is function.body and start < len(block):
                 slots = [start]
             for index in reversed(slots):
                 call = ast.parse(f"print({_claim(block[index], rng)!r})").body

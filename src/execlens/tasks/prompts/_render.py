@@ -9,7 +9,7 @@ keeps its templates beside its code and renders them through
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import jinja2
@@ -19,7 +19,7 @@ __all__ = ["TEMPLATE_DIR", "render_template", "render_template_from"]
 TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _environment(directory: str) -> jinja2.Environment:
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(directory),
