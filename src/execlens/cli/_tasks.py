@@ -12,7 +12,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -32,7 +32,7 @@ SHARD_RUNS = 32
 DEFAULT_WALL_LIMIT = 30.0
 
 # The tracing options ``trace`` and ``tasks build`` share (checked by check_run_options).
-WorkersOption = Annotated[Optional[int], typer.Option(help="Fork servers, >= 1 (default: "
+WorkersOption = Annotated[int | None, typer.Option(help="Fork servers, >= 1 (default: "
                                                       "cores).")]
 MaxStepsOption = Annotated[int, typer.Option(help="Cap on recorded steps per run (>= 1).")]
 WallLimitOption = Annotated[float, typer.Option(
@@ -40,7 +40,7 @@ WallLimitOption = Annotated[float, typer.Option(
 ProgressOption = Annotated[bool, typer.Option(help="Show a progress bar.")]
 
 
-def check_run_options(*, workers: Optional[int], max_steps: int,
+def check_run_options(*, workers: int | None, max_steps: int,
                       wall_limit: float) -> None:
     """Usage errors for the tracing options shared by ``trace`` and ``tasks build``."""
     if workers is not None and workers < 1:
@@ -166,7 +166,7 @@ def build(
                                            "dataset's own questions) or balanced.")] = "reval",
     kinds: Annotated[str, typer.Option(help="Comma-separated task kinds.")] =
         "coverage,path,state,output",
-    limit: Annotated[Optional[int], typer.Option(help="Only the first N program runs "
+    limit: Annotated[int | None, typer.Option(help="Only the first N program runs "
                                                  "(N >= 1).")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the balanced sampling.")] = 0,
     parquet: Annotated[bool, typer.Option(help="Write Parquet (pyarrow); implied by an "

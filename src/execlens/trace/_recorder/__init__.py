@@ -29,11 +29,11 @@ __all__ = ["CAPTURE_COVERAGE", "CAPTURE_FULL", "CAPTURE_LINES", "Limits", "Recor
 class Recorder(_SettraceBackend, _MonitoringBackend):
     """Records one run of program code.  ``start()`` … run … ``stop()``; ``result()``.
 
-    ``mode`` is ``"exact"`` or ``"frame-blind"`` (alias ``"reval"``); ``capture`` is ``"full"``, ``"lines"`` or
-    ``"coverage"``.  ``line_map`` (exact mode) maps continuation lines to statement
-    lines (1-indexed, see :func:`statement_line_map`).  ``backend`` is ``"auto"``
-    (``sys.monitoring`` where available, else ``sys.settrace``), ``"settrace"`` or
-    ``"monitoring"``.
+    ``mode`` is ``"exact"`` or ``"frame-blind"`` (alias ``"reval"``); ``capture`` is
+    ``"full"``, ``"lines"`` or ``"coverage"``.  ``line_map`` (exact mode) maps
+    continuation lines to statement lines (1-indexed, see :func:`statement_line_map`).
+    ``backend`` is ``"auto"`` (``sys.monitoring`` where available, else
+    ``sys.settrace``), ``"settrace"`` or ``"monitoring"``.
     """
 
 
