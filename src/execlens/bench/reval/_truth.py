@@ -37,9 +37,10 @@ from ._records import (
 from ._var import reval_interpret
 
 if TYPE_CHECKING:
-    from ._data import RevalItem, RevalPair, RevalProblem
     from execlens.engine import Engine
     from execlens.trace import Trace
+
+    from ._data import RevalItem, RevalPair, RevalProblem
 
 __all__ = [
     "TRUTH_VERSION",
@@ -192,6 +193,7 @@ def _humaneval_output(problem: RevalProblem, pair: RevalPair, trace: Trace) -> O
 
 def _classeval_record_job(problem: RevalProblem, pair: RevalPair) -> Any:
     from execlens.engine import Job
+
     from ._official import OUTPUT_LIMITS
 
     name, _ = _test_class(problem, pair.input_idx)
