@@ -270,15 +270,26 @@ def _read(config: EvalConfig, completion: Any) -> ModelResponse:
 
 
 def _generate(client: Any, bench: Benchmark, units: Sequence[Unit], config: EvalConfig,
-              advance: Callable[[], None], thinking: bool) -> _Generated:
-    """Prompts → responses → answers for ``units``; failed requests are set apart."""
+              advance: Callable[[], None], thinking: bool,
+              answered: dict[str, Any] | None = None) -> _Generated:
+    """Prompts → responses → answers for ``units``; failed requests are set apart.
+
+    ``answered`` holds responses already in hand by unit key (the first prompt's, asked
+    to detect a thinker): they are used, not asked again.
+    """
     flavor = "openai" if config.endpoint == "chat" else "harness"
+    answered = answered if answered is not None else {}
     prompts = [bench.render(unit.item, unit.task, config.prompt) for unit in units]
-    requests = [_request(config, prompt, unit.key, thinking)
-                for prompt, unit in zip(prompts, units)]
+    asking = [i for i, unit in enumerate(units) if unit.key not in answered]
+    requests = [_request(config, prompts[i], units[i].key, thinking) for i in asking]
     # generate_sync closes the loop's HTTP client with the loop: a client left to the
     # garbage collector would try to close itself on a later, unrelated event loop.
-    responses = client.generate_sync(requests, on_response=lambda i, r: advance())
+    fresh = client.generate_sync(requests, on_response=lambda i, r: advance())
+    responses = [answered.pop(unit.key, None) for unit in units]
+    for index, response in zip(asking, fresh):
+        responses[index] = response
+    for _ in range(len(units) - len(asking)):
+        advance()
     ok: list[Unit] = []
     failed: Counter[str] = Counter()
     raw_scoring = getattr(bench, "scores_raw", False)
@@ -317,27 +328,29 @@ _REASONING_FILE = "reasoning.json"
 
 
 def _detect_thinker(run: Any, client: Any, bench: Benchmark, unit: Unit,
-                    config: EvalConfig) -> dict[str, Any]:
+                    config: EvalConfig) -> tuple[dict[str, Any], Any]:
     """``auto``: whether the model reasons, from its answer to the first prompt.
 
     The first request goes out as for any model; a thought in any shape (a reasoning
     field, a ``<think>`` tag -- closed, or cut by the very stop string that would end
     every thought at a draft -- or harmony channels) marks a thinker, and the whole run,
     that prompt included, is then asked without stop strings.  The decision is kept in
-    the run directory, so a resumed run asks the way it began.
+    the run directory, so a resumed run asks the way it began.  Returns the decision and,
+    when the model does not reason, the first prompt's response (the run's own answer to
+    it: not asked twice); else ``None``.
     """
     path = run.file(_REASONING_FILE)
     if path.exists():
-        return dict(json.loads(path.read_text(encoding="utf-8")))
+        return dict(json.loads(path.read_text(encoding="utf-8"))), None
     prompt = bench.render(unit.item, unit.task, config.prompt)
     [response] = client.generate_sync([_request(config, prompt, unit.key)])
     shapes = sorted({_read(config, c).shape for c in response.completions if c.ok} - {"none"})
     if not any(c.ok for c in response.completions):
         # Nothing to judge from: decide nothing and let the run report the failure.
-        return {"detected": False, "by": [], "undecided": True}
+        return {"detected": False, "by": [], "undecided": True}, None
     decision = {"detected": bool(shapes), "by": shapes}
     run.write_json(_REASONING_FILE, decision)
-    return decision
+    return decision, (None if shapes else response)
 
 
 def _responses_summary(config: EvalConfig, records: Sequence[dict[str, Any]],
@@ -484,7 +497,8 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
             def work(task: str, group: list[Unit]) -> list[dict[str, Any]]:
                 """One shard's pending units: asked, extracted, scored (failures left out)."""
                 nonlocal own_engine, scored
-                generated = _generate(client, bench, group, config, advance, thinking)
+                generated = _generate(client, bench, group, config, advance, thinking,
+                                      answered)
                 failed.update(generated.failed)
                 if not generated.ok:
                     if generated.failed:  # not one answer in a whole shard: stop asking
@@ -523,10 +537,14 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
             # The model (for `local`, its server) is only started when something is left.
             client = stack.enter_context(_open_client(config)) if todo else None
             detection: dict[str, Any] | None = None
+            answered: dict[str, Any] = {}
             thinking = config.reasoning == "on"
             if config.reasoning == "auto":
                 if client is not None:
-                    detection = _detect_thinker(run, client, bench, todo[0], config)
+                    detection, first_response = _detect_thinker(run, client, bench,
+                                                                 todo[0], config)
+                    if first_response is not None:
+                        answered[todo[0].key] = first_response
                 elif run.file(_REASONING_FILE).exists():
                     detection = json.loads(run.file(_REASONING_FILE).read_text("utf-8"))
                 thinking = bool(detection and detection.get("detected"))
