@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -29,12 +30,17 @@ def test_export_missing_source(tmp_path: Path) -> None:
                              "--no-decontaminate"), "does not exist")
 
 
-def test_export_needs_eval_data_to_decontaminate(tmp_path: Path) -> None:
+def test_export_eval_data_that_holds_no_evaluation_files(tmp_path: Path) -> None:
+    # Without --eval-data the shipped benchmarks are checked; a folder given must hold
+    # some benchmark's files, or the option was a mistake.
     source = tmp_path / "p.jsonl"
     source.write_text('{"id": "a", "code": "def f(x):\\n    return x", "input": "1", '
                       '"output": "1"}\n')
-    _assert_usage_error(_run("export", str(source), "--out", str(tmp_path / "o")),
-                        "--no-decontaminate")
+    (tmp_path / "empty").mkdir()
+    _assert_usage_error(_run("export", str(source), "--out", str(tmp_path / "o"),
+                             "--eval-data", str(tmp_path / "empty")), "holds none of")
+    _assert_usage_error(_run("export", str(source), "--out", str(tmp_path / "o"),
+                             "--eval-data", str(source)), "is not a directory")
 
 
 @pytest.mark.parametrize(("content", "fragment"), [
@@ -156,3 +162,10 @@ def test_decontamination_reads_the_files_each_benchmark_folder_names(tmp_path: P
     text = " ".join(result.output.split())
     assert result.exit_code == 2 and "nothing was written" in text, text
     assert "holds none of" not in text  # the folder's file was found and read
+
+
+def test_export_synthesized_row_whose_ground_truth_is_not_a_task(tmp_path: Path) -> None:
+    source = tmp_path / "runtime_tasks.jsonl"
+    source.write_text(json.dumps({"messages": [], "ground_truth": "{\"kind\": 3}"}) + "\n")
+    _assert_usage_error(_run("export", str(source), "--out", str(tmp_path / "o")),
+                        "ground_truth is not a runtime task")

@@ -25,6 +25,9 @@ Optional hooks the runners and the demo look for (``getattr``; a benchmark may l
     eval_files                                  -> ("name/*.jsonl", ...) (its programs under an
                                                    evaluation-data folder: export's
                                                    decontamination reads them)
+    eval_programs()                             -> [source, ...]        (the programs of the
+                                                   data it ships: export decontaminates
+                                                   against them with no --eval-data)
     shipped_runs()                              -> [ShippedRun, ...]    (published files it ships)
     demo_evals(directory, engine)               -> [(label, EvalConfig fields), ...]
 

@@ -3,8 +3,9 @@
 SOURCE is a JSONL file of benchmark problems (CRUXEval / LiveCodeBench records with
 ``code``, ``input``, ``output``), of runtime tasks (``execlens tasks build``), or of
 CodeI/O records (``refcode``, ``ios``); its kind is read from the first record.  Programs
-matching an evaluation program (CRUXEval, REval, LiveCodeBench files under
-``--eval-data``) are dropped and counted unless ``--no-decontaminate``.
+matching an evaluation program are dropped and counted unless ``--no-decontaminate``:
+every benchmark whose data ships with execlens (CRUXEval, REval, CoverageEval, CodeMind)
+always, and the files other benchmarks name under ``--eval-data`` (LiveCodeBench...).
 """
 
 from __future__ import annotations
@@ -65,6 +66,22 @@ def _tasks(path: Path, kinds: list[str]) -> tuple[str, list[Any]]:
         records = _records(path)
     first = records[0]
     try:
+        if {"ground_truth", "messages"} <= set(first):
+            # A synthesis run's runtime_tasks.jsonl: each row's ground truth is the task.
+            from execlens.tasks import RuntimeTask
+
+            out = []
+            for number, record in enumerate(records, 1):
+                try:
+                    task = RuntimeTask.from_dict(json.loads(record["ground_truth"]))
+                except (TaskError, TypeError, ValueError, KeyError) as exc:
+                    usage_error(f"{path}:{number}: ground_truth is not a runtime task "
+                                f"({exc})")
+                try:
+                    out.append(tasks_from_runtime(task))
+                except TaskError:
+                    continue  # a unittest driver: not one call to ask about
+            return "synthesized runtime tasks", out
         if {"kind", "program", "reference"} <= set(first):
             from execlens.tasks import read_tasks
 
@@ -97,21 +114,32 @@ def _tasks(path: Path, kinds: list[str]) -> tuple[str, list[Any]]:
                 f"(refcode, ios)")
 
 
-def _decontaminator(eval_data: Path) -> Any:
+def _decontaminator(eval_data: Path | None) -> Any:
+    """Every benchmark's evaluation programs: those whose data ships with execlens
+    (``eval_programs``) always, and with ``--eval-data`` the files the others name
+    (``eval_files``)."""
+    from execlens.bench import benchmark_names, get_benchmark
     from execlens.rewards import Decontaminator
 
+    found = Decontaminator()
+    for name in benchmark_names():
+        shipped = getattr(get_benchmark(name), "eval_programs", None)
+        if shipped is not None:
+            found.add(shipped(), f"{name} (shipped with execlens)")
+    if eval_data is None:
+        return found
     if not eval_data.is_dir():
         usage_error(f"--eval-data {eval_data} is not a directory; point it at the folder "
-                    f"holding cruxeval/ and reval/, or pass --no-decontaminate")
-    found = Decontaminator()
+                    f"holding the evaluation data (e.g. lcb*/), or leave it out")
     patterns = _eval_patterns()
+    before = len(found.sources)
     for pattern in patterns:
         for path in sorted(eval_data.glob(pattern)):
             if path.is_file():
                 found.add_jsonl(path)
-    if not found.sources:
-        usage_error(f"--eval-data {eval_data} holds none of {patterns}; pass "
-                    f"--no-decontaminate to export without checking")
+    if len(found.sources) == before:
+        usage_error(f"--eval-data {eval_data} holds none of {patterns}; leave it out to "
+                    f"check against the shipped benchmarks only")
     return found
 
 
@@ -124,7 +152,8 @@ def export(
     fmt: Annotated[list[str] | None, typer.Option(
         "--format", help="trl and/or verl (default both)")] = None,
     eval_data: Annotated[Path | None, typer.Option(
-        "--eval-data", help="folder with cruxeval/, reval/ (and lcb*/) evaluation data",
+        "--eval-data", help="folder with more evaluation data (e.g. lcb*/); the "
+                            "benchmarks whose data ships are always checked",
         envvar="EXECLENS_EVAL_DATA")] = None,
     decontaminate: Annotated[bool, typer.Option(
         "--decontaminate/--no-decontaminate", help="drop evaluation programs")] = True,
@@ -143,9 +172,6 @@ def export(
         usage_error(f"--out {out} is a file; name a folder (it will be created)")
     checker = None
     if decontaminate:
-        if eval_data is None:
-            usage_error("decontamination needs --eval-data DIR (the folder holding "
-                        "cruxeval/ and reval/); or pass --no-decontaminate")
         checker = _decontaminator(eval_data)
     what, tasks = _tasks(source, kinds)
     from execlens.rewards import export_tasks
@@ -159,7 +185,7 @@ def export(
     if checker is not None:
         typer.echo(f"decontamination: dropped {result.dropped} whose program matches an "
                    f"evaluation program ({len(checker)} programs from "
-                   f"{len(checker.sources)} files)")
+                   f"{len(checker.sources)} sources: {', '.join(checker.sources)})")
     if result.duplicates:
         typer.echo(f"skipped {result.duplicates} duplicate tasks")
     for name, path in sorted(result.files.items()):

@@ -56,6 +56,10 @@ class CodeMind:
     preload: tuple[str, ...] = ()
     scoring_workers = 8
 
+    def eval_programs(self) -> list[str]:
+        """The programs of the data shipped with execlens (export's decontamination)."""
+        return [record.code for record in self.load(None)]
+
     def load(self, data: str | None) -> list[Any]:
         """Every part's records (default: the copy shipped with execlens)."""
         return dataset_records(load_codemind(data))

@@ -81,6 +81,10 @@ class CoverageEval:
         self._answers: dict[str, list[str]] = {}
 
     # ------------------------------------------------------------- items
+    def eval_programs(self) -> list[str]:
+        """The programs of the data shipped with execlens (export's decontamination)."""
+        return [record.method for record in self.load(None)]
+
     def load(self, data: str | None) -> list[Any]:
         """Every pair of ``data`` (default: the shipped copy); malformed records named."""
         return list(load_coverage_eval(data))

@@ -59,6 +59,10 @@ class CruxEval(SampleBenchmark):
     eval_files: tuple[str, ...] = ("cruxeval/cruxeval.jsonl",)
     """Where its programs sit in an evaluation-data folder (``export`` decontaminates)."""
 
+    def eval_programs(self) -> list[str]:
+        """The programs of the data shipped with execlens (export's decontamination)."""
+        return [record.code for record in self.load(None)]
+
     def load(self, data: str | None) -> list[Any]:
         """CRUXEval's samples; malformed records are named and stop the run."""
         return dataset_records(load_cruxeval(data))

@@ -178,6 +178,10 @@ class Reval:
         self._truths: dict[str, RevalTruth] = {}
 
     # ------------------------------------------------------------- items
+    def eval_programs(self) -> list[str]:
+        """The programs of the data shipped with execlens (export's decontamination)."""
+        return [record.code for record in self.load(None)]
+
     def load(self, data: str | None) -> list[Any]:
         """Every problem with its questions; malformed records are named and stop the run."""
         loaded = load_reval(data)
