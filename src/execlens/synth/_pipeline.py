@@ -257,28 +257,25 @@ def _summary(last: ShardSet | None, unreadable: int) -> tuple[int, Counter[str]]
 
 
 class _Progress:
-    """One rich progress bar per stage (shards done / shards)."""
+    """Shards done per stage: bars on a terminal, plain lines when piped (StageProgress)."""
 
     def __init__(self, enabled: bool, console: Any) -> None:
-        self._bar = None
-        self._tasks: dict[str, Any] = {}
-        if enabled:
-            from rich.progress import Progress
+        from execlens._progress import StageProgress
 
-            self._bar = Progress(console=console, transient=False)
-            self._bar.start()
+        self._display = StageProgress(enabled).__enter__()
+        self._updates: dict[str, Any] = {}
+        self._done: dict[str, int] = {}
 
     def start(self, name: str, total: int, done: int) -> None:
-        if self._bar is not None:
-            self._tasks[name] = self._bar.add_task(f"{name:<14}", total=total, completed=done)
+        self._updates[name] = self._display.stage(f"{name:<14}", total, done)
+        self._done[name] = done
 
     def advance(self, name: str) -> None:
-        if self._bar is not None:
-            self._bar.advance(self._tasks[name])
+        self._done[name] += 1
+        self._updates[name](self._done[name])
 
     def stop(self) -> None:
-        if self._bar is not None:
-            self._bar.stop()
+        self._display.__exit__(None, None, None)
 
 
 def synth_status(out: str | Path) -> dict[str, Any]:
