@@ -43,7 +43,7 @@ import signal
 import sys
 from typing import Any
 
-from execlens.engine._rootfs import DEVICES, TOOLS, build_root, detach
+from execlens.engine._rootfs import DEVICES, TOOLS, build_root, detach, is_under, outermost
 
 __all__ = [
     "IsolationReport",
@@ -220,19 +220,6 @@ def _blocked_ancestors(paths: list[str]) -> dict[str, list[str]]:
     return blocked
 
 
-def _is_under(path: str, directory: str) -> bool:
-    return path == directory or path.startswith(directory.rstrip("/") + "/")
-
-
-def _outermost(paths: list[str]) -> list[str]:
-    """``paths`` without those inside another one (binding the outer one covers them)."""
-    kept: list[str] = []
-    for path in sorted(set(paths)):
-        if not any(_is_under(path, outer) for outer in kept):
-            kept.append(path)
-    return kept
-
-
 class _BindBack:
     """Directories to show again after a tmpfs covers the directory holding them.
 
@@ -249,7 +236,7 @@ class _BindBack:
         """Bind back, read-only, every path under ``cover`` (just covered by a tmpfs)."""
         restored = []
         for path, fd in self.fds.items():
-            if _is_under(path, cover) and path != cover:
+            if is_under(path, cover) and path != cover:
                 os.makedirs(path, exist_ok=True)
                 _mount(f"/proc/self/fd/{fd}", path, None, _MS_BIND | _MS_REC)
                 _mount(None, path, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY)
@@ -317,8 +304,8 @@ def _setup_host_view(report: IsolationReport, why: str) -> bool:
         # covers below go on: the zygote imports modules lazily after the fork server
         # has started.
         blocked = _blocked_ancestors(roots)
-        covered = [r for r in roots if any(_is_under(r, d) for d in SANDBOX_TMPFS_DIRS)]
-        bind_back = _BindBack(_outermost(covered + [p for ps in blocked.values() for p in ps]))
+        covered = [r for r in roots if any(is_under(r, d) for d in SANDBOX_TMPFS_DIRS)]
+        bind_back = _BindBack(outermost(covered + [p for ps in blocked.values() for p in ps]))
         # Hide what the sandbox user could not traverse anyway (e.g. /root, 0700).
         for ancestor in blocked:
             _mount("tmpfs", ancestor, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=755,size=1m")

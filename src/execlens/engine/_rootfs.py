@@ -290,14 +290,16 @@ class _Plan:
         return True
 
 
-def _is_under(path: str, directory: str) -> bool:
+def is_under(path: str, directory: str) -> bool:
+    """Whether ``path`` is ``directory`` or inside it (both absolute, normalised)."""
     return path == directory or path.startswith(directory.rstrip("/") + "/")
 
 
-def _outermost(paths: Iterable[str]) -> list[str]:
+def outermost(paths: Iterable[str]) -> list[str]:
+    """``paths`` without those inside another one (binding the outer one covers them)."""
     kept: list[str] = []
     for path in sorted(set(paths)):
-        if not any(_is_under(path, outer) for outer in kept):
+        if not any(is_under(path, outer) for outer in kept):
             kept.append(path)
     return kept
 
@@ -319,7 +321,7 @@ def _python_roots() -> list[str]:
 def _extension_modules(roots: Sequence[str]) -> list[str]:
     """Every shared object under the import roots (extension modules, bundled libs)."""
     found = []
-    for root in _outermost(os.path.realpath(r) for r in roots):
+    for root in outermost(os.path.realpath(r) for r in roots):
         if os.path.isfile(root):
             continue
         for directory, _, files in os.walk(root):
@@ -373,8 +375,8 @@ def plan_root(mount_ro: Sequence[str] = ()) -> dict[str, Any]:
         if not plan.add(path):
             raise FileNotFoundError(f"mount_ro path {path} does not exist")
         user.append(os.path.realpath(path))
-    binds = _outermost(plan.binds)
-    links = {k: v for k, v in plan.links.items() if not any(_is_under(k, b) for b in binds)}
+    binds = outermost(plan.binds)
+    links = {k: v for k, v in plan.links.items() if not any(is_under(k, b) for b in binds)}
     return {"links": sorted(links.items()), "binds": binds,
             "python": sorted({os.path.realpath(p) for p in python}),
             "libraries": len(libraries.found), "mount_ro": user}
