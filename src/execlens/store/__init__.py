@@ -37,6 +37,7 @@ from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from execlens.store._atomic import (
+        atomic_writer,
         read_json,
         write_bytes_atomic,
         write_json_atomic,
@@ -70,7 +71,6 @@ if TYPE_CHECKING:
     from execlens.store._run import RunDir
     from execlens.store._shards import ShardFormat, ShardSet
     from execlens.store._stream import (
-        atomic_writer,
         iter_jsonl,
         write_jsonl_stream,
         write_parquet_from_jsonl,
@@ -83,7 +83,7 @@ _EXPORTS = {
     "ShardExecutor": "_executor",
     "Step": "_executor",
     "StepResult": "_executor",
-    "atomic_writer": "_stream",
+    "atomic_writer": "_atomic",
     "iter_jsonl": "_stream",
     "write_jsonl_stream": "_stream",
     "write_parquet_from_jsonl": "_stream",

@@ -6,18 +6,19 @@ the writer is killed at.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from ._errors import StoreError, output_error
 
 if TYPE_CHECKING:
     import pyarrow
 
-__all__ = ["fsync_dir", "read_json", "write_bytes_atomic", "write_json_atomic",
+__all__ = ["atomic_writer", "fsync_dir", "read_json", "write_bytes_atomic", "write_json_atomic",
            "write_parquet_atomic", "write_text_atomic"]
 
 
@@ -35,8 +36,10 @@ def _temporary(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}.tmp")
 
 
-def write_bytes_atomic(path: Path | str, data: bytes) -> None:
-    """Replace ``path`` by ``data`` atomically (creating its parent directories)."""
+@contextlib.contextmanager
+def atomic_writer(path: Path | str) -> Iterator[IO[bytes]]:
+    """A binary handle on a temporary beside ``path``; renamed over it (fsynced) when the
+    block ends without an error, removed otherwise (creating parent directories)."""
     path = Path(path)
     if path.is_dir():
         raise StoreError(f"{path} is a directory; name a file to write")
@@ -46,7 +49,7 @@ def write_bytes_atomic(path: Path | str, data: bytes) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with temp.open("wb") as handle:
-            handle.write(data)
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temp, path)
@@ -58,6 +61,12 @@ def write_bytes_atomic(path: Path | str, data: bytes) -> None:
         if named is not None:
             raise named from None
         raise
+
+
+def write_bytes_atomic(path: Path | str, data: bytes) -> None:
+    """Replace ``path`` by ``data`` atomically (creating its parent directories)."""
+    with atomic_writer(path) as handle:
+        handle.write(data)
 
 
 def _unlink_quietly(path: Path) -> None:

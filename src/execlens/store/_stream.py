@@ -7,48 +7,22 @@ once complete (a killed writer leaves the old file, or none).
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
-from ._atomic import _temporary, _unlink_quietly, fsync_dir
-from ._errors import StoreError, output_error
+from ._atomic import atomic_writer
+from ._errors import StoreError
 
 if TYPE_CHECKING:
     import pyarrow
 
-__all__ = ["atomic_writer", "iter_jsonl", "write_jsonl_stream", "write_parquet_from_jsonl"]
+__all__ = ["iter_jsonl", "write_jsonl_stream", "write_parquet_from_jsonl"]
 
 # Rows per Parquet row group: a fixed count, so the file's bytes depend on the rows only
 # (never on how the records arrived in shards).
 PARQUET_BATCH_ROWS = 1024
-
-
-@contextlib.contextmanager
-def atomic_writer(path: Path | str) -> Iterator[IO[bytes]]:
-    """A binary handle on a temporary beside ``path``; renamed over it (fsynced) when the
-    block ends without an error, removed otherwise."""
-    path = Path(path)
-    if path.is_dir():
-        raise StoreError(f"{path} is a directory; name a file to write")
-    temp = _temporary(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with temp.open("wb") as handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-        fsync_dir(path.parent)
-    except BaseException as error:
-        _unlink_quietly(temp)
-        named = output_error(path, error) if isinstance(error, OSError) else None
-        if named is not None:
-            raise named from None
-        raise
 
 
 def write_jsonl_stream(path: Path | str, records: Iterable[Mapping[str, Any]], *,
