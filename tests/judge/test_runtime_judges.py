@@ -178,6 +178,6 @@ def test_a_judge_failure_is_a_named_verdict() -> None:
                       program="", call=None, reference=None, mode="exact",
                       selection="given", line=1, var="v")
     assert judge_task(odd, "1; int").status is VerdictStatus.SCORING_ERROR
-    with pytest.raises(ValueError, match="kinds: coverage, path, state, output, input"):
+    with pytest.raises(ValueError, match="kinds: coverage, path, state, output, input, trace"):
         plan_task(RuntimeTask(**{**odd.to_dict(), "kind": "bogus"}), "1")
-    assert set(TASK_JUDGES) == {"coverage", "path", "state", "output", "input"}
+    assert set(TASK_JUDGES) == {"coverage", "path", "state", "output", "input", "trace"}

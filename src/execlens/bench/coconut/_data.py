@@ -84,9 +84,19 @@ def _resolve(data: str | Path | None) -> Path:
 
 def load_coconut(data: str | Path | None) -> list[CocoItem]:
     """The runs of a CoCoNUT CSV, in file order (sample ids ``<group>#<k>``, ``k`` the
-    run's position within its group); a missing column or a malformed row is a named
-    :class:`DatasetError` (file and row)."""
+    run's position within its group); a missing column, a malformed row or a file that is
+    not UTF-8 text is a named :class:`DatasetError` (file and row)."""
     path = _resolve(data)
+    try:
+        return _read_coconut(path)
+    except UnicodeDecodeError as exc:
+        raise DatasetError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); "
+                           "CoCoNUT's files are UTF-8 CSV") from None
+    except csv.Error as exc:
+        raise DatasetError(f"{path}: not a readable CSV file ({exc})") from None
+
+
+def _read_coconut(path: Path) -> list[CocoItem]:
     csv.field_size_limit(1 << 26)  # upstream's Code_Indices cells run to tens of kB
     with path.open(newline="", encoding="utf-8") as handle:
         reader = csv.DictReader(handle)
