@@ -43,7 +43,17 @@ import signal
 import sys
 from typing import Any
 
-from execlens.engine._rootfs import DEVICES, TOOLS, build_root, detach, is_under, outermost
+from execlens.engine._rootfs import (
+    DEVICES,
+    TOOLS,
+    build_root,
+    detach,
+    is_under,
+    outermost,
+)
+from execlens.engine._rootfs import check_call as _check
+from execlens.engine._rootfs import libc as _libc
+from execlens.engine._rootfs import mount as _mount
 
 __all__ = [
     "IsolationReport",
@@ -71,22 +81,6 @@ _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
 _PR_SET_CHILD_SUBREAPER = 36
 _PR_SET_PDEATHSIG = 1
-
-def _load_libc() -> ctypes.CDLL:
-    try:
-        return ctypes.CDLL("libc.so.6", use_errno=True)
-    except OSError:  # not glibc: ask the (heavier) finder
-        from ctypes.util import find_library
-
-        return ctypes.CDLL(find_library("c"), use_errno=True)
-
-
-_libc = _load_libc()
-_libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong,
-                        ctypes.c_void_p]
-_libc.unshare.argtypes = [ctypes.c_int]
-_libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong,
-                        ctypes.c_ulong]
 
 SANDBOX_TMPFS_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
 SCRATCH_ROOT = "/tmp/execlens-scratch"
@@ -146,26 +140,6 @@ class IsolationReport:
         report.layers = [LayerStatus(**layer) for layer in data.get("layers", [])]
         report.visible = list(data.get("visible", []))
         return report
-
-
-def _check(result: int, what: str) -> None:
-    if result != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"{what}: {os.strerror(err)}")
-
-
-def _mount(source: str | None, target: str, fstype: str | None, flags: int,
-           data: str | None = None) -> None:
-    _check(
-        _libc.mount(
-            source.encode() if source else None,
-            target.encode(),
-            fstype.encode() if fstype else None,
-            flags,
-            data.encode() if data else None,
-        ),
-        f"mount {target}",
-    )
 
 
 def _mount_table() -> list[tuple[str, set[str]]]:

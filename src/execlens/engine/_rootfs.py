@@ -384,38 +384,50 @@ def plan_root(mount_ro: Sequence[str] = ()) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- build
 def _load_libc() -> ctypes.CDLL:
-    return ctypes.CDLL("libc.so.6", use_errno=True)
+    try:
+        return ctypes.CDLL("libc.so.6", use_errno=True)
+    except OSError:  # not glibc: ask the (heavier) finder
+        from ctypes.util import find_library
+
+        return ctypes.CDLL(find_library("c"), use_errno=True)
 
 
-_libc = _load_libc()
-_libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong,
-                        ctypes.c_void_p]
-_libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
+#: libc with the calls the isolation layers make (mount, umount2, unshare, prctl); one
+#: handle for this module and ``_isolation``.
+libc = _load_libc()
+libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong,
+                       ctypes.c_void_p]
+libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
+libc.unshare.argtypes = [ctypes.c_int]
+libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong,
+                       ctypes.c_ulong]
 
 
-def _check(result: int, what: str) -> None:
+def check_call(result: int, what: str) -> None:
+    """Raise ``OSError`` (with errno's message) when a libc call returned non-zero."""
     if result != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"{what}: {os.strerror(err)}")
 
 
-def _mount(source: str | None, target: str, fstype: str | None, flags: int,
-           data: str | None = None) -> None:
-    _check(_libc.mount(source.encode() if source else None, target.encode(),
-                       fstype.encode() if fstype else None, flags,
-                       data.encode() if data else None), f"mount {target}")
+def mount(source: str | None, target: str, fstype: str | None, flags: int,
+          data: str | None = None) -> None:
+    """``mount(2)``; ``OSError`` naming ``target`` on failure."""
+    check_call(libc.mount(source.encode() if source else None, target.encode(),
+                          fstype.encode() if fstype else None, flags,
+                          data.encode() if data else None), f"mount {target}")
 
 
 def detach(target: str) -> None:
     """Lazily unmount ``target`` and everything below it."""
-    _check(_libc.umount2(target.encode(), _MNT_DETACH), f"umount {target}")
+    check_call(libc.umount2(target.encode(), _MNT_DETACH), f"umount {target}")
 
 
 def _pivot_root(new_root: str) -> None:
     """Make ``new_root`` the root and detach the old one (no way back to it remains)."""
     number = _SYS_PIVOT_ROOT.get(os.uname().machine)
     os.chdir(new_root)
-    if number is not None and _libc.syscall(number, b".", b".") == 0:
+    if number is not None and libc.syscall(number, b".", b".") == 0:
         # The old root now sits on top of the new one, at "/": detach it.
         detach(".")
     else:  # an architecture without a known number: chroot (seccomp denies children it)
@@ -434,8 +446,8 @@ def _bind(fd: int, target: str, is_dir: bool, flags: int) -> None:
         _mkdirs(os.path.dirname(target))
         if not os.path.lexists(target):
             os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o644))
-    _mount(f"/proc/self/fd/{fd}", target, None, _MS_BIND | _MS_REC)
-    _mount(None, target, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | flags)
+    mount(f"/proc/self/fd/{fd}", target, None, _MS_BIND | _MS_REC)
+    mount(None, target, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | flags)
 
 
 def _etc_files(uid: int | None, gid: int | None) -> dict[str, str]:
@@ -471,12 +483,12 @@ def build_root(plan: dict[str, Any], staging: str, uid: int | None, gid: int | N
                    if os.path.exists(path)]
         proc_fd = os.open("/proc", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
-            _mount("tmpfs", staging, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=755,size=16m")
+            mount("tmpfs", staging, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=755,size=16m")
             os.chmod(staging, 0o755)
             for directory in _TMPFS_DIRS:
                 target = staging + directory
                 _mkdirs(target)
-                _mount("tmpfs", target, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=755,size=512m")
+                mount("tmpfs", target, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=755,size=512m")
             for path, fd, is_dir in sources:
                 _bind(fd, staging + path, is_dir, _MS_NOSUID | _MS_NODEV)
             for path, target in plan["links"]:
@@ -499,10 +511,10 @@ def build_root(plan: dict[str, Any], staging: str, uid: int | None, gid: int | N
                     os.chmod(f"{staging}/etc/{name}", 0o644)
             _mkdirs(staging + "/proc")
             if keep_host_proc:
-                _mount(f"/proc/self/fd/{proc_fd}", staging + "/proc", None, _MS_BIND | _MS_REC)
+                mount(f"/proc/self/fd/{proc_fd}", staging + "/proc", None, _MS_BIND | _MS_REC)
             # The skeleton itself read-only: only /tmp, /var/tmp, /dev/shm stay writable
             # (by root: the server makes each job's scratch dir there).
-            _mount(None, staging, None, _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
+            mount(None, staging, None, _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
         finally:
             os.close(proc_fd)
             for _, fd in devices:
