@@ -45,6 +45,15 @@ from typing import Any
 
 from execlens.engine._rootfs import (
     DEVICES,
+    MS_BIND,
+    MS_NODEV,
+    MS_NOEXEC,
+    MS_NOSUID,
+    MS_PRIVATE,
+    MS_RDONLY,
+    MS_REC,
+    MS_REMOUNT,
+    SANDBOX_TMPFS_DIRS,
     TOOLS,
     build_root,
     detach,
@@ -68,21 +77,12 @@ _CLONE_NEWNS = 0x00020000
 _CLONE_NEWNET = 0x40000000
 _CLONE_NEWUSER = 0x10000000
 _CLONE_NEWPID = 0x20000000
-_MS_RDONLY = 1
-_MS_NOSUID = 2
-_MS_NODEV = 4
-_MS_NOEXEC = 8
-_MS_REMOUNT = 32
-_MS_BIND = 4096
-_MS_REC = 16384
-_MS_PRIVATE = 1 << 18
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
 _PR_SET_CHILD_SUBREAPER = 36
 _PR_SET_PDEATHSIG = 1
 
-SANDBOX_TMPFS_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
 SCRATCH_ROOT = "/tmp/execlens-scratch"
 
 
@@ -157,11 +157,11 @@ def _mount_table() -> list[tuple[str, set[str]]]:
 def _flags_of(options: set[str]) -> int:
     flags = 0
     if "nosuid" in options:
-        flags |= _MS_NOSUID
+        flags |= MS_NOSUID
     if "nodev" in options:
-        flags |= _MS_NODEV
+        flags |= MS_NODEV
     if "noexec" in options:
-        flags |= _MS_NOEXEC
+        flags |= MS_NOEXEC
     return flags
 
 
@@ -212,8 +212,8 @@ class _BindBack:
         for path, fd in self.fds.items():
             if is_under(path, cover) and path != cover:
                 os.makedirs(path, exist_ok=True)
-                _mount(f"/proc/self/fd/{fd}", path, None, _MS_BIND | _MS_REC)
-                _mount(None, path, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY)
+                _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
+                _mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY)
                 restored.append(path)
         return restored
 
@@ -229,7 +229,7 @@ def _setup_filesystem(report: IsolationReport, root_plan: dict[str, Any] | None,
     namespace exists (the PID namespace layer mounts its ``/proc`` there)."""
     try:
         _check(_libc.unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
-        _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
+        _mount(None, "/", None, MS_REC | MS_PRIVATE)
     except OSError as exc:
         report.add("filesystem", False, f"no mount namespace ({exc.strerror})")
         return False
@@ -282,7 +282,7 @@ def _setup_host_view(report: IsolationReport, why: str) -> bool:
         bind_back = _BindBack(outermost(covered + [p for ps in blocked.values() for p in ps]))
         # Hide what the sandbox user could not traverse anyway (e.g. /root, 0700).
         for ancestor in blocked:
-            _mount("tmpfs", ancestor, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=755,size=1m")
+            _mount("tmpfs", ancestor, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=1m")
             bound_back += bind_back.restore(ancestor)
             hidden.append(ancestor)
         # Everything read-only, mount by mount (a recursive bind remount does not exist).
@@ -291,13 +291,13 @@ def _setup_host_view(report: IsolationReport, why: str) -> bool:
                 continue
             try:
                 _mount(None, mount_point, None,
-                       _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _flags_of(options))
+                       MS_REMOUNT | MS_BIND | MS_RDONLY | _flags_of(options))
             except OSError:
                 continue
         # Not world-writable: the only place a child may write is its own scratch dir.
         for directory in SANDBOX_TMPFS_DIRS:
             if os.path.isdir(directory):
-                _mount("tmpfs", directory, "tmpfs", _MS_NOSUID | _MS_NODEV,
+                _mount("tmpfs", directory, "tmpfs", MS_NOSUID | MS_NODEV,
                        "mode=755,size=512m")
                 bound_back += bind_back.restore(directory)
         os.makedirs(SCRATCH_ROOT, mode=0o711, exist_ok=True)
@@ -357,7 +357,7 @@ def _setup_pid_namespace(report: IsolationReport, filesystem: bool) -> int | Non
         # The host's /proc (carried into the minimal root for the line above) goes
         # away entirely, not just under a cover.
         detach("/proc")
-        _mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
+        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     except OSError as exc:
         raise RuntimeError(f"PID namespace without a private /proc: {exc}") from exc
     report.add("pid_namespace", True,

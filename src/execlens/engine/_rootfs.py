@@ -56,16 +56,18 @@ DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/tty")
 # locale the servers run under (LANG=C.UTF-8).
 _SYSTEM_DATA = ("/etc/localtime", "/etc/ld.so.cache", "/usr/share/zoneinfo",
                 "/usr/lib/locale/C.utf8")
-_TMPFS_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
+#: Private, writable tmpfs in every sandbox (the scratch dirs live there).
+SANDBOX_TMPFS_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
 _MAX_LINKS = 40
 
-_MS_RDONLY = 1
-_MS_NOSUID = 2
-_MS_NODEV = 4
-_MS_NOEXEC = 8
-_MS_REMOUNT = 32
-_MS_BIND = 4096
-_MS_REC = 16384
+MS_RDONLY = 1
+MS_NOSUID = 2
+MS_NODEV = 4
+MS_NOEXEC = 8
+MS_REMOUNT = 32
+MS_BIND = 4096
+MS_REC = 16384
+MS_PRIVATE = 1 << 18
 _MNT_DETACH = 2
 # pivot_root has no glibc wrapper: the raw syscall, by architecture.
 _SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203,
@@ -332,7 +334,7 @@ def _extension_modules(roots: Sequence[str]) -> list[str]:
 
 
 # Where the view's own structure lives: a user's directory may not replace these.
-RESERVED = ("/", "/proc", "/dev", "/etc", *_TMPFS_DIRS)
+RESERVED = ("/", "/proc", "/dev", "/etc", *SANDBOX_TMPFS_DIRS)
 
 
 def check_mount_ro(path: str) -> str:
@@ -446,8 +448,8 @@ def _bind(fd: int, target: str, is_dir: bool, flags: int) -> None:
         _mkdirs(os.path.dirname(target))
         if not os.path.lexists(target):
             os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o644))
-    mount(f"/proc/self/fd/{fd}", target, None, _MS_BIND | _MS_REC)
-    mount(None, target, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | flags)
+    mount(f"/proc/self/fd/{fd}", target, None, MS_BIND | MS_REC)
+    mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | flags)
 
 
 def _etc_files(uid: int | None, gid: int | None) -> dict[str, str]:
@@ -483,14 +485,14 @@ def build_root(plan: dict[str, Any], staging: str, uid: int | None, gid: int | N
                    if os.path.exists(path)]
         proc_fd = os.open("/proc", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
-            mount("tmpfs", staging, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=755,size=16m")
+            mount("tmpfs", staging, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=16m")
             os.chmod(staging, 0o755)
-            for directory in _TMPFS_DIRS:
+            for directory in SANDBOX_TMPFS_DIRS:
                 target = staging + directory
                 _mkdirs(target)
-                mount("tmpfs", target, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=755,size=512m")
+                mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=512m")
             for path, fd, is_dir in sources:
-                _bind(fd, staging + path, is_dir, _MS_NOSUID | _MS_NODEV)
+                _bind(fd, staging + path, is_dir, MS_NOSUID | MS_NODEV)
             for path, target in plan["links"]:
                 _mkdirs(os.path.dirname(staging + path))
                 if not os.path.lexists(staging + path):
@@ -498,7 +500,7 @@ def build_root(plan: dict[str, Any], staging: str, uid: int | None, gid: int | N
             for path, fd in devices:
                 # nodev would make them unusable; a read-only mount still lets a
                 # character device be written (only regular files are refused).
-                _bind(fd, staging + path, False, _MS_NOSUID | _MS_NOEXEC)
+                _bind(fd, staging + path, False, MS_NOSUID | MS_NOEXEC)
             for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
                                  ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
                 if not os.path.lexists(f"{staging}/dev/{name}"):
@@ -511,10 +513,10 @@ def build_root(plan: dict[str, Any], staging: str, uid: int | None, gid: int | N
                     os.chmod(f"{staging}/etc/{name}", 0o644)
             _mkdirs(staging + "/proc")
             if keep_host_proc:
-                mount(f"/proc/self/fd/{proc_fd}", staging + "/proc", None, _MS_BIND | _MS_REC)
+                mount(f"/proc/self/fd/{proc_fd}", staging + "/proc", None, MS_BIND | MS_REC)
             # The skeleton itself read-only: only /tmp, /var/tmp, /dev/shm stay writable
             # (by root: the server makes each job's scratch dir there).
-            mount(None, staging, None, _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
+            mount(None, staging, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
         finally:
             os.close(proc_fd)
             for _, fd in devices:
