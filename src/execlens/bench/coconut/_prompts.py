@@ -14,7 +14,7 @@ from __future__ import annotations
 from execlens.tasks.prompts import Extraction, PromptInputError, RenderedPrompt, SamplingDefaults
 
 from ._data import CocoItem
-from ._score import extract_trace
+from ._score import extract_trace, is_concurrency
 
 __all__ = ["STYLES", "extract_coconut", "render_coconut"]
 
@@ -34,9 +34,11 @@ _RULES = (
     "    return 'done'  # 4\n"
     "Call: count_down(2)\n"
     "Executed lines: [2, 3, 2, 3, 2, 4]\n\n")
-_CONCURRENCY = (" Where parts of the program run concurrently, enclose them in '(' and ')' "
-                "items, for example [7, 8, '(', 10, 2, 11, 2, ')', 16]; any valid "
-                "interleaving is accepted.")
+# Bare parentheses and ", " separators: the form the official match can accept (a
+# re-serialised truth is compared character by character; see _score).
+_CONCURRENCY = (" Where parts of the program run concurrently, enclose them in ( and ) "
+                "items, written bare and separated like the numbers, for example "
+                "[7, 8, (, 10, 2, 11, 2, ), 16]; any valid interleaving is accepted.")
 
 
 def render_coconut(item: CocoItem, task: str, style: str) -> RenderedPrompt:
@@ -45,7 +47,7 @@ def render_coconut(item: CocoItem, task: str, style: str) -> RenderedPrompt:
     if style not in STYLES:
         raise PromptInputError(f"CoCoNUT has no prompt style {style!r} "
                                f"(expected {' or '.join(STYLES)})")
-    concurrency = _CONCURRENCY if item.category.lower() == "concurrency" else ""
+    concurrency = _CONCURRENCY if is_concurrency(item) else ""
     run = (f"Call: {item.call}" if item.call is not None
            else "Run: the program's __main__ block")
     ask = ("Think step by step, then give the list as the last line of your answer."
