@@ -16,7 +16,7 @@ import pytest
 
 from execlens.bench import EvalConfig, Generations, run_eval, run_score, write_report
 from execlens.bench.cruxeval import load_cruxeval
-from execlens.judge import ExecProblem
+from execlens.tasks import prediction_task
 
 from ..standin_model import StandInModel, Thought, user_message
 
@@ -50,8 +50,9 @@ def scored_runs(tmp_path_factory: pytest.TempPathFactory, data_dir: Path, engine
         generations = json.loads(
             (data_dir / "cruxeval" / f"codellama-7b_temp0.2_{task}_generations.json").read_text())
         ids = sorted(generations, key=lambda key: int(key.split("_")[1]))[:40]
-        items = [(ExecProblem(i, problems[i].code, problems[i].input, problems[i].output),
-                  generations[i]) for i in ids]
+        items = [(prediction_task(id=i, code=problems[i].code, input=problems[i].input,
+                                  output=problems[i].output, kind=task), generations[i])
+                 for i in ids]
         out = tmp_path_factory.mktemp(f"score-{task}")
         run_score(out, "cruxeval", Generations(task, items, context=task), engine=engine)
         runs.append(out)

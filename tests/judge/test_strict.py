@@ -7,7 +7,6 @@ import pytest
 from execlens.bench.cruxeval import CruxEvalOfficialScorer
 from execlens.engine import Engine
 from execlens.judge import (
-    ExecProblem,
     StrictScorer,
     Verdict,
     VerdictStatus,
@@ -16,11 +15,12 @@ from execlens.judge import (
     score_sample,
     score_samples,
 )
+from execlens.tasks import prediction_task
 
-JOIN = ExecProblem(id="join", code="def f(text, sep):\n    return sep.join(sorted(set(text)))",
-                   input="'cab', '-'", output="'a-b-c'")
-PAIRS = ExecProblem(id="pairs", code="def f(d):\n    return sorted(d.items())",
-                    input="{'b': 2, 'a': 1}", output="[('a', 1), ('b', 2)]")
+JOIN = prediction_task(id="join", code="def f(text, sep):\n    return sep.join(sorted(set(text)))",
+                       input="'cab', '-'", output="'a-b-c'")
+PAIRS = prediction_task(id="pairs", code="def f(d):\n    return sorted(d.items())",
+                        input="{'b': 2, 'a': 1}", output="[('a', 1), ('b', 2)]")
 
 
 def test_output_prediction_needs_no_engine() -> None:
@@ -35,16 +35,16 @@ def test_output_prediction_needs_no_engine() -> None:
 
 
 def test_sets_and_dicts_compare_by_content_not_order() -> None:
-    problem = ExecProblem(id="s", code="def f(x):\n    return {x: set(x)}", input="'ab'",
-                          output="{'ab': {'a', 'b'}}")
+    problem = prediction_task(id="s", code="def f(x):\n    return {x: set(x)}", input="'ab'",
+                              output="{'ab': {'a', 'b'}}")
     score = score_sample(StrictScorer("output"), problem,
                          ["{'ab': {'b', 'a'}}", "{'ab': ['a', 'b']}", "{'ab': frozenset('ab')}"])
     assert [v.label for v in score.verdicts] == ["passed", "wrong:value", "unparseable:call"]
 
 
 def test_json_spellings_only_when_allowed() -> None:
-    problem = ExecProblem(id="b", code="def f():\n    return [True, None]", input="",
-                          output="[True, None]")
+    problem = prediction_task(id="b", code="def f():\n    return [True, None]", input="",
+                              output="[True, None]")
     strict = score_sample(StrictScorer("output"), problem, ["[true, null]"])
     assert strict.verdicts[0].label == "unparseable:name"
     lenient = score_sample(StrictScorer("output", allow_json=True), problem, ["[true, null]"])
@@ -63,15 +63,15 @@ def test_input_prediction_runs_the_function_on_parsed_values(engine: Engine) -> 
 
 def test_returned_values_are_compared_in_the_host(engine: Engine) -> None:
     # The program's own __eq__ never gets a vote: its object arrives as a record.
-    spoof = ExecProblem(
+    spoof = prediction_task(
         id="spoof",
         code="class Anything:\n    def __eq__(self, other):\n        return True\n"
              "def f(x):\n    return Anything() if x else [1]",
         input="0", output="[1]")
     score = score_sample(StrictScorer("input"), spoof, ["f(1)", "f(0)", "f(False)"], engine)
     assert [v.label for v in score.verdicts] == ["wrong:value", "passed", "passed"]
-    tuple_vs_list = ExecProblem(id="t", code="def f(x):\n    return (x, x)", input="1",
-                                output="[1, 1]")
+    tuple_vs_list = prediction_task(id="t", code="def f(x):\n    return (x, x)", input="1",
+                                    output="[1, 1]")
     score = score_sample(StrictScorer("input"), tuple_vs_list, ["f(1)"], engine)
     assert score.verdicts[0].label == "wrong:value"
 
@@ -79,15 +79,15 @@ def test_returned_values_are_compared_in_the_host(engine: Engine) -> None:
 def test_failures_at_run_time_keep_their_status(engine: Engine) -> None:
     from execlens.judge import JUDGE_LIMITS
 
-    problem = ExecProblem(id="slow", code="def f(x):\n    while x:\n        pass\n    return 0",
-                          input="0", output="0")
+    problem = prediction_task(id="slow", code="def f(x):\n    while x:\n        pass\n    return 0",
+                              input="0", output="0")
     scorer = StrictScorer("input", limits=JUDGE_LIMITS.with_(wall_time=1.0))
     score = score_sample(scorer, problem, ["f(1)", "f(0)"], engine, probe=0.2)
     assert [v.status for v in score.verdicts] == [VerdictStatus.TIMEOUT, VerdictStatus.PASSED]
 
 
 def test_a_reference_that_is_not_a_literal_is_named() -> None:
-    broken = ExecProblem(id="x", code="def f():\n    return 1", input="", output="f()")
+    broken = prediction_task(id="x", code="def f():\n    return 1", input="", output="f()")
     score = score_sample(StrictScorer("output"), broken, ["1", "2"])
     assert [v.label for v in score.verdicts] == ["reference_error:call"] * 2
 

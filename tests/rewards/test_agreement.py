@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from execlens.engine import Engine
-from execlens.judge import ExecProblem, StrictScorer, score_samples
-from execlens.rewards import ExeclensReward, tasks_from_exec_problem
+from execlens.judge import StrictScorer, score_samples
+from execlens.rewards import ExeclensReward, tasks_from_prediction
+from execlens.tasks import prediction_task_from_record
 
 
 @pytest.mark.slow
@@ -18,7 +19,7 @@ from execlens.rewards import ExeclensReward, tasks_from_exec_problem
 def test_trl_rewards_agree_with_strict_scoring(kind: str, data_dir: Path,
                                                engine: Engine) -> None:
     root = data_dir / "cruxeval"
-    problems = [ExecProblem.from_record(json.loads(line))
+    problems = [prediction_task_from_record(json.loads(line), kind=kind, source="cruxeval")
                 for line in (root / "cruxeval.jsonl").read_text().splitlines() if line.strip()]
     generations = json.loads((root / f"codellama-7b_temp0.2_{kind}_generations.json")
                              .read_text())
@@ -27,7 +28,7 @@ def test_trl_rewards_agree_with_strict_scoring(kind: str, data_dir: Path,
 
     completions, truths, expected = [], [], []
     for problem in problems:
-        truth = tasks_from_exec_problem(problem, kinds=[kind])[0].to_json()
+        truth = tasks_from_prediction(problem, kinds=[kind])[0].to_json()
         for text, verdict in zip(generations[problem.id], strict[problem.id]):
             completions.append(text)
             truths.append(truth)

@@ -4,8 +4,8 @@
   reference answer in the data: CRUXEval, LiveCodeBench execution) declares alike:
   one task over the selected samples, nothing to prepare, pass@k per mode, no exports;
   :func:`dataset_records` turns a loader's result into its records or a ``DatasetError``;
-* :class:`ProblemScorer` lets a judge scorer (which plans on ``judge.ExecProblem``)
-  score a benchmark's own item type;
+* :class:`ProblemScorer` lets a judge scorer (which plans on ``tasks.Task``) score a
+  benchmark's own item type, converted to the task it asks;
 * :func:`pass_at_k_metrics` is the headline of the execution-prediction benchmarks:
   pass@k per mode from finished sample records, where strict counts every missing
   generation as a failure and no mode reports pass@k for k above the generations per
@@ -33,7 +33,7 @@ PASS_AT = (1, 5)
 
 @dataclass
 class ProblemScorer:
-    """A judge scorer applied to a benchmark item converted by ``to_problem``."""
+    """A judge scorer applied to the task a benchmark item asks (``to_problem(item)``)."""
 
     inner: Scorer
     to_problem: Callable[[Any], Any]
@@ -44,7 +44,7 @@ class ProblemScorer:
         return str(self.inner.name)
 
     def plan(self, item: Any, generations: Sequence[str]) -> ScorePlan:
-        """The inner scorer's plan for the item's problem."""
+        """The inner scorer's plan for the item's task."""
         return self.inner.plan(self.to_problem(item), generations)
 
 

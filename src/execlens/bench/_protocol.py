@@ -28,6 +28,10 @@ Optional hooks the runners and the demo look for (``getattr``; a benchmark may l
     eval_programs()                             -> [source, ...]        (the programs of the
                                                    data it ships: export decontaminates
                                                    against them with no --eval-data)
+    question_task(record)                       -> Task | None          (the prediction task a
+                                                   row of its data asks, None for a row not
+                                                   of its shape: ``export`` reads benchmark
+                                                   problems through it)
     shipped_runs()                              -> [ShippedRun, ...]    (published files it ships)
     demo_evals(directory, engine)               -> [(label, EvalConfig fields), ...]
 

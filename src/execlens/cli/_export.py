@@ -1,8 +1,9 @@
 """``execlens export SOURCE --out DIR``: tasks -> TRL prompt dataset and verl Parquet rows.
 
 SOURCE is a JSONL file of benchmark problems (CRUXEval / LiveCodeBench records with
-``code``, ``input``, ``output``), of runtime tasks (``execlens tasks build``), or of
-CodeI/O records (``refcode``, ``ios``); its kind is read from the first record.  Programs
+``code``, ``input``, ``output``: each benchmark folder reads its own rows, its
+``question_task`` hook), of runtime tasks (``execlens tasks build``), or of CodeI/O
+records (``refcode``, ``ios``); its kind is read from the first record.  Programs
 matching an evaluation program are dropped and counted unless ``--no-decontaminate``:
 every benchmark whose data ships with execlens (CRUXEval, REval, CoverageEval, CodeMind)
 always, and the files other benchmarks name under ``--eval-data`` (LiveCodeBench...).
@@ -30,6 +31,24 @@ def _eval_patterns() -> list[str]:
             for pattern in getattr(get_benchmark(name), "eval_files", ())]
 
 
+def _question_readers() -> list[Any]:
+    """Every benchmark's ``question_task(record)``: the prediction task a row of its data
+    asks, or ``None`` when the row is not its shape (a new benchmark needs no edit here)."""
+    from execlens.bench import benchmark_names, get_benchmark
+
+    return [hook for name in benchmark_names()
+            if (hook := getattr(get_benchmark(name), "question_task", None)) is not None]
+
+
+def _question(readers: list[Any], record: dict[str, Any]) -> Any:
+    """The task the first benchmark that reads ``record`` makes of it, or ``None``."""
+    for read in readers:
+        task = read(record)
+        if task is not None:
+            return task
+    return None
+
+
 def _records(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         usage_error(f"{path} does not exist; give a JSONL file of tasks, problems or "
@@ -52,11 +71,10 @@ def _records(path: Path) -> list[dict[str, Any]]:
 
 
 def _tasks(path: Path, kinds: list[str]) -> tuple[str, list[Any]]:
-    from execlens.judge import ExecProblem, ProblemError
     from execlens.rewards import (
         TaskError,
         tasks_from_codeio,
-        tasks_from_exec_problem,
+        tasks_from_prediction,
         tasks_from_runtime,
     )
 
@@ -97,17 +115,17 @@ def _tasks(path: Path, kinds: list[str]) -> tuple[str, list[Any]]:
             for number, record in enumerate(records):
                 out += tasks_from_codeio(record, kinds=kinds, record_id=str(number))
             return "CodeI/O records", out
-        if {"code", "input", "output"} <= set(first):
-            id_key = "id" if "id" in first else "question_id"
+        readers = _question_readers()
+        if _question(readers, first) is not None:
             out = []
-            for record in records:
-                name = record.get("function_name")
-                is_call = bool(name) and str(record["input"]).lstrip().startswith(f"{name}(")
-                problem = ExecProblem.from_record(record, id_key=id_key, input_is_call=is_call)
-                source = "lcb_exec" if is_call else "cruxeval"
-                out += tasks_from_exec_problem(problem, kinds=kinds, source=source)
+            for number, record in enumerate(records, 1):
+                question = _question(readers, record)
+                if question is None:
+                    usage_error(f"{path}:{number}: not a benchmark problem like the first "
+                                f"record (code, input, output): {sorted(record)[:8]}")
+                out += tasks_from_prediction(question, kinds=kinds)
             return "benchmark problems", out
-    except (ProblemError, TaskError, KeyError, ValueError) as exc:
+    except (TaskError, KeyError, ValueError) as exc:
         usage_error(f"{path}: {exc}")
     usage_error(f"{path}: the first record is neither a benchmark problem (code, input, "
                 f"output), a runtime task (kind, program, reference) nor a CodeI/O record "

@@ -115,7 +115,7 @@ def score(
         get_benchmark,
         run_score,
     )
-    from execlens.judge import ProblemError
+    from execlens.tasks import ProblemError
 
     console = Console(stderr=as_json)
     try:

@@ -8,7 +8,8 @@ Two modes, always side by side:
   values type-strictly in the host and skips nothing (:class:`StrictScorer`).
 
 Single answers: :func:`judge_output_prediction`, :func:`judge_input_prediction`
-(CRUXEval-style problems); the generic judges of every task kind over a task's reference
+(CRUXEval-style prediction tasks, :func:`execlens.tasks.prediction_task`); the generic
+judges of every task kind over a task's reference
 -- :func:`judge_coverage`, :func:`judge_path`, :func:`judge_state`, :func:`judge_output`,
 :func:`judge_input` -- and :func:`judge_task` / :class:`TaskScorer` dispatching by kind.
 A judge's failure on one answer is that answer's ``scoring_error`` verdict.
@@ -43,7 +44,6 @@ if TYPE_CHECKING:
     from execlens.judge._official import AssertCheckScorer, official_check_verdict
     from execlens.judge._outcomes import failure_verdict
     from execlens.judge._plan import JudgePlan, guarded, scoring_error
-    from execlens.judge._problem import ExecProblem, ProblemError
     from execlens.judge._runtime import (
         judge_coverage,
         judge_input,
@@ -82,8 +82,6 @@ _EXPORTS = {
     "JudgePlan": "_plan",
     "guarded": "_plan",
     "scoring_error": "_plan",
-    "ExecProblem": "_problem",
-    "ProblemError": "_problem",
     "judge_coverage": "_runtime",
     "judge_input": "_runtime",
     "judge_output": "_runtime",

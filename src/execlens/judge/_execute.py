@@ -30,11 +30,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from execlens.engine import Job, Limits, Outcome, Status
-from execlens.judge._problem import ExecProblem
 from execlens.judge._scoring import SampleScore, ScorePlan, Scorer
 
 if TYPE_CHECKING:
     from execlens.engine import Engine
+    from execlens.tasks import Task
 
 __all__ = ["DEFAULT_PROBE", "ExecStats", "Executor", "score_sample", "score_samples",
            "scoring_engine"]
@@ -279,20 +279,23 @@ class Executor:
 
 @dataclass
 class _Pending:
-    problem: ExecProblem
+    item: Task
     plans: list[tuple[str, ScorePlan]]
 
 
 def score_samples(
     scorers: Sequence[Scorer],
-    items: Iterable[tuple[ExecProblem, Sequence[str]]],
+    items: Iterable[tuple[Task, Sequence[str]]],
     engine: Engine | None = None,
     *,
     probe: float | None = DEFAULT_PROBE,
     window: int | None = None,
     executor: Executor | None = None,
-) -> Iterator[tuple[ExecProblem, dict[str, SampleScore]]]:
-    """Score every sample with every scorer; yields ``(problem, {mode: score})`` as done.
+) -> Iterator[tuple[Task, dict[str, SampleScore]]]:
+    """Score every sample with every scorer; yields ``(item, {mode: score})`` as done.
+
+    An item is what the scorers plan on (an :class:`execlens.tasks.Task`; a benchmark's
+    own scorers may take its own record type) and is handed back as given.
 
     The jobs of all scorers for one sample travel together (they usually share the
     program, hence one child).  Samples come back in completion order.  ``engine`` may
@@ -303,9 +306,9 @@ def score_samples(
         raise ValueError(f"scorers need distinct names, got {names}")
 
     def work() -> Iterator[tuple[_Pending, list[Job]]]:
-        for problem, generations in items:
-            plans = [(s.name, s.plan(problem, generations)) for s in scorers]
-            yield _Pending(problem, plans), [job for _, plan in plans for job in plan.jobs]
+        for item, generations in items:
+            plans = [(s.name, s.plan(item, generations)) for s in scorers]
+            yield _Pending(item, plans), [job for _, plan in plans for job in plan.jobs]
 
     def finish(pending: _Pending, outcomes: list[Outcome]) -> dict[str, SampleScore]:
         scores: dict[str, SampleScore] = {}
@@ -320,21 +323,21 @@ def score_samples(
         for pending, jobs in work():
             if jobs:
                 raise ValueError("these scorers execute code: pass an engine")
-            yield pending.problem, finish(pending, [])
+            yield pending.item, finish(pending, [])
         return
     runner = executor or Executor(engine, probe=probe, window=window)  # type: ignore[arg-type]
     try:
         for pending, outcomes in runner.run(work()):
-            yield pending.problem, finish(pending, outcomes)
+            yield pending.item, finish(pending, outcomes)
     finally:
         if executor is None:
             runner.close()
 
 
-def score_sample(scorer: Scorer, problem: ExecProblem, generations: Sequence[str],
+def score_sample(scorer: Scorer, task: Task, generations: Sequence[str],
                  engine: Engine | None = None, *, probe: float | None = DEFAULT_PROBE
                  ) -> SampleScore:
     """Score one sample's generations with one scorer."""
-    for _, scores in score_samples([scorer], [(problem, generations)], engine, probe=probe):
+    for _, scores in score_samples([scorer], [(task, generations)], engine, probe=probe):
         return scores[scorer.name]
     raise RuntimeError("no score produced")  # pragma: no cover

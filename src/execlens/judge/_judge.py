@@ -7,13 +7,13 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from execlens.judge._execute import DEFAULT_PROBE, score_samples
-from execlens.judge._problem import ExecProblem
 from execlens.judge._scoring import SampleScore, Scorer
 from execlens.judge._strict import StrictScorer
 from execlens.judge._verdict import Verdict
 
 if TYPE_CHECKING:
     from execlens.engine import Engine
+    from execlens.tasks import Task
 
 __all__ = [
     "ajudge_input_prediction",
@@ -41,24 +41,25 @@ def make_scorer(mode: str, task: str, *, official: Scorer | None = None) -> Scor
     raise ValueError(f"mode must be 'strict' or 'official', got {mode!r}")
 
 
-def _judge_one(problem: ExecProblem, answer: str, task: str, mode: str,
+def _judge_one(question: Task, answer: str, kind: str, mode: str,
                engine: Engine | None, official: Scorer | None) -> Verdict:
-    scorer = make_scorer(mode, task, official=official)
-    plan_needs_engine = bool(scorer.plan(problem, [answer]).jobs)
+    scorer = make_scorer(mode, kind, official=official)
+    plan_needs_engine = bool(scorer.plan(question, [answer]).jobs)
     if plan_needs_engine and engine is None:
         from execlens.judge._execute import scoring_engine
 
         with scoring_engine(workers=1) as own:
-            return _judge_one(problem, answer, task, mode, own, official)
-    for _, scores in score_samples([scorer], [(problem, [answer])], engine):
+            return _judge_one(question, answer, kind, mode, own, official)
+    for _, scores in score_samples([scorer], [(question, [answer])], engine):
         return scores[scorer.name].verdicts[0]
     raise RuntimeError("no verdict produced")  # pragma: no cover
 
 
-def judge_output_prediction(problem: ExecProblem, answer: str, *, mode: str = "strict",
+def judge_output_prediction(task: Task, answer: str, *, mode: str = "strict",
                             engine: Engine | None = None, official: Scorer | None = None
                             ) -> Verdict:
-    """Judge one output-prediction answer (the predicted return value, as text).
+    """Judge one output-prediction answer (the predicted return value, as text) to a
+    prediction task (:func:`execlens.tasks.prediction_task`).
 
     ``strict`` (default) parses the answer as a literal and compares it with the
     reference in the host -- no engine needed.  ``official`` runs the benchmark's own
@@ -66,42 +67,42 @@ def judge_output_prediction(problem: ExecProblem, answer: str, *, mode: str = "s
     ``assert <output> == <answer>``); without an ``engine`` a one-server engine is
     started for the call.
     """
-    return _judge_one(problem, answer, "output", mode, engine, official)
+    return _judge_one(task, answer, "output", mode, engine, official)
 
 
-def judge_input_prediction(problem: ExecProblem, answer: str, *, mode: str = "strict",
+def judge_input_prediction(task: Task, answer: str, *, mode: str = "strict",
                            engine: Engine | None = None, official: Scorer | None = None
                            ) -> Verdict:
     """Judge one input-prediction answer (a call such as ``f('abc', 2)``).
 
-    ``strict`` requires exactly one call to ``problem.function_name`` with literal
+    ``strict`` requires exactly one call to ``task.entry`` (its function) with literal
     arguments, runs the function on them in the engine and compares its return value
     with the reference in the host; ``official`` runs the benchmark's scorer given as
     ``official``.  Without an ``engine`` a one-server engine is started for the call.
     """
-    return _judge_one(problem, answer, "input", mode, engine, official)
+    return _judge_one(task, answer, "input", mode, engine, official)
 
 
-async def ajudge_output_prediction(problem: ExecProblem, answer: str, *,
+async def ajudge_output_prediction(task: Task, answer: str, *,
                                    mode: str = "strict", engine: Engine | None = None,
                                    official: Scorer | None = None) -> Verdict:
     """:func:`judge_output_prediction` for asyncio code (runs in a worker thread)."""
-    return await asyncio.to_thread(judge_output_prediction, problem, answer, mode=mode,
+    return await asyncio.to_thread(judge_output_prediction, task, answer, mode=mode,
                                    engine=engine, official=official)
 
 
-async def ajudge_input_prediction(problem: ExecProblem, answer: str, *, mode: str = "strict",
+async def ajudge_input_prediction(task: Task, answer: str, *, mode: str = "strict",
                                   engine: Engine | None = None, official: Scorer | None = None
                                   ) -> Verdict:
     """:func:`judge_input_prediction` for asyncio code (runs in a worker thread)."""
-    return await asyncio.to_thread(judge_input_prediction, problem, answer, mode=mode,
+    return await asyncio.to_thread(judge_input_prediction, task, answer, mode=mode,
                                    engine=engine, official=official)
 
 
 async def ascore_samples(scorers: Sequence[Scorer],
-                         items: Iterable[tuple[ExecProblem, Sequence[str]]],
+                         items: Iterable[tuple[Task, Sequence[str]]],
                          engine: Engine | None = None, *, probe: float | None = DEFAULT_PROBE
-                         ) -> list[tuple[ExecProblem, dict[str, SampleScore]]]:
+                         ) -> list[tuple[Task, dict[str, SampleScore]]]:
     """:func:`score_samples` for asyncio code: every sample, in completion order."""
     return await asyncio.to_thread(
         lambda: list(score_samples(scorers, list(items), engine, probe=probe)))

@@ -2,9 +2,9 @@
 
 Both official scripts paste the model's answer into source and execute
 ``<code>\nassert <reference output> == <answer>`` for 3 s; a check passes when that
-raises nothing.  Here the same source runs in the engine, split as program = the code
-and call = the assert statement (same namespace, same order, same result), so the
-generations of one sample can share a forked child.
+raises nothing.  Here the same source runs in the engine, split as program = the
+prediction task's program and call = the assert statement (same namespace, same order,
+same result), so the generations of one sample can share a forked child.
 
 What differs between benchmarks -- which answers the script skips unexecuted and how it
 rebuilds the verdict list afterwards -- is declared by each benchmark folder in a
@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING
 from execlens.engine import Job, Limits
 from execlens.judge._limits import JUDGE_LIMITS
 from execlens.judge._outcomes import failure_verdict
-from execlens.judge._problem import ExecProblem
 from execlens.judge._scoring import SampleScore, ScorePlan
 from execlens.judge._verdict import Verdict, VerdictStatus
 
 if TYPE_CHECKING:
     from execlens.engine import Outcome
+    from execlens.tasks import Task
 
 __all__ = ["AssertCheckScorer", "official_check_verdict"]
 
@@ -41,10 +41,10 @@ def official_check_verdict(outcome: Outcome) -> Verdict:
     return failure_verdict(outcome)
 
 
-def _check_job(problem: ExecProblem, generation: str, limits: Limits) -> Job:
+def _check_job(task: Task, generation: str, limits: Limits) -> Job:
     # The official source is f"{code}\nassert {output} == {generation}"; the call runs
     # in the program's namespace right after it, so splitting changes nothing.
-    return Job(program=problem.program, call=f"assert {problem.output} == {generation}",
+    return Job(program=task.program, call=f"assert {task.reference} == {generation}",
                limits=limits)
 
 
@@ -52,8 +52,10 @@ class AssertCheckScorer:
     """An official scorer of the pasted-assertion kind: one check per kept generation.
 
     A benchmark folder subclasses it with its own filter (:meth:`skip`), its reset rule
-    (:meth:`reset`) and, if needed, the problem it really runs (:meth:`adapt`, e.g. an
+    (:meth:`reset`) and, if needed, the task it really runs (:meth:`adapt`, e.g. an
     import block prepended).  The defaults skip nothing and keep the list as executed.
+    Tasks are prediction tasks (:func:`execlens.tasks.prediction_task`): ``reference``
+    is the output literal's text.
     """
 
     name = "official"
@@ -61,7 +63,7 @@ class AssertCheckScorer:
     def __init__(self, *, limits: Limits = JUDGE_LIMITS) -> None:
         self.limits = limits
 
-    def skip(self, problem: ExecProblem, generation: str) -> str | None:
+    def skip(self, task: Task, generation: str) -> str | None:
         """Why the official script drops ``generation`` unexecuted, or ``None`` to run it."""
         return None
 
@@ -69,17 +71,17 @@ class AssertCheckScorer:
         """The verdict list pass@k reads, from the executed checks' results."""
         return executed
 
-    def adapt(self, problem: ExecProblem) -> ExecProblem:
-        """The problem as the official script runs it (default: unchanged)."""
-        return problem
+    def adapt(self, task: Task) -> Task:
+        """The task as the official script runs it (default: unchanged)."""
+        return task
 
-    def plan(self, problem: ExecProblem, generations: Sequence[str]) -> ScorePlan:
+    def plan(self, task: Task, generations: Sequence[str]) -> ScorePlan:
         """Checks for every generation the official filter keeps."""
-        problem = self.adapt(problem)
+        task = self.adapt(task)
         gens = list(generations)
-        skips = [self.skip(problem, g) for g in gens]
+        skips = [self.skip(task, g) for g in gens]
         run_at = [i for i, skip in enumerate(skips) if skip is None]
-        jobs = [_check_job(problem, gens[i], self.limits) for i in run_at]
+        jobs = [_check_job(task, gens[i], self.limits) for i in run_at]
 
         def finish(outcomes: Sequence[Outcome]) -> SampleScore:
             if len(outcomes) != len(jobs):
@@ -95,7 +97,7 @@ class AssertCheckScorer:
                 verdicts.append(verdict)
                 executed.append(verdict.passed)
             scored = self.reset(executed, len(gens))
-            return SampleScore(problem.id, self.name, verdicts, scored,
+            return SampleScore(task.id, self.name, verdicts, scored,
                                info={"skipped": len(gens) - len(run_at)})
 
         return ScorePlan(jobs, finish)

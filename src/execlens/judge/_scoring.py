@@ -12,11 +12,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from execlens.judge._problem import ExecProblem
 from execlens.judge._verdict import Verdict
 
 if TYPE_CHECKING:
     from execlens.engine import Job, Outcome
+    from execlens.tasks import Task
 
 __all__ = ["SampleScore", "ScorePlan", "Scorer"]
 
@@ -64,10 +64,14 @@ class ScorePlan:
 
 @runtime_checkable
 class Scorer(Protocol):
-    """Judges all generations of one sample (inspect_ai's scorer shape, batch form)."""
+    """Judges all generations of one sample (inspect_ai's scorer shape, batch form).
+
+    A sample is an :class:`execlens.tasks.Task` (CRUXEval-style problems are prediction
+    tasks: :func:`execlens.tasks.prediction_task`); the score's sample id is ``task.id``.
+    """
 
     name: str
 
-    def plan(self, problem: ExecProblem, generations: Sequence[str]) -> ScorePlan:
+    def plan(self, task: Task, generations: Sequence[str]) -> ScorePlan:
         """The jobs to run for these generations, and the function scoring their outcomes."""
         ...

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 from execlens.engine import Limits
 from execlens.judge._limits import JUDGE_LIMITS
 from execlens.judge._plan import JudgePlan
-from execlens.judge._problem import ExecProblem
 from execlens.judge._runtime import (
     compare_values,
     judge_output_literal,
@@ -33,19 +32,24 @@ from execlens.values import AnswerParseError, parse_literal
 
 if TYPE_CHECKING:
     from execlens.engine import Outcome
+    from execlens.tasks import Task
 
 __all__ = ["StrictScorer", "compare_values", "parse_reference"]
 
 TASKS = ("input", "output")
 
 
-def parse_reference(problem: ExecProblem, *, allow_json: bool = False) -> Any:
-    """The reference output as a value; raises :class:`AnswerParseError` if not a literal."""
-    return parse_literal(problem.output, allow_json=allow_json)
+def parse_reference(task: Task, *, allow_json: bool = False) -> Any:
+    """The reference output (the task's literal text) as a value; raises
+    :class:`AnswerParseError` if not a literal."""
+    return parse_literal(task.reference, allow_json=allow_json)
 
 
 class StrictScorer:
     """Literal-only, host-compared, fixed-denominator scoring for ``input``/``output``.
+
+    It judges prediction tasks (``reference``: the output literal's text; input answers
+    call ``task.entry``) as ``task`` questions, whatever their own kind.
 
     ``allow_json`` also accepts JSON spellings (``true``, ``null``) of literals; off by
     default, since these benchmarks ask for Python literals.
@@ -61,26 +65,26 @@ class StrictScorer:
         self.limits = limits
         self.allow_json = allow_json
 
-    def _reference(self, problem: ExecProblem) -> Any:
+    def _reference(self, task: Task) -> Any:
         try:
-            return parse_reference(problem, allow_json=self.allow_json)
+            return parse_reference(task, allow_json=self.allow_json)
         except AnswerParseError as error:
             return error
 
-    def plan(self, problem: ExecProblem, generations: Sequence[str]) -> ScorePlan:
+    def plan(self, task: Task, generations: Sequence[str]) -> ScorePlan:
         """No jobs for output prediction; one function call per parsed input answer, each
         planned by the one input-prediction judge (:func:`~execlens.judge.plan_input`)."""
-        reference = self._reference(problem)
+        reference = self._reference(task)
         gens = list(generations)
         if isinstance(reference, AnswerParseError):
             bad = Verdict.failing(VerdictStatus.REFERENCE_ERROR, reference.kind,
                                   f"the reference output is not a literal: {reference.message}")
-            return ScorePlan([], lambda outcomes: self._score(problem, [bad] * len(gens)))
+            return ScorePlan([], lambda outcomes: self._score(task, [bad] * len(gens)))
         if self.task == "output":
             verdicts = [self.judge_output(g, reference) for g in gens]
-            return ScorePlan([], lambda outcomes: self._score(problem, verdicts))
+            return ScorePlan([], lambda outcomes: self._score(task, verdicts))
         plans: list[JudgePlan] = [
-            plan_input(problem.program, problem.function_name, problem.output, g,
+            plan_input(task.program, task.entry, task.reference, g,
                        limits=self.limits, allow_json=self.allow_json) for g in gens]
         jobs = [job for plan in plans for job in plan.jobs]
 
@@ -92,12 +96,12 @@ class StrictScorer:
             for plan in plans:
                 verdicts.append(plan.verdict(outcomes[start:start + len(plan.jobs)]))
                 start += len(plan.jobs)
-            return self._score(problem, verdicts)
+            return self._score(task, verdicts)
 
         return ScorePlan(jobs, finish)
 
-    def _score(self, problem: ExecProblem, verdicts: list[Verdict]) -> SampleScore:
-        return SampleScore(problem.id, self.name, verdicts, [v.passed for v in verdicts])
+    def _score(self, task: Task, verdicts: list[Verdict]) -> SampleScore:
+        return SampleScore(task.id, self.name, verdicts, [v.passed for v in verdicts])
 
     def judge_output(self, answer: str, reference: Any) -> Verdict:
         """Parse an output-prediction answer and compare it with the reference value."""

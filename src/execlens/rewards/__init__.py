@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from execlens.rewards._shaping import Shaping
     from execlens.rewards._sources import (
         tasks_from_codeio,
-        tasks_from_exec_problem,
+        tasks_from_prediction,
         tasks_from_runtime,
     )
     from execlens.rewards._trl import (
@@ -91,7 +91,7 @@ _EXPORTS = {
     "render_direct_prompt": "_prompts",
     "Shaping": "_shaping",
     "tasks_from_codeio": "_sources",
-    "tasks_from_exec_problem": "_sources",
+    "tasks_from_prediction": "_sources",
     "tasks_from_runtime": "_sources",
     "AsyncExeclensReward": "_trl",
     "ExeclensFormatReward": "_trl",

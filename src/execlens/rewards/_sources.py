@@ -1,7 +1,7 @@
 """Reward tasks from what execlens already has: benchmark problems, runtime tasks, CodeI/O.
 
-* :func:`tasks_from_exec_problem`: a CRUXEval / LiveCodeBench problem
-  (:class:`execlens.judge.ExecProblem`) as output- and input-prediction tasks;
+* :func:`tasks_from_prediction`: a CRUXEval / LiveCodeBench problem (a prediction task,
+  :func:`execlens.tasks.prediction_task`) as output- and input-prediction reward tasks;
 * :func:`tasks_from_runtime`: an :class:`execlens.tasks.Task` built from a trace (``execlens tasks
   build``) as a coverage / path / state / output task;
 * :func:`tasks_from_codeio`: a CodeI/O record (``refcode``, ``funcname``, ``ios``) as
@@ -11,14 +11,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from execlens.tasks import Task, TaskError
 
-if TYPE_CHECKING:
-    from execlens.judge import ExecProblem
-
-__all__ = ["tasks_from_codeio", "tasks_from_exec_problem", "tasks_from_runtime"]
+__all__ = ["tasks_from_codeio", "tasks_from_prediction", "tasks_from_runtime"]
 
 PREDICTION_KINDS = ("output", "input")
 _RUNTIME_KINDS = ("coverage", "path", "state", "output", "trace")
@@ -32,17 +29,27 @@ def _check_kinds(kinds: Iterable[str]) -> tuple[str, ...]:
     return chosen
 
 
-def tasks_from_exec_problem(problem: ExecProblem, *, kinds: Iterable[str] = PREDICTION_KINDS,
-                            source: str = "cruxeval") -> list[Task]:
-    """Output- and/or input-prediction tasks for one benchmark problem."""
+def tasks_from_prediction(task: Task, *, kinds: Iterable[str] = PREDICTION_KINDS,
+                          source: str | None = None) -> list[Task]:
+    """Output- and/or input-prediction reward tasks for one benchmark problem.
+
+    ``task`` is the problem as a prediction task (its ``call``, ``reference`` literal and
+    ``function``); ``source`` (default: the task's) prefixes the ids.  An input task keeps
+    the reference call out of ``call`` (the prompt would show it) and in
+    ``meta["input"]``.
+    """
+    name = source or task.source
+    if not name:
+        raise TaskError(f"task {task.id!r} names no source; pass source=")
+    if not task.call:
+        raise TaskError(f"task {task.id!r} has no reference call to ask about")
     out = []
     for kind in _check_kinds(kinds):
         out.append(Task(
-            kind=kind, program=problem.program, reference=problem.output,
-            function=problem.function_name,
-            call=problem.call_text if kind == "output" else None,
-            id=f"{source}/{problem.id}/{kind}", source=source,
-            meta={"input": problem.call_text} if kind == "input" else {}))
+            kind=kind, program=task.program, reference=task.reference,
+            function=task.entry, call=task.call if kind == "output" else None,
+            id=f"{name}/{task.id}/{kind}", source=name,
+            meta={"input": task.call} if kind == "input" else {}))
     return out
 
 

@@ -1,7 +1,8 @@
 """Tasks: questions about code and their ground truth.
 
 :class:`Task` is the one task model (kind, program, call/entry, input, reference,
-comparison rule, meta) that benchmarks, synthesis and the rewards share.  This module
+comparison rule, meta) that benchmarks, synthesis and the rewards share; benchmark rows
+of output/input prediction become tasks through :func:`prediction_task`.  This module
 holds the runtime-behaviour tasks (coverage, path, state, output) built from
 traces of any program and input, the readers of the datasets they are built from (with
 REval's one ClassEval rule and the one missing-module skip rule, which the benchmarks use
@@ -34,6 +35,14 @@ if TYPE_CHECKING:
         task_id,
     )
     from execlens.tasks._output import read_tasks, write_tasks
+    from execlens.tasks._prediction import (
+        ProblemError,
+        input_is_call,
+        prediction_code,
+        prediction_task,
+        prediction_task_from_record,
+        with_prelude,
+    )
     from execlens.tasks._requirements import missing_modules, skip_reason
     from execlens.tasks._runtime import (
         SELECTIONS,
@@ -75,6 +84,12 @@ _EXPORTS = {
     "task_id": "_model",
     "read_tasks": "_output",
     "write_tasks": "_output",
+    "ProblemError": "_prediction",
+    "input_is_call": "_prediction",
+    "prediction_code": "_prediction",
+    "prediction_task": "_prediction",
+    "prediction_task_from_record": "_prediction",
+    "with_prelude": "_prediction",
     "missing_modules": "_requirements",
     "skip_reason": "_requirements",
     "SELECTIONS": "_runtime",

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from execlens.bench.cruxeval import CruxEvalOfficialScorer, cruxeval_mode_from_path
 from execlens.engine import Engine
-from execlens.judge import JUDGE_LIMITS, ExecProblem, VerdictStatus, score_sample
+from execlens.judge import JUDGE_LIMITS, VerdictStatus, score_sample
+from execlens.tasks import prediction_task
 
-COUNT = ExecProblem(
+COUNT = prediction_task(
     id="sample_0",
     code="def f(nums):\n    output = []\n    for n in nums:\n"
          "        output.append((nums.count(n), n))\n"
@@ -14,8 +15,8 @@ COUNT = ExecProblem(
     input="[1, 1, 3, 1, 3, 1]",
     output="[(4, 1), (4, 1), (4, 1), (4, 1), (2, 3), (2, 3)]",
 )
-IS_ONE = ExecProblem(id="is_one", code="def f(x):\n    return x == 1", input="1", output="True")
-DOUBLE = ExecProblem(id="double", code="def f(x):\n    return x * 2", input="3", output="6")
+IS_ONE = prediction_task(id="is_one", code="def f(x):\n    return x == 1", input="1", output="True")
+DOUBLE = prediction_task(id="double", code="def f(x):\n    return x * 2", input="3", output="6")
 
 
 def _statuses(score) -> list[str]:
@@ -39,7 +40,7 @@ def test_a_list_without_true_is_reset_to_full_length(engine: Engine) -> None:
 
 
 def test_output_mode_skips_only_the_exact_reference_call(engine: Engine) -> None:
-    gens = ["f([1, 1, 3, 1, 3, 1])", "f( [1, 1, 3, 1, 3, 1])", COUNT.output, "[(4, 1)]"]
+    gens = ["f([1, 1, 3, 1, 3, 1])", "f( [1, 1, 3, 1, 3, 1])", COUNT.reference, "[(4, 1)]"]
     score = score_sample(CruxEvalOfficialScorer("output"), COUNT, gens, engine)
     # The spaced call evades the filter, is executed, and passes.
     assert _statuses(score) == ["skipped", "passed", "passed", "wrong"]
@@ -52,12 +53,12 @@ def test_python_equality_semantics(engine: Engine) -> None:
     assert [v.passed for v in score.verdicts] == [True, True, True, False, True]
     assert score.verdicts[3].status is VerdictStatus.EXCEPTION
     assert score.verdicts[3].reason == "NameError"
-    sets = ExecProblem(id="s", code="def f(x):\n    return set(x)", input="'ab'",
-                       output="{'a', 'b'}")
+    sets = prediction_task(id="s", code="def f(x):\n    return set(x)", input="'ab'",
+                           output="{'a', 'b'}")
     score = score_sample(CruxEvalOfficialScorer("output"), sets,
                          ['{"b", "a"}', "['a', 'b']", "{'a'}"], engine)
     assert [v.passed for v in score.verdicts] == [True, False, False]
-    pair = ExecProblem(id="t", code="def f(x):\n    return (x, x)", input="1", output="(1, 1)")
+    pair = prediction_task(id="t", code="def f(x):\n    return (x, x)", input="1", output="(1, 1)")
     score = score_sample(CruxEvalOfficialScorer("output"), pair, ["[1, 1]", "(1, 1)"], engine)
     assert [v.passed for v in score.verdicts] == [False, True]  # tuple vs list fails
 
@@ -79,8 +80,8 @@ def test_mode_follows_the_path_like_the_official_script() -> None:
 
 
 def test_timeouts_are_failures(engine: Engine) -> None:
-    loop = ExecProblem(id="loop", code="def f(x):\n    while x:\n        pass\n    return x",
-                       input="0", output="0")
+    loop = prediction_task(id="loop", code="def f(x):\n    while x:\n        pass\n    return x",
+                           input="0", output="0")
     scorer = CruxEvalOfficialScorer("input", limits=JUDGE_LIMITS.with_(wall_time=1.0))
     score = score_sample(scorer, loop, ["f(1)", "f(0)", "f(2)"], engine, probe=0.2)
     assert _statuses(score) == ["timeout", "passed", "timeout"]

@@ -4,33 +4,34 @@ from __future__ import annotations
 
 from execlens.bench.lcb_exec import LCBOfficialScorer
 from execlens.engine import Engine
-from execlens.judge import ExecProblem, score_sample
+from execlens.judge import score_sample
+from execlens.tasks import prediction_task
 
 
 def _statuses(score) -> list[str]:
     return [v.status.value for v in score.verdicts]
 
 
-LCB = ExecProblem(
+LCB = prediction_task(
     id="sample_3",
     code="def countPairs(nums: List[int], target: int) -> int:\n"
          "    return sum(1 for i in range(len(nums)) for j in range(i + 1, len(nums))\n"
          "               if nums[i] + nums[j] < target)",
     input="countPairs(nums = [-1, 1, 2, 3, 1], target = 2)",
     output="3",
-    function_name="countPairs",
-    input_is_call=True,
+    function="countPairs",
+    call="countPairs(nums = [-1, 1, 2, 3, 1], target = 2)",
 )
 
 
 def test_lcb_prelude_binds_its_names(engine: Engine) -> None:
-    probe = ExecProblem(
+    probe = prediction_task(
         id="p",
         code="def f():\n    return [type(bisect).__name__, np.__name__, pd.__name__, "
              "re_search('b', 'abc').group(), inf > 1, comb(4, 2), List.__name__, "
              "commonprefix(['ab', 'ac'])]",
         input="f()", output="['module', 'numpy', 'pandas', 'b', True, 6, 'List', 'a']",
-        input_is_call=True)
+        call="f()")
     score = score_sample(LCBOfficialScorer(), probe,
                          ["['module', 'numpy', 'pandas', 'b', True, 6, 'List', 'a']"], engine)
     assert score.verdicts[0].passed, score.verdicts[0]

@@ -61,7 +61,7 @@ def test_lcb_generations_carry_their_problems(tmp_path: Path) -> None:
     gens, problems = load_lcb_generations(_lcb_file(tmp_path))
     assert problems is not None
     assert [p.id for p in problems] == ["sample_1", "sample_2", "sample_10"]  # LCB's order
-    assert all(p.input_is_call for p in problems)
+    assert all(p.call == p.input for p in problems)  # the input is the full call
     assert gens["sample_10"] == PREDICTIONS["sample_10"]
     with pytest.raises(GenerationsError, match="lacks 'id' or 'pred_list'"):
         bad = tmp_path / "bad.json"
@@ -100,7 +100,7 @@ def test_official_and_strict_lcb_scoring(tmp_path: Path, engine: Engine) -> None
 def test_lcb_cli_with_separate_data(tmp_path: Path) -> None:
     data = tmp_path / "execution-v2.jsonl"
     data.write_text("\n".join(json.dumps(row) for row in ROWS) + "\n")
-    assert [p.function_name for p in load_lcb_problems(data)] == [
+    assert [p.function for p in load_lcb_problems(data)] == [
         "halves", "countPairs", "firstAbove"]
     gens = tmp_path / "gens.json"
     gens.write_text(json.dumps(PREDICTIONS))

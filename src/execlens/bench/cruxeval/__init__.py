@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from ._demo import build_demo_cruxeval
     from ._extract import extract_cruxeval
     from ._generations import (
-        cruxeval_problem,
+        cruxeval_question,
+        cruxeval_task,
         load_cruxeval_generations,
         load_cruxeval_problems,
     )
@@ -32,7 +33,8 @@ _EXPORTS = {
     "load_cruxeval": "_data",
     "build_demo_cruxeval": "_demo",
     "extract_cruxeval": "_extract",
-    "cruxeval_problem": "_generations",
+    "cruxeval_question": "_generations",
+    "cruxeval_task": "_generations",
     "load_cruxeval_generations": "_generations",
     "load_cruxeval_problems": "_generations",
     "CruxEvalOfficialScorer": "_official",

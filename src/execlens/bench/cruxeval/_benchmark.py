@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +20,17 @@ from execlens.bench import (
     match_generations,
 )
 from execlens.judge import Scorer, StrictScorer
+from execlens.tasks import Task
 from execlens.tasks.prompts import Extraction, RenderedPrompt
 
 from ._data import load_cruxeval
 from ._extract import extract_cruxeval
-from ._generations import cruxeval_problem, load_cruxeval_generations, load_cruxeval_problems
+from ._generations import (
+    cruxeval_question,
+    cruxeval_task,
+    load_cruxeval_generations,
+    load_cruxeval_problems,
+)
 from ._official import CruxEvalOfficialScorer, cruxeval_mode_from_path
 from ._prompts import STYLES
 
@@ -79,8 +86,8 @@ class CruxEval(SampleBenchmark):
         """Official (for the task its script infers, ``context``, if any) and strict."""
         official_task = context if isinstance(context, str) else task
         return {"official": ProblemScorer(CruxEvalOfficialScorer(official_task),
-                                          cruxeval_problem),
-                "strict": ProblemScorer(StrictScorer(task), cruxeval_problem)}
+                                          partial(cruxeval_task, kind=official_task)),
+                "strict": ProblemScorer(StrictScorer(task), partial(cruxeval_task, kind=task))}
 
     def explain(self, item: Any, task: str, context: Any) -> dict[str, Any] | None:
         """The reference answer as the model should write it: the output literal
@@ -93,6 +100,11 @@ class CruxEval(SampleBenchmark):
         return {"expected": item.output, "program": item.code, "true_value": item.output,
                 "question": f"the output of {call}"}
 
+    def question_task(self, record: Mapping[str, Any]) -> Task | None:
+        """The output-prediction task one row of CRUXEval's shape asks (``export``), or
+        ``None`` when the row is not one (no code, input or output; its input a call)."""
+        return cruxeval_question(record)
+
     def perturb_target(self, item: Any, task: str) -> PerturbTarget:
         """``--perturb``: the function is rewritten; ``f(<input>)`` must return the same."""
         return PerturbTarget(item.code, (f"f({item.input})",),
@@ -100,9 +112,9 @@ class CruxEval(SampleBenchmark):
 
     def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
         """An official-format file; the official mode scores it as its path says."""
-        problems = load_cruxeval_problems(data)
-        answers = load_cruxeval_generations(path)
         official_task = cruxeval_mode_from_path(str(path))
+        problems = load_cruxeval_problems(data, task or official_task)
+        answers = load_cruxeval_generations(path)
         return Generations(task=task or official_task,
                            items=match_generations(problems, answers, str(path)),
                            context=official_task, notes={"official_task": official_task})

@@ -10,8 +10,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from execlens.engine import Limits
-from execlens.judge import JUDGE_LIMITS, AssertCheckScorer, ExecProblem
+from execlens.judge import JUDGE_LIMITS, AssertCheckScorer
+
+if TYPE_CHECKING:
+    from execlens.tasks import Task
 
 __all__ = ["CruxEvalOfficialScorer", "cruxeval_mode_from_path"]
 
@@ -36,11 +41,12 @@ class CruxEvalOfficialScorer(AssertCheckScorer):
         super().__init__(limits=limits)
         self.task = task
 
-    def skip(self, problem: ExecProblem, generation: str) -> str | None:
-        """The official substring filter of the task."""
+    def skip(self, task: Task, generation: str) -> str | None:
+        """The official substring filter of the task (``task.input``: CRUXEval's argument
+        list, pasted into ``f(...)`` as the script does)."""
         if self.task == "input" and "f(" not in generation:
             return "input mode: the answer lacks the substring 'f('"
-        if self.task == "output" and f"f({problem.input})" in generation:
+        if self.task == "output" and f"f({task.input})" in generation:
             return "output mode: the answer contains the reference call 'f(<input>)'"
         return None
 

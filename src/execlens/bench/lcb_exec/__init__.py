@@ -14,8 +14,9 @@ if TYPE_CHECKING:
     from ._data import LCB_EXEC_HUB, LCBExecSample, lcb_order, load_lcb_exec
     from ._extract import extract_lcb
     from ._generations import (
-        lcb_problem,
-        lcb_sample_problem,
+        lcb_question,
+        lcb_row_task,
+        lcb_task,
         load_lcb_generations,
         load_lcb_problems,
     )
@@ -30,8 +31,9 @@ _EXPORTS = {
     "lcb_order": "_data",
     "load_lcb_exec": "_data",
     "extract_lcb": "_extract",
-    "lcb_problem": "_generations",
-    "lcb_sample_problem": "_generations",
+    "lcb_question": "_generations",
+    "lcb_row_task": "_generations",
+    "lcb_task": "_generations",
     "load_lcb_generations": "_generations",
     "load_lcb_problems": "_generations",
     "LCB_PRELUDE": "_official",

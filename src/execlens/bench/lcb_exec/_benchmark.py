@@ -17,12 +17,14 @@ from execlens.bench import (
     match_generations,
 )
 from execlens.judge import Scorer, StrictScorer
+from execlens.tasks import Task
 from execlens.tasks.prompts import Extraction, RenderedPrompt
 
 from ._data import load_lcb_exec
 from ._extract import extract_lcb
 from ._generations import (
-    lcb_sample_problem,
+    lcb_question,
+    lcb_task,
     load_lcb_generations,
     load_lcb_problems,
 )
@@ -61,13 +63,19 @@ class LCBExec(SampleBenchmark):
 
     def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer]:
         """LiveCodeBench's official scorer and strict output prediction."""
-        return {"official": ProblemScorer(LCBOfficialScorer(), lcb_sample_problem),
-                "strict": ProblemScorer(StrictScorer("output"), lcb_sample_problem)}
+        return {"official": ProblemScorer(LCBOfficialScorer(), lcb_task),
+                "strict": ProblemScorer(StrictScorer("output"), lcb_task)}
 
     def explain(self, item: Any, task: str, context: Any) -> dict[str, Any] | None:
         """The reference output literal (what the official extraction should read)."""
         return {"expected": item.output, "program": item.code, "true_value": item.output,
                 "question": f"the output of {item.input}"}
+
+    def question_task(self, record: Mapping[str, Any]) -> Task | None:
+        """The output-prediction task one row of execution-v2's shape asks (``export``):
+        its code without the import block, as the row has it; ``None`` for a row whose
+        input is not a call of its ``function_name``."""
+        return lcb_question(record)
 
     def perturb_target(self, item: Any, task: str) -> PerturbTarget:
         """``--perturb``: the code is rewritten (after the import block, which stays);

@@ -1,4 +1,5 @@
-"""LiveCodeBench code execution for scoring: problems and generations files.
+"""LiveCodeBench code execution for scoring: problems (as prediction tasks) and
+generations files.
 
 Problems come from a local JSON/JSONL file of ``livecodebench/execution-v2`` rows, from
 the generations file itself (LiveCodeBench's evaluation output repeats ``code``,
@@ -10,7 +11,7 @@ extracted answers in ``pred_list``), or ``{"<id>": ["<answer>", ...]}``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,33 +21,56 @@ from execlens.bench import (
     check_generations,
     read_generations_json,
 )
-from execlens.judge import ExecProblem, ProblemError
+from execlens.tasks import (
+    ProblemError,
+    Task,
+    input_is_call,
+    prediction_task,
+    prediction_task_from_record,
+)
 
 from ._data import lcb_order, load_lcb_exec
 from ._official import LCB_PRELUDE
 
-__all__ = ["lcb_problem", "lcb_sample_problem", "load_lcb_generations", "load_lcb_problems"]
+__all__ = ["lcb_question", "lcb_row_task", "lcb_task", "load_lcb_generations",
+           "load_lcb_problems"]
+
+# The ``source`` of LiveCodeBench's tasks (exported reward tasks' ids start with it).
+_SOURCE = "lcb_exec"
 
 
 def _order(sample_id: str) -> tuple[int, str]:
     return lcb_order(sample_id)
 
 
-def lcb_problem(record: dict[str, Any]) -> ExecProblem:
-    """One execution-v2 row as a problem (its ``input`` is a full call)."""
-    return ExecProblem.from_record(record, input_is_call=True)
+def lcb_row_task(record: Mapping[str, Any], *, id_key: str = "id") -> Task:
+    """One execution-v2 row as an output-prediction task (its ``input`` is the full
+    call); the code alone, without the import block the official scorer adds."""
+    return prediction_task_from_record(record, id_key=id_key, call=True, source=_SOURCE)
 
 
-def lcb_sample_problem(sample: Any) -> ExecProblem:
-    """A loaded ``bench.LCBExecSample`` as a problem, with LiveCodeBench's import block."""
-    if isinstance(sample, ExecProblem):
+def lcb_task(sample: Any) -> Task:
+    """A loaded ``bench.LCBExecSample`` as an output-prediction task, with LiveCodeBench's
+    import block as its prelude (a task already is returned as it is)."""
+    if isinstance(sample, Task):
         return sample
-    return ExecProblem(sample.id, sample.code, sample.input, sample.output,
-                       function_name=sample.function_name, input_is_call=True,
-                       prelude=LCB_PRELUDE)
+    return prediction_task(id=sample.id, code=sample.code, input=sample.input,
+                           output=sample.output, function=sample.function_name,
+                           call=sample.input, prelude=LCB_PRELUDE, source=_SOURCE)
 
 
-def load_lcb_problems(data: str | Path | None = None) -> list[ExecProblem]:
+def lcb_question(record: Mapping[str, Any]) -> Task | None:
+    """The output-prediction task a LiveCodeBench-shaped row (``code``, ``output`` and an
+    ``input`` that calls its ``function_name``) asks, or ``None`` for another shape.
+
+    Raises :class:`~execlens.tasks.ProblemError` naming a missing or ill-typed field.
+    """
+    if not {"code", "input", "output"} <= set(record) or not input_is_call(record):
+        return None
+    return lcb_row_task(record, id_key="id" if "id" in record else "question_id")
+
+
+def load_lcb_problems(data: str | Path | None = None) -> list[Task]:
     """The execution-v2 problems, sorted as LiveCodeBench sorts them."""
     try:
         loaded = load_lcb_exec(data)
@@ -56,11 +80,11 @@ def load_lcb_problems(data: str | Path | None = None) -> list[ExecProblem]:
         samples = list(loaded.records)
     except DatasetError as exc:
         raise ProblemError(f"{exc}; pass a local file with --data") from exc
-    return [lcb_sample_problem(sample) for sample in samples]
+    return [lcb_task(sample) for sample in samples]
 
 
 def load_lcb_generations(path: str | Path
-                         ) -> tuple[dict[str, list[str]], list[ExecProblem] | None]:
+                         ) -> tuple[dict[str, list[str]], list[Task] | None]:
     """Generations by problem id, and the problems when the file carries them."""
     file = Path(path)
     data = read_generations_json(file)
@@ -75,12 +99,12 @@ def load_lcb_generations(path: str | Path
             raise GenerationsError(f"{file}: record {index} lacks 'id' or 'pred_list'")
         generations[str(record["id"])] = record["pred_list"]
     checked = check_generations(generations, str(file))
-    embedded: list[ExecProblem] | None = None
+    embedded: list[Task] | None = None
     if all(all(k in r for k in ("code", "input", "output")) for r in data):
-        embedded = sorted((lcb_problem(r) for r in data), key=lambda p: _order(p.id))
+        embedded = sorted((lcb_row_task(r) for r in data), key=lambda p: _order(p.id))
     return checked, embedded
 
 
-def sort_problems(problems: Sequence[ExecProblem]) -> list[ExecProblem]:
+def sort_problems(problems: Sequence[Task]) -> list[Task]:
     """Problems in LiveCodeBench's order."""
     return sorted(problems, key=lambda p: _order(p.id))

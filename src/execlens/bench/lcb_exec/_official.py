@@ -8,7 +8,8 @@
 from __future__ import annotations
 
 from execlens.engine import Limits
-from execlens.judge import JUDGE_LIMITS, AssertCheckScorer, ExecProblem
+from execlens.judge import JUDGE_LIMITS, AssertCheckScorer
+from execlens.tasks import Task, with_prelude
 
 __all__ = ["LCB_PRELUDE", "LCBOfficialScorer"]
 
@@ -57,16 +58,13 @@ class LCBOfficialScorer(AssertCheckScorer):
         super().__init__(limits=limits)
         self.prelude = prelude
 
-    def adapt(self, problem: ExecProblem) -> ExecProblem:
-        """The problem with LiveCodeBench's import block in front."""
-        if problem.prelude == self.prelude:
-            return problem
-        return ExecProblem(problem.id, problem.code, problem.input, problem.output,
-                           problem.function_name, problem.input_is_call, self.prelude)
+    def adapt(self, task: Task) -> Task:
+        """The task with LiveCodeBench's import block in front of its code."""
+        return with_prelude(task, self.prelude)
 
-    def skip(self, problem: ExecProblem, generation: str) -> str | None:
+    def skip(self, task: Task, generation: str) -> str | None:
         """An answer holding the input call is never run."""
-        if problem.call_text in generation:
+        if task.question_call in generation:
             return "the answer contains the input call"
         return None
 
