@@ -210,6 +210,11 @@ class Engine:
         """How many servers were replaced after dying."""
         return sum(pool.restarts for pool in self._pools.values())
 
+    @property
+    def steals(self) -> int:
+        """How many requests an idle worker split, taking inputs another had not started."""
+        return sum(pool.steals for pool in self._pools.values())
+
     # ------------------------------------------------------------------- submit
     def _seed(self, job: Job) -> int:
         return self.hash_seed if job.hash_seed is None else job.hash_seed
@@ -219,11 +224,17 @@ class Engine:
 
     def _dispatch(self, jobs: list[Job], futures: list[Future[Outcome]],
                   per_child: int | None = None) -> None:
-        first = jobs[0]
-        limits = first.limits or self.limits
-        request = build_request(jobs, limits, next(self._ids), per_child)
-        timeout = host_timeout(jobs, limits)
-        pool = self._pool(self._seed(first))
+        batch = self._batch(jobs, futures, per_child)
+        if batch is not None:
+            self._pool(self._seed(jobs[0])).put(batch)
+
+    def _batch(self, jobs: list[Job], futures: list[Future[Outcome]],
+               per_child: int | None = None) -> Batch | None:
+        """The request for ``jobs`` (one group), framed; None (and the jobs failed) if
+        it cannot be encoded.  Also rebuilds part of a batch for an idle worker."""
+        limits = jobs[0].limits or self.limits
+        request_id = next(self._ids)
+        request = build_request(jobs, limits, request_id, per_child)
         try:
             # Encoded here, in the caller's thread: a value JSON cannot carry (a set in
             # runner_options, a lone surrogate...) fails these jobs, not a worker thread.
@@ -231,8 +242,9 @@ class Engine:
         except (TypeError, ValueError, OverflowError, UnicodeError) as exc:
             fail(jobs, futures, f"the job could not be sent to the sandbox: "
                                 f"{type(exc).__name__}: {exc}")
-            return
-        pool.queue.put(Batch(payload, jobs, futures, timeout))
+            return None
+        return Batch(payload, jobs, futures, host_timeout(jobs, limits), request_id,
+                     rebuild=functools.partial(self._batch, per_child=per_child))
 
     def submit(self, job: Job) -> Future[Outcome]:
         """Queue one job; returns a future of its outcome."""

@@ -1,9 +1,19 @@
-"""The servers of one hash seed and the worker threads that feed them batches."""
+"""The servers of one hash seed and the worker threads that feed them batches.
+
+Work stealing: a request of one program's inputs runs in one server, so at the end of a
+run one request of slow inputs (a function whose pairs each compute for a second) would
+keep one server busy while the others idle.  A worker with nothing queued therefore asks
+a busy server, by a ``trim``, for the inputs of its request that have not started (half
+of them; all of a request it has not begun) and runs them itself.  Only requests running
+for ``STEAL_AFTER`` or more are asked: a fork costs a few milliseconds, and splitting a
+request of fast inputs would cost more than it saves.
+"""
 
 from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
@@ -11,12 +21,13 @@ from dataclasses import dataclass, field
 
 from execlens.engine._errors import EngineError
 from execlens.engine._process import ServerProcess
-from execlens.engine._protocol import FrameError
+from execlens.engine._protocol import FrameError, encode_frame
 from execlens.engine._types import Job, Outcome, Status
 
-__all__ = ["Batch", "Pool", "fail"]
+__all__ = ["STEAL_AFTER", "Batch", "Pool", "fail"]
 
 _PIPELINE_DEPTH = 2
+STEAL_AFTER = 0.02  # seconds a request runs before an idle worker takes part of it
 
 
 @dataclass
@@ -27,6 +38,19 @@ class Batch:
     jobs: list[Job]
     futures: list[Future[Outcome]]
     timeout: float
+    request_id: int = -1
+    # The batch of some of these jobs as a new request (None: cannot be split).
+    rebuild: Callable[[list[Job], list[Future[Outcome]]], Batch | None] | None = None
+    started: float = 0.0  # when its server began it, as far as the host knows
+    handoff: Future[Batch | None] | None = None  # set while an idle worker asks for a part
+
+    def give_away(self, keep: int) -> Batch | None:
+        """Keep the first ``keep`` jobs; the rest as a new batch (None if there is none)."""
+        if keep >= len(self.jobs) or self.rebuild is None:
+            return None
+        rest = self.rebuild(self.jobs[keep:], self.futures[keep:])
+        self.jobs, self.futures = self.jobs[:keep], self.futures[:keep]
+        return rest
 
 
 @dataclass
@@ -42,10 +66,20 @@ class Pool:
     restarts: int = 0
     thread_failures: int = 0
     stopping: bool = False
+    steals: int = 0  # requests split by an idle worker
+    # Each slot's batches sent and not answered (oldest first), shared for stealing.
+    inflight: list[deque[Batch]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    # Idle workers wait here (on ``lock``) for a batch or a request to split.
+    wakeup: threading.Condition = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.wakeup = threading.Condition(self.lock)
 
     def start(self) -> None:
         """Start ``size`` servers, each from its own worker thread; raise the first failure."""
         self.servers = [None] * self.size
+        self.inflight = [deque() for _ in range(self.size)]
         first_error: list[BaseException] = []
         ready = threading.Barrier(self.size + 1)
         for slot in range(self.size):
@@ -76,6 +110,8 @@ class Pool:
 
     def _run_slot(self, slot: int) -> None:
         inflight: deque[Batch] = deque()
+        with self.lock:
+            self.inflight[slot] = inflight
         try:
             self._serve_slot(slot, inflight)
         except BaseException as exc:  # noqa: BLE001 - no caller may be left waiting
@@ -94,9 +130,12 @@ class Pool:
         """
         self.thread_failures += 1
         reason = f"the engine's worker thread failed ({type(exc).__name__}: {exc})"
-        for batch in inflight:
+        with self.lock:
+            batches = list(inflight)
+            inflight.clear()
+        for batch in batches:
+            _no_handoff(batch)
             fail(batch.jobs, batch.futures, reason)
-        inflight.clear()
         server = self.servers[slot]
         self.servers[slot] = None
         if server is not None:
@@ -118,14 +157,20 @@ class Pool:
         stopping = False
         while True:
             while not stopping and len(inflight) < _PIPELINE_DEPTH:
-                try:
-                    batch = self.queue.get(block=not inflight)
-                except queue.Empty:
-                    break
+                if inflight:
+                    try:
+                        batch = self.queue.get_nowait()
+                    except queue.Empty:
+                        break
+                else:
+                    batch = self._next_when_idle(slot)
                 if batch is None:
                     stopping = True
                     break
-                inflight.append(batch)
+                with self.lock:
+                    if not inflight:
+                        self._begin(batch)
+                    inflight.append(batch)
                 if not self._send(slot, batch):
                     self._server_lost(slot, inflight, "could not send the job")
             if not inflight:
@@ -133,6 +178,70 @@ class Pool:
                     return
                 continue
             self._receive(slot, inflight)
+
+    def put(self, batch: Batch | None) -> None:
+        """Queue a batch (``None``: a worker's signal to stop) and wake an idle worker."""
+        self.queue.put(batch)
+        with self.wakeup:
+            self.wakeup.notify()
+
+    def _next_when_idle(self, slot: int) -> Batch | None:
+        """A queued batch, else part of a busy server's request; waits for either."""
+        while True:
+            with self.wakeup:
+                while True:
+                    try:
+                        return self.queue.get_nowait()
+                    except queue.Empty:
+                        pass
+                    chosen, wait = self._victim(slot)
+                    if chosen is not None:
+                        break
+                    # Woken by a new batch, a request begun elsewhere, or when the
+                    # oldest running request becomes worth splitting.
+                    self.wakeup.wait(wait)
+                victim, batch = chosen
+                handoff: Future[Batch | None] = Future()
+                batch.handoff = handoff
+                server = self.servers[victim]
+            try:
+                if server is not None:
+                    server.send(encode_frame({"op": "trim", "id": batch.request_id}))
+            except OSError:
+                pass  # the victim's thread finds its server lost and settles the handoff
+            # Settled by the victim's thread: with the part (the trim answered), or None
+            # (its outcomes came first, or its server died).
+            stolen = handoff.result()
+            if stolen is not None:
+                self.steals += 1
+                return stolen
+
+    def _victim(self, slot: int) -> tuple[tuple[int, Batch] | None, float | None]:
+        """(Called under ``lock``.)  The batch of another slot to ask for inputs it has
+        not started, with its slot; else how long until a running request becomes worth
+        splitting (None: none will)."""
+        if self.stopping:
+            return None, None
+        now = time.monotonic()
+        wait: float | None = None
+        chosen: tuple[int, Batch] | None = None
+        for other, batches in enumerate(self.inflight):
+            if other == slot or not batches:
+                continue
+            head = batches[0]
+            # A batch waiting behind the head has not begun: all of it can go.
+            candidates = [b for b in list(batches)[1:] if b.jobs]
+            if len(head.jobs) > 1:
+                candidates.append(head)
+            candidates = [b for b in candidates if b.handoff is None and b.rebuild]
+            if not candidates:
+                continue
+            age = now - head.started
+            if age < STEAL_AFTER:
+                wait = STEAL_AFTER - age if wait is None else min(wait, STEAL_AFTER - age)
+            elif chosen is None or len(candidates[0].jobs) > len(chosen[1].jobs):
+                chosen = (other, candidates[0])
+        return chosen, wait
 
     def _server(self, slot: int) -> ServerProcess:
         server = self.servers[slot]
@@ -156,17 +265,47 @@ class Pool:
         try:
             if server is None:
                 raise EOFError("no server")
-            replies = server.receive(batch.timeout)
+            reply = server.receive(batch.timeout)
+            while "outcomes" not in reply:  # answers to trims come first
+                self._trimmed(inflight, reply)
+                reply = server.receive(batch.timeout)
+            replies = reply["outcomes"]
+            if not isinstance(replies, list):
+                raise EngineError("execution server error: outcomes are not a list")
         except (EOFError, TimeoutError, OSError, FrameError, EngineError) as exc:
             self._server_lost(slot, inflight, str(exc))
             return
-        inflight.popleft()
+        with self.lock:
+            inflight.popleft()
+            if inflight:
+                self._begin(inflight[0])
+        _no_handoff(batch)  # a trim still unanswered: the request ended before it
         for job, future, reply in zip(batch.jobs, batch.futures, replies):
             try:
                 future.set_result(Outcome.from_dict(reply, tag=job.tag))
             except (KeyError, ValueError, TypeError) as exc:
                 future.set_result(Outcome(Status.SANDBOX_ERROR, tag=job.tag,
                                           message=f"malformed outcome: {exc}"))
+        fail(batch.jobs[len(replies):], batch.futures[len(replies):],
+             "the execution server returned too few outcomes")
+
+    def _begin(self, batch: Batch) -> None:
+        """(Called under ``lock``.)  ``batch`` now runs on its server: idle workers
+        reckon from now when to ask for part of it."""
+        batch.started = time.monotonic()
+        self.wakeup.notify_all()
+
+    def _trimmed(self, inflight: deque[Batch], reply: dict[str, object]) -> None:
+        """A trim was answered: hand the inputs the server gave away to the worker that
+        asked."""
+        with self.lock:
+            batch = next((b for b in inflight if b.request_id == reply.get("id")), None)
+            if batch is None or batch.handoff is None:
+                return
+            handoff, batch.handoff = batch.handoff, None
+            keep = reply.get("trimmed")
+            stolen = batch.give_away(keep) if isinstance(keep, int) and keep >= 0 else None
+        handoff.set_result(stolen)
 
     def _server_lost(self, slot: int, inflight: deque[Batch], reason: str) -> None:
         """The server died: the batch it was running fails, the queued ones move over."""
@@ -175,9 +314,15 @@ class Pool:
             server.close()
         self.servers[slot] = None
         self.restarts += 1
-        failed = inflight.popleft()
+        with self.lock:
+            failed = inflight.popleft()
+            if inflight:
+                self._begin(inflight[0])
+            waiting = list(inflight)
+        for batch in [failed, *waiting]:
+            _no_handoff(batch)  # its trim died with the server; the batch stays whole
         fail(failed.jobs, failed.futures, f"execution server died and was replaced ({reason})")
-        for batch in list(inflight):
+        for batch in waiting:
             if not self._send(slot, batch):
                 self._server_lost(slot, inflight, "the replacement server failed too")
                 return
@@ -187,10 +332,17 @@ class Pool:
         self.stopping = True
         threads = list(self.threads)
         for _ in threads:
-            self.queue.put(None)
+            self.put(None)
         for thread in threads:
             thread.join(timeout=30)
         self.threads.clear()
+
+
+def _no_handoff(batch: Batch) -> None:
+    """Tell a worker waiting for part of ``batch`` that it gets none."""
+    handoff, batch.handoff = batch.handoff, None
+    if handoff is not None and not handoff.done():
+        handoff.set_result(None)
 
 
 def fail(jobs: Sequence[Job], futures: Sequence[Future[Outcome]], message: str) -> None:

@@ -8,6 +8,7 @@ import os
 import select
 import socket
 import subprocess
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -106,6 +107,8 @@ class ServerProcess:
                  filesystem: str = "minimal", mount_ro: tuple[str, ...] = ()) -> None:
         host_sock, server_sock = socket.socketpair()
         self.sock = host_sock
+        # Its worker thread sends requests, an idle one may send a trim: one at a time.
+        self._send_lock = threading.Lock()
         try:
             self.process = subprocess.Popen(
                 [python, "-s", "-B", "-m", _SERVER_MODULE, str(server_sock.fileno())],
@@ -137,15 +140,19 @@ class ServerProcess:
         self.pid: int = hello["pid"]
 
     def send(self, payload: bytes) -> None:
-        """Write one framed request to the server."""
-        self.sock.sendall(payload)
+        """Write one framed request to the server (from any thread)."""
+        with self._send_lock:
+            self.sock.sendall(payload)
 
-    def receive(self, timeout: float) -> list[dict[str, Any]]:
-        """The outcomes of the oldest request sent; raises if none come within ``timeout``."""
+    def receive(self, timeout: float) -> dict[str, Any]:
+        """The server's next answer: the outcomes of the oldest request sent
+        (``{"id", "outcomes"}``) or a trim's answer (``{"id", "trimmed"}``); raises if
+        none comes within ``timeout`` or the server reports an error."""
         reply = _recv_frame(self.sock, timeout)
-        if "outcomes" not in reply:
-            raise EngineError(f"execution server error: {reply.get('error')}")
-        return reply["outcomes"]
+        if not isinstance(reply, dict) or ("outcomes" not in reply and "trimmed" not in reply):
+            error = reply.get("error") if isinstance(reply, dict) else reply
+            raise EngineError(f"execution server error: {error}")
+        return reply
 
     @property
     def alive(self) -> bool:

@@ -6,7 +6,16 @@ environment and one end of a socketpair on ``FD``.  Protocol (JSON frames):
 1. host → server: ``{"preload": [...], "isolation": ..., "seccomp": {...}}``
 2. server → host: ``{"ready": true, "report": {...}, "preload_errors": {...}, "pid": N}``
 3. then any number of host → server ``{"op": "run", "id": ..., ...batch...}`` each
-   answered by ``{"id": ..., "outcomes": [...]}``, or ``{"op": "ping"}`` → ``{"pong": true}``.
+   answered by ``{"id": ..., "outcomes": [...]}``, or ``{"op": "ping"}`` → ``{"pong": true}``;
+4. and, at any time, host → server ``{"op": "trim", "id": ...}``: an idle worker of the
+   host asks for inputs of request ``id`` that have not started.  If that request is
+   running, the server keeps the input running now and the first half of the rest, and
+   answers at once ``{"id": ..., "trimmed": N}``: it will only run inputs ``[0, N)``
+   (its ``outcomes`` then hold N entries; the host runs the rest elsewhere).  A request
+   read but not begun is given away whole (``N = 0``); a finished or unknown one gets
+   no answer (the host learns from its outcomes that nothing was trimmed).  Without it,
+   one request of slow inputs keeps one server busy while the others idle at the end
+   of a run.
 
 Two processes per worker.  The *zygote* holds the warm interpreter and does nothing but
 fork: after every fork both sides pay a copy-on-write fault for each page they write, so
@@ -31,6 +40,7 @@ import signal
 import stat
 import sys
 import time
+from collections import deque
 from typing import Any, NoReturn
 
 from execlens.engine._child import Prepared, address_space_now, prepare_server, run_child, warm_up
@@ -324,8 +334,10 @@ class _ChildWatch:
             self.fail("crashed", f"the child broke the result channel: {exc}")
             return
         for message in messages:
+            if self.current >= self.stop:
+                return  # results past a trimmed stop: the host runs those inputs elsewhere
             if (not isinstance(message, dict) or message.get("t") != self.token
-                    or message.get("i") != self.current or self.current >= self.stop):
+                    or message.get("i") != self.current):
                 self.fail("crashed", "the child broke the result channel "
                                      "(a frame without the job token)")
                 return
@@ -366,6 +378,15 @@ class _Server:
         for fd in (self.result_r, self.output_r):
             os.set_blocking(fd, False)
             self.poller.register(fd, select.POLLIN)
+        # The host's socket too: a trim must be answered while a child runs.  Frames read
+        # there that are not trims wait in ``pending`` for ``serve``; ``None`` in it
+        # means the host's stream ended or broke.
+        self.poller.register(sock, select.POLLIN)
+        self.pending: deque[dict[str, Any] | None] = deque()
+        self.given_away: set[int] = set()  # ids of read, not begun requests trimmed to 0
+        self.request_id: Any = None  # the request running now
+        self.limit = 0  # its inputs [0, limit) run here (less than all once trimmed)
+        self.watch: _ChildWatch | None = None  # its child running now
         self.zygote = self._new_zygote()
 
     def _new_zygote(self) -> _Zygote:
@@ -378,21 +399,69 @@ class _Server:
 
     def serve(self) -> None:
         while True:
-            try:
-                raw = read_frame_bytes(self.sock)
-                if raw is None:
-                    return
-                request = json.loads(raw)
-            except (FrameError, OSError, ValueError):
+            request = self.pending.popleft() if self.pending else self._read_request()
+            if request is None:
                 return
             op = request.get("op")
             if op == "ping":
                 write_frame(self.sock, {"pong": True})
             elif op == "run":
-                outcomes = self.run_batch(request)
+                request_id = request.get("id")
+                if isinstance(request_id, int) and request_id in self.given_away:
+                    # Trimmed to nothing before it began: the host ran it elsewhere.
+                    self.given_away.discard(request_id)
+                    outcomes: list[dict[str, Any]] = []
+                else:
+                    outcomes = self.run_batch(request)
                 write_frame(self.sock, {"id": request.get("id"), "outcomes": outcomes})
+            elif op == "trim":
+                continue  # its request already ended here: the outcomes said all
             else:
                 write_frame(self.sock, {"id": request.get("id"), "error": f"unknown op {op!r}"})
+
+    def _read_request(self) -> dict[str, Any] | None:
+        """The next frame from the host, decoded; ``None`` when the stream ended or broke."""
+        try:
+            raw = read_frame_bytes(self.sock)
+            if raw is None:
+                return None
+            request = json.loads(raw)
+        except (FrameError, OSError, ValueError):
+            return None
+        return request if isinstance(request, dict) else None
+
+    def _host_message(self) -> None:
+        """Read the frame the host sent while a child runs: answer a trim now, keep the
+        rest for ``serve``."""
+        message = self._read_request()
+        if message is None:
+            # Stop listening (a closed socket polls readable for ever); ``serve`` ends
+            # once this request is done.
+            self.poller.unregister(self.sock)
+            self.pending.append(None)
+        elif message.get("op") == "trim":
+            self._trim(message.get("id"))
+        else:
+            self.pending.append(message)
+
+    def _trim(self, request_id: Any) -> None:
+        """Give inputs of request ``request_id`` that have not started back to the host."""
+        watch = self.watch
+        if request_id == self.request_id and watch is not None and watch.running:
+            # The child runs its inputs in order: those after the current one have not
+            # started.  Keep the first half of them (rounded down), give the rest away.
+            unstarted = self.limit - (watch.current + 1)
+            kept = self.limit - (unstarted + 1) // 2
+            self.limit = kept
+            watch.stop = min(watch.stop, kept)
+        elif isinstance(request_id, int) and any(
+                pending is not None and pending.get("op") == "run"
+                and pending.get("id") == request_id for pending in self.pending):
+            kept = 0
+            self.given_away.add(request_id)
+        else:
+            return
+        write_frame(self.sock, {"id": request_id, "trimmed": kept})
 
     def run_batch(self, request: dict[str, Any]) -> list[dict[str, Any]]:
         """Run every input of one request."""
@@ -401,11 +470,15 @@ class _Server:
         # carries data the server itself parsed from the host's JSON.
         encoded = marshal.dumps(request)
         results: list[dict[str, Any] | None] = [None] * len(calls)
+        self.request_id, self.limit = request.get("id"), len(calls)
         start = 0
-        while start < len(calls):
-            start = self._run_child(request, encoded, start, results)
+        try:
+            while start < self.limit:  # ``_trim`` may lower the limit as we go
+                start = self._run_child(request, encoded, start, results)
+        finally:
+            self.request_id = self.watch = None
         return [r if r is not None else {"status": "sandbox_error", "message": "no result"}
-                for r in results]
+                for r in results[:self.limit]]
 
     def _replace_zygote(self) -> None:
         self.zygote.close()
@@ -442,9 +515,10 @@ class _Server:
                               "message": "compiling the program exceeded the time limit"}
             return start + 1
         per_child = int(request.get("per_child") or len(results))
-        stop = min(len(results), start + per_child)
-        watch = _ChildWatch(token, start, stop, results, int(limits["output_bytes"]),
-                            self.result_r, self.output_r)
+        stop = min(self.limit, start + per_child)
+        watch = self.watch = _ChildWatch(token, start, stop, results,
+                                         int(limits["output_bytes"]), self.result_r,
+                                         self.output_r)
         # The pidfd turns readable when the child exits, even if a grandchild still holds
         # a pipe open: then we stop waiting instead of running into the deadline.
         pidfd = os.pidfd_open(pid)
@@ -463,6 +537,8 @@ class _Server:
                 if fd == pidfd:
                     watch.drain()  # what the child wrote before it died
                     watch.exited = True
+                elif fd == self.sock:
+                    self._host_message()
                 else:
                     watch.read(fd)
             if watch.current != before:
@@ -479,7 +555,7 @@ class _Server:
             record = results[index]
             assert record is not None
             watch.attach_raw_output(index, record)
-        if current >= stop:
+        if current >= watch.stop:  # (a trim may have lowered the stop)
             # Fast path: every result is in; the zygote reaps the child before its next fork.
             return current
         wait_status, peak_kb = self.zygote.wait(pid)

@@ -1,0 +1,61 @@
+"""An idle worker takes the inputs a busy server has not started (issue 17: a request of
+slow inputs kept one server busy while the others idled, so ``perf/collect.py``'s same
+work reached half its compute ceiling)."""
+
+from __future__ import annotations
+
+import time
+
+from execlens.engine import Engine, Job, Status
+
+SLOW = """\
+import time
+
+def f(i, seconds):
+    time.sleep(seconds)
+    return [{tag}, i]
+"""
+
+
+def test_one_request_of_slow_inputs_spreads_over_the_idle_workers() -> None:
+    jobs = [Job(program=SLOW.format(tag=0), entry_point="f", args=(i, 0.25)) for i in range(8)]
+    with Engine(workers=2) as engine:
+        engine.run(Job(program="x = 1", call="x"))  # both servers up before timing
+        start = time.perf_counter()
+        outcomes = list(engine.map(jobs, batch_size=16))  # one request, one child
+        elapsed = time.perf_counter() - start
+        steals = engine.steals
+    assert [o.decoded() for o in outcomes] == [[0, i] for i in range(8)]
+    assert steals >= 1
+    # 2 s of sleeping in one request; split over two workers, about half of it.
+    assert elapsed < 1.75, elapsed
+
+
+def test_many_requests_of_mixed_speed_each_outcome_is_its_own() -> None:
+    jobs = [Job(program=SLOW.format(tag=program), entry_point="f",
+                args=(i, 0.03 if (program + i) % 3 == 0 else 0.0))
+            for program in range(12) for i in range(1 + program % 5)]
+    with Engine(workers=2) as engine:
+        outcomes = list(engine.map(jobs, batch_size=4))
+        again = list(engine.map(jobs, batch_size=16))
+    expected = [[int(job.program.split("return [")[1].split(",")[0]), job.args[0]]
+                for job in jobs]
+    assert [o.decoded() for o in outcomes] == expected
+    assert [o.decoded() for o in again] == expected
+
+
+def test_a_crash_in_the_part_taken_fails_only_its_input() -> None:
+    program = """\
+import os, time
+
+def f(i):
+    time.sleep(0.1)
+    if i == 6:
+        os._exit(3)
+    return i
+"""
+    jobs = [Job(program=program, entry_point="f", args=(i,)) for i in range(8)]
+    with Engine(workers=2) as engine:
+        outcomes = list(engine.map(jobs, batch_size=16))
+    assert [o.status for o in outcomes] == [Status.OK] * 6 + [Status.CRASHED, Status.OK]
+    assert [o.decoded() for o in outcomes if o.ok] == [0, 1, 2, 3, 4, 5, 7]
