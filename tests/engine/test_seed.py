@@ -42,3 +42,32 @@ def test_without_a_seed_each_child_draws_from_the_os(engine: Engine) -> None:
 def test_a_bad_seed_is_refused(seed: object) -> None:
     with pytest.raises(ValueError, match="Job.seed"):
         Job(program=PROGRAM, entry_point="draw", seed=seed)  # type: ignore[arg-type]
+
+
+NUMPY_LATER = """\
+def draw():
+    import numpy as np  # imported by the program, after the child was seeded
+    return [float(np.random.rand()), int(np.random.randint(0, 10 ** 9))]
+"""
+
+
+def test_numpy_imported_by_the_program_is_seeded_too() -> None:
+    # The default preload leaves NumPy out: the program's own import loads it, after the
+    # child seeded ``random``.  Two engines stand for two runs.
+    runs = []
+    for _ in range(2):
+        with Engine(workers=1) as engine:
+            assert "numpy" not in engine.preload
+            jobs = [Job(program=NUMPY_LATER, entry_point="draw", seed=seed)
+                    for seed in (11, 12, 11)]
+            runs.append([engine.run(job).decoded() for job in jobs]
+                        + [o.decoded() for o in engine.map(jobs, batch_size=3)])
+    assert runs[0] == runs[1]  # the same seeds draw the same numbers in another run
+    first = runs[0]
+    assert first[0] == first[2] == first[3] == first[5]  # one child or several
+    assert first[0] != first[1]  # another call index, another draw
+    # Without a seed NumPy keeps its own OS seeding.
+    with Engine(workers=1) as engine:
+        unseeded = {tuple(engine.run(Job(program=NUMPY_LATER, entry_point="draw")).decoded())
+                    for _ in range(3)}
+    assert len(unseeded) == 3

@@ -16,7 +16,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 from execlens.engine._isolation import ServerIsolation, set_parent_death_signal
 from execlens.engine._protocol import RESULT_FRAME_LIMIT, encode_frame, write_bytes, write_frame
@@ -57,7 +57,8 @@ class _ChildState:
     itself — in a forked child, each such write is a copy-on-write page fault.
     """
 
-    __slots__ = ("index", "limit", "result_fd", "started", "stderr", "stdout", "token", "used")
+    __slots__ = ("index", "limit", "result_fd", "seed", "started", "stderr", "stdout", "token",
+                 "used")
 
     def __init__(self) -> None:
         self.token = ""
@@ -66,6 +67,7 @@ class _ChildState:
         self.used = 0
         self.limit = 0
         self.started = 0.0
+        self.seed: int | None = None  # the running input's Job.seed
         self.stdout: _Capture | None = None
         self.stderr: _Capture | None = None
 
@@ -408,8 +410,9 @@ def _run_inputs(job: Prepared) -> None:
             sys.stdin = sys.__stdin__  # the server's, on /dev/null and never read
         namespace: dict[str, Any] = {"__name__": module_name, "__builtins__": builtins}
         record: dict[str, Any] = {"i": index}
-        if spec.get("seed") is not None:
-            _seed_generators(spec["seed"])
+        _State.seed = spec.get("seed")
+        if _State.seed is not None:
+            _seed_generators(_State.seed)
         _State.started = time.perf_counter()
         try:
             if compile_error is not None:
@@ -472,16 +475,64 @@ def _seed_generators(seed: int) -> None:
 
     Python's at-fork hook reseeds ``random`` from the OS in every child, so without this
     a program's randomness (and so its output) differs from run to run; a job's seed makes
-    it a function of the job."""
+    it a function of the job.  A program that imports NumPy later has it seeded by
+    :class:`_SeedNumpyOnImport` the moment the import finishes."""
     import random
 
     random.seed(seed)
     numpy = sys.modules.get("numpy")
-    if numpy is not None:  # a program importing NumPy later gets NumPy's own OS seed
-        try:
-            numpy.random.seed(seed % (2 ** 32))
-        except Exception:  # noqa: BLE001 - a broken NumPy is the program's problem
-            pass
+    if numpy is not None:
+        _seed_numpy(numpy, seed)
+
+
+def _seed_numpy(numpy: Any, seed: int) -> None:
+    try:
+        numpy.random.seed(seed % (2 ** 32))
+    except Exception:  # noqa: BLE001 - a broken NumPy is the program's problem
+        pass
+
+
+class _SeedNumpyOnImport:
+    """A ``sys.meta_path`` finder that seeds NumPy's global generator from the running
+    input's seed as soon as a program's first ``import numpy`` has run.
+
+    NumPy is not preloaded by default (it maps much memory, which slows every fork), so
+    a program importing it gets a generator NumPy seeded from the OS: ``np.random.rand()``
+    would differ from run to run although the job has a seed.  Installed once in the
+    server before the zygote forks; for any other name it returns at once.
+    """
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        """The spec the other finders give ``numpy``, its loader seeding after it runs."""
+        if name != "numpy" or _State.seed is None:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is not None:
+                if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                    spec.loader = cast(Any, _SeedingLoader(spec.loader))
+                return spec
+        return None
+
+
+class _SeedingLoader:
+    """NumPy's own loader, then the seed (and the module left pointing at that loader)."""
+
+    def __init__(self, loader: Any) -> None:
+        self.loader = loader
+
+    def create_module(self, spec: Any) -> Any:
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module: Any) -> None:
+        module.__loader__ = self.loader
+        if module.__spec__ is not None:
+            module.__spec__.loader = self.loader
+        self.loader.exec_module(module)
+        if _State.seed is not None:
+            _seed_numpy(module, _State.seed)
 
 
 def _restore_interpreter() -> None:
@@ -552,6 +603,7 @@ def prepare_server(scratch: str) -> None:
     """Server-side, before the first fork: do once what every child would redo."""
     os.environ["HOME"] = scratch
     os.environ["TMPDIR"] = scratch
+    sys.meta_path.insert(0, _SeedNumpyOnImport())
     _Snapshot.get()
 
 
