@@ -24,8 +24,12 @@ Kinds (:data:`KINDS`):
   compares values and exceptions and, for this kind only, not stdout.
 
 Every kind goes through ``ast.unparse``, so every perturbed program is re-laid out and
-its line numbers differ from the original's: benchmarks that ask about lines (REval,
-the runtime benchmark's coverage/path/state) cannot take these kinds.
+its line numbers differ from the original's.  :func:`perturb_program` returns, with the
+text, a line map (original line -> perturbed line, read from the statements; see
+``_lines``) so that questions naming lines (REval, the runtime benchmark's
+coverage/path/state) can be asked about the same statement in the perturbed program; a
+line that no longer is a line of its own (split apart, or not a statement's first line)
+maps to nothing.
 
 Deterministic: the same ``(source, kind, seed)`` gives the same text (``random.Random``
 seeded with a string hashes it with SHA-512, independent of ``PYTHONHASHSEED``).
@@ -33,6 +37,15 @@ seeded with a string hashes it with SHA-512, independent of ``PYTHONHASHSEED``).
 
 from __future__ import annotations
 
-from ._kinds import KINDS, PerturbError, perturb_source, protected_names
+from ._kinds import (
+    KINDS,
+    Perturbed,
+    PerturbError,
+    perturb_program,
+    perturb_source,
+    protected_names,
+)
+from ._lines import compose_lines
 
-__all__ = ["KINDS", "PerturbError", "perturb_source", "protected_names"]
+__all__ = ["KINDS", "PerturbError", "Perturbed", "compose_lines", "perturb_program",
+           "perturb_source", "protected_names"]

@@ -11,7 +11,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["KINDS", "PerturbError", "perturb_source", "protected_names"]
+from ._lines import anchor_statements, map_lines
+
+__all__ = ["KINDS", "PerturbError", "Perturbed", "perturb_program", "perturb_source",
+           "protected_names"]
 
 
 def _set_attr(node: Any, attribute: str) -> Callable[[str], None]:
@@ -42,17 +45,34 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
 
-def protected_names(calls: Iterable[str]) -> frozenset[str]:
-    """Names a rename must keep: the keyword arguments of ``calls`` (source text such as
-    ``f(nums=[1, 2])``, LiveCodeBench's inputs), which name parameters from outside."""
+def protected_names(texts: Iterable[str]) -> frozenset[str]:
+    """Names a rename must keep because code outside the program spells them.
+
+    ``texts`` are calls (``f(nums=[1, 2])``, LiveCodeBench's inputs) or whole modules (a
+    unittest file driving the program): their keyword-argument names, and the string keys
+    of a ``**{...}`` literal (CodeI/O's ``f(**{'nums': [1, 2]})``), name parameters from
+    outside.  Text that does not parse protects nothing.
+    """
     names: set[str] = set()
-    for call in calls:
-        try:
-            tree = ast.parse(call, mode="eval")
-        except SyntaxError:
+    for text in texts:
+        tree: ast.AST | None = None
+        for mode in ("eval", "exec"):
+            try:
+                tree = ast.parse(text, mode=mode)
+                break
+            except (SyntaxError, ValueError):
+                continue
+        if tree is None:
             continue
-        names.update(kw.arg for node in ast.walk(tree) if isinstance(node, ast.Call)
-                     for kw in node.keywords if kw.arg)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            for keyword in node.keywords:
+                if keyword.arg:
+                    names.add(keyword.arg)
+                elif isinstance(keyword.value, ast.Dict):
+                    names.update(key.value for key in keyword.value.keys
+                                 if isinstance(key, ast.Constant) and isinstance(key.value, str))
     return frozenset(names)
 
 
@@ -485,14 +505,35 @@ def _split_brackets(text: str) -> str:
 KINDS: tuple[str, ...] = ("rename", "reformat", "garbage", "comments", "prints")
 
 
-def perturb_source(source: str, kind: str, seed: int = 0, *,
-                   protect: Iterable[str] = ()) -> str:
-    """``source`` rewritten by ``kind`` (one of :data:`KINDS`), deterministically per ``seed``.
+@dataclass(frozen=True)
+class Perturbed:
+    """A perturbed program and where the original's lines went.
 
-    ``protect`` names that must not be renamed (see :func:`protected_names`).  Raises
-    :class:`PerturbError` for an unparseable program or one the kind finds nothing to
-    change in (no local to rename, no function to edit), and ``ValueError`` for an
-    unknown kind.  The result is *not* checked here: callers re-execute it.
+    ``lines`` maps an original 1-indexed line to its line in ``source`` when it survives
+    as a line of its own (see ``_lines``): renaming and comments keep every statement's
+    line apart, inserted code (garbage, prints, own-line comments) shifts the lines after
+    it, and reformatting may split a statement over several lines (its first line is
+    mapped) or split a line's statements apart (that line maps to nothing).
+    """
+
+    source: str
+    kind: str
+    lines: dict[int, int]
+
+    def line(self, original: int) -> int | None:
+        """Where ``original`` is now, or None when it is no line of its own any more."""
+        return self.lines.get(original)
+
+
+def perturb_program(source: str, kind: str, seed: int = 0, *,
+                    protect: Iterable[str] = ()) -> Perturbed:
+    """``source`` rewritten by ``kind`` (one of :data:`KINDS`), with its line map.
+
+    Deterministic per ``seed``.  ``protect`` names that must not be renamed (see
+    :func:`protected_names`).  Raises :class:`PerturbError` for an unparseable program
+    or one the kind finds nothing to change in (no local to rename, no function to
+    edit), and ``ValueError`` for an unknown kind.  The result is *not* checked here:
+    callers re-execute it.
     """
     if kind not in KINDS:
         raise ValueError(f"unknown perturbation {kind!r} (expected one of {', '.join(KINDS)})")
@@ -500,6 +541,7 @@ def perturb_source(source: str, kind: str, seed: int = 0, *,
         tree = ast.parse(source)
     except (SyntaxError, ValueError) as exc:
         raise PerturbError(f"the program does not parse: {exc}") from None
+    anchors = anchor_statements(tree)
     rng = random.Random(f"{seed}:{kind}:{source}")
     if kind == "rename":
         _rename(tree, rng, frozenset(protect))
@@ -519,4 +561,11 @@ def perturb_source(source: str, kind: str, seed: int = 0, *,
     text = text if text.endswith("\n") else text + "\n"
     if text == source:  # already in this layout: counted as not applicable, not as a kept edit
         raise PerturbError(f"{kind} leaves this program as it is")
-    return text
+    return Perturbed(text, kind, map_lines(tree, anchors, text))
+
+
+def perturb_source(source: str, kind: str, seed: int = 0, *,
+                   protect: Iterable[str] = ()) -> str:
+    """``source`` rewritten by ``kind``, deterministically per ``seed`` (the text of
+    :func:`perturb_program`; the same errors)."""
+    return perturb_program(source, kind, seed, protect=protect).source
