@@ -60,6 +60,13 @@ if TYPE_CHECKING:
         perturb_plan,
         perturb_programs,
     )
+    from execlens.bench._perturb_traced import (
+        Observed,
+        Observer,
+        TracedTarget,
+        Variant,
+        perturb_traced,
+    )
     from execlens.bench._protocol import (
         Benchmark,
         BenchmarkError,
@@ -118,11 +125,16 @@ _EXPORTS = {
     "dataset_records": "_kit",
     "pass_at_k_metrics": "_kit",
     "PERTURB_KINDS": "_perturb",
+    "Observed": "_perturb_traced",
+    "Observer": "_perturb_traced",
     "PerturbTarget": "_perturb",
     "PerturbUnsupported": "_perturb",
+    "TracedTarget": "_perturb_traced",
+    "Variant": "_perturb_traced",
     "parse_perturb_kinds": "_perturb",
     "perturb_plan": "_perturb",
     "perturb_programs": "_perturb",
+    "perturb_traced": "_perturb_traced",
     "Benchmark": "_protocol",
     "BenchmarkError": "_protocol",
     "ExportSpec": "_protocol",

@@ -1,23 +1,34 @@
 """``--perturb``: robustness as a transform over any benchmark's planned items.
 
-The transform itself (``execlens.tasks.perturb``) only rewrites source text; this module
-makes it safe to score with:
+The transform itself (``execlens.tasks.perturb``) only rewrites source text and says
+where each line went; this module makes it safe to score with:
 
-1. the benchmark says what of an item may be rewritten and how its behaviour is observed
-   (its optional ``perturb_target(item, task)`` hook returns a :class:`PerturbTarget`, or
-   a string saying why the item cannot take a perturbation);
-2. each kind of ``kinds`` is applied in order, each on the previous one's output;
-3. the original and every stage are re-executed in the engine (one batched
-   ``Engine.map``) on the item's calls, and their outcomes compared *in the host* on
-   decoded values (type-strict), exception types and messages, and stdout (except after
-   ``prints``, whose whole point is writing to it);
+1. the benchmark says what of an item may be rewritten and how its behaviour is observed:
+   its optional ``perturb_target(item, task)`` hook returns a :class:`PerturbTarget`
+   (the item's truth is what some calls return), a :class:`TracedTarget` (the truth is
+   read from the program's traced run: lines, values, output), or a string saying why
+   the item cannot take a perturbation;
+2. each kind of ``kinds`` is applied in order, each on the previous one's output, and
+   the line maps compose; a traced item whose asked line does not survive a kind as a
+   line of its own is dropped under that kind (``line_unmapped``);
+3. the original and the perturbed programs are re-executed in the engine and compared
+   *in the host*: a call target's outcomes (decoded values, type-strict; exception types
+   and messages; stdout), a traced target's facts (whatever its observer reads from the
+   two runs, at the mapped lines: coverage, the variable's values, the output);
+   stdout is not compared after ``prints``, whose whole point is writing to it;
 4. an item whose perturbed program behaves differently is dropped (not asked) and counted
    under the first kind that changed it, with the reason; a kind that finds nothing to
    change in a program (no local to rename) passes the program on and is counted as
    ``not_applicable``.
 
 The kept items are rebuilt around their perturbed program, so the model sees it and the
-judges run it: ground truth is the original's, proved unchanged by step 3.
+judges run it.  A call target's truth is the original's, proved unchanged by step 3.  A
+traced target's truth is recomputed from the perturbed program's own run (the observer
+builds it with the benchmark's truth code, in the benchmark's trace modes), and step 3
+proves it equal to the original's wherever it must be; the facts that legitimately move
+with the layout (the next line after a line: inserted code may run in between; a full
+trace's line list) are taken from the perturbed run, and how many kept items had them
+move is recorded (``recomputed``).
 """
 
 from __future__ import annotations
@@ -28,6 +39,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from execlens.tasks.perturb import KINDS, PerturbError, perturb_source, protected_names
+
+from ._perturb_traced import TracedTarget, perturb_traced
 
 if TYPE_CHECKING:
     from execlens.engine import Engine, Outcome
@@ -199,41 +212,83 @@ def perturb_programs(targets: Sequence[PerturbTarget], kinds: Sequence[str], see
     return results, summary
 
 
+def _add(first: Any, second: Any) -> Any:
+    if isinstance(first, dict) and isinstance(second, dict):
+        return {key: _add(first[key], second[key]) if key in first and key in second
+                else first.get(key, second.get(key)) for key in {**first, **second}}
+    if isinstance(first, int) and isinstance(second, int):
+        return first + second
+    return first
+
+
+def _merge(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    """Two runners' counts as one (a plan mixing call and traced targets): the counts
+    added, the kinds and seed as they are."""
+    merged = dict(first)
+    for key, value in second.items():
+        merged[key] = value if key not in merged else merged[key] if key in (
+            "kinds", "seed") else _add(merged[key], value)
+    return merged
+
+
 def perturb_plan(bench: Benchmark, plan: Plan, kinds: Sequence[str], seed: int,
                  engine: Engine) -> tuple[Plan, dict[str, Any]]:
     """``plan`` with every item's program perturbed; dropped items left out.
 
     Raises :class:`PerturbUnsupported` when ``bench`` has no ``perturb_target`` hook, or
-    when none of the planned items can take a perturbation (the reasons named).
+    when none of the planned items can take a perturbation (the reasons named).  A
+    benchmark with a ``perturbed(plan)`` hook is handed the new plan (its own state --
+    the items its metrics read, the truth it registered -- follows it).
     """
     hook = getattr(bench, "perturb_target", None)
     if hook is None:
         raise PerturbUnsupported(f"{bench.name} does not support --perturb "
                                  f"({getattr(bench, 'perturb_note', 'no perturb_target hook')})")
-    targets: list[PerturbTarget] = []
-    where: list[tuple[int, int]] = []
+    calls: list[PerturbTarget] = []
+    traced: list[TracedTarget] = []
+    where: list[tuple[str, int, int]] = []
     refused: Counter[str] = Counter()
     for task_index, (task, items) in enumerate(plan):
         for item_index, item in enumerate(items):
             target = hook(item, task)
             if isinstance(target, str):
                 refused[target] += 1
-                continue
-            targets.append(target)
-            where.append((task_index, item_index))
-    if not targets:
+            elif isinstance(target, TracedTarget):
+                traced.append(target)
+                where.append(("traced", task_index, item_index))
+            else:
+                calls.append(target)
+                where.append(("calls", task_index, item_index))
+    if not calls and not traced:
         reasons = "; ".join(f"{count} {reason}" for reason, count in refused.most_common())
         raise PerturbUnsupported(f"{bench.name}: no planned item can take --perturb "
                                  f"({reasons or 'nothing planned'})")
-    sources, summary = perturb_programs(targets, kinds, seed, engine)
+    summaries = []
+    rebuilt: dict[str, list[Any]] = {"calls": [], "traced": []}
+    if calls:
+        sources, summary = perturb_programs(calls, kinds, seed, engine)
+        summaries.append(summary)
+        for target, source in zip(calls, sources):
+            if source is not None and not target.program.endswith("\n"):
+                source = source.rstrip("\n")  # the layout the prompt had
+            rebuilt["calls"].append(None if source is None else target.rebuild(source))
+    if traced:
+        items, summary = perturb_traced(traced, kinds, seed, engine)
+        summaries.append(summary)
+        rebuilt["traced"] = items
+    summary = summaries[0] if len(summaries) == 1 else _merge(*summaries)
     kept: dict[tuple[int, int], Any] = {}
-    for (task_index, item_index), target, source in zip(where, targets, sources):
-        if source is not None:
-            if not target.program.endswith("\n"):  # the layout the prompt had
-                source = source.rstrip("\n")
-            kept[(task_index, item_index)] = target.rebuild(source)
+    position = {"calls": 0, "traced": 0}
+    for family, task_index, item_index in where:
+        item = rebuilt[family][position[family]]
+        position[family] += 1
+        if item is not None:
+            kept[(task_index, item_index)] = item
     new_plan = [(task, [kept[(t, i)] for i in range(len(items)) if (t, i) in kept])
                 for t, (task, items) in enumerate(plan)]
-    if refused:  # asked about lines every kind shifts, say (not asked, named)
+    if refused:  # items the benchmark cannot perturb (not asked, named)
         summary["not_perturbable"] = dict(sorted(refused.items()))
+    adopt = getattr(bench, "perturbed", None)
+    if adopt is not None:
+        adopt(new_plan)
     return new_plan, summary

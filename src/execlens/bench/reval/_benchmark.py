@@ -11,6 +11,8 @@
   answer, the program with the lines its run executed, the asked line, the true value;
 * ``metrics`` gives each mode's accuracy (coverage precision/recall/F1), IC and the
   constant-answer baselines, from the finished sample records.
+* ``perturb_target``/``perturbed``: ``--perturb`` rewrites each problem's code once, maps
+  every question's line and traces both modes' truth again on it (``_perturb``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from execlens.bench import (
     Generations,
     Reference,
     TaskSpec,
+    TracedTarget,
     select,
 )
 from execlens.judge import SampleScore, ScorePlan, Verdict, VerdictStatus, guarded
@@ -37,6 +40,7 @@ from ._explain import explain_reval
 from ._extract import extract_reval
 from ._flat import reval_metrics_for_report
 from ._judge import plan_reval
+from ._perturb import RevalPerturbation
 from ._plan import REVAL_MODES, REVAL_TASKS
 from ._score import summarise
 from ._truth import RevalTruth, build_reval_truth, reval_context
@@ -149,8 +153,6 @@ class Reval:
     154 programs' runs, and Incremental Consistency over all four."""
 
     name = "reval"
-    # --perturb: every kind goes through ast.unparse, so line numbers move.
-    perturb_note = "its questions name line numbers and every kind re-lays the program out"
     description = ("REval: is a line executed, which line runs next, a variable's value, "
                    "the output; Incremental Consistency")
     tasks: Mapping[str, TaskSpec] = {
@@ -176,6 +178,7 @@ class Reval:
         """Item ids ``plan`` dropped before inference, with the reason (gensim...)."""
         self._items: dict[str, list[RevalItem]] = {}
         self._truths: dict[str, RevalTruth] = {}
+        self._perturbation: RevalPerturbation | None = None
 
     # ------------------------------------------------------------- items
     def eval_programs(self) -> list[str]:
@@ -213,6 +216,7 @@ class Reval:
                                  f"{', '.join(self.tasks)})")
         # A new run: nothing of a previous run's items or truth carries over.
         self.skipped, self._truths = {}, {}
+        self._perturbation = None
         problems = list(records)
         if task == "output":
             plan = [(task, select(self._runnable(reval_pairs(problems)), limit=limit,
@@ -240,6 +244,23 @@ class Reval:
         """REval's own reading of the answer (logged; the judges re-read the raw text)."""
         question = item.pair.output_pred if task == "output" else None
         return extract_reval(raw, task, style, code=item.problem.code, question=question)
+
+    # ------------------------------------------------------------- --perturb
+    def perturb_target(self, item: Any, task: str) -> TracedTarget:
+        """``--perturb``: the problem's code is rewritten (once per problem), the question's
+        line mapped and its truth traced again (``_perturb`` says what must not move)."""
+        if self._perturbation is None:
+            self._perturbation = RevalPerturbation(truth_cache_dir())
+        return self._perturbation.target(item)
+
+    def perturbed(self, plan: Sequence[tuple[str, list[Any]]]) -> None:
+        """The plan ``--perturb`` kept: metrics read its items, the judges the truth traced
+        on its programs (by the runner's proof; nothing is traced again)."""
+        self._items = {name: list(items) for name, items in plan}
+        if self._perturbation is not None:
+            problems = {item.problem.task_id: item.problem
+                        for _, items in plan for item in items}
+            self._truths = self._perturbation.truths(list(problems.values()))
 
     # ------------------------------------------------------------- scoring
     def prepare(self, items: Sequence[Any], task: str, engine: Any) -> Any:
