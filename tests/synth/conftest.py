@@ -33,9 +33,10 @@ def scripted_answer(prompt: str, turn: int) -> str:
 class ScriptedServer(StandInModel):
     """``/v1/chat/completions`` answering with :func:`scripted_answer`; counts requests."""
 
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
         super().__init__(lambda body: scripted_answer(
-            body["messages"][0]["content"], sum(m["role"] == "user" for m in body["messages"])))
+            body["messages"][0]["content"], sum(m["role"] == "user" for m in body["messages"])),
+            port=port)
 
 
 @pytest.fixture(scope="session")

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from execlens.synth._sources import load_function_records, load_source
     from execlens.synth._stage import (
         STAGES,
+        ModelRequestsFailed,
         ModelStage,
         Stage,
         StageContext,
@@ -44,7 +45,6 @@ if TYPE_CHECKING:
     )
     from execlens.synth._unified import UnifiedParse, parse_unified
     from execlens.synth._verify import feedback, prediction_task, verify_predictions
-    from execlens.synth.stages._predict import ModelRequestsFailed
 
 _EXPORTS = {
     "PAIR_CLASSES": "_classify",
@@ -58,7 +58,7 @@ _EXPORTS = {
     "prediction_task": "_verify",
     "verify_predictions": "_verify",
     "ConfigError": "_config",
-    "ModelRequestsFailed": "stages._predict",
+    "ModelRequestsFailed": "_stage",
     "SourceConfig": "_config",
     "SynthConfig": "_config",
     "load_config": "_config",

@@ -138,13 +138,31 @@ class SourceConfig(_Strict):
 
 
 class ModelSettings(_Strict):
-    """The model: ``local`` (the embedded one) or a served model behind ``base_url``."""
+    """The model: ``local`` (the embedded one) or a served model behind ``base_url``.
+
+    ``timeout`` (seconds per request) and ``max_retries`` (retries of a request that got
+    no answer: connection refused, timeout, 5xx, 429; with exponential backoff from 1 s)
+    set how long a dead server takes to fail the run: ``max_retries: 0`` and a short
+    ``timeout`` fail fast.  A request still unanswered is never a verdict: the run ends
+    with an error and a rerun asks it again."""
 
     name: str = "local"
     base_url: str | None = None
     api_key: str | None = None
     max_concurrency: int = Field(default=8, ge=1)
     timeout: float = Field(default=600.0, gt=0)
+    max_retries: int | None = Field(default=None, ge=0)
+    """``None``: the client's default (``execlens.models.RetryPolicy``)."""
+
+    def client_settings(self) -> dict[str, Any]:
+        """The ``ClientConfig`` fields this section sets (beside model, URL and key)."""
+        from execlens.models import RetryPolicy
+
+        settings: dict[str, Any] = {"max_concurrency": self.max_concurrency,
+                                    "timeout": self.timeout}
+        if self.max_retries is not None:
+            settings["retry"] = RetryPolicy(max_retries=self.max_retries)
+        return settings
 
 
 class SamplingSettings(_Strict):

@@ -47,11 +47,10 @@ def _model(config: SynthConfig) -> Iterator[ClientConfig | None]:
     model = config.model
     if is_local(model.name):
         with LocalModelServer() as server:
-            yield server.client_config(max_concurrency=model.max_concurrency,
-                                       timeout=model.timeout)
+            yield server.client_config(**model.client_settings())
         return
     yield resolve_client_config(model.name, model.base_url, model.api_key,
-                                max_concurrency=model.max_concurrency, timeout=model.timeout)
+                                **model.client_settings())
 
 
 def _check_before_run(config: SynthConfig) -> None:

@@ -33,8 +33,9 @@ if TYPE_CHECKING:
     from execlens.models import ClientConfig, ModelClient
     from execlens.synth._config import SynthConfig
 
-__all__ = ["STAGES", "ModelStage", "Stage", "StageContext", "add_stage_path", "load_stages",
-           "pipeline_order", "register_stage", "reject"]
+__all__ = ["STAGES", "ModelRequestsFailed", "ModelStage", "Stage", "StageContext",
+           "add_stage_path", "load_stages", "pipeline_order", "raise_on_failed_requests",
+           "register_stage", "reject"]
 
 Record = dict[str, Any]
 
@@ -181,6 +182,31 @@ class Stage:
         return reject(record, self.name, reason, **details)
 
 
+class ModelRequestsFailed(RuntimeError):
+    """Model requests of a shard got no answer (server down, timeouts, 5xx, rate limits).
+
+    Not a verdict: the shard is left unfinished, so a rerun asks exactly the failed
+    requests again (the answered ones come back from the run's request cache), as
+    ``execlens eval`` does.  A request the server refused (context length, auth, bad
+    request) is a final, per-record rejection instead."""
+
+
+def raise_on_failed_requests(stage: str, responses: list[Any]) -> None:
+    """Raise :class:`ModelRequestsFailed` when a completion failed for a reason a rerun
+    can fix (``execlens.models.request_failure_hint`` names no change to make)."""
+    from collections import Counter
+
+    from execlens.models import request_failure_hint
+
+    failed = Counter(str(c.error) for response in responses for c in response.completions
+                     if not c.ok and request_failure_hint(str(c.error)) is None)
+    if failed:
+        kinds = ", ".join(f"{n} {kind}" for kind, n in failed.most_common())
+        raise ModelRequestsFailed(
+            f"{stage}: {sum(failed.values())} model requests got no answer ({kinds}); "
+            f"their shard was not recorded -- rerun the same command to ask them again")
+
+
 class ModelStage(Stage):
     """A stage that asks the model: the base owns the loop, a subclass the records.
 
@@ -188,7 +214,9 @@ class ModelStage(Stage):
     (:meth:`request`), sends them all through the worker's client (cached, concurrency
     capped by ``model.max_concurrency``) and hands the responses to :meth:`answers`,
     which yields the shard's output records.  ``sampling_key`` names the config's
-    sampling block its requests use.
+    sampling block its requests use.  Requests that got no answer for a reason a rerun
+    can fix (server down, timeouts, 5xx) end the shard with :class:`ModelRequestsFailed`
+    before :meth:`answers` sees them: never a verdict on the records.
     """
 
     needs_model: ClassVar[bool] = True
@@ -212,6 +240,7 @@ class ModelStage(Stage):
         asked = [r for r in records if self.asks(r)]
         requests = [self.request(r) for r in asked]
         responses = self.context.client.generate_sync(requests) if requests else []
+        raise_on_failed_requests(self.name, responses)
         yield from self.answers(records, asked, responses)
 
 

@@ -18,31 +18,6 @@ from execlens.synth._verify import read_turn
 TRUNCATED_IN_REASONING = "truncated_in_reasoning"
 
 
-class ModelRequestsFailed(RuntimeError):
-    """Model requests of a shard got no answer (server down, timeouts, 5xx, rate limits).
-
-    Not a verdict: the shard is left unfinished, so a rerun asks exactly the failed
-    requests again (the answered ones come back from the run's request cache), as
-    ``execlens eval`` does.  A request the server refused (context length, auth, bad
-    request) is a final, per-record rejection instead."""
-
-
-def raise_on_failed_requests(stage: str, responses: list[Any]) -> None:
-    """Raise :class:`ModelRequestsFailed` when a completion failed for a reason a rerun
-    can fix (``execlens.models.request_failure_hint`` names no change to make)."""
-    from collections import Counter
-
-    from execlens.models import request_failure_hint
-
-    failed = Counter(str(c.error) for response in responses for c in response.completions
-                     if not c.ok and request_failure_hint(str(c.error)) is None)
-    if failed:
-        kinds = ", ".join(f"{n} {kind}" for kind, n in failed.most_common())
-        raise ModelRequestsFailed(
-            f"{stage}: {sum(failed.values())} model requests got no answer ({kinds}); "
-            f"their shard was not recorded -- rerun the same command to ask them again")
-
-
 def sampling_params(settings: Any, n: int | None = None) -> Any:
     """``SamplingParams`` from a config's sampling section."""
     from execlens.models import SamplingParams
@@ -73,7 +48,6 @@ class PredictStage(ModelStage):
         """Yields ``<instance id>`` (n = 1) or ``<instance id>/s<j>`` records with
         ``turn_1`` = text, final, reasoning, finish_reason, status; failed samples and
         thoughts cut off by the token limit are rejected by name."""
-        raise_on_failed_requests(self.name, responses)
         params = sampling_params(self.config.sampling)
         for record, response in zip(asked, responses):
             for completion in response.completions:

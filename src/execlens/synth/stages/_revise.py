@@ -18,11 +18,7 @@ from execlens.synth._verify import (
     turn_response,
     verify_predictions,
 )
-from execlens.synth.stages._predict import (
-    TRUNCATED_IN_REASONING,
-    raise_on_failed_requests,
-    sampling_params,
-)
+from execlens.synth.stages._predict import TRUNCATED_IN_REASONING, sampling_params
 
 
 @register_stage
@@ -51,7 +47,6 @@ class ReviseStage(ModelStage):
     def answers(self, records: list[dict[str, Any]], wrong: list[dict[str, Any]],
                 responses: list[Any]) -> Iterator[dict[str, Any]]:
         """Yields every record; revised ones gain ``feedback_1``, ``turn_2``, ``verdict_2``."""
-        raise_on_failed_requests(self.name, responses)
         revised: dict[str, dict[str, Any]] = {}
         pending: list[dict[str, Any]] = []
         for record, response in zip(wrong, responses):

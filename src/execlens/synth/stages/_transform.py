@@ -10,7 +10,6 @@ from typing import Any
 from execlens.synth._prompts import TRANSFORM_TEMPLATE, render_transform_prompt
 from execlens.synth._stage import ModelStage, register_stage
 from execlens.synth._unified import parse_unified
-from execlens.synth.stages._predict import raise_on_failed_requests
 
 
 @register_stage
@@ -37,7 +36,6 @@ class TransformStage(ModelStage):
     def answers(self, records: list[dict[str, Any]], asked: list[dict[str, Any]],
                 responses: list[Any]) -> Iterator[dict[str, Any]]:
         """Yields function records or rejections."""
-        raise_on_failed_requests(self.name, responses)
         for record, response in zip(asked, responses):
             completion = response.completions[0]
             out = {"id": record["id"], "source": record["source"], "keep": record["keep"],
