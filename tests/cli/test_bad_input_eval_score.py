@@ -378,3 +378,89 @@ def test_eval_perturb_on_a_benchmark_without_the_hook(data_dir: Path, tmp_path: 
     _refused(_run("eval", "--benchmark", "reval", "--task", "coverage", "--perturb", "rename",
                   "--limit", "1", "-o", str(out)), "reval does not support --perturb")
     assert not out.exists()
+
+
+# ------------------------------------------------------- issue 18: --data, --data-revision
+def test_eval_data_revision_beside_local_data(data_dir: Path, tmp_path: Path) -> None:
+    _refused(_eval(data_dir, tmp_path / "o", "--data-revision", "0123abc"),
+             "--data-revision pins a Hugging Face hub dataset",
+             "drop --data to load the hub at 0123abc")
+    assert not (tmp_path / "o").exists()
+
+
+def test_eval_data_revision_for_data_that_ships(tmp_path: Path) -> None:
+    result = _run("eval", "--benchmark", "cruxeval", "--task", "output", "--model", "m",
+                  "--base-url", "http://127.0.0.1:9/v1", "--data-revision", "0123abc",
+                  "-o", str(tmp_path / "o"))
+    _refused(result, "cruxeval loaded no Hugging Face hub dataset", "drop --data-revision")
+    assert not (tmp_path / "o").exists()
+
+
+def test_eval_data_revision_offline_names_the_revision(tmp_path: Path) -> None:
+    # A fresh process with the hub libraries' offline switches: no network is touched.
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+           "HF_HOME": str(tmp_path / "hf"), "EXECLENS_NO_HEALTH_CHECK": "1"}
+    run = subprocess.run(
+        [sys.executable, "-m", "execlens", "eval", "--benchmark", "lcb-exec", "--model", "m",
+         "--base-url", "http://127.0.0.1:9/v1", "--data-revision", "0123abc",
+         "-o", str(tmp_path / "o")], capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.startswith("error: cannot load hf://livecodebench/execution-v2:test at "
+                                 "revision 0123abc"), run.stderr
+    assert run.stderr.count("\n") == 1 and "--data PATH" in run.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_eval_data_directory_that_is_neither(tmp_path: Path) -> None:
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("not data")
+    result = _run("eval", "--benchmark", "lcb-exec", "--model", "m", "--base-url",
+                  "http://127.0.0.1:9/v1", "--data", str(folder), "-o", str(tmp_path / "o"))
+    _refused(result, f"no LiveCodeBench execution file in {folder}", "save_to_disk")
+    assert not (tmp_path / "o").exists()
+
+
+def test_eval_dataset_lacking_a_field(tmp_path: Path) -> None:
+    datasets = pytest.importorskip("datasets")
+    folder = tmp_path / "saved"
+    datasets.Dataset.from_list([{"id": "sample_0", "code": "def f(): return 1"}]
+                               ).save_to_disk(str(folder))
+    result = _run("eval", "--benchmark", "lcb-exec", "--model", "m", "--base-url",
+                  "http://127.0.0.1:9/v1", "--data", str(folder), "-o", str(tmp_path / "o"))
+    _refused(result, "field 'question_id': missing from every record",
+             "not LiveCodeBench execution data")
+    assert not (tmp_path / "o").exists()
+
+
+def test_eval_data_changed_underneath_is_a_different_run(data_dir: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    monkeypatch.setenv("EXECLENS_CACHE_DIR", str(tmp_path / "cache"))
+    data, _ = _subset(data_dir, tmp_path, count=2)
+    out = tmp_path / "o"
+    args = ["eval", "--benchmark", "cruxeval", "--task", "output", "--model", "m",
+            "--base-url", "http://127.0.0.1:9/v1", "--data", str(data), "--n", "1",
+            "--retries", "0", "-o", str(out)]
+    # Nothing answers: the run starts (its manifest records the data) and ends exit 1.
+    first = CliRunner().invoke(app, args, env={"EXECLENS_NO_HEALTH_CHECK": "1"})
+    assert first.exit_code == 1, first.output
+    identity = json.loads((out / "manifest.json").read_text())["identity"]
+    assert set(identity["data_fingerprint"]) == {"sha256"}
+    # The same path, other contents: not resumed as if it were the same data.
+    rows = [json.loads(line) for line in data.read_text().splitlines()]
+    rows[0]["output"] = rows[0]["output"] + " + 1"
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    second = CliRunner().invoke(app, args, env={"EXECLENS_NO_HEALTH_CHECK": "1"})
+    _refused(second, "differs in: data_fingerprint", "--overwrite")
+
+
+def test_score_data_revision_beside_local_data(data_dir: Path, tmp_path: Path) -> None:
+    data, gens = _subset(data_dir, tmp_path)
+    _refused(_run("score", str(gens), "--data", str(data), "--data-revision", "0123abc",
+                  "-o", str(tmp_path / "o")), "drop --data to load the hub at 0123abc")
+    assert not (tmp_path / "o").exists()

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         hub_rows,
         load_single_file_dataset,
         parse_samples,
+        read_local_rows,
         read_records,
         select,
     )
@@ -66,6 +67,15 @@ if TYPE_CHECKING:
         TracedTarget,
         Variant,
         perturb_traced,
+    )
+    from execlens.bench._pin import (
+        DataOptionError,
+        HubLoads,
+        check_data_options,
+        check_revision_used,
+        data_fingerprint,
+        data_revision,
+        unpinned_warning,
     )
     from execlens.bench._protocol import (
         Benchmark,
@@ -107,6 +117,7 @@ _EXPORTS = {
     "hub_rows": "_data",
     "load_single_file_dataset": "_data",
     "parse_samples": "_data",
+    "read_local_rows": "_data",
     "read_records": "_data",
     "select": "_data",
     "EvalConfig": "_eval",
@@ -124,6 +135,13 @@ _EXPORTS = {
     "SampleBenchmark": "_kit",
     "dataset_records": "_kit",
     "pass_at_k_metrics": "_kit",
+    "DataOptionError": "_pin",
+    "HubLoads": "_pin",
+    "check_data_options": "_pin",
+    "check_revision_used": "_pin",
+    "data_fingerprint": "_pin",
+    "data_revision": "_pin",
+    "unpinned_warning": "_pin",
     "PERTURB_KINDS": "_perturb",
     "Observed": "_perturb_traced",
     "Observer": "_perturb_traced",

@@ -1,9 +1,12 @@
 """Shared machinery of the benchmark loaders: sources, record errors, slicing.
 
-A loader reads either the Hugging Face hub (through ``datasets``) or a local JSON / JSONL
-file or directory given by the user (``--data PATH``). A malformed record becomes a
-:class:`RecordError` naming file, line and field; the rest still load. Sources that cannot
-be read at all (a missing path, the hub unreachable) raise :class:`DatasetUnavailableError`.
+A loader reads either the Hugging Face hub (through ``datasets``, at the revision of an
+enclosing ``_pin.data_revision`` block when there is one) or a local copy given by the
+user (``--data PATH``): a JSON / JSONL / Parquet file, a directory holding one, or a
+``datasets`` ``save_to_disk`` directory (optionally ``DIR@FINGERPRINT``). A malformed
+record becomes a :class:`RecordError` naming file, line and field; the rest still load.
+Sources that cannot be read at all (a missing path, the hub unreachable) raise
+:class:`DatasetUnavailableError`.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
+
+from ._pin import active_revision, note_hub_load
 
 __all__ = [
     "DatasetError",
@@ -28,6 +33,7 @@ __all__ = [
     "hub_rows",
     "load_single_file_dataset",
     "parse_samples",
+    "read_local_rows",
     "read_records",
     "select",
 ]
@@ -153,15 +159,22 @@ def read_records(path: Path) -> tuple[list[Row], list[RecordError]]:
     return rows, errors
 
 
-def hub_rows(name: str, config: str | None = None, split: str = "test") -> tuple[str, list[Row]]:
+def hub_rows(name: str, config: str | None = None, split: str = "test", *,
+             revision: str | None = None) -> tuple[str, list[Row]]:
     """Load ``name`` (``config``, ``split``) from the Hugging Face hub through ``datasets``.
 
-    Returns a source label (``hf://name[/config]:split``) and ``(row number, row)`` pairs.
-    Any failure (``datasets`` missing or broken, offline, unknown dataset) becomes a
-    :class:`DatasetUnavailableError` that says how to load a local copy instead.
+    ``revision`` (a commit hash, tag or branch; default: the enclosing
+    ``data_revision`` block's, else the hub's current version) is passed to
+    ``datasets.load_dataset``.  Returns a source label (``hf://name[/config]:split[@rev]``)
+    and ``(row number, row)`` pairs.  Any failure (``datasets`` missing or broken,
+    offline, unknown dataset or revision) becomes a :class:`DatasetUnavailableError` that
+    names the revision and says how to load a local copy instead.
     """
-    label = f"hf://{name}" + (f"/{config}" if config else "") + f":{split}"
-    hint = "pass a local copy with --data PATH (a .jsonl/.json file or a directory)"
+    revision = revision if revision is not None else active_revision()
+    where = f"hf://{name}" + (f"/{config}" if config else "") + f":{split}"
+    label = where + (f"@{revision}" if revision else "")
+    hint = ("pass a local copy with --data PATH (a .jsonl/.json/.parquet file, a directory, "
+            "or a datasets save_to_disk directory)")
     try:
         import datasets  # imported here: heavy, and only the hub path needs it
     except Exception as exc:  # ImportError, or a broken binary dependency (pyarrow/numpy)
@@ -169,13 +182,16 @@ def hub_rows(name: str, config: str | None = None, split: str = "test") -> tuple
             f"cannot load {label}: the `datasets` package failed to import "
             f"({type(exc).__name__}: {exc}); {hint}"
         ) from exc
+    pinned = {"revision": revision} if revision else {}
     try:
-        dataset = datasets.load_dataset(name, config, split=split)
+        dataset = datasets.load_dataset(name, config, split=split, **pinned)
     except Exception as exc:  # offline, not found, auth, ... all leave nothing to load
+        at = f" at revision {revision}" if revision else ""
         raise DatasetUnavailableError(
-            f"cannot load {label} from the Hugging Face hub ({type(exc).__name__}: {exc}); "
-            f"if this machine is offline, {hint}"
+            f"cannot load {where}{at} from the Hugging Face hub ({type(exc).__name__}: "
+            f"{exc}); if this machine is offline, {hint}"
         ) from exc
+    note_hub_load(label)
     return label, [(i, dict(row)) for i, row in enumerate(dataset, 1)]
 
 
@@ -264,19 +280,120 @@ def load_single_file_dataset(
     local_names: Sequence[str],
     what: str,
     parse: Callable[[list[Row], str], LoadResult[T]],
+    revision: str | None = None,
 ) -> LoadResult[T]:
-    """Rows of a one-file dataset from ``data`` (file or directory) or the hub, parsed.
+    """Rows of a one-table dataset from ``data`` or the hub (at ``revision``), parsed.
 
-    Unreadable lines and malformed records end up together in ``errors``, in file order.
+    ``data`` is a ``.jsonl``/``.json``/``.parquet`` file, a directory holding one (a name
+    of ``local_names``, or ``<split>*.parquet`` there or under ``data/``), or a
+    ``datasets`` ``save_to_disk`` directory (a ``Dataset``, or a ``DatasetDict`` read at
+    ``split``), optionally pinned as ``DIR@FINGERPRINT``.  Unreadable lines and malformed
+    records end up together in ``errors``, in file order; when no record loaded because
+    every one lacks the same field, that is one error saying the data is not ``what``'s.
     """
     if data is None:
-        source, rows = hub_rows(hub, None, split)
-        return parse(rows, source)
-    path = resolve_local(data, local_names, what)
-    rows, errors = read_records(path)
-    result = parse(rows, str(path))
+        source, rows = hub_rows(hub, None, split, revision=revision)
+        return _not_this_dataset(parse(rows, source), what)
+    if revision is not None:
+        raise DatasetUnavailableError(
+            f"a revision ({revision}) pins a hub load, but {data} is a local copy: drop the "
+            "revision, or load the hub")
+    rows, errors, source = read_local_rows(data, local_names, what, split)
+    result = parse(rows, source)
     result.errors = sorted(errors + result.errors, key=lambda e: e.line or 0)
+    return _not_this_dataset(result, what)
+
+
+def _not_this_dataset(result: LoadResult[T], what: str) -> LoadResult[T]:
+    """One error, naming the fix, for data of which no record has a required field."""
+    errors = result.errors
+    if result.records or not errors:
+        return result
+    first = errors[0]
+    if first.field and all(e.field == first.field and e.message == "missing" for e in errors):
+        result.errors = [RecordError(
+            result.source, None, first.field,
+            f"missing from every record: this is not {what} data; pass --data a file or "
+            f"datasets directory with {what}'s fields")]
     return result
+
+
+def read_local_rows(data: str | Path, local_names: Sequence[str], what: str, split: str
+                    ) -> tuple[list[Row], list[RecordError], str]:
+    """``(rows, unreadable-line errors, source label)`` of the local copy ``data``
+    (see :func:`load_single_file_dataset` for what it may be)."""
+    saved = _saved_dataset(data)
+    if saved is not None:
+        source, rows = _saved_rows(saved[0], saved[1], split)
+        return rows, [], source
+    paths = resolve_local(data, local_names, what, split)
+    if paths[0].suffix == ".parquet":
+        return _parquet_rows(paths), [], str(paths[0] if len(paths) == 1 else
+                                             paths[0].parent / f"{split}*.parquet")
+    rows, errors = read_records(paths[0])
+    return rows, errors, str(paths[0])
+
+
+def _saved_dataset(data: str | Path) -> tuple[Path, str | None] | None:
+    """``(folder, pinned fingerprint)`` when ``data`` names a ``save_to_disk`` folder,
+    optionally as ``PATH@FINGERPRINT``."""
+    text = str(data)
+    pin = None
+    if "@" in Path(text).name:
+        text, _, pin = text.rpartition("@")
+    folder = Path(text).expanduser()
+    if folder.is_dir() and ((folder / "state.json").is_file()
+                            or (folder / "dataset_dict.json").is_file()):
+        return folder, pin or None
+    return None
+
+
+def _saved_rows(folder: Path, pin: str | None, split: str) -> tuple[str, list[Row]]:
+    """A ``datasets`` folder (``save_to_disk``), checked against ``pin``.
+
+    The source label records the dataset's fingerprint; pinning it in ``--data``
+    (``PATH@FINGERPRINT``) puts it in the run identity and refuses any other version.
+    """
+    try:
+        import datasets  # heavy: only this path needs it
+    except Exception as exc:  # ImportError, or a broken binary dependency
+        raise DatasetUnavailableError(f"cannot load {folder}: the `datasets` package failed to "
+                                      f"import ({type(exc).__name__}: {exc})") from exc
+    try:
+        loaded = datasets.load_from_disk(str(folder))
+    except Exception as exc:  # a damaged or foreign folder
+        raise DatasetUnavailableError(f"cannot load the saved dataset {folder} "
+                                      f"({type(exc).__name__}: {exc})") from exc
+    if isinstance(loaded, datasets.DatasetDict):
+        if split not in loaded:
+            raise DatasetUnavailableError(f"{folder}: no split {split!r} "
+                                          f"(has {', '.join(loaded)})")
+        loaded = loaded[split]
+    fingerprint = str(loaded._fingerprint)
+    if pin is not None and pin != fingerprint:
+        raise DatasetUnavailableError(f"{folder}: the saved dataset's fingerprint is "
+                                      f"{fingerprint}, not the pinned {pin}")
+    source = f"{folder} (saved dataset, fingerprint {fingerprint})"
+    return source, [(i, dict(row)) for i, row in enumerate(loaded, 1)]
+
+
+def _parquet_rows(paths: Sequence[Path]) -> list[Row]:
+    """Every row of the Parquet files ``paths``, numbered across them (1-indexed)."""
+    try:
+        import pyarrow.parquet as pq  # a dependency of datasets; only this path needs it
+    except Exception as exc:  # ImportError, or a broken binary dependency
+        raise DatasetUnavailableError(f"cannot read {paths[0]}: pyarrow failed to import "
+                                      f"({type(exc).__name__}: {exc})") from exc
+    rows: list[Row] = []
+    for path in paths:
+        try:
+            table = pq.read_table(path)
+        except Exception as exc:  # ArrowInvalid (not Parquet), OSError
+            raise DatasetUnavailableError(f"{path} is not a readable Parquet file "
+                                          f"({type(exc).__name__}: {exc})") from exc
+        base = len(rows)
+        rows.extend((base + i, row) for i, row in enumerate(table.to_pylist(), 1))
+    return rows
 
 
 def parse_samples(rows: list[Row], source: str, build: Callable[[dict[str, Any]], T],
@@ -304,16 +421,26 @@ def parse_samples(rows: list[Row], source: str, build: Callable[[dict[str, Any]]
     return LoadResult(out, errors, source)
 
 
-def resolve_local(path: str | Path, candidates: Sequence[str], what: str) -> Path:
-    """The file to read for ``--data PATH``: the path, or the first candidate in a directory."""
+def resolve_local(path: str | Path, candidates: Sequence[str], what: str,
+                  split: str = "test") -> list[Path]:
+    """The file(s) to read for ``--data PATH``: the path itself; in a directory, the first
+    of ``candidates`` there, else its ``<split>*.parquet`` files (or those under
+    ``data/``, the hub's layout), in name order."""
     root = Path(path).expanduser()
     if root.is_file():
-        return root
+        return [root]
     if root.is_dir():
         for name in candidates:
             if (root / name).is_file():
-                return root / name
+                return [root / name]
+        for folder in (root, root / "data"):
+            shards = sorted(folder.glob(f"{split}*.parquet"))
+            if shards:
+                return shards
         raise DatasetUnavailableError(
-            f"no {what} file in {root} (looked for {', '.join(candidates)})"
+            f"no {what} file in {root} (looked for {', '.join(candidates)}, "
+            f"{split}*.parquet, and a datasets save_to_disk directory's dataset_dict.json "
+            "or state.json): pass --data the data file itself, or a directory written by "
+            "datasets' save_to_disk"
         )
     raise DatasetUnavailableError(f"{what}: no such file or directory: {root}")

@@ -3,7 +3,9 @@
 A run is a pipeline of small steps over plain records, each one a method of the
 benchmark's declaration (``Benchmark``, found in the registry):
 
-1. **load** the benchmark's records (hub or ``--data``) and **plan** the items to ask;
+1. **load** the benchmark's records (hub, at ``--data-revision`` when given, or
+   ``--data``) and **plan** the items to ask; the data's fingerprint (the revision, else
+   a digest of the records) is part of the run's identity;
 2. **render** each item's official prompt (chat messages or a plain completion);
 3. **generate** ``n`` samples per prompt through the OpenAI-compatible client (every
    request goes through the content-addressed cache, so a rerun costs nothing);
@@ -48,6 +50,14 @@ from execlens.tasks.prompts import (
     read_response,
 )
 
+from ._pin import (
+    DataOptionError,
+    check_data_options,
+    check_revision_used,
+    data_fingerprint,
+    data_revision,
+    unpinned_warning,
+)
 from ._protocol import Benchmark, BenchmarkError
 from ._references import attach_reference
 from ._registry import get_benchmark
@@ -124,9 +134,13 @@ class EvalConfig:
     perturb: tuple[str, ...] = ()
     """Perturbation kinds applied in order to every program (``bench.PERTURB_KINDS``)."""
     perturb_seed: int = 0
+    data_revision: str | None = None
+    """The hub revision (commit, tag) the data is loaded at (``--data-revision``); None:
+    the hub's current version, or ``data`` when given."""
 
     def identity(self) -> dict[str, Any]:
-        """What must match for a rerun to resume this run (not --limit: it may grow)."""
+        """What must match for a rerun to resume this run (not --limit: it may grow;
+        ``run_eval`` adds the data's fingerprint, which holds ``data_revision``)."""
         keys = ("benchmark", "task", "prompt", "model", "base_url", "n", "temperature",
                 "top_p", "max_tokens", "seed", "endpoint", "data")
         identity = {key: getattr(self, key) for key in keys}
@@ -193,6 +207,10 @@ def check_config(config: EvalConfig) -> Benchmark:
                         "'<think>' '</think>'")
     if config.stop is not None and any(not stop for stop in config.stop):
         raise EvalError("--stop strings must not be empty (use --no-stop to send none)")
+    try:
+        check_data_options(config.data, config.data_revision)
+    except DataOptionError as exc:
+        raise EvalError(str(exc)) from exc
     if config.perturb:
         from ._perturb import PerturbUnsupported, parse_perturb_kinds
 
@@ -451,11 +469,14 @@ def _perturb(bench: Benchmark, plan: Any, config: EvalConfig, engine: Engine | N
 
 
 def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
-             show_progress: bool = True, engine: Engine | None = None) -> EvalResult:
+             show_progress: bool = True, engine: Engine | None = None,
+             warn: Callable[[str], None] | None = None) -> EvalResult:
     """Run (or resume) one evaluation into ``out`` and return its results.
 
-    Raises :class:`EvalError` for a run that cannot start (nothing is written then) and
-    :class:`ModelRequestsFailed` when some requests failed (everything else is kept).
+    ``warn(message)`` hears what the user should know before the run starts (hub data
+    loaded at no pinned revision).  Raises :class:`EvalError` for a run that cannot
+    start (nothing is written then) and :class:`ModelRequestsFailed` when some requests
+    failed (everything else is kept).
     """
     from execlens.bench import DatasetError
     from execlens.models import (
@@ -468,10 +489,16 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
 
     bench = check_config(config)
     try:
-        records = bench.load(config.data)
+        with data_revision(config.data_revision) as hub_loads:
+            records = bench.load(config.data)
+        check_revision_used(hub_loads, bench.name)
         plan = bench.plan(records, config.task, limit=config.limit, offset=config.offset)
     except (DatasetError, ValueError) as exc:
         raise EvalError(f"{exc}") from exc
+    fingerprint = data_fingerprint(records, hub_loads)
+    unpinned = unpinned_warning(hub_loads, fingerprint)
+    if unpinned is not None and warn is not None:
+        warn(unpinned)
     perturbation = _perturb(bench, plan, config, engine) if config.perturb else None
     if perturbation is not None:
         plan = perturbation.pop("plan")
@@ -488,7 +515,7 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
     _check_model(config)
     try:
         with ExitStack() as stack:
-            identity = {"verb": "eval", **config.identity(),
+            identity = {"verb": "eval", **config.identity(), "data_fingerprint": fingerprint,
                         "program": program_identity(engine)}
             run = stack.enter_context(RunDir.open(out, identity, overwrite=overwrite))
             asked = scored = 0

@@ -92,6 +92,7 @@ def run_score(
     progress: Callable[[int, int], None] | None = None,
     model: str | None = None,
     temperature: float | None = None,
+    data_revision: str | None = None,
 ) -> ScoreRunResult:
     """Score ``generations`` in every mode of ``benchmark`` into ``out_dir``, resumably.
 
@@ -99,6 +100,8 @@ def run_score(
     when something is left to score.  ``progress(done, total)`` is called as samples
     finish.  ``model`` and ``temperature`` say who generated the file: recorded, and
     used to put a published reference beside the scores when one is known.
+    ``data_revision``: the hub revision the data was loaded at, recorded in the run's
+    identity beside the digest of the data (which is there either way).
     """
     from execlens.store import RunDir, StoreError
 
@@ -120,6 +123,8 @@ def run_score(
         "data_sha256": sha256_json([repr(u.item) for u in units]),
         "program": program_identity(engine),
     }
+    if data_revision is not None:  # absent unpinned: earlier runs still resume
+        identity["data_revision"] = data_revision
     started = time.perf_counter()
     own: Engine | None = None
     scored = 0

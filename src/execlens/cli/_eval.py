@@ -91,7 +91,13 @@ def eval_command(
     limit: Annotated[int | None, typer.Option(help="Only the first N samples.")] = None,
     offset: Annotated[int, typer.Option(help="Skip the first N samples.")] = 0,
     data: Annotated[str | None, typer.Option(
-        help="Local data file/dir (default: the hub).")] = None,
+        help="Local data: a .jsonl/.json/.parquet file, a directory holding one, or a "
+             "datasets save_to_disk directory (pin it to its fingerprint as "
+             "DIR@FINGERPRINT); default: the benchmark's shipped copy or the hub.")] = None,
+    data_revision: Annotated[str | None, typer.Option(
+        help="Load the hub dataset at this revision (a commit hash or tag), recorded in "
+             "the run's identity; without it a hub load is unpinned (a warning says so).")
+    ] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Run directory.")] = None,
     workers: Annotated[int | None, typer.Option(help="Scoring servers (>= 1).")] = None,
     concurrency: Annotated[int | None, typer.Option(help="Requests in flight.")] = None,
@@ -137,19 +143,25 @@ def eval_command(
                         extra_body=_json_object(extra_body, "--extra-body"),
                         reasoning=reasoning, stop=_stop_option(stop, no_stop),
                         think_tags=think_tags or DEFAULT_THINK_TAGS,
-                        perturb=tuple(perturb or ()), perturb_seed=perturb_seed)
+                        perturb=tuple(perturb or ()), perturb_seed=perturb_seed,
+                        data_revision=data_revision)
     target = out or Path("runs") / f"{benchmark}-{task}-{prompt}-{model.replace('/', '_')}"
     if out is None and config.perturb:  # beside the unperturbed run, not over it
         target = target.with_name(f"{target.name}-perturb-{'+'.join(config.perturb)}")
     try:
         # check_config first: a bad option is an error before any warning.
         warn_program_environment(benchmark_requirements([check_config(config).name]))
-        result = run_eval(config, target, overwrite=overwrite)
+        result = run_eval(config, target, overwrite=overwrite, warn=warn)
     except ModelRequestsFailed as exc:
         fail(str(exc), 1)
     except EvalError as exc:
         fail(str(exc))
     print_summary(result, Console())
+
+
+def warn(message: str) -> None:
+    """One ``warning:`` line on stderr; the command goes on."""
+    typer.echo("warning: " + " ".join(str(message).split()), err=True)
 
 
 def _stop_option(stop: list[str] | None, no_stop: bool) -> tuple[str, ...] | None:

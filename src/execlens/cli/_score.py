@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from execlens.bench import ScoreRunResult, benchmark_names
-from execlens.cli._eval import fail
+from execlens.cli._eval import fail, warn
 from execlens.cli._program_env import benchmark_requirements, warn_program_environment
 
 _EXPLAIN = {
@@ -91,7 +91,13 @@ def score(
         help="A task of the benchmark (CRUXEval default: 'input' if the path says so, as "
              "the official script decides).")] = None,
     data: Annotated[Path | None, typer.Option(
-        help="Local benchmark data (cruxeval.jsonl / execution-v2 rows); default: Hugging Face.")
+        help="Local benchmark data: a .jsonl/.json/.parquet file (cruxeval.jsonl, "
+             "execution-v2 rows), a directory holding one, or a datasets save_to_disk "
+             "directory (DIR@FINGERPRINT pins it); default: the shipped copy or the hub.")
+    ] = None,
+    data_revision: Annotated[str | None, typer.Option(
+        help="Load the hub dataset at this revision (a commit hash or tag), recorded in "
+             "the run's identity; without it a hub load is unpinned (a warning says so).")
     ] = None,
     workers: Annotated[int | None, typer.Option(
         help="Execution servers (>= 1), so timeouts overlap (default: the benchmark's).")
@@ -108,13 +114,19 @@ def score(
     """Score a generations file in official and strict modes (resumable)."""
     from execlens.bench import (
         BenchmarkError,
+        DataOptionError,
         DatasetError,
         GenerationsError,
         ScoreRunError,
+        check_data_options,
+        check_revision_used,
+        data_fingerprint,
         default_benchmark,
         get_benchmark,
         run_score,
+        unpinned_warning,
     )
+    from execlens.bench import data_revision as data_revision_block
     from execlens.tasks import ProblemError
 
     console = Console(stderr=as_json)
@@ -130,13 +142,23 @@ def score(
     if temperature is not None and not 0.0 <= temperature <= 2.0:
         fail(f"--temperature must be between 0 and 2, got {temperature}")
     try:
-        loaded = bench.read_generations(generations, None if data is None else str(data), task)
+        check_data_options(None if data is None else str(data), data_revision)
+        with data_revision_block(data_revision) as hub_loads:
+            loaded = bench.read_generations(generations, None if data is None else str(data),
+                                            task)
+        check_revision_used(hub_loads, bench.name)
+        unpinned = unpinned_warning(hub_loads, data_fingerprint(
+            [item for item, _ in loaded.items], hub_loads))  # the identity's data_sha256
+        if unpinned is not None:
+            warn(unpinned)
         warn_program_environment(benchmark_requirements([bench.name]))
         with _progress(len(loaded.items), plain=not as_json) as report:
             result = run_score(out, bench, loaded, generations_file=str(generations),
                                workers=workers, overwrite=overwrite, progress=report,
-                               model=model, temperature=temperature)
-    except (GenerationsError, ProblemError, DatasetError, ScoreRunError, BenchmarkError) as exc:
+                               model=model, temperature=temperature,
+                               data_revision=data_revision)
+    except (GenerationsError, ProblemError, DatasetError, ScoreRunError, BenchmarkError,
+            DataOptionError) as exc:
         fail(str(exc))
     _summary(result.results, console)
     _timing(result, console)

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from execlens.bench import (
-    DatasetUnavailableError,
     FieldError,
     LoadResult,
     Row,
@@ -115,59 +114,13 @@ def _parse(rows: list[Row], source: str) -> LoadResult[LCBExecSample]:
     return result
 
 
-def _saved_dataset(data: str | Path) -> tuple[Path, str | None] | None:
-    """``(folder, pinned fingerprint)`` when ``data`` names a ``save_to_disk`` folder,
-    optionally as ``PATH@FINGERPRINT``."""
-    text = str(data)
-    pin = None
-    if "@" in Path(text).name:
-        text, _, pin = text.rpartition("@")
-    folder = Path(text).expanduser()
-    if folder.is_dir() and ((folder / "state.json").is_file()
-                            or (folder / "dataset_dict.json").is_file()):
-        return folder, pin or None
-    return None
-
-
-def _load_saved(folder: Path, pin: str | None, split: str) -> LoadResult[LCBExecSample]:
-    """A ``datasets`` folder (``Dataset.save_to_disk``), checked against ``pin``.
-
-    The source label records the dataset's fingerprint; pinning it in ``--data``
-    (``PATH@FINGERPRINT``) puts it in the run identity and refuses any other version.
-    """
-    try:
-        import datasets  # type: ignore[import-untyped]  # heavy: only this path needs it
-    except Exception as exc:  # ImportError, or a broken binary dependency
-        raise DatasetUnavailableError(f"cannot load {folder}: the `datasets` package failed to "
-                                      f"import ({type(exc).__name__}: {exc})") from exc
-    try:
-        loaded = datasets.load_from_disk(str(folder))
-    except Exception as exc:  # a damaged or foreign folder
-        raise DatasetUnavailableError(f"cannot load the saved dataset {folder} "
-                                      f"({type(exc).__name__}: {exc})") from exc
-    if isinstance(loaded, datasets.DatasetDict):
-        if split not in loaded:
-            raise DatasetUnavailableError(f"{folder}: no split {split!r} "
-                                          f"(has {', '.join(loaded)})")
-        loaded = loaded[split]
-    fingerprint = str(loaded._fingerprint)
-    if pin is not None and pin != fingerprint:
-        raise DatasetUnavailableError(f"{folder}: the saved dataset's fingerprint is "
-                                      f"{fingerprint}, not the pinned {pin}")
-    source = f"{folder} (saved dataset, fingerprint {fingerprint})"
-    return _parse([(i, dict(row)) for i, row in enumerate(loaded, 1)], source)
-
-
 def load_lcb_exec(
-    data: str | Path | None = None, *, split: str = "test"
+    data: str | Path | None = None, *, split: str = "test", revision: str | None = None
 ) -> LoadResult[LCBExecSample]:
-    """Load LiveCodeBench execution from ``data`` (.jsonl/.json file or directory, or a
-    ``datasets`` ``save_to_disk`` folder, optionally pinned as ``PATH@FINGERPRINT``) or the
-    hub."""
-    if data is not None:
-        saved = _saved_dataset(data)
-        if saved is not None:
-            return _load_saved(saved[0], saved[1], split)
+    """Load LiveCodeBench execution from ``data`` -- a .jsonl/.json/.parquet file, a
+    directory holding one, or a ``datasets`` ``save_to_disk`` directory, optionally
+    pinned as ``PATH@FINGERPRINT`` -- or the hub (at ``revision``, else the revision of
+    an enclosing ``data_revision`` block, else the hub's current version)."""
     return load_single_file_dataset(data, hub=LCB_EXEC_HUB, split=split,
                                     local_names=_LOCAL_NAMES, what="LiveCodeBench execution",
-                                    parse=_parse)
+                                    parse=_parse, revision=revision)
