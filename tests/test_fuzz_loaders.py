@@ -26,10 +26,11 @@ from execlens.bench import (
     benchmark_names,
     default_benchmark,
     get_benchmark,
+    load_programs,
 )
 from execlens.store import JsonlLog
 from execlens.synth import ConfigError, SourceConfig, load_config, load_source
-from execlens.tasks import SourceError, load_programs
+from execlens.tasks import SourceError
 
 _FRESH = int(os.environ.get("EXECLENS_FUZZ_EXAMPLES", "0"))
 FUZZ = settings(max_examples=_FRESH or 40, derandomize=not _FRESH, deadline=5000,

@@ -127,9 +127,8 @@ def test_packages_use_each_others_public_api_only() -> None:
 #: REval's name is the task selection rule and the old name of the tracer's frame-blind
 #: mode (kept as an alias where modes are named or documented).
 KNOWN_NAME_USES = {
-    "cli/_tasks.py", "tasks/_runtime.py", "tasks/_sources.py", "trace/_api.py",
-    "trace/_recorder/__init__.py", "trace/_recorder/_core.py", "trace/_runner.py",
-    "trace/_trace.py",
+    "cli/_tasks.py", "tasks/_runtime.py", "trace/_api.py", "trace/_recorder/__init__.py",
+    "trace/_recorder/_core.py", "trace/_runner.py", "trace/_trace.py",
 }
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from execlens.bench.cruxeval import programs_from_cruxeval
 from execlens.engine import Engine
 from execlens.judge import (
     TASK_JUDGES,
@@ -24,7 +25,7 @@ from execlens.judge import (
     plan_task,
     score_samples,
 )
-from execlens.tasks import RuntimeProgram, RuntimeTask, build_tasks, programs_from_cruxeval
+from execlens.tasks import RuntimeProgram, RuntimeTask, build_tasks
 from execlens.trace import trace_engine
 from execlens.values import encode
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from execlens.bench import load_programs
 from execlens.engine import Engine, Job
 from execlens.judge import VerdictStatus, judge_task, step_credit
 from execlens.tasks import (
@@ -17,7 +18,6 @@ from execlens.tasks import (
     Task,
     TaskError,
     build_tasks,
-    load_programs,
     numbered_program,
 )
 from execlens.tasks.prompts import answer_instruction, render_answer

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from execlens.bench import load_programs
+from execlens.bench.reval import programs_from_reval
 from execlens.engine import Engine
 from execlens.tasks import (
     build_tasks,
     candidate_lines,
-    load_programs,
     programs_from_codeio,
-    programs_from_reval,
     read_tasks,
     write_tasks,
 )

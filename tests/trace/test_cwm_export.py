@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from execlens.tasks import load_programs
+from execlens.bench import load_programs
 from execlens.trace import CWM_TOKENS, cwm_frames, cwm_trace, trace_program
 
 _FRAME = re.compile(r"<\|(call|line|return|exception)_sep\|>(.*?)<\|frame_sep\|>", re.DOTALL)

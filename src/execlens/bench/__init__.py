@@ -77,6 +77,7 @@ if TYPE_CHECKING:
         data_revision,
         unpinned_warning,
     )
+    from execlens.bench._programs import load_programs
     from execlens.bench._protocol import (
         Benchmark,
         BenchmarkError,
@@ -153,6 +154,7 @@ _EXPORTS = {
     "perturb_plan": "_perturb",
     "perturb_programs": "_perturb",
     "perturb_traced": "_perturb_traced",
+    "load_programs": "_programs",
     "Benchmark": "_protocol",
     "BenchmarkError": "_protocol",
     "ExportSpec": "_protocol",

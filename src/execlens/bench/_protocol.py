@@ -32,6 +32,18 @@ Optional hooks the runners and the demo look for (``getattr``; a benchmark may l
                                                    row of its data asks, None for a row not
                                                    of its shape: ``export`` reads benchmark
                                                    problems through it)
+    recognises(path, first)                     -> bool                 (whether ``path``, a
+                                                   file or a directory, is data its
+                                                   ``programs`` reads; ``first`` is the
+                                                   file's first record, ``{}`` for a
+                                                   directory or an empty file)
+    programs(path)                              -> [RuntimeProgram, ...] (the runs its data
+                                                   asks runtime questions about:
+                                                   ``load_programs`` asks the benchmarks
+                                                   that recognise a path, in registry
+                                                   order, for ``tasks build`` and the
+                                                   runtime benchmark; a malformed record
+                                                   is a named ``tasks.SourceError``)
     shipped_runs()                              -> [ShippedRun, ...]    (published files it ships)
     demo_evals(directory, engine)               -> [(label, EvalConfig fields), ...]
 

@@ -179,13 +179,13 @@ def build(
     progress: ProgressOption = True,
 ) -> None:
     """Trace every program run of SOURCE and write its tasks (resumable after a kill)."""
+    from execlens.bench import load_programs
     from execlens.tasks import (
         KINDS,
         SELECTIONS,
         SourceError,
         build_tasks,
         failed_runs,
-        load_programs,
         source_warnings,
         trace_from_record,
         trace_programs,

@@ -43,17 +43,11 @@ _EXPECTED = ("ok", "exception", "skipped")
 def _load(dataset: Path) -> list[Any]:
     """REval problems, or a usage error naming the record, field and expectation."""
     from execlens.bench import DatasetError
-    from execlens.bench.reval import load_reval_problems
-    from execlens.tasks import SourceError, check_reval_data
+    from execlens.bench.reval import reval_problems_to_trace
 
-    data_file = dataset / "DREval_data.jsonl" if dataset.is_dir() else dataset
     try:
-        if data_file.name == "DREval_data.jsonl" and data_file.is_file():
-            # Exported rows are keyed by task id: a duplicate would make two rows one key.
-            for duplicate in check_reval_data(data_file):
-                usage_error(duplicate)
-        return load_reval_problems(dataset)
-    except (SourceError, DatasetError) as exc:
+        return reval_problems_to_trace(dataset)
+    except DatasetError as exc:
         usage_error(str(exc))
 
 

@@ -4,9 +4,11 @@
 comparison rule, meta) that benchmarks, synthesis and the rewards share; benchmark rows
 of output/input prediction become tasks through :func:`prediction_task`.  This module
 holds the runtime-behaviour tasks (coverage, path, state, output) built from
-traces of any program and input, the readers of the datasets they are built from (with
-REval's one ClassEval rule and the one missing-module skip rule, which the benchmarks use
-too).  Names are loaded on first use.
+traces of any program and input, and what a data source hands them: :class:`RuntimeProgram`
+with the kit source readers share (named :class:`SourceError`), the one ClassEval rule
+and the one missing-module skip rule.  The benchmarks read their own data into programs
+(``execlens.bench.load_programs`` asks them); CodeI/O's samples, which are no benchmark,
+are read here.  Names are loaded on first use.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from execlens.tasks._classeval import ClassEvalTestClass, classeval_test_classes
+    from execlens.tasks._codeio import is_codeio_record, programs_from_codeio
     from execlens.tasks._fulltrace import (
         MAX_TRACE_STEPS,
         executed_lines,
@@ -56,17 +59,17 @@ if TYPE_CHECKING:
     from execlens.tasks._sources import (
         RuntimeProgram,
         SourceError,
-        check_reval_data,
-        load_programs,
-        programs_from_codeio,
-        programs_from_cruxeval,
-        programs_from_reval,
+        duplicate_ids,
+        require_field,
+        source_rows,
         source_warnings,
     )
 
 _EXPORTS = {
     "ClassEvalTestClass": "_classeval",
     "classeval_test_classes": "_classeval",
+    "is_codeio_record": "_codeio",
+    "programs_from_codeio": "_codeio",
     "Candidate": "_lines",
     "candidate_lines": "_lines",
     "line_variables": "_lines",
@@ -101,12 +104,10 @@ _EXPORTS = {
     "trace_record": "_runtime",
     "RuntimeProgram": "_sources",
     "SourceError": "_sources",
-    "check_reval_data": "_sources",
+    "duplicate_ids": "_sources",
+    "require_field": "_sources",
+    "source_rows": "_sources",
     "source_warnings": "_sources",
-    "load_programs": "_sources",
-    "programs_from_codeio": "_sources",
-    "programs_from_cruxeval": "_sources",
-    "programs_from_reval": "_sources",
 }
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

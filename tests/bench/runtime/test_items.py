@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from execlens.bench import DatasetError, DatasetUnavailableError, get_benchmark
+from execlens.bench import DatasetError, DatasetUnavailableError, get_benchmark, load_programs
 from execlens.bench.runtime import RuntimeItem, traced_tasks
-from execlens.tasks import load_programs
 from execlens.values import parse_call
 
 
@@ -117,7 +116,7 @@ def test_a_users_jsonl_in_cruxeval_shape_works(bench: object, tmp_path: Path) ->
 @pytest.mark.parametrize(("text", "message"), [
     ('{"id": "a", "code": "def f(): pass", "input": 3, "output": "1"}\n', "field 'input'"),
     ('not json\n', "record 1: not JSON"),
-    ('{"x": 1}\n', "not REval, CRUXEval or CodeI/O data"),
+    ('{"x": 1}\n', "not cruxeval, reval or CodeI/O data"),
 ])
 def test_malformed_data_is_a_named_dataset_error(bench: object, tmp_path: Path, text: str,
                                                  message: str) -> None:

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from execlens.bench import load_programs
 from execlens.bench.runtime import traced_tasks
 from execlens.engine import recorded_program_python_file
-from execlens.tasks import load_programs
 from execlens.trace import trace_engine
 
 

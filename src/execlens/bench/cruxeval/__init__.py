@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     )
     from ._official import CruxEvalOfficialScorer, cruxeval_mode_from_path
     from ._packaged import DATA_DIR, packaged_generations
+    from ._programs import programs_from_cruxeval, recognises_cruxeval
     from ._prompts import CRUXEVAL_SYSTEM, cruxeval_sampling, render_cruxeval
 
 _EXPORTS = {
@@ -41,6 +42,8 @@ _EXPORTS = {
     "cruxeval_mode_from_path": "_official",
     "DATA_DIR": "_packaged",
     "packaged_generations": "_packaged",
+    "programs_from_cruxeval": "_programs",
+    "recognises_cruxeval": "_programs",
     "CRUXEVAL_SYSTEM": "_prompts",
     "cruxeval_sampling": "_prompts",
     "render_cruxeval": "_prompts",

@@ -20,7 +20,7 @@ from execlens.bench import (
     match_generations,
 )
 from execlens.judge import Scorer, StrictScorer
-from execlens.tasks import Task
+from execlens.tasks import RuntimeProgram, Task
 from execlens.tasks.prompts import Extraction, RenderedPrompt
 
 from ._data import load_cruxeval
@@ -32,6 +32,7 @@ from ._generations import (
     load_cruxeval_problems,
 )
 from ._official import CruxEvalOfficialScorer, cruxeval_mode_from_path
+from ._programs import programs_from_cruxeval, recognises_cruxeval
 from ._prompts import STYLES
 
 __all__ = ["BENCHMARK", "CruxEval"]
@@ -73,6 +74,14 @@ class CruxEval(SampleBenchmark):
     def load(self, data: str | None) -> list[Any]:
         """CRUXEval's samples; malformed records are named and stop the run."""
         return dataset_records(load_cruxeval(data))
+
+    def recognises(self, path: Path, first: Mapping[str, Any]) -> bool:
+        """Whether ``path`` is CRUXEval-shaped data (``load_programs`` asks)."""
+        return recognises_cruxeval(path, first)
+
+    def programs(self, data: Path) -> list[RuntimeProgram]:
+        """``f(<input>)`` on each sample of ``data`` (``tasks build``)."""
+        return programs_from_cruxeval(data)
 
     def render(self, item: Any, task: str, style: str) -> RenderedPrompt:
         """The official prompt."""

@@ -50,6 +50,12 @@ if TYPE_CHECKING:
     from ._judge import judge_reval, plan_reval
     from ._oracle import reval_constant_answers, reval_oracle_answers
     from ._plan import REVAL_MODES, REVAL_TASKS, RevalPlan
+    from ._programs import (
+        check_reval_data,
+        programs_from_reval,
+        recognises_reval,
+        reval_problems_to_trace,
+    )
     from ._prompts import (
         REVAL_PROMPT_FILES,
         REVAL_SYSTEM,
@@ -104,6 +110,10 @@ _EXPORTS = {
     "REVAL_MODES": "_plan",
     "REVAL_TASKS": "_plan",
     "RevalPlan": "_plan",
+    "check_reval_data": "_programs",
+    "programs_from_reval": "_programs",
+    "recognises_reval": "_programs",
+    "reval_problems_to_trace": "_programs",
     "REVAL_PROMPT_FILES": "_prompts",
     "REVAL_SYSTEM": "_prompts",
     "RevalPromptInput": "_prompts",

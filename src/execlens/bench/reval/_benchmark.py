@@ -33,6 +33,7 @@ from execlens.bench import (
     select,
 )
 from execlens.judge import SampleScore, ScorePlan, Verdict, VerdictStatus, guarded
+from execlens.tasks import RuntimeProgram
 from execlens.tasks.prompts import Extraction, RenderedPrompt
 
 from ._data import RevalItem, load_reval, reval_pairs, reval_questions
@@ -42,6 +43,7 @@ from ._flat import reval_metrics_for_report
 from ._judge import plan_reval
 from ._perturb import RevalPerturbation
 from ._plan import REVAL_MODES, REVAL_TASKS
+from ._programs import programs_from_reval, recognises_reval
 from ._score import summarise
 from ._truth import RevalTruth, build_reval_truth, reval_context
 
@@ -191,6 +193,14 @@ class Reval:
         if loaded.errors:
             raise DatasetError("; ".join(str(e) for e in loaded.errors[:5]))
         return list(loaded.records)
+
+    def recognises(self, path: Path, first: Mapping[str, Any]) -> bool:
+        """Whether ``path`` is DREval data (``load_programs`` asks)."""
+        return recognises_reval(path, first)
+
+    def programs(self, data: Path) -> list[RuntimeProgram]:
+        """Every input of the DREval data ``data``, with its questions (``tasks build``)."""
+        return programs_from_reval(data)
 
     def _runnable(self, items: Iterable[RevalItem]) -> list[RevalItem]:
         kept = []

@@ -1,7 +1,7 @@
 """The runtime benchmark's declaration: REval's four questions, CRUXEval's two and the
 full trace (CoCoNUT's question), for any programs with inputs.
 
-* ``load``: whatever ``execlens.tasks.load_programs`` reads (CRUXEval's ``cruxeval.jsonl``,
+* ``load``: whatever ``execlens.bench.load_programs`` reads (CRUXEval's ``cruxeval.jsonl``,
   REval's DREval data or HumanEval-style records, CodeI/O's parsed samples, a user's
   JSONL in one of those shapes);
 * ``plan``: ``--limit``/``--offset`` pick *programs*; they are traced (cached) and the
@@ -36,11 +36,12 @@ from execlens.bench import (
     Reference,
     TaskSpec,
     check_generations,
+    load_programs,
     read_generations_json,
     select,
 )
 from execlens.judge import Scorer, TaskScorer
-from execlens.tasks import RuntimeProgram, SourceError, load_programs
+from execlens.tasks import RuntimeProgram, SourceError
 from execlens.tasks.prompts import Extraction, RenderedPrompt
 
 from ._explain import explain_runtime
