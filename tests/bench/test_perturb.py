@@ -167,3 +167,24 @@ def test_cruxeval_800_every_kind_keeps_every_program(engine: Any) -> None:
         assert all(summary["per_kind"][k]["applied"] + summary["per_kind"][k]["not_applicable"]
                    == 800 for k in kinds), summary
         assert all(summary["per_kind"][k]["applied"] for k in kinds), summary
+
+
+def test_an_order_that_would_erase_a_kind_is_a_cli_error_naming_the_fix(tmp_path: Path
+                                                                        ) -> None:
+    import subprocess
+    import sys
+
+    from execlens.bench import PerturbUnsupported, parse_perturb_kinds
+
+    assert parse_perturb_kinds(["garbage", "comments"]) == ("garbage", "comments")
+    with pytest.raises(PerturbUnsupported, match="garbage,comments"):
+        parse_perturb_kinds(["comments,garbage"])  # garbage's unparse drops the comments
+    done = subprocess.run(
+        [sys.executable, "-m", "execlens", "eval", "--benchmark", "cruxeval", "--task",
+         "output", "--model", "fake-model", "--base-url", "http://127.0.0.1:9",
+         "--perturb", "reformat,rename", "--out", str(tmp_path / "run")],
+        capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "rename,reformat" in lines[0]
+    assert not (tmp_path / "run").exists()

@@ -38,7 +38,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from execlens.tasks.perturb import KINDS, PerturbError, perturb_source, protected_names
+from execlens.tasks.perturb import (
+    KINDS,
+    PerturbError,
+    order_problem,
+    perturb_source,
+    protected_names,
+)
 
 from ._perturb_traced import TracedTarget, perturb_traced
 
@@ -83,7 +89,9 @@ class PerturbTarget:
 def parse_perturb_kinds(values: Sequence[str] | None) -> tuple[str, ...]:
     """``--perturb`` values (repeated or comma lists) as kinds in order, duplicates dropped.
 
-    Raises :class:`PerturbUnsupported` naming the kinds for an unknown one.
+    Raises :class:`PerturbUnsupported` naming the kinds for an unknown one, and for an
+    order in which a later kind would erase an earlier one's layout (``comments`` before
+    ``garbage``), naming an order that keeps both.
     """
     kinds: list[str] = []
     for value in values or ():
@@ -96,6 +104,9 @@ def parse_perturb_kinds(values: Sequence[str] | None) -> tuple[str, ...]:
                                          f"{', '.join(PERTURB_KINDS)}")
             if kind not in kinds:
                 kinds.append(kind)
+    problem = order_problem(kinds)
+    if problem is not None:  # a kind counted as applied whose effect is gone
+        raise PerturbUnsupported(f"--perturb {','.join(kinds)}: {problem}")
     return tuple(kinds)
 
 

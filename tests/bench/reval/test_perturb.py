@@ -104,7 +104,7 @@ def test_every_kept_output_pair_has_the_original_output_truth(
         assert after.error == before.error
 
 
-def test_a_question_on_a_line_with_two_statements_is_dropped_as_unmapped(
+def test_a_question_on_a_line_split_apart_is_dropped_as_unmapped(
         problems: list[RevalProblem], tracing_engine: Any, truth_cache: Path) -> None:
     from dataclasses import replace
 
@@ -121,9 +121,12 @@ def test_a_question_on_a_line_with_two_statements_is_dropped_as_unmapped(
     assert indent
     bench = Reval()
     plan = bench.plan([joined], "coverage", limit=None, offset=0)
+    new_plan, summary = perturb_plan(bench, plan, ["prints"], 0, tracing_engine)
+    assert new_plan[0][1] == []  # unparse splits the two statements apart
+    assert summary["per_kind"]["prints"]["dropped_reasons"] == {"line_unmapped": 1}
+    plan = bench.plan([joined], "coverage", limit=None, offset=0)
     new_plan, summary = perturb_plan(bench, plan, ["comments"], 0, tracing_engine)
-    assert new_plan[0][1] == []
-    assert summary["per_kind"]["comments"]["dropped_reasons"] == {"line_unmapped": 1}
+    assert len(new_plan[0][1]) == 1  # comments edit the text: the line stays one line
 
 
 @pytest.mark.slow
@@ -152,3 +155,53 @@ def test_all_of_reval_every_kept_item_keeps_its_truth(data_dir: Path, tracing_en
                 old, new = before[mode].questions[item.sample_id], \
                     after[mode].questions[item.sample_id]
                 assert (new.covered, new.state) == (old.covered, old.state)
+
+
+def test_eval_perturb_asks_the_perturbed_programs_and_an_oracle_scores_full(
+        tmp_path: Path, data_dir: Path, tracing_engine: Any, truth_cache: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from execlens.bench import write_report
+
+    from ...standin_model import StandInModel, user_message
+
+    monkeypatch.setenv("EXECLENS_CACHE_DIR", str(tmp_path / "requests"))
+    data, kinds, limit = data_dir / "reval", ("garbage", "comments"), 12
+    bench = Reval()
+    plan, _ = perturb_plan(bench, bench.plan(bench.load(str(data)), "coverage", limit=limit,
+                                             offset=0), kinds, 0, tracing_engine)
+    truth = bench._truths["official"].questions
+    answers = {bench.render(item, "coverage", "direct").text:
+               "YES" if truth[item.sample_id].covered else "NO" for item in plan[0][1]}
+
+    def reply(body: dict[str, Any]) -> str:
+        return f"{answers.get(user_message(body), 'NO')}\n[/ANSWER]"
+
+    def cli(out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "execlens", "eval", "--benchmark", "reval", "--task",
+             "coverage", "--data", str(data), "--model", "fake-model", "--base-url",
+             server.base_url, "--limit", str(limit), "--out", str(out), *extra],
+            capture_output=True, text=True, timeout=300, env=dict(os.environ))
+
+    with StandInModel(reply) as server:
+        plain = cli(tmp_path / "plain")
+        perturbed = cli(tmp_path / "perturbed", "--perturb", ",".join(kinds))
+    assert plain.returncode == 0, plain.stderr
+    assert perturbed.returncode == 0, perturbed.stderr
+    results = json.loads((tmp_path / "perturbed" / "results.json").read_text())
+    block = results["perturbation"]
+    assert block["kinds"] == list(kinds) and block["kept"] == len(plan[0][1])
+    assert block["per_kind"]["garbage"]["applied"] == block["kept"]
+    assert results["metrics"]["official"]["coverage"] == 100.0  # judged on its own truth
+    samples = [json.loads(line) for line in
+               (tmp_path / "perturbed" / "samples.jsonl").read_text().splitlines()]
+    assert all(s["question"]["program"] in s["prompt"]["user"] for s in samples)
+    assert all("\n    # " in s["question"]["program"] for s in samples)  # comments kind
+    page = write_report([tmp_path / "plain", tmp_path / "perturbed"],
+                        tmp_path / "report.html").read_text()
+    assert 'id="robustness"' in page and "garbage+comments" in page

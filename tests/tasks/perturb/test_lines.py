@@ -12,7 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from execlens.tasks.perturb import KINDS, PerturbError, compose_lines, perturb_program
+from execlens.tasks.perturb import (
+    KINDS,
+    PerturbError,
+    compose_lines,
+    order_problem,
+    perturb_program,
+)
 
 #: Already in unparse's layout: renaming, dead code, comments and prints move no
 #: statement of it except by the lines they insert.
@@ -91,7 +97,9 @@ def test_lines_that_are_no_statement_of_their_own_map_to_nothing() -> None:
               "    return y\n")       # 10
     for kind in KINDS:
         done = perturb_program(source, kind, 0)
-        assert set(done.lines) == {1, 7, 8, 10}, kind
+        # Comments edit the text as it is: a line's statements stay together on it.
+        assert set(done.lines) == ({1, 4, 5, 7, 8, 10} if kind == "comments" else
+                                   {1, 7, 8, 10}), kind
         new = _lines(done.source)
         assert new[done.lines[10] - 1].strip().startswith("return ")
         assert new[done.lines[1] - 1].startswith("def f(")
@@ -106,36 +114,65 @@ def test_composed_maps_follow_each_kind_in_turn() -> None:
     assert compose_lines({1: 2, 3: 4}, {2: 5}) == {1: 5}  # a line lost in the second
 
 
+def test_comments_keep_the_layout_and_never_enter_a_string() -> None:
+    source = 'def f(x):\n    s = """a\n    b"""; y = x\n    return (s,\n            y)\n'
+    done = perturb_program(source, "comments", 3)
+    assert [line for line in done.source.split("\n") if not line.lstrip().startswith("#")] \
+        == source.split("\n")  # only comment lines added, the layout kept
+    assert done.source.count('"""a\n    b"""') == 1  # nothing inserted inside the string
+    assert done.lines[2] == done.source.split("\n").index('    s = """a') + 1
+
+
+def test_an_order_that_erases_a_kind_is_named() -> None:
+    assert order_problem(KINDS) is None
+    assert order_problem(["garbage", "comments"]) is None
+    problem = order_problem(["comments", "garbage"])
+    assert problem is not None and "garbage,comments" in problem
+    assert order_problem(["reformat", "rename"]) is not None
+    assert order_problem(["reformat", "comments"]) is None
+
+
 def test_a_kind_with_nothing_to_do_is_refused_not_mapped() -> None:
     with pytest.raises(PerturbError):
         perturb_program("x = 1\n", "rename", 0)
 
 
-def _own_lines(code: str) -> dict[int, type]:
-    """Lines starting exactly one statement, whose body (if any) starts on a later line:
-    each must survive every kind as a line of its own.  With each its statement's type."""
-    starts: dict[int, list[ast.stmt]] = {}
+def _starts(code: str) -> dict[int, list[str]]:
+    """The types of the statements starting on each line."""
+    starts: dict[int, list[str]] = {}
     for node in ast.walk(ast.parse(code)):
         if isinstance(node, ast.stmt):
-            starts.setdefault(node.lineno, []).append(node)
-    return {line: type(nodes[0]) for line, nodes in starts.items() if len(nodes) == 1}
+            starts.setdefault(node.lineno, []).append(type(node).__name__)
+    return starts
 
 
-def test_every_cruxeval_line_of_its_own_maps_to_the_same_kind_of_statement(
-        data_dir: Path) -> None:
+def test_every_cruxeval_line_of_its_own_maps_to_the_same_statements(data_dir: Path) -> None:
     from execlens.bench import get_benchmark
 
-    programs = [(item.code, _own_lines(item.code))
+    programs = [(item.code, _starts(item.code))
                 for item in get_benchmark("cruxeval").load(None)]
     assert len(programs) == 800
     for kind in KINDS:
-        for code, own in programs:
+        for code, before in programs:
             try:
                 done = perturb_program(code, kind, 0)
             except PerturbError:
                 continue
-            after = {n.lineno: type(n) for n in ast.walk(ast.parse(done.source))
-                     if isinstance(n, ast.stmt)}
-            assert set(own) <= set(done.lines), (kind, code)
+            after = _starts(done.source)
+            # A line starting exactly one statement must survive as a line of its own.
+            own = {line for line, types in before.items() if len(types) == 1}
+            assert own <= set(done.lines), (kind, code)
             for line, moved in done.lines.items():
-                assert own[line] is after[moved], (kind, code, line)
+                assert before[line] == after[moved], (kind, code, line)
+
+
+def test_spelled_names_protect_what_a_question_expression_names() -> None:
+    from execlens.tasks.perturb import spelled_names
+
+    names = spelled_names(["(self.total, counts[key])", "x"])
+    assert names == {"self", "total", "counts", "key", "x"}
+    code = ("class C:\n    def f(self, key, other):\n        counts = {key: other}\n"
+            "        return counts\n")
+    renamed = perturb_program(code, "rename", 0, protect=names).source
+    assert "def f(self, key, " in renamed and "counts = {key: " in renamed
+    assert "other" not in renamed  # the name no question spells is renamed

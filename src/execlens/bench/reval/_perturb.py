@@ -18,14 +18,13 @@ truth the path question is judged against (how many moved is counted).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from execlens.bench import Observed, TracedTarget, Variant
-from execlens.tasks.perturb import protected_names
+from execlens.tasks.perturb import protected_names, spelled_names
 
 from ._data import RevalItem, RevalPair, RevalProblem
 from ._plan import REVAL_MODES
@@ -36,18 +35,15 @@ if TYPE_CHECKING:
 
 __all__ = ["RevalPerturbation"]
 
-_NAME = re.compile(r"[A-Za-z_]\w*")
-
-
 def _protected(problem: RevalProblem) -> frozenset[str]:
     """Names a rename of ``problem`` must keep: every identifier its questions' variables
     spell (``self.total``, ``counts[key]``) and the keyword names its calls and tests use."""
-    names = {name for pair in problem.pairs for question in pair.questions
-             for name in _NAME.findall(question.var)}
+    asked = spelled_names(question.var for pair in problem.pairs
+                          for question in pair.questions)
     outside = [f"{problem.entry_point}{text.strip()}" for text in problem.inputs]
     if problem.test:
         outside.append(problem.test)
-    return frozenset(names) | protected_names(outside)
+    return asked | protected_names(outside)
 
 
 def _restrict(truth: RevalTruth, task_id: str) -> RevalTruth:

@@ -8,28 +8,30 @@ the behaviour is proved elsewhere, by re-executing both programs in the engine
 (``execlens.bench``'s ``--perturb`` runner); a rewrite that changed behaviour is dropped
 and counted there, never trusted.
 
-Kinds (:data:`KINDS`):
+Kinds (:data:`KINDS`, in an order that loses none of them):
 
 * ``rename``: local variables and parameters of every function get misleading names
   (other plausible variable names, shuffled); globals, attributes, keyword-argument
   names, ``global`` names, names a nested class binds and functions that read their own
   namespace (``locals()``, ``eval``, ...) are left alone;
-* ``reformat``: the canonical ``ast.unparse`` layout (quotes, spacing, parentheses,
-  comments dropped), one element per line inside brackets, blank lines after blocks;
 * ``garbage``: dead code in function bodies -- ``if False:`` blocks, ``while False:``
   loops and assignments to fresh, never-read names;
-* ``comments``: misleading comments before statements (claims about what they do);
 * ``prints``: misleading ``print`` calls before statements (CodeCrash's kind: text to
   stdout).  The benchmarks judge returned values, not stdout, so the re-execution check
-  compares values and exceptions and, for this kind only, not stdout.
+  compares values and exceptions and, for this kind only, not stdout;
+* ``reformat``: the canonical ``ast.unparse`` layout (quotes, spacing, parentheses,
+  comments dropped), one element per line inside brackets, blank lines after blocks;
+* ``comments``: misleading comments before statements (claims about what they do),
+  inserted into the text as it is.
 
-Every kind goes through ``ast.unparse``, so every perturbed program is re-laid out and
-its line numbers differ from the original's.  :func:`perturb_program` returns, with the
-text, a line map (original line -> perturbed line, read from the statements; see
-``_lines``) so that questions naming lines (REval, the runtime benchmark's
-coverage/path/state) can be asked about the same statement in the perturbed program; a
-line that no longer is a line of its own (split apart, or not a statement's first line)
-maps to nothing.
+Every kind but ``comments`` writes the program out again through ``ast.unparse``: it is
+re-laid out, and an earlier ``reformat``'s layout or ``comments``' text is gone
+(:func:`order_problem` names such an order).  Line numbers move: :func:`perturb_program`
+returns, with the text, a line map (original line -> perturbed line, read from the
+statements; see ``_lines``) so that questions naming lines (REval, the runtime
+benchmark's coverage/path/state) can be asked about the same statement in the perturbed
+program; a line that no longer is a line of its own (split apart, or not a statement's
+first line) maps to nothing.
 
 Deterministic: the same ``(source, kind, seed)`` gives the same text (``random.Random``
 seeded with a string hashes it with SHA-512, independent of ``PYTHONHASHSEED``).
@@ -41,11 +43,13 @@ from ._kinds import (
     KINDS,
     Perturbed,
     PerturbError,
+    order_problem,
     perturb_program,
     perturb_source,
     protected_names,
+    spelled_names,
 )
 from ._lines import compose_lines
 
-__all__ = ["KINDS", "PerturbError", "Perturbed", "compose_lines", "perturb_program",
-           "perturb_source", "protected_names"]
+__all__ = ["KINDS", "PerturbError", "Perturbed", "compose_lines", "order_problem",
+           "perturb_program", "perturb_source", "protected_names", "spelled_names"]

@@ -6,15 +6,16 @@ import ast
 import builtins
 import io
 import random
+import re
 import tokenize
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ._lines import anchor_statements, map_lines
 
-__all__ = ["KINDS", "PerturbError", "Perturbed", "perturb_program", "perturb_source",
-           "protected_names"]
+__all__ = ["KINDS", "PerturbError", "Perturbed", "order_problem", "perturb_program",
+           "perturb_source", "protected_names", "spelled_names"]
 
 
 def _set_attr(node: Any, attribute: str) -> Callable[[str], None]:
@@ -74,6 +75,17 @@ def protected_names(texts: Iterable[str]) -> frozenset[str]:
                     names.update(key.value for key in keyword.value.keys
                                  if isinstance(key, ast.Constant) and isinstance(key.value, str))
     return frozenset(names)
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def spelled_names(texts: Iterable[str]) -> frozenset[str]:
+    """Every identifier ``texts`` spell: what a rename must keep so that an expression
+    asked about from outside (a state question's ``self.total`` or ``(i, j)``) still
+    names the same variables.  Attribute names and string keys come along (harmless:
+    a rename never touches them)."""
+    return frozenset(name for text in texts for name in _WORD.findall(text))
 
 
 def _identifiers(tree: ast.AST) -> set[str]:
@@ -438,22 +450,31 @@ def _prints(tree: ast.Module, rng: random.Random) -> int:
 
 
 def _comments(text: str, rng: random.Random) -> str:
-    """Comments before statements of the unparsed ``text`` (a comment is no AST node)."""
+    """Comments before statements of ``text``, its layout kept (a comment is no AST node:
+    this kind edits the text, so a later kind that writes the tree out erases them).
+
+    Only a statement that is the first thing on its line gets one (a line that begins
+    inside a multi-line string, or whose statement follows a ``;``, is left alone);
+    decorators sit above a def's line, and a comment may sit between them.
+    """
     lines = text.split("\n")
     tree = ast.parse(text)
-    chosen: dict[int, str] = {}
+    eligible: list[tuple[ast.stmt, str]] = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.stmt) and not isinstance(node, ast.ImportFrom) \
-                and rng.random() < 0.5:
-            # A statement starts a line of its own in unparse's output, never inside a
-            # string; decorators sit above a def's line, and a comment may sit there too.
-            line = node.lineno - 1
-            chosen.setdefault(line, " " * node.col_offset + "# " + _claim(node, rng))
+        if isinstance(node, ast.stmt) and not isinstance(node, ast.ImportFrom):
+            # col_offset counts UTF-8 bytes: anything but spaces before it disqualifies.
+            before = lines[node.lineno - 1].encode("utf-8")[:node.col_offset]
+            if not before.strip():
+                eligible.append((node, before.decode("ascii")))
+    if not eligible:
+        raise PerturbError("no statement starts a line of its own to comment")
+    chosen: dict[int, str] = {}
+    for node, indent in eligible:
+        if rng.random() < 0.5:
+            chosen.setdefault(node.lineno - 1, indent + "# " + _claim(node, rng))
     if not chosen:
-        first = next((n for n in tree.body), None)
-        if first is None:
-            raise PerturbError("an empty program has no statement to comment")
-        chosen[first.lineno - 1] = "# " + _claim(first, rng)
+        node, indent = eligible[0]
+        chosen[node.lineno - 1] = indent + "# " + _claim(node, rng)
     for line in sorted(chosen, reverse=True):
         lines.insert(line, chosen[line])
     return "\n".join(lines)
@@ -502,7 +523,30 @@ def _split_brackets(text: str) -> str:
 
 
 # ------------------------------------------------------------------------------ entry
-KINDS: tuple[str, ...] = ("rename", "reformat", "garbage", "comments", "prints")
+#: In an order that loses none: the tree rewrites, then the layout kinds (reformat writes
+#: the tree out anew; comments are text, which any later rewrite would erase).
+KINDS: tuple[str, ...] = ("rename", "garbage", "prints", "reformat", "comments")
+#: Kinds that write the whole program out again (``ast.unparse``), erasing an earlier
+#: kind's layout; and the kinds whose whole effect is layout.
+_WRITES_OUT = frozenset({"rename", "garbage", "prints", "reformat"})
+_LAYOUT = ("reformat", "comments")
+
+
+def order_problem(kinds: Sequence[str]) -> str | None:
+    """Why applying ``kinds`` in this order would erase one of them (None: it would not).
+
+    ``reformat`` and ``comments`` are layout: a later kind that writes the program out
+    again (any but ``comments``) replaces it with its own.
+    """
+    for index, first in enumerate(kinds):
+        if first not in _LAYOUT:
+            continue
+        later = next((kind for kind in kinds[index + 1:] if kind in _WRITES_OUT), None)
+        if later is not None:
+            fixed = ",".join(kind for kind in KINDS if kind in kinds)
+            return (f"{later} writes the program out again and would erase what {first} "
+                    f"did before it; give the layout kinds last, e.g. {fixed}")
+    return None
 
 
 @dataclass(frozen=True)
@@ -549,15 +593,16 @@ def perturb_program(source: str, kind: str, seed: int = 0, *,
         _garbage(tree, rng)
     elif kind == "prints":
         _prints(tree, rng)
-    ast.fix_missing_locations(tree)
-    try:
-        text = ast.unparse(tree)
-    except (ValueError, RecursionError) as exc:  # pragma: no cover - unparse limits
-        raise PerturbError(f"the rewritten program cannot be written out: {exc}") from None
-    if kind == "comments":
-        text = _comments(text, rng)
-    elif kind == "reformat":
-        text = _reformat(text)
+    if kind == "comments":  # a text edit: the layout (a reformat's too) is kept
+        text = _comments(source, rng)
+    else:
+        ast.fix_missing_locations(tree)
+        try:
+            text = ast.unparse(tree)
+        except (ValueError, RecursionError) as exc:  # pragma: no cover - unparse limits
+            raise PerturbError(f"the rewritten program cannot be written out: {exc}") from None
+        if kind == "reformat":
+            text = _reformat(text)
     text = text if text.endswith("\n") else text + "\n"
     if text == source:  # already in this layout: counted as not applicable, not as a kept edit
         raise PerturbError(f"{kind} leaves this program as it is")
