@@ -17,7 +17,9 @@ full trace (CoCoNUT's question), for any programs with inputs.
 * ``explain``: the expected answer and the run (program, executed lines, asked line,
   true value) of a question, for the report's failure view;
 * ``metrics``: accuracy per kind, coverage precision/recall/F1, full traces' mean step
-  credit, and the constant-answer baselines on the same questions.
+  credit, and the constant-answer baselines on the same questions;
+* ``perturb_target``: ``--perturb`` rewrites each run's program, maps the questions'
+  lines and traces the truth again there (``_perturb`` says what must not move).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from execlens.bench import (
     ProblemScorer,
     Reference,
     TaskSpec,
+    TracedTarget,
     check_generations,
     load_programs,
     read_generations_json,
@@ -48,6 +51,7 @@ from ._explain import explain_runtime
 from ._extract import extract_runtime
 from ._items import COMPOSITE, KINDS, RuntimeItem, items_by_kind
 from ._metrics import runtime_metrics
+from ._perturb import RuntimePerturbation
 from ._prompts import STYLES, render_runtime
 from ._truth import RuntimeTruth, TracedTasks, traced_tasks
 
@@ -74,8 +78,6 @@ class RuntimeBenchmark:
     """Coverage, path, state, output and input questions about any programs' runs."""
 
     name = "runtime"
-    # --perturb: every kind goes through ast.unparse, so line numbers move.
-    perturb_note = "its coverage/path/state questions name lines that every kind moves"
     default_task = "all"  # `execlens eval --benchmark runtime` asks every kind
     description = ("Runtime behaviour of any programs with inputs: coverage, path, state "
                    "(REval's questions) and output/input prediction (CRUXEval's)")
@@ -102,6 +104,9 @@ class RuntimeBenchmark:
         self._given: dict[tuple[str, str], list[str]] = {}
         """A generations file's answers (a score run's records do not keep them; the
         full trace's step credit is computed from them)."""
+        self._perturbation: RuntimePerturbation | None = None
+        self._perturbed: dict[str, list[int]] | None = None
+        """``--perturb``: the lines each perturbed run executed (None: not perturbed)."""
 
     # ------------------------------------------------------------- items
     def load(self, data: str | None) -> list[Any]:
@@ -137,6 +142,7 @@ class RuntimeBenchmark:
         if programs != self._programs:
             self._programs, self._traced = programs, None
         items = items_by_kind(self._truth().tasks)
+        self._perturbation, self._perturbed = None, None
         self._items = {(kind, item.sample_id): item
                        for kind, kind_items in items.items() for item in kind_items}
         if task != "all":
@@ -151,11 +157,29 @@ class RuntimeBenchmark:
         """The answer in the response's last ``[ANSWER]`` block."""
         return extract_runtime(raw, item.kind)
 
+    # ------------------------------------------------------------- --perturb
+    def perturb_target(self, item: Any, task: str) -> TracedTarget | str:
+        """``--perturb``: the run's program is rewritten (once per run), the question's line
+        mapped and its truth traced again there."""
+        if self._perturbation is None:
+            self._perturbation = RuntimePerturbation(self._programs, self._truth().tasks)
+        return self._perturbation.target(item)
+
+    def perturbed(self, plan: Sequence[tuple[str, list[Any]]]) -> None:
+        """The plan ``--perturb`` kept: metrics, judges and the report read its items."""
+        self._items = {(kind, item.sample_id): item for kind, items in plan for item in items}
+        if self._perturbation is not None:
+            self._perturbed = self._perturbation.executed(
+                [item for _, items in plan for item in items])
+
     # ------------------------------------------------------------- scoring
     def prepare(self, items: Sequence[Any], task: str, engine: Any) -> Any:
         """The traced truth of the planned programs, ``{sample id: task}`` for ``task``
         and the lines each run executed (traced in ``engine`` unless the cache or
-        :meth:`plan` already holds it)."""
+        :meth:`plan` already holds it).  A perturbed plan's items carry their own truth
+        (traced on their program by ``--perturb``)."""
+        if self._perturbed is not None:
+            return RuntimeTruth({item.sample_id: item.task for item in items}, self._perturbed)
         traced = self._truth(engine)
         truth = items_by_kind(traced.tasks)
         return RuntimeTruth({item.sample_id: item.task for item in truth.get(task, ())},
@@ -164,7 +188,9 @@ class RuntimeBenchmark:
     def explain(self, item: Any, task: str, context: Any) -> dict[str, Any] | None:
         """The expected answer, program, asked line, executed lines and true value of
         ``item`` (for the report's failure view)."""
-        if context is None and self._traced is not None:
+        if context is None and self._perturbed is not None:
+            context = RuntimeTruth({}, self._perturbed)
+        elif context is None and self._traced is not None:
             context = RuntimeTruth({}, self._traced.executed)
         return explain_runtime(item, context)
 
