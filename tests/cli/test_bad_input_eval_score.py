@@ -369,14 +369,22 @@ def test_eval_perturb_unknown_kind(data_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "run"
     _refused(_run("eval", "--benchmark", "cruxeval", "--data", str(_crux(data_dir)),
                   "--perturb", "rename,shuffle", "--limit", "1", "-o", str(out)),
-             "unknown perturbation 'shuffle'", "rename, reformat, garbage, comments, prints")
+             "unknown perturbation 'shuffle'", "rename, garbage, prints, reformat, comments")
     assert not out.exists()
 
 
 def test_eval_perturb_on_a_benchmark_without_the_hook(data_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "run"
-    _refused(_run("eval", "--benchmark", "reval", "--task", "coverage", "--perturb", "rename",
-                  "--limit", "1", "-o", str(out)), "reval does not support --perturb")
+    _refused(_run("eval", "--benchmark", "codemind", "--perturb", "rename",
+                  "--limit", "1", "-o", str(out)), "codemind does not support --perturb")
+    assert not out.exists()
+
+
+def test_eval_perturb_in_an_order_that_erases_a_kind(data_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    _refused(_run("eval", "--benchmark", "reval", "--task", "coverage", "--perturb",
+                  "comments,rename", "--limit", "1", "-o", str(out)),
+             "rename writes the program out again", "rename,comments")
     assert not out.exists()
 
 

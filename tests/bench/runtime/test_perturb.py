@@ -8,6 +8,9 @@ through ``execlens eval --perturb`` (prompts, extraction and judges agree on the
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -129,19 +132,24 @@ def test_eval_perturb_scores_an_oracle_fully_and_the_report_shows_the_drop(
             if answer is not None:
                 answers[bench.render(item, item.kind, "direct").text] = answer
 
-    def config(perturb: tuple[str, ...]) -> EvalConfig:
-        return EvalConfig(benchmark="runtime", task="all", model="fake-model",
-                          base_url=server.base_url, n=1, temperature=0.0, max_tokens=64,
-                          limit=6, data=str(data), retries=0, perturb=perturb)
-
     with answering_model(lambda prompt: f"[ANSWER]\n{answers.get(prompt, 'NO')}\n"
                                         f"[/ANSWER]") as server:
-        plain = run_eval(config(()), tmp_path / "plain", show_progress=False)
-        perturbed = run_eval(config(kinds), tmp_path / "perturbed", show_progress=False)
-    block = perturbed.results["perturbation"]
+        plain = run_eval(EvalConfig(benchmark="runtime", task="all", model="fake-model",
+                                    base_url=server.base_url, n=1, max_tokens=64, limit=6,
+                                    data=str(data), retries=0),
+                         tmp_path / "plain", show_progress=False)
+        done = subprocess.run(  # the CLI, as a user runs it
+            [sys.executable, "-m", "execlens", "eval", "--benchmark", "runtime", "--task",
+             "all", "--data", str(data), "--model", "fake-model", "--base-url",
+             server.base_url, "--limit", "6", "--perturb", ",".join(kinds), "--out",
+             str(tmp_path / "perturbed")],
+            capture_output=True, text=True, timeout=300, env=dict(os.environ))
+    assert done.returncode == 0, done.stderr
+    results = json.loads((tmp_path / "perturbed" / "results.json").read_text())
+    block = results["perturbation"]
     assert block["kinds"] == list(kinds) and block["kept"] == sum(len(i) for _, i in plan)
     assert block["recomputed"]["path"] > 0  # inserted lines run between some lines
-    metrics = perturbed.results["metrics"]["strict"]
+    metrics = results["metrics"]["strict"]
     for kind in ("coverage", "path", "state", "output", "input"):
         assert metrics[kind] == 100.0, (kind, metrics)
     samples = [json.loads(line) for line in
