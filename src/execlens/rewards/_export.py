@@ -23,7 +23,7 @@ from typing import Any
 
 from execlens.rewards._decontam import Decontaminator
 from execlens.rewards._prompts import render_messages
-from execlens.tasks import Task
+from execlens.tasks import Task, prediction_code
 
 __all__ = ["FORMATS", "ExportResult", "export_tasks", "trl_row", "verl_row"]
 
@@ -88,9 +88,11 @@ def export_tasks(tasks: Iterable[Task], out_dir: str | Path, *,
             continue
         seen.add(key)
         if decontaminator is not None:
-            if task.program not in verdicts:
-                verdicts[task.program] = decontaminator.contaminated(task.program)
-            if verdicts[task.program]:
+            # The code without its prelude: an import block in front must not hide a copy.
+            code = prediction_code(task)
+            if code not in verdicts:
+                verdicts[code] = decontaminator.contaminated(code)
+            if verdicts[code]:
                 result.dropped += 1
                 continue
         kept.append(task)

@@ -7,7 +7,7 @@ strict judge accepts for the task's kind.
 
 from __future__ import annotations
 
-from execlens.tasks import Task
+from execlens.tasks import Task, prediction_code
 from execlens.tasks.prompts import answer_instruction
 
 __all__ = ["SYSTEM_PROMPT", "render_direct_prompt", "render_messages"]
@@ -58,7 +58,9 @@ def _output_text(task: Task) -> str:
 def render_messages(task: Task) -> list[dict[str, str]]:
     """The chat messages (system + user) asking ``task``'s question."""
     numbered = task.kind in ("coverage", "path", "state")
-    code = _numbered(task.program) if numbered else task.program
+    # A prediction task's prelude (LiveCodeBench's import block) runs but is not shown,
+    # as in the benchmark's own prompt; line-numbered kinds have none.
+    code = _numbered(task.program) if numbered else prediction_code(task)
     if task.kind == "trace":  # CoCoNUT's numbering: every physical line ends with # N
         from execlens.tasks import numbered_program
 
@@ -76,6 +78,6 @@ def render_direct_prompt(task: Task, shots: list[Task] | tuple[Task, ...] = ()
     completions with ``answer_format="first_line"``."""
     if task.kind != "output" or any(shot.kind != "output" for shot in shots):
         raise ValueError("direct prompts are for output-prediction tasks")
-    solved = "".join(f"{shot.program.rstrip()}\nassert {shot.call} == {shot.reference}\n\n"
-                     for shot in shots)
-    return f"{solved}{task.program.rstrip()}\nassert {task.call} == "
+    solved = "".join(f"{prediction_code(shot).rstrip()}\nassert {shot.call} == "
+                     f"{shot.reference}\n\n" for shot in shots)
+    return f"{solved}{prediction_code(task).rstrip()}\nassert {task.call} == "

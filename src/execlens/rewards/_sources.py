@@ -49,8 +49,15 @@ def tasks_from_prediction(task: Task, *, kinds: Iterable[str] = PREDICTION_KINDS
             kind=kind, program=task.program, reference=task.reference,
             function=task.entry, call=task.call if kind == "output" else None,
             id=f"{name}/{task.id}/{kind}", source=name,
-            meta={"input": task.call} if kind == "input" else {}))
+            meta={**_prelude_of(task), **({"input": task.call} if kind == "input" else {})}))
     return out
+
+
+def _prelude_of(task: Task) -> dict[str, Any]:
+    # The program runs with its prelude (LiveCodeBench's import block); the prompt shows
+    # the code without it (``tasks.prediction_code``), so the split must travel along.
+    prelude = (task.meta or {}).get("prelude")
+    return {"prelude": prelude} if prelude else {}
 
 
 def tasks_from_runtime(task: Task) -> Task:

@@ -45,8 +45,11 @@ def _order(sample_id: str) -> tuple[int, str]:
 
 def lcb_row_task(record: Mapping[str, Any], *, id_key: str = "id") -> Task:
     """One execution-v2 row as an output-prediction task (its ``input`` is the full
-    call); the code alone, without the import block the official scorer adds."""
-    return prediction_task_from_record(record, id_key=id_key, call=True, source=_SOURCE)
+    call), with LiveCodeBench's import block as its prelude: the rows' code uses the
+    names it binds (``Counter``, ``defaultdict``...) without importing them, so a task
+    run without it fails with ``NameError`` (an exported input task's right answers)."""
+    return prediction_task_from_record(record, id_key=id_key, call=True, prelude=LCB_PRELUDE,
+                                       source=_SOURCE)
 
 
 def lcb_task(sample: Any) -> Task:
