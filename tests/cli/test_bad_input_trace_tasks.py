@@ -271,6 +271,27 @@ def test_rerun_with_other_settings_is_refused_and_keeps_the_run(tmp_path: Path) 
     assert "differs" not in fourth.stderr
 
 
+def test_rerun_on_changed_reval_questions_is_a_different_run(
+        tmp_path: Path, data_dir: Path, reval_row: dict[str, Any]) -> None:
+    """REval's questions live in DREval_tasks.jsonl, beside the data file: a rerun after
+    they changed must not resume the old run (its identity is the loaded runs, not one
+    file's bytes)."""
+    source = _reval(tmp_path, data_dir, [reval_row])
+    out = tmp_path / "t.jsonl"
+    args = ("tasks", "build", str(source), "-o", str(out), "--selection", "reval",
+            "--workers", "1", "--no-progress")
+    first = _invoke(*args)
+    assert first.exit_code == 0, first.stderr
+    before = out.read_bytes()
+    questions = source / "DREval_tasks.jsonl"
+    rows = [json.loads(line) for line in questions.open(encoding="utf-8")]
+    for run in rows[0]["tasks"]:
+        run["task"] = run["task"][:1]  # ask fewer questions of the same program
+    questions.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    _assert_usage_error(_invoke(*args), "differs in: data", "--overwrite")
+    assert out.read_bytes() == before
+
+
 # --- runs that fail are counted and named (issue 9 item 7) -------------------------------
 
 def test_timeouts_are_named_in_the_summary(tmp_path: Path) -> None:

@@ -85,6 +85,17 @@ def file_digest(path: Path) -> str:
     return digest.hexdigest()
 
 
+def programs_digest(programs: list[Any]) -> str:
+    """sha256 of the loaded runs (frozen dataclasses of plain values): the data's identity
+    in a run manifest, whatever files it came from -- REval's questions live in a second
+    file, which a digest of the data file alone would miss."""
+    digest = hashlib.sha256()
+    for program in programs:
+        digest.update(repr(program).encode("utf-8"))
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
 def open_run(path: Path, identity: dict[str, Any], overwrite: bool) -> Any:
     """``RunDir.open`` with every store refusal turned into a usage error."""
     from execlens.store import RunDir, StoreError
@@ -217,9 +228,8 @@ def build(
         skipped = sorted({p.problem_id for p in programs if p.skip_reason == reason})
         typer.echo(f"skipped {', '.join(skipped)}: {reason}", err=True)
 
-    data_file = source / "DREval_data.jsonl" if source.is_dir() else source
     warn_program_environment(benchmark_requirements(["runtime"]))
-    identity = {"verb": "tasks build", "data": file_digest(data_file), "runs": len(programs),
+    identity = {"verb": "tasks build", "data": programs_digest(programs), "runs": len(programs),
                 "mode": mode, "max_steps": max_steps, "wall_limit": wall_limit,
                 "program": program_identity()}
     limits = TraceLimits(max_steps=max_steps)
