@@ -5,8 +5,8 @@ comparison rule, meta) that benchmarks, synthesis and the rewards share; benchma
 of output/input prediction become tasks through :func:`prediction_task`.  This module
 holds the runtime-behaviour tasks (coverage, path, state, output) built from
 traces of any program and input, and what a data source hands them: :class:`RuntimeProgram`
-with the kit source readers share (named :class:`SourceError`), the one ClassEval rule
-and the one missing-module skip rule.  The benchmarks read their own data into programs
+with the kit source readers share (named :class:`SourceError`) and the one
+missing-module skip rule.  The benchmarks read their own data into programs
 (``execlens.bench.load_programs`` asks them); CodeI/O's samples, which are no benchmark,
 are read here.  Names are loaded on first use.
 """
@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from execlens.tasks._classeval import ClassEvalTestClass, classeval_test_classes
     from execlens.tasks._codeio import is_codeio_record, programs_from_codeio
     from execlens.tasks._fulltrace import (
         MAX_TRACE_STEPS,
@@ -66,8 +65,6 @@ if TYPE_CHECKING:
     )
 
 _EXPORTS = {
-    "ClassEvalTestClass": "_classeval",
-    "classeval_test_classes": "_classeval",
     "is_codeio_record": "_codeio",
     "programs_from_codeio": "_codeio",
     "Candidate": "_lines",

@@ -15,6 +15,7 @@ from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ._benchmark import BENCHMARK, Reval, RevalScorer, truth_cache_dir
+    from ._classeval import ClassEvalTestClass, classeval_test_classes
     from ._data import (
         REVAL_HUB,
         RevalDataError,
@@ -78,6 +79,8 @@ _EXPORTS = {
     "Reval": "_benchmark",
     "RevalScorer": "_benchmark",
     "truth_cache_dir": "_benchmark",
+    "ClassEvalTestClass": "_classeval",
+    "classeval_test_classes": "_classeval",
     "REVAL_HUB": "_data",
     "RevalDataError": "_data",
     "RevalItem": "_data",

@@ -35,9 +35,10 @@ from execlens.bench import (
     parse_samples,
     read_records,
 )
-from execlens.tasks import classeval_test_classes, skip_reason
+from execlens.tasks import skip_reason
 from execlens.tasks.prompts import RenderedPrompt
 
+from ._classeval import classeval_test_classes
 from ._prompts import RevalPromptInput, render_reval
 
 if TYPE_CHECKING:

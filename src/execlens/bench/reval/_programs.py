@@ -21,13 +21,13 @@ from typing import Any
 from execlens.tasks import (
     RuntimeProgram,
     SourceError,
-    classeval_test_classes,
     duplicate_ids,
     require_field,
     skip_reason,
     source_rows,
 )
 
+from ._classeval import classeval_test_classes
 from ._data import RevalDataError, RevalProblem, load_reval_problems
 
 __all__ = ["check_reval_data", "programs_from_reval", "recognises_reval",
@@ -117,7 +117,7 @@ def programs_from_reval(path: str | Path, with_questions: bool = True) -> list[R
 
     HumanEval problems call ``entry_point`` with each input's argument tuple; ClassEval
     problems run, for input ``i``, the first ``test*`` method of the ``i``-th test class
-    REval keeps (``execlens.tasks.classeval_test_classes``).  Problems importing a module
+    REval keeps (``_classeval.classeval_test_classes``).  Problems importing a module
     that is not installed get a ``skip_reason``.
     """
     root = Path(path)

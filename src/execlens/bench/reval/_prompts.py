@@ -61,7 +61,7 @@ class RevalPromptInput:
     ``input`` is the problem's ``inputs[input_idx]``: an argument-tuple repr ending in
     ``,)`` (HumanEval) or a test body (ClassEval). ``setup`` is the ClassEval test class's
     ``setUp`` source as ``inspect.getsource`` returns it (None when the class has none of
-    its own; see :func:`execlens.tasks.classeval_test_classes`).
+    its own; see :func:`execlens.bench.reval.classeval_test_classes`).
     """
 
     kind: Literal["humaneval", "classeval"]

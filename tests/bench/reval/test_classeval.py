@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from execlens.tasks import classeval_test_classes
+from execlens.bench.reval import classeval_test_classes
 
 MODULE = """import unittest
 

@@ -9,8 +9,8 @@ method (the input: ``self.assert`` -> ``assert``, lines left-stripped). Both com
 ``inspect.getblock``, the routine ``getsource`` itself uses, so the text is identical
 without importing or executing the test module.
 
-This is the one ClassEval rule: the REval benchmark's loader and ``tasks``' REval reader
-(:func:`execlens.tasks.programs_from_reval`) both use it.
+This is the one ClassEval rule: the REval benchmark's loader (``_data``) and its runtime
+program reader (``_programs``, for ``execlens tasks build``) both use it.
 """
 
 from __future__ import annotations
