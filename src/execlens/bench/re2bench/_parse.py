@@ -211,6 +211,7 @@ def parse_loop_answer(raw: str) -> LoopAnswer:
         states = {}
         for name, text in _STATE.findall(line):
             try:
+                # Upstream's reader (Ellipsis and all), not values.parse_literal.
                 states[name] = ast.literal_eval(text)
             except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
                 states[name] = text
