@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from execlens.bench import EvalConfig, get_benchmark, run_eval
-from execlens.bench.runtime import RuntimeItem
-from execlens.values import decode, literal_text
+
+from ._oracle import truth_answer
 
 LIMIT = 8
 
@@ -32,31 +32,12 @@ def _config(data: Path, base_url: str, task: str = "all", limit: int = LIMIT) ->
                       retries=0)
 
 
-def _truth_answer(item: RuntimeItem) -> str | None:
-    """What a perfect model would answer (None where the truth has no literal)."""
-    task = item.task
-    if task.kind == "coverage":
-        return "YES" if task.reference else "NO"
-    if task.kind == "path":
-        line = task.reference[0]
-        return "-1" if line == -1 else task.program.splitlines()[line - 1].strip()
-    if task.kind == "state":
-        values = [e for e in task.reference if e.get("__type__") != "Nil"]
-        return "Nil" if not values else literal_text(decode(dict(values[0])))
-    if task.kind == "output":
-        if task.reference["status"] != "ok":
-            return str(task.reference["exception"])
-        text = literal_text(decode(dict(task.reference["value"])))
-        return None if text is None else f"assert {task.call} == {text}"
-    return f"assert {task.call} == {item.output_text}"
-
-
 def _oracle(data: Path) -> dict[str, str]:
     bench = get_benchmark("runtime")
     answers = {}
     for _, items in bench.plan(bench.load(str(data)), "all", limit=LIMIT, offset=0):
         for item in items:
-            answer = _truth_answer(item)
+            answer = truth_answer(item)
             if answer is not None:
                 answers[bench.render(item, item.kind, "direct").text] = answer
     return answers

@@ -22,7 +22,8 @@ from execlens.bench.runtime import RuntimeItem
 from execlens.bench.runtime._benchmark import RuntimeBenchmark
 from execlens.tasks import tasks_for_trace, trace_programs
 from execlens.tasks.perturb import KINDS
-from execlens.values import decode, literal_text
+
+from ._oracle import truth_answer
 
 COMBOS = [[kind] for kind in KINDS] + [list(KINDS)]
 
@@ -99,24 +100,6 @@ def test_every_kept_item_has_the_original_truth_at_its_mapped_line(
     assert "line_questions" in summary
 
 
-def _answer(item: RuntimeItem) -> str | None:
-    """What a perfect model answers (None where the truth has no literal)."""
-    task = item.task
-    if task.kind == "coverage":
-        return "YES" if task.reference else "NO"
-    if task.kind == "path":
-        return str(task.reference[0])  # the line number: inserted code repeats line texts
-    if task.kind == "state":
-        values = [e for e in task.reference if e.get("__type__") != "Nil"]
-        return "Nil" if not values else literal_text(decode(dict(values[0])))
-    if task.kind == "output":
-        if task.reference["status"] != "ok":
-            return str(task.reference["exception"])
-        text = literal_text(decode(dict(task.reference["value"])))
-        return None if text is None else f"assert {task.call} == {text}"
-    return f"assert {task.call} == {item.output_text}"
-
-
 def test_eval_perturb_scores_an_oracle_fully_and_the_report_shows_the_drop(
         tmp_path: Path, data_dir: Path, caches: Path, tracer: Any,
         answering_model: Any) -> None:
@@ -128,7 +111,7 @@ def test_eval_perturb_scores_an_oracle_fully_and_the_report_shows_the_drop(
     answers = {}
     for _, items in plan:
         for item in items:
-            answer = _answer(item)
+            answer = truth_answer(item, path_as_number=True)
             if answer is not None:
                 answers[bench.render(item, item.kind, "direct").text] = answer
 
