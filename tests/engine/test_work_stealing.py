@@ -59,3 +59,19 @@ def f(i):
         outcomes = list(engine.map(jobs, batch_size=16))
     assert [o.status for o in outcomes] == [Status.OK] * 6 + [Status.CRASHED, Status.OK]
     assert [o.decoded() for o in outcomes if o.ok] == [0, 1, 2, 3, 4, 5, 7]
+
+
+def test_a_slow_job_first_does_not_hold_the_later_ones_back() -> None:
+    # Outcomes come in input order, but the jobs behind a slow one keep being dispatched
+    # (their outcomes held): with a window of 4, the 12 quick jobs all finish while the
+    # first job still runs.  (Before, the window counted every job not yet yielded, so
+    # 3 ran and the other 9 waited for the slow one.)
+    clock = "import time\n\ndef f(seconds, tag):\n    time.sleep(seconds)\n    return time.time()\n"
+    jobs = [Job(program=clock, entry_point="f", args=(1.5, "slow"))]
+    jobs += [Job(program=clock + f"# {i}\n", entry_point="f", args=(0.02, i))
+             for i in range(12)]
+    with Engine(workers=2) as engine:
+        outcomes = list(engine.map(jobs, window=4))
+    assert all(o.ok for o in outcomes)
+    slow_end, quick_ends = outcomes[0].decoded(), [o.decoded() for o in outcomes[1:]]
+    assert max(quick_ends) < slow_end

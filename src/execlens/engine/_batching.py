@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from concurrent.futures import Future
@@ -11,8 +12,8 @@ from typing import Any
 from execlens.engine._types import Job, Limits, Outcome
 from execlens.values import encode
 
-__all__ = ["REQUEST_GROUP", "build_request", "chunk_groups", "group_key", "host_timeout",
-           "stream_in_groups"]
+__all__ = ["HELD_PER_WINDOW", "REQUEST_GROUP", "build_request", "chunk_groups", "group_key",
+           "host_timeout", "stream_in_groups"]
 
 REQUEST_GROUP = 16  # jobs of one program sent to a server in one request
 
@@ -71,6 +72,11 @@ def host_timeout(jobs: Sequence[Job], limits: Limits) -> float:
     return 30.0 + len(jobs) * (limits.wall_time + 1.0) * 2
 
 
+#: How many outcomes ``stream_in_groups`` may hold (finished, waiting for an earlier
+#: one), as a multiple of its window.
+HELD_PER_WINDOW = 8
+
+
 def stream_in_groups(
     jobs: Iterable[Job],
     key: Callable[[Job], Hashable],
@@ -80,11 +86,25 @@ def stream_in_groups(
     callback: Callable[[Outcome], None],
 ) -> Iterator[Outcome]:
     """Dispatch consecutive jobs of one ``key`` together (up to ``group_size``), keep at
-    most ``window`` in flight, and yield the outcomes in input order."""
+    most ``window`` unfinished, and yield the outcomes in input order.
+
+    A slow job does not hold the rest back: while it runs, later jobs keep being
+    dispatched and their outcomes are held (up to ``HELD_PER_WINDOW`` windows) until it
+    is yielded.  Counting every job not yet yielded against the window instead left the
+    servers idle behind one function whose inputs compute for seconds."""
     pending: deque[Future[Outcome]] = deque()
     group_jobs: list[Job] = []
     group_futures: list[Future[Outcome]] = []
     current: Hashable | None = None
+    held_limit = window * HELD_PER_WINDOW
+    finished = threading.Condition()
+    unfinished = 0
+
+    def settled(_: Future[Outcome]) -> None:
+        nonlocal unfinished
+        with finished:
+            unfinished -= 1
+            finished.notify()
 
     def flush() -> None:
         nonlocal group_jobs, group_futures
@@ -105,11 +125,20 @@ def stream_in_groups(
             flush()
             current = job_key
         future: Future[Outcome] = Future()
+        with finished:
+            unfinished += 1
+        future.add_done_callback(settled)
         pending.append(future)
         group_jobs.append(job)
         group_futures.append(future)
-        while len(pending) >= window:
-            yield next_outcome()
+        while pending and (pending[0].done() or len(pending) >= held_limit):
+            yield next_outcome()  # ready (or too many held: wait for the oldest)
+        while unfinished >= window:
+            if unfinished <= len(group_jobs):
+                flush()  # only the partial group is unfinished: it must run
+            with finished:
+                if window <= unfinished > len(group_jobs):
+                    finished.wait()  # a dispatched job will finish
     flush()
     while pending:
         yield next_outcome()

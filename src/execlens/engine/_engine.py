@@ -287,8 +287,8 @@ class Engine:
         1 = a fresh child per job).  Consecutive jobs of the same program travel to a
         server together (up to ``max(batch_size, 16)`` per request) whatever the batch
         size, which saves host round trips.  At most ``window`` jobs are in flight
-        (default: 8 requests per worker), so millions of jobs stream through in bounded
-        memory.  ``progress=True`` shows a progress bar; a callable is called with each
+        (default: 8 requests per worker) and at most 8 windows of outcomes wait for an
+        earlier, slower one, so millions of jobs stream through in bounded memory.  ``progress=True`` shows a progress bar; a callable is called with each
         outcome instead.
         """
         size = batch_size or self.batch_size
