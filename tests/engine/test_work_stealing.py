@@ -75,3 +75,18 @@ def test_a_slow_job_first_does_not_hold_the_later_ones_back() -> None:
     assert all(o.ok for o in outcomes)
     slow_end, quick_ends = outcomes[0].decoded(), [o.decoded() for o in outcomes[1:]]
     assert max(quick_ends) < slow_end
+
+
+def test_an_idle_worker_does_not_spin_on_a_request_with_nothing_left_to_give() -> None:
+    # Two quick inputs, then one slow: when the idle worker asks, every input has
+    # started, so the answer is "nothing"; asking again and again would burn the host's
+    # CPU (and the busy server's) for the whole second.
+    jobs = [Job(program=SLOW.format(tag=0), entry_point="f", args=(i, seconds))
+            for i, seconds in enumerate((0.0, 0.0, 1.0))]
+    with Engine(workers=2) as engine:
+        engine.run(Job(program="x = 1", call="x"))
+        cpu = time.process_time()
+        outcomes = list(engine.map(jobs, batch_size=16))
+        cpu = time.process_time() - cpu
+    assert [o.decoded() for o in outcomes] == [[0, 0], [0, 1], [0, 2]]
+    assert cpu < 0.3, cpu

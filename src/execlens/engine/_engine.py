@@ -288,8 +288,9 @@ class Engine:
         server together (up to ``max(batch_size, 16)`` per request) whatever the batch
         size, which saves host round trips.  At most ``window`` jobs are in flight
         (default: 8 requests per worker) and at most 8 windows of outcomes wait for an
-        earlier, slower one, so millions of jobs stream through in bounded memory.  ``progress=True`` shows a progress bar; a callable is called with each
-        outcome instead.
+        earlier, slower one, so millions of jobs stream through in bounded memory.
+        ``progress=True`` shows a progress bar; a callable is called with each outcome
+        instead.
         """
         size = batch_size or self.batch_size
         group_size = max(size, REQUEST_GROUP)

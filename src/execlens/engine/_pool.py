@@ -305,6 +305,10 @@ class Pool:
             handoff, batch.handoff = batch.handoff, None
             keep = reply.get("trimmed")
             stolen = batch.give_away(keep) if isinstance(keep, int) and keep >= 0 else None
+            if stolen is None:
+                # Every input has started (they never un-start): asking again would only
+                # spin the idle worker and this server.
+                batch.rebuild = None
         handoff.set_result(stolen)
 
     def _server_lost(self, slot: int, inflight: deque[Batch], reason: str) -> None:
