@@ -226,9 +226,12 @@ def collect_functions(engine: Engine, records: Sequence[dict[str, Any]],
                    for i, pairs in zip(stored, stored_pairs)]
     first_jobs = _probe_jobs(first_items, settings.hash_seed, "run", limits)
     # Runs beside the generator runs and the rerun (both pools stay busy).
-    background = ThreadPoolExecutor(1)
+    background = ThreadPoolExecutor(2)
     first_future = background.submit(
         lambda: list(engine.map(first_jobs, batch_size=settings.batch_size)))
+    # The static mutation analysis (host work) while the engines run, not after them.
+    mutates_future = background.submit(
+        lambda: {i: mutated_parameters(records[i]["refcode"]) for i in stored})
 
     # 3. The determinism rerun: every candidate pair, fresh child, the other hash seed.
     stored_at = {i: k for k, i in enumerate(stored)}
@@ -240,10 +243,10 @@ def collect_functions(engine: Engine, records: Sequence[dict[str, Any]],
         _probe_jobs(rerun_items, settings.check_seed, "check", limits),
         batch_size=settings.batch_size)), [len(pairs) for _, pairs, _ in rerun_items])
     first_runs = _split(first_future.result(), [len(p) for p in stored_pairs])
+    mutates = mutates_future.result()
     background.shutdown()
 
     # 4. Why stored pairs do not reproduce (more seeds and a replay for the unexplained).
-    mutates = {i: mutated_parameters(records[i]["refcode"]) for i in stored}
     stored_classes, stored_moved = classify_stored_pairs(engine, [
         StoredFunction(records[i]["refcode"], stored_pairs[k], first_runs[k],
                        second_runs[i], code[i], bool(mutates[i]), records[i]["id"])
