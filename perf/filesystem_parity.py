@@ -39,16 +39,21 @@ _CLASSEVAL_RUN = (
 
 def _summary(outcome: Outcome) -> dict[str, Any]:
     exc = outcome.exception
-    return {"status": outcome.status.value, "value": outcome.value, "stdout": outcome.stdout,
-            "stderr": outcome.stderr,
-            "exception": [exc.type, exc.message, exc.traceback] if exc else None}
+    return {
+        "status": outcome.status.value,
+        "value": outcome.value,
+        "stdout": outcome.stdout,
+        "stderr": outcome.stderr,
+        "exception": [exc.type, exc.message, exc.traceback] if exc else None,
+    }
 
 
 def cruxeval_jobs(data: Path) -> list[Job]:
     """One job per CRUXEval sample: its program called on its input."""
     rows = [json.loads(line) for line in (data / "cruxeval" / "cruxeval.jsonl").open()]
-    return [Job(row["code"], call=f"f({row['input']})", limits=LIMITS, tag=row["id"])
-            for row in rows]
+    return [
+        Job(row["code"], call=f"f({row['input']})", limits=LIMITS, tag=row["id"]) for row in rows
+    ]
 
 
 def reval_jobs(data: Path) -> list[Job]:
@@ -61,20 +66,24 @@ def reval_jobs(data: Path) -> list[Job]:
             if item.call is not None:
                 jobs.append(Job(problem.code, call=item.call, limits=LIMITS, tag=item.key))
             else:
-                call = (f"__parity_run__({problem.test!r}, {item.test_class!r}, "
-                        f"{item.test_method!r})")
-                jobs.append(Job(problem.code + _CLASSEVAL_RUN, call=call, limits=LIMITS,
-                                tag=item.key))
+                call = (
+                    f"__parity_run__({problem.test!r}, {item.test_class!r}, {item.test_method!r})"
+                )
+                jobs.append(
+                    Job(problem.code + _CLASSEVAL_RUN, call=call, limits=LIMITS, tag=item.key)
+                )
     return jobs
 
 
-def _run_all(view: str, workers: int, jobs: dict[str, list[Job]], problems: list
-             ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any], float]:
+def _run_all(
+    view: str, workers: int, jobs: dict[str, list[Job]], problems: list
+) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any], float]:
     start = time.perf_counter()
     with Engine(workers=workers, filesystem=view) as engine:
         layer = next(x for x in engine.isolation_report().layers if x.name == "filesystem")
-        print(f"[{view}] filesystem layer active={layer.active}: {layer.detail[:120]}...",
-              flush=True)
+        print(
+            f"[{view}] filesystem layer active={layer.active}: {layer.detail[:120]}...", flush=True
+        )
         runs = {name: [_summary(o) for o in engine.map(batch)] for name, batch in jobs.items()}
         truth = {mode: t.to_dict() for mode, t in build_reval_truth(problems, engine).items()}
     return runs, truth, time.perf_counter() - start
@@ -99,8 +108,10 @@ def main() -> int:
         statuses: dict[str, int] = {}
         for summary in minimal:
             statuses[summary["status"]] = statuses.get(summary["status"], 0) + 1
-        print(f"{name}: {len(batch)} runs, {sum(same)} identical outcomes "
-              f"(status, value, stdout, stderr, exception); statuses {statuses}")
+        print(
+            f"{name}: {len(batch)} runs, {sum(same)} identical outcomes "
+            f"(status, value, stdout, stderr, exception); statuses {statuses}"
+        )
         for job, a, b, ok in zip(batch, minimal, host, same):
             if not ok:
                 differences += 1
@@ -109,9 +120,11 @@ def main() -> int:
         a, b = results["minimal"][1][mode], results["host"][1][mode]
         equal = a == b
         differences += not equal
-        print(f"reval truth ({mode}): {len(a['questions'])} questions, {len(a['outputs'])} "
-              f"outputs, {len(a['lines'])} traced pairs, {len(a['skipped'])} skipped: "
-              f"{'identical' if equal else 'DIFFERENT'}")
+        print(
+            f"reval truth ({mode}): {len(a['questions'])} questions, {len(a['outputs'])} "
+            f"outputs, {len(a['lines'])} traced pairs, {len(a['skipped'])} skipped: "
+            f"{'identical' if equal else 'DIFFERENT'}"
+        )
     for view in ("minimal", "host"):
         print(f"[{view}] wall {results[view][2]:.1f} s")
     print("differences:", differences)

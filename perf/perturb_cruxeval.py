@@ -23,9 +23,18 @@ def main(kinds: list[str]) -> None:
         for kind in kinds or PERTURB_KINDS:
             started = time.perf_counter()
             _, summary = perturb_programs(targets, [kind], 0, engine)
-            print(json.dumps({"kind": kind, "seconds": round(time.perf_counter() - started, 1),
-                              **summary["per_kind"][kind], "kept": summary["kept"],
-                              "dropped": summary["dropped"]}), flush=True)
+            print(
+                json.dumps(
+                    {
+                        "kind": kind,
+                        "seconds": round(time.perf_counter() - started, 1),
+                        **summary["per_kind"][kind],
+                        "kept": summary["kept"],
+                        "dropped": summary["dropped"],
+                    }
+                ),
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -23,8 +23,9 @@ from execlens.trace import trace_engine
 def main(args: list[str]) -> None:
     """Perturb, trace and count each kind over REval's questions and output pairs."""
     data = args[0] if args and Path(args[0]).exists() else None
-    kinds = [k.split(",") for k in args[1 if data else 0:]] or \
-        [[kind] for kind in PERTURB_KINDS] + [list(PERTURB_KINDS)]
+    kinds = [k.split(",") for k in args[1 if data else 0 :]] or [
+        [kind] for kind in PERTURB_KINDS
+    ] + [list(PERTURB_KINDS)]
     bench = get_benchmark("reval")
     records = bench.load(data)
     with trace_engine() as engine:
@@ -33,13 +34,20 @@ def main(args: list[str]) -> None:
                 plan = bench.plan(records, task, limit=None, offset=0)
                 started = time.perf_counter()
                 _, summary = perturb_plan(bench, plan, chosen, 0, engine)
-                print(json.dumps({"kinds": "+".join(chosen), "items": task,
-                                  "seconds": round(time.perf_counter() - started, 1),
-                                  **{k: summary[k] for k in ("items", "kept", "dropped")},
-                                  "per_kind": summary["per_kind"],
-                                  "recomputed": summary.get("recomputed", {}),
-                                  "unverifiable": summary.get("unverifiable", {})}),
-                      flush=True)
+                print(
+                    json.dumps(
+                        {
+                            "kinds": "+".join(chosen),
+                            "items": task,
+                            "seconds": round(time.perf_counter() - started, 1),
+                            **{k: summary[k] for k in ("items", "kept", "dropped")},
+                            "per_kind": summary["per_kind"],
+                            "recomputed": summary.get("recomputed", {}),
+                            "unverifiable": summary.get("unverifiable", {}),
+                        }
+                    ),
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

@@ -60,8 +60,10 @@ def _data_root() -> Path:
 def prediction_batch(root: Path) -> tuple[list[str], list[str], list[str]]:
     """(completions, ground truths, kinds) for 512 output + 512 input completions."""
     crux = root / "cruxeval"
-    problems = [ExecProblem.from_record(json.loads(line)) for line in
-                (crux / "cruxeval.jsonl").read_text().splitlines()[:PROBLEMS]]
+    problems = [
+        ExecProblem.from_record(json.loads(line))
+        for line in (crux / "cruxeval.jsonl").read_text().splitlines()[:PROBLEMS]
+    ]
     completions, truths, kinds = [], [], []
     for kind in ("output", "input"):
         gens = json.loads((crux / f"codellama-7b_temp0.2_{kind}_generations.json").read_text())
@@ -93,10 +95,13 @@ def runtime_batch(root: Path) -> tuple[list[str], list[str]]:
     from execlens.engine import Engine
     from execlens.tasks import RuntimeProgram, build_tasks
 
-    records = [json.loads(line) for line in
-               (root / "cruxeval" / "cruxeval.jsonl").read_text().splitlines()[:200]]
-    programs = [RuntimeProgram("cruxeval", r["id"], 0, r["code"], call=f"f({r['input']})")
-                for r in records]
+    records = [
+        json.loads(line)
+        for line in (root / "cruxeval" / "cruxeval.jsonl").read_text().splitlines()[:200]
+    ]
+    programs = [
+        RuntimeProgram("cruxeval", r["id"], 0, r["code"], call=f"f({r['input']})") for r in records
+    ]
     with Engine(workers=2) as engine:
         built = build_tasks(programs, engine=engine, kinds=("coverage", "path", "state"))
     tasks = [tasks_from_runtime(t) for t in built]
@@ -113,8 +118,10 @@ def runtime_batch(root: Path) -> tuple[list[str], list[str]]:
 def megabyte_completion() -> str:
     """A thinking completion whose final answer is a ~1 MB assertion."""
     literal = "[" + ", ".join(["1"] * 330_000) + "]"
-    return (f"<think>\nLet me trace the loop step by step.\n</think>\n\n"
-            f"[ANSWER]assert f('abc') == {literal}[/ANSWER]")
+    return (
+        f"<think>\nLet me trace the loop step by step.\n</think>\n\n"
+        f"[ANSWER]assert f('abc') == {literal}[/ANSWER]"
+    )
 
 
 def uncapped_extraction(completion: str) -> str:
@@ -125,8 +132,8 @@ def uncapped_extraction(completion: str) -> str:
 
     from execlens.values import AnswerParseError, parse_literal
 
-    body = completion[completion.rfind("[ANSWER]") + len("[ANSWER]"):]
-    answer = body[:body.find("[/ANSWER]")].strip()
+    body = completion[completion.rfind("[ANSWER]") + len("[ANSWER]") :]
+    answer = body[: body.find("[/ANSWER]")].strip()
     test = ast.parse(answer).body[0].test  # type: ignore[attr-defined]
     side = ast.get_source_segment(answer, test.comparators[0]) or answer
     try:
@@ -137,10 +144,15 @@ def uncapped_extraction(completion: str) -> str:
 
 
 def _call(completions: list[str], truths: list[str]) -> list[float | None]:
-    return execlens_reward(prompts=[""] * len(completions), completions=completions,
-                           completion_ids=[[]] * len(completions), ground_truth=truths,
-                           trainer_state=None, log_extra=lambda c, v: None,
-                           log_metric=lambda n, v: None)
+    return execlens_reward(
+        prompts=[""] * len(completions),
+        completions=completions,
+        completion_ids=[[]] * len(completions),
+        ground_truth=truths,
+        trainer_state=None,
+        log_extra=lambda c, v: None,
+        log_metric=lambda n, v: None,
+    )
 
 
 def _timed(completions: list[str], truths: list[str], repeat: int = 3) -> tuple[float, Any]:
@@ -169,8 +181,9 @@ def _child(conn: Any, truth: str, completion: str) -> None:
             call = parse_call(answer, name=task.function)
             namespace: dict[str, Any] = {}
             exec(compile(task.program, "<program>", "exec"), namespace)  # noqa: S102
-            ok = values_equal(namespace[task.function](*call.args, **call.kwargs), reference,
-                              "exact")
+            ok = values_equal(
+                namespace[task.function](*call.args, **call.kwargs), reference, "exact"
+            )
         else:
             from execlens.rewards import judge_answer
 
@@ -208,8 +221,9 @@ def main() -> None:
     options = parser.parse_args()
     root = _data_root()
     if not (root / "cruxeval" / "cruxeval.jsonl").is_file():
-        print(f"error: CRUXEval data not found under {root}; set EXECLENS_TEST_DATA",
-              file=sys.stderr)
+        print(
+            f"error: CRUXEval data not found under {root}; set EXECLENS_TEST_DATA", file=sys.stderr
+        )
         raise SystemExit(2)
 
     completions, truths, kinds = prediction_batch(root)
@@ -257,18 +271,26 @@ def main() -> None:
         "baseline_megabyte_result": big_baseline_kind,
         "cpus": os.cpu_count(),
     }
-    print(f"prediction batch ({len(completions)}: 512 output + 512 input): "
-          f"{result['prediction_per_s']:,.0f}/s (baseline {base_pred:,.0f}/s, "
-          f"{result['ratio_prediction']:.1f}x)")
-    print(f"  output prediction alone: {result['output_per_s']:,.0f}/s; "
-          f"input prediction alone: {result['input_per_s']:,.0f}/s")
-    print(f"runtime batch ({len(runtime_completions)} coverage/state/path): "
-          f"{result['runtime_per_s']:,.0f}/s (baseline {base_rt:,.0f}/s, "
-          f"{result['ratio_runtime']:.1f}x)")
-    print(f"1 MB completion ({len(big):,} chars, answer an assertion): "
-          f"{result['megabyte_ms']:.1f} ms, reward {result['megabyte_reward']} "
-          f"(uncapped extraction: {result['baseline_megabyte_ms']:,.0f} ms, "
-          f"{big_baseline_kind}; target <= 50 ms)")
+    print(
+        f"prediction batch ({len(completions)}: 512 output + 512 input): "
+        f"{result['prediction_per_s']:,.0f}/s (baseline {base_pred:,.0f}/s, "
+        f"{result['ratio_prediction']:.1f}x)"
+    )
+    print(
+        f"  output prediction alone: {result['output_per_s']:,.0f}/s; "
+        f"input prediction alone: {result['input_per_s']:,.0f}/s"
+    )
+    print(
+        f"runtime batch ({len(runtime_completions)} coverage/state/path): "
+        f"{result['runtime_per_s']:,.0f}/s (baseline {base_rt:,.0f}/s, "
+        f"{result['ratio_runtime']:.1f}x)"
+    )
+    print(
+        f"1 MB completion ({len(big):,} chars, answer an assertion): "
+        f"{result['megabyte_ms']:.1f} ms, reward {result['megabyte_reward']} "
+        f"(uncapped extraction: {result['baseline_megabyte_ms']:,.0f} ms, "
+        f"{big_baseline_kind}; target <= 50 ms)"
+    )
     if options.json:
         print(json.dumps(result))
 

@@ -107,8 +107,9 @@ def _baseline_sample(sources: list[str]) -> list[bool]:
     return [_baseline_check(source) for source in sources]
 
 
-def baseline(problems: dict[str, ExecProblem], gens: dict[str, dict[str, list[str]]]
-             ) -> dict[str, Any]:
+def baseline(
+    problems: dict[str, ExecProblem], gens: dict[str, dict[str, list[str]]]
+) -> dict[str, Any]:
     """Run the official shape on the sampled generations; returns its rate and verdicts."""
     work: list[tuple[str, str, list[str]]] = []
     for task in ("input", "output"):
@@ -122,19 +123,32 @@ def baseline(problems: dict[str, ExecProblem], gens: dict[str, dict[str, list[st
         verdicts = list(pool.map(_baseline_sample, [sources for _, _, sources in work]))
     seconds = time.perf_counter() - start
     count = sum(len(v) for v in verdicts)
-    return {"generations": count, "seconds": seconds, "rate": count / seconds,
-            "verdicts": {(task, sid): v for (task, sid, _), v in zip(work, verdicts)}}
+    return {
+        "generations": count,
+        "seconds": seconds,
+        "rate": count / seconds,
+        "verdicts": {(task, sid): v for (task, sid, _), v in zip(work, verdicts)},
+    }
 
 
 # ------------------------------------------------------------------- execlens
-def run_mode(scorer: Any, problems: list[ExecProblem], gens: dict[str, list[str]],
-             engine: Any, dedupe: bool = True) -> dict[str, Any]:
+def run_mode(
+    scorer: Any,
+    problems: list[ExecProblem],
+    gens: dict[str, list[str]],
+    engine: Any,
+    dedupe: bool = True,
+) -> dict[str, Any]:
     """Score one file with one scorer; wall time, rate, pass@k and executor stats."""
     executor = Executor(engine, dedupe=dedupe) if engine is not None else None
     start = time.perf_counter()
     try:
-        scores = {p.id: s[scorer.name] for p, s in score_samples(
-            [scorer], [(p, gens[p.id]) for p in problems], engine, executor=executor)}
+        scores = {
+            p.id: s[scorer.name]
+            for p, s in score_samples(
+                [scorer], [(p, gens[p.id]) for p in problems], engine, executor=executor
+            )
+        }
     finally:
         if executor is not None:
             executor.close()
@@ -142,10 +156,16 @@ def run_mode(scorer: Any, problems: list[ExecProblem], gens: dict[str, list[str]
     lists = [scores[p.id].scored for p in problems]
     count = sum(len(gens[p.id]) for p in problems)
     timeouts = sum(1 for s in scores.values() for v in s.verdicts if v.status.value == "timeout")
-    return {"seconds": seconds, "generations": count, "rate": count / seconds,
-            "pass@1": mean_pass_at_k(lists, 1), "pass@5": mean_pass_at_k(lists, 5),
-            "timeouts": timeouts, "stats": executor.stats.to_dict() if executor else None,
-            "scores": scores}
+    return {
+        "seconds": seconds,
+        "generations": count,
+        "rate": count / seconds,
+        "pass@1": mean_pass_at_k(lists, 1),
+        "pass@5": mean_pass_at_k(lists, 5),
+        "timeouts": timeouts,
+        "stats": executor.stats.to_dict() if executor else None,
+        "scores": scores,
+    }
 
 
 def main() -> None:
@@ -158,8 +178,10 @@ def main() -> None:
     data = _data_dir()
     problems = load_cruxeval_problems(data)
     by_id = {p.id: p for p in problems}
-    gens = {task: load_cruxeval_generations(data / f"codellama-7b_temp0.2_{task}_generations.json")
-            for task in ("input", "output")}
+    gens = {
+        task: load_cruxeval_generations(data / f"codellama-7b_temp0.2_{task}_generations.json")
+        for task in ("input", "output")
+    }
 
     base = baseline(by_id, gens)
 
@@ -168,16 +190,19 @@ def main() -> None:
     startup = time.perf_counter() - start
     try:
         runs = {
-            ("official", "input"): run_mode(CruxEvalOfficialScorer("input"), problems,
-                                            gens["input"], engine),
-            ("official", "output"): run_mode(CruxEvalOfficialScorer("output"), problems,
-                                             gens["output"], engine),
-            ("strict", "input"): run_mode(StrictScorer("input"), problems, gens["input"],
-                                          engine),
+            ("official", "input"): run_mode(
+                CruxEvalOfficialScorer("input"), problems, gens["input"], engine
+            ),
+            ("official", "output"): run_mode(
+                CruxEvalOfficialScorer("output"), problems, gens["output"], engine
+            ),
+            ("strict", "input"): run_mode(StrictScorer("input"), problems, gens["input"], engine),
         }
         # The same official runs without dedupe: what batching and overlap alone give.
-        undeduped = {task: run_mode(CruxEvalOfficialScorer(task), problems, gens[task], engine,
-                                    dedupe=False) for task in ("input", "output")}
+        undeduped = {
+            task: run_mode(CruxEvalOfficialScorer(task), problems, gens[task], engine, dedupe=False)
+            for task in ("input", "output")
+        }
     finally:
         engine.close()
     runs[("strict", "output")] = run_mode(StrictScorer("output"), problems, gens["output"], None)
@@ -185,50 +210,77 @@ def main() -> None:
     # The baseline's verdicts on its sample must be ours (official mode) too.
     agree = total = 0
     for (task, sid), verdicts in base["verdicts"].items():
-        ours = [v.passed for v in runs[("official", task)]["scores"][sid].verdicts
-                if v.status.value != "skipped"]
+        ours = [
+            v.passed
+            for v in runs[("official", task)]["scores"][sid].verdicts
+            if v.status.value != "skipped"
+        ]
         total += len(verdicts)
         agree += sum(a == b for a, b in zip(verdicts, ours))
 
-    official_seconds = startup + runs[("official", "input")]["seconds"] + \
-        runs[("official", "output")]["seconds"]
+    official_seconds = (
+        startup + runs[("official", "input")]["seconds"] + runs[("official", "output")]["seconds"]
+    )
     plain_seconds = startup + sum(run["seconds"] for run in undeduped.values())
-    plain_same = all((undeduped[t]["pass@1"], undeduped[t]["pass@5"]) == OFFICIAL[t]
-                     for t in ("input", "output"))
+    plain_same = all(
+        (undeduped[t]["pass@1"], undeduped[t]["pass@5"]) == OFFICIAL[t] for t in ("input", "output")
+    )
     official_generations = 16_000
     baseline_estimate = official_generations / base["rate"]
-    matches = all((runs[("official", t)]["pass@1"], runs[("official", t)]["pass@5"])
-                  == OFFICIAL[t] for t in ("input", "output"))
+    matches = all(
+        (runs[("official", t)]["pass@1"], runs[("official", t)]["pass@5"]) == OFFICIAL[t]
+        for t in ("input", "output")
+    )
 
-    print(f"baseline (Manager + Process per generation, {os.cpu_count()} workers): "
-          f"{base['generations']} generations in {base['seconds']:.1f} s = "
-          f"{base['rate']:.1f} gen/s -> 16,000 in ~{baseline_estimate:.0f} s "
-          f"(verdicts agree with ours on {agree}/{total})")
+    print(
+        f"baseline (Manager + Process per generation, {os.cpu_count()} workers): "
+        f"{base['generations']} generations in {base['seconds']:.1f} s = "
+        f"{base['rate']:.1f} gen/s -> 16,000 in ~{baseline_estimate:.0f} s "
+        f"(verdicts agree with ours on {agree}/{total})"
+    )
     print(f"scoring engine start-up ({args.workers} servers): {startup:.2f} s")
-    print(f"{'mode':8} {'task':6} {'seconds':>8} {'gen/s':>9} {'pass@1':>8} {'pass@5':>8} "
-          f"{'timeouts':>8}  executor")
+    print(
+        f"{'mode':8} {'task':6} {'seconds':>8} {'gen/s':>9} {'pass@1':>8} {'pass@5':>8} "
+        f"{'timeouts':>8}  executor"
+    )
     for (mode, task), run in runs.items():
-        print(f"{mode:8} {task:6} {run['seconds']:8.2f} {run['rate']:9.0f} {run['pass@1']:8.3f} "
-              f"{run['pass@5']:8.3f} {run['timeouts']:8d}  {run['stats'] or '-'}")
+        print(
+            f"{mode:8} {task:6} {run['seconds']:8.2f} {run['rate']:9.0f} {run['pass@1']:8.3f} "
+            f"{run['pass@5']:8.3f} {run['timeouts']:8d}  {run['stats'] or '-'}"
+        )
     speedup = baseline_estimate / official_seconds
-    print(f"official mode, all 16,000 (start-up included): {official_seconds:.2f} s = "
-          f"{official_generations / official_seconds:.0f} gen/s, {speedup:.1f}x the baseline; "
-          f"official numbers reproduced: {'yes' if matches else 'NO'}")
-    print(f"official mode without dedupe (every generation executed): {plain_seconds:.2f} s = "
-          f"{baseline_estimate / plain_seconds:.1f}x the baseline; same numbers: "
-          f"{'yes' if plain_same else 'NO'}")
+    print(
+        f"official mode, all 16,000 (start-up included): {official_seconds:.2f} s = "
+        f"{official_generations / official_seconds:.0f} gen/s, {speedup:.1f}x the baseline; "
+        f"official numbers reproduced: {'yes' if matches else 'NO'}"
+    )
+    print(
+        f"official mode without dedupe (every generation executed): {plain_seconds:.2f} s = "
+        f"{baseline_estimate / plain_seconds:.1f}x the baseline; same numbers: "
+        f"{'yes' if plain_same else 'NO'}"
+    )
     if args.json:
         summary = {
-            "baseline": {"generations": base["generations"], "seconds": round(base["seconds"], 3),
-                         "generations_per_second": round(base["rate"], 2),
-                         "estimated_seconds_16000": round(baseline_estimate, 1),
-                         "verdicts_agree": agree, "verdicts_compared": total},
+            "baseline": {
+                "generations": base["generations"],
+                "seconds": round(base["seconds"], 3),
+                "generations_per_second": round(base["rate"], 2),
+                "estimated_seconds_16000": round(baseline_estimate, 1),
+                "verdicts_agree": agree,
+                "verdicts_compared": total,
+            },
             "engine_startup_seconds": round(startup, 3),
-            "runs": {f"{mode}_{task}": {
-                "seconds": round(run["seconds"], 3),
-                "generations_per_second": round(run["rate"], 1),
-                "pass@1": run["pass@1"], "pass@5": run["pass@5"], "timeouts": run["timeouts"],
-                "executor": run["stats"]} for (mode, task), run in runs.items()},
+            "runs": {
+                f"{mode}_{task}": {
+                    "seconds": round(run["seconds"], 3),
+                    "generations_per_second": round(run["rate"], 1),
+                    "pass@1": run["pass@1"],
+                    "pass@5": run["pass@5"],
+                    "timeouts": run["timeouts"],
+                    "executor": run["stats"],
+                }
+                for (mode, task), run in runs.items()
+            },
             "official_total_seconds": round(official_seconds, 3),
             "official_generations_per_second": round(official_generations / official_seconds, 1),
             "speedup_vs_baseline": round(speedup, 2),
@@ -237,8 +289,15 @@ def main() -> None:
                 "seconds": round(plain_seconds, 3),
                 "speedup_vs_baseline": round(baseline_estimate / plain_seconds, 2),
                 "numbers_reproduced": plain_same,
-                "runs": {task: {"seconds": round(run["seconds"], 3), "timeouts": run["timeouts"],
-                                "executor": run["stats"]} for task, run in undeduped.items()}},
+                "runs": {
+                    task: {
+                        "seconds": round(run["seconds"], 3),
+                        "timeouts": run["timeouts"],
+                        "executor": run["stats"],
+                    }
+                    for task, run in undeduped.items()
+                },
+            },
             "workers": args.workers,
             "cpus": os.cpu_count(),
         }

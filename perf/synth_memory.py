@@ -33,8 +33,12 @@ from typing import Any
 import psutil
 import yaml
 
-COLUMNS = {"refcode": "code_sample", "problem_description": "task_description",
-           "io_requirements": "input_output_spec", "input_generator": "input_generator"}
+COLUMNS = {
+    "refcode": "code_sample",
+    "problem_description": "task_description",
+    "io_requirements": "input_output_spec",
+    "input_generator": "input_generator",
+}
 MB = 1024 * 1024
 
 
@@ -78,8 +82,13 @@ def _sample(root: psutil.Process) -> tuple[Counter[str], Counter[str]]:
 
 def measure(config: Path, interval: float = 0.2) -> dict[str, Any]:
     """Run ``execlens synth run config`` and sample its tree until it ends."""
-    command = [str(Path(sys.executable).parent / "execlens"), "synth", "run", str(config),
-               "--quiet"]
+    command = [
+        str(Path(sys.executable).parent / "execlens"),
+        "synth",
+        "run",
+        str(config),
+        "--quiet",
+    ]
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     root = psutil.Process(process.pid)
@@ -98,12 +107,17 @@ def measure(config: Path, interval: float = 0.2) -> dict[str, Any]:
     reader.join()
     seconds = time.perf_counter() - start
     if process.returncode != 0:
-        raise SystemExit(f"{' '.join(command)} failed ({process.returncode}):\n"
-                         f"{b''.join(stderr).decode()[-2000:]}")
-    return {"seconds": round(seconds, 1), "samples": samples,
-            "peak_mb": round(sum(peak.values()) / MB, 1),
-            "peak_by_kind_mb": {k: round(v / MB, 1) for k, v in sorted(peak.items())},
-            "processes_at_peak": dict(sorted(peak_counts.items()))}
+        raise SystemExit(
+            f"{' '.join(command)} failed ({process.returncode}):\n"
+            f"{b''.join(stderr).decode()[-2000:]}"
+        )
+    return {
+        "seconds": round(seconds, 1),
+        "samples": samples,
+        "peak_mb": round(sum(peak.values()) / MB, 1),
+        "peak_by_kind_mb": {k: round(v / MB, 1) for k, v in sorted(peak.items())},
+        "processes_at_peak": dict(sorted(peak_counts.items())),
+    }
 
 
 def main() -> None:
@@ -120,23 +134,37 @@ def main() -> None:
     result: dict[str, Any] = {"functions": args.functions, "workers": args.workers}
     for executor in ("local", "ray"):
         config = root / f"{executor}.yaml"
-        config.write_text(yaml.safe_dump({
-            "out": str(root / executor), "executor": executor, "workers": args.workers,
-            "shard_size": 25, "stages": ["collect"],
-            "ray": {"num_cpus": args.workers, "actors": min(2, args.workers)},
-            "sources": [{"path": str(data), "limit": args.functions, "columns": COLUMNS}]}))
+        config.write_text(
+            yaml.safe_dump(
+                {
+                    "out": str(root / executor),
+                    "executor": executor,
+                    "workers": args.workers,
+                    "shard_size": 25,
+                    "stages": ["collect"],
+                    "ray": {"num_cpus": args.workers, "actors": min(2, args.workers)},
+                    "sources": [{"path": str(data), "limit": args.functions, "columns": COLUMNS}],
+                }
+            )
+        )
         result[executor] = measure(config)
         entry = result[executor]
-        parts = ", ".join(f"{k} {v:.0f} MB in {entry['processes_at_peak'].get(k, 0)}"
-                          for k, v in entry["peak_by_kind_mb"].items())
-        print(f"{executor:>5}: peak {entry['peak_mb']:.0f} MB PSS ({parts} processes) "
-              f"in {entry['seconds']} s")
+        parts = ", ".join(
+            f"{k} {v:.0f} MB in {entry['processes_at_peak'].get(k, 0)}"
+            for k, v in entry["peak_by_kind_mb"].items()
+        )
+        print(
+            f"{executor:>5}: peak {entry['peak_mb']:.0f} MB PSS ({parts} processes) "
+            f"in {entry['seconds']} s"
+        )
     result["ratio_ray_local"] = round(result["ray"]["peak_mb"] / result["local"]["peak_mb"], 2)
     without = result["ray"]["peak_mb"] - result["ray"]["peak_by_kind_mb"].get("ray-system", 0)
     result["ratio_without_ray_system"] = round(without / result["local"]["peak_mb"], 2)
-    print(f"Ray / local: {result['ratio_ray_local']}x "
-          f"({result['ratio_without_ray_system']}x without Ray's own system processes, "
-          f"which are the same whatever the number of functions)")
+    print(
+        f"Ray / local: {result['ratio_ray_local']}x "
+        f"({result['ratio_without_ray_system']}x without Ray's own system processes, "
+        f"which are the same whatever the number of functions)"
+    )
     if args.json:
         print(json.dumps(result, sort_keys=True))
 

@@ -22,10 +22,21 @@ from pathlib import Path
 
 import yaml
 
-COLUMNS = {"refcode": "code_sample", "problem_description": "task_description",
-           "io_requirements": "input_output_spec", "input_generator": "input_generator"}
-COMPARED = ("codeio.jsonl", "codeio_pp.jsonl", "codeio.parquet", "codeio_pp.parquet",
-            "card.json", "card.md", "card.svg")
+COLUMNS = {
+    "refcode": "code_sample",
+    "problem_description": "task_description",
+    "io_requirements": "input_output_spec",
+    "input_generator": "input_generator",
+}
+COMPARED = (
+    "codeio.jsonl",
+    "codeio_pp.jsonl",
+    "codeio.parquet",
+    "codeio_pp.parquet",
+    "card.json",
+    "card.md",
+    "card.svg",
+)
 
 
 def _digests(out: Path) -> dict[str, str]:
@@ -35,8 +46,13 @@ def _digests(out: Path) -> dict[str, str]:
 
 
 def _run(config: Path, kill_after_shards: int | None = None) -> float:
-    command = [str(Path(sys.executable).parent / "execlens"), "synth", "run", str(config),
-               "--quiet"]
+    command = [
+        str(Path(sys.executable).parent / "execlens"),
+        "synth",
+        "run",
+        str(config),
+        "--quiet",
+    ]
     start = time.perf_counter()
     if kill_after_shards is not None:
         out = Path(yaml.safe_load(config.read_text())["out"])
@@ -67,24 +83,42 @@ def main() -> None:
     digests, times = [], []
     for index, kill in enumerate((None, 3)):
         config = root / f"run{index}.yaml"
-        config.write_text(yaml.safe_dump({
-            "out": str(root / f"out{index}"), "executor": args.executor,
-            "workers": args.workers, "shard_size": 25,
-            "sources": [{"path": str(data), "limit": args.functions, "columns": COLUMNS}],
-            "stages": ["collect", "prompts", "assemble"]}))
+        config.write_text(
+            yaml.safe_dump(
+                {
+                    "out": str(root / f"out{index}"),
+                    "executor": args.executor,
+                    "workers": args.workers,
+                    "shard_size": 25,
+                    "sources": [{"path": str(data), "limit": args.functions, "columns": COLUMNS}],
+                    "stages": ["collect", "prompts", "assemble"],
+                }
+            )
+        )
         times.append(_run(config, kill))
         digests.append(_digests(root / f"out{index}"))
-    collected = [json.loads(line) for shard in sorted((root / "out0" / "shards" /
-                                                       "collect").glob("*.jsonl"))
-                 for line in shard.read_text().splitlines()]
+    collected = [
+        json.loads(line)
+        for shard in sorted((root / "out0" / "shards" / "collect").glob("*.jsonl"))
+        for line in shard.read_text().splitlines()
+    ]
     reasons = Counter(r.get("reject", {}).get("reason", "kept") for r in collected)
     different = sorted(k for k in digests[0] if digests[0][k] != digests[1].get(k))
-    print(json.dumps({
-        "functions": args.functions, "file": args.file, "executor": args.executor,
-        "seconds": {"first": round(times[0], 1), "killed_and_resumed": round(times[1], 1)},
-        "files_compared": len(digests[0]), "byte_identical": not different
-        and digests[0].keys() == digests[1].keys(), "different": different,
-        "collect": dict(reasons.most_common())}, indent=2))
+    print(
+        json.dumps(
+            {
+                "functions": args.functions,
+                "file": args.file,
+                "executor": args.executor,
+                "seconds": {"first": round(times[0], 1), "killed_and_resumed": round(times[1], 1)},
+                "files_compared": len(digests[0]),
+                "byte_identical": not different and digests[0].keys() == digests[1].keys(),
+                "different": different,
+                "collect": dict(reasons.most_common()),
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -40,8 +40,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-COLUMNS = {"refcode": "code_sample", "problem_description": "task_description",
-           "io_requirements": "input_output_spec", "input_generator": "input_generator"}
+COLUMNS = {
+    "refcode": "code_sample",
+    "problem_description": "task_description",
+    "io_requirements": "input_output_spec",
+    "input_generator": "input_generator",
+}
 STAGES = ["collect", "prompts", "predict", "verify", "assemble"]
 
 
@@ -80,12 +84,22 @@ class StandIn:
                 prompt = body["messages"][-1]["content"]
                 field = "output" if '{"output"' in prompt else "input"
                 text = f'Thinking.\n```json\n{{"{field}": 1}}\n```'
-                self._send({"id": "x", "object": "chat.completion", "created": 0,
-                            "model": body.get("model", "standin"),
-                            "choices": [{"index": 0, "finish_reason": "stop",
-                                         "message": {"role": "assistant", "content": text}}],
-                            "usage": {"prompt_tokens": 1, "completion_tokens": 1,
-                                      "total_tokens": 2}})
+                self._send(
+                    {
+                        "id": "x",
+                        "object": "chat.completion",
+                        "created": 0,
+                        "model": body.get("model", "standin"),
+                        "choices": [
+                            {
+                                "index": 0,
+                                "finish_reason": "stop",
+                                "message": {"role": "assistant", "content": text},
+                            }
+                        ],
+                        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                    }
+                )
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
@@ -97,13 +111,28 @@ class StandIn:
 
 
 def _config(out: Path, size: int, base_url: str, workers: int) -> dict[str, Any]:
-    return {"out": str(out), "workers": workers, "shard_size": 16,
-            "sources": [{"path": str(codeio_path()), "limit": size, "pairs_per_function": 2,
-                         "columns": COLUMNS, "name": "codeio"}],
-            "stages": STAGES,
-            "model": {"name": "standin", "base_url": base_url, "api_key": "EMPTY",
-                      "max_concurrency": 16},
-            "sampling": {"max_tokens": 64}}
+    return {
+        "out": str(out),
+        "workers": workers,
+        "shard_size": 16,
+        "sources": [
+            {
+                "path": str(codeio_path()),
+                "limit": size,
+                "pairs_per_function": 2,
+                "columns": COLUMNS,
+                "name": "codeio",
+            }
+        ],
+        "stages": STAGES,
+        "model": {
+            "name": "standin",
+            "base_url": base_url,
+            "api_key": "EMPTY",
+            "max_concurrency": 16,
+        },
+        "sampling": {"max_tokens": 64},
+    }
 
 
 def _baseline(config: Any) -> None:
@@ -125,8 +154,11 @@ def _baseline(config: Any) -> None:
             entry = record.pop("entry")
             if entry is not None:
                 entering.setdefault(entry, []).append(record)
-    identity = {"task": "baseline", "config": config.identity(),
-                "program": program_fingerprint(resolve_program_python()).key()}
+    identity = {
+        "task": "baseline",
+        "config": config.identity(),
+        "program": program_fingerprint(resolve_program_python()).key(),
+    }
     from execlens.synth._pipeline import _model
 
     with RunDir.open(config.out, identity) as run, _model(config) as client:
@@ -139,23 +171,30 @@ def _baseline(config: Any) -> None:
                 inputs = entering.get(name, []) + accepted(previous)
                 if cls.global_stage:
                     final = sorted((r for r in inputs if "verdict_1" in r), key=lambda r: r["id"])
-                    for dataset, rows in (("codeio", [codeio_record(r) for r in final]),
-                                          ("codeio_pp", [codeio_pp_record(r) for r in final])):
-                        run.write_text(f"{dataset}.jsonl", "".join(
-                            json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n"
-                            for r in rows))
+                    for dataset, rows in (
+                        ("codeio", [codeio_record(r) for r in final]),
+                        ("codeio_pp", [codeio_pp_record(r) for r in final]),
+                    ):
+                        run.write_text(
+                            f"{dataset}.jsonl",
+                            "".join(
+                                json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n"
+                                for r in rows
+                            ),
+                        )
                         if rows:
                             run.write_parquet(f"{dataset}.parquet", rows)
                     run.write_json("card.json", card_stats(outputs, final))
                     continue
-                chunks = [inputs[i:i + config.shard_size]
-                          for i in range(0, len(inputs), config.shard_size)]
+                chunks = [
+                    inputs[i : i + config.shard_size]
+                    for i in range(0, len(inputs), config.shard_size)
+                ]
                 shards = run.shards(name)
                 for index, chunk in enumerate(chunks):
                     stage = cls(context)
                     records = list(stage.run(chunk, index, len(chunks)))
-                    shards.write(index, records, stats={"records": len(records),
-                                                        **stage.counters})
+                    shards.write(index, records, stats={"records": len(records), **stage.counters})
                 outputs[name] = [r for i in range(len(chunks)) for r in shards.read(i)]
                 previous = outputs[name]
         finally:
@@ -178,31 +217,57 @@ def child(args: argparse.Namespace) -> None:
     end = time.time()
     collect_done = max(p.stat().st_mtime for p in (out / ".done" / "collect").glob("*.json"))
     card = json.loads((out / "card.json").read_text())
-    print(json.dumps({
-        "start": start, "end": end, "collect_done": collect_done,
-        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-        "functions_kept": card["stages"]["collect"]["accepted"],
-        "instances": card["instances"]}))
+    print(
+        json.dumps(
+            {
+                "start": start,
+                "end": end,
+                "collect_done": collect_done,
+                "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+                "functions_kept": card["stages"]["collect"]["accepted"],
+                "instances": card["instances"],
+            }
+        )
+    )
 
 
-def measure(mode: str, size: int, server: StandIn, workers: int, root: Path
-            ) -> dict[str, Any]:
+def measure(mode: str, size: int, server: StandIn, workers: int, root: Path) -> dict[str, Any]:
     """Run one driver on ``size`` functions in a fresh subprocess; its numbers."""
     before = len(server.arrivals)
     out = root / f"{mode}-{size}"
     result = subprocess.run(
-        [sys.executable, __file__, "--child", "--mode", mode, "--size", str(size),
-         "--out", str(out), "--base-url", server.base_url, "--workers", str(workers)],
-        capture_output=True, text=True, check=False)
+        [
+            sys.executable,
+            __file__,
+            "--child",
+            "--mode",
+            mode,
+            "--size",
+            str(size),
+            "--out",
+            str(out),
+            "--base-url",
+            server.base_url,
+            "--workers",
+            str(workers),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if result.returncode != 0:
         raise SystemExit(f"{mode} {size} failed:\n{result.stderr[-3000:]}")
     data = json.loads(result.stdout.strip().splitlines()[-1])
     arrivals = server.arrivals[before:]
     elapsed = data["end"] - data["start"]
     return {
-        "mode": mode, "functions": size, "seconds": round(elapsed, 2),
-        "functions_per_s": round(size / elapsed, 2), "peak_rss_mb": data["peak_rss_mb"],
-        "functions_kept": data["functions_kept"], "instances": data["instances"],
+        "mode": mode,
+        "functions": size,
+        "seconds": round(elapsed, 2),
+        "functions_per_s": round(size / elapsed, 2),
+        "peak_rss_mb": data["peak_rss_mb"],
+        "functions_kept": data["functions_kept"],
+        "instances": data["instances"],
         "requests": len(arrivals),
         "collect_done_s": round(data["collect_done"] - data["start"], 2),
         "first_request_s": round(min(arrivals) - data["start"], 2) if arrivals else None,
@@ -213,9 +278,12 @@ def measure(mode: str, size: int, server: StandIn, workers: int, root: Path
 def main() -> None:
     """Parse arguments; run every driver at every size; print the table (and JSON)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", default="30,60",
-                        help="functions per run, comma-separated (default fits < 2 min on "
-                             "2 cores; 1000,3000 for the full figure)")
+    parser.add_argument(
+        "--sizes",
+        default="30,60",
+        help="functions per run, comma-separated (default fits < 2 min on "
+        "2 cores; 1000,3000 for the full figure)",
+    )
     parser.add_argument("--modes", default="streaming,baseline")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--json", action="store_true", help="one JSON object, last line")
@@ -238,13 +306,16 @@ def main() -> None:
                 for mode in modes:
                     rows.append(measure(mode, size, server, args.workers, Path(root)))
                     row = rows[-1]
-                    print(f"{mode:<10} {size:>5} functions: {row['seconds']:>7.1f} s "
-                          f"{row['functions_per_s']:>6.1f} fn/s  peak RSS "
-                          f"{row['peak_rss_mb']:>6.1f} MB  "
-                          f"collect done {row['collect_done_s']:>6.1f} s, "
-                          f"first request {row['first_request_s']} s, "
-                          f"{row['requests_before_collect_done']}/{row['requests']} "
-                          f"requests before", flush=True)
+                    print(
+                        f"{mode:<10} {size:>5} functions: {row['seconds']:>7.1f} s "
+                        f"{row['functions_per_s']:>6.1f} fn/s  peak RSS "
+                        f"{row['peak_rss_mb']:>6.1f} MB  "
+                        f"collect done {row['collect_done_s']:>6.1f} s, "
+                        f"first request {row['first_request_s']} s, "
+                        f"{row['requests_before_collect_done']}/{row['requests']} "
+                        f"requests before",
+                        flush=True,
+                    )
     finally:
         server.close()
     summary: dict[str, Any] = {"sizes": sizes, "workers": args.workers, "runs": rows}
@@ -253,8 +324,10 @@ def main() -> None:
         if len(mine) >= 2:
             ratio = mine[-1]["peak_rss_mb"] / mine[0]["peak_rss_mb"]
             summary[f"{mode}_rss_ratio"] = round(ratio, 3)
-            print(f"{mode}: peak RSS {mine[-1]['functions']} / {mine[0]['functions']} "
-                  f"functions = {ratio:.2f}x")
+            print(
+                f"{mode}: peak RSS {mine[-1]['functions']} / {mine[0]['functions']} "
+                f"functions = {ratio:.2f}x"
+            )
     streaming = [r for r in rows if r["mode"] == "streaming"]
     summary["targets"] = {
         "rss_within_1.2x": summary.get("streaming_rss_ratio", 0) <= 1.2,

@@ -46,8 +46,15 @@ DEFAULT_DATA = REPO.parent / "shared" / "data" / "reval"
 class _Input:
     """One input, compiled once: ``run(before, start, stop)`` executes it."""
 
-    def __init__(self, key: str, code: str, call: str | None, test: str | None,
-                 test_class: str | None, test_method: str | None) -> None:
+    def __init__(
+        self,
+        key: str,
+        code: str,
+        call: str | None,
+        test: str | None,
+        test_class: str | None,
+        test_method: str | None,
+    ) -> None:
         self.key = key
         self.source = code
         self.program = compile(code, "<program>", "exec")
@@ -57,8 +64,9 @@ class _Input:
         self.test_method = test_method
         self.line_map = statement_line_map(code)
 
-    def run(self, start: Callable[[], None], stop: Callable[[], None],
-            setup_traced: bool = False) -> Any:
+    def run(
+        self, start: Callable[[], None], stop: Callable[[], None], setup_traced: bool = False
+    ) -> Any:
         namespace: dict[str, Any] = {"__name__": "__main__"}
         exec(self.program, namespace)  # noqa: S102 - trusted benchmark data
         if self.call is not None:
@@ -89,8 +97,13 @@ def _noop() -> None:
 def _deepcopy_tracer() -> tuple[Callable[[], None], Callable[[], None], list[Any]]:
     """REval's approach: deepcopy every program frame's locals at every line event."""
     states: list[Any] = []
-    skip = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
-            types.MethodType, types.GeneratorType)
+    skip = (
+        types.ModuleType,
+        types.FunctionType,
+        types.BuiltinFunctionType,
+        types.MethodType,
+        types.GeneratorType,
+    )
 
     def snapshot(frame: Any) -> dict[str, Any]:
         out = {}
@@ -132,10 +145,12 @@ def _regimes() -> dict[str, Callable[[_Input], Any]]:
 
     def recorder(mode: str, capture: str) -> Callable[[_Input], Any]:
         def run(item: _Input) -> Any:
-            rec = Recorder(mode=mode, capture=capture,
-                           line_map=item.line_map if mode == "exact" else None)
+            rec = Recorder(
+                mode=mode, capture=capture, line_map=item.line_map if mode == "exact" else None
+            )
             item.run(rec.start, rec.stop, setup_traced=mode == "exact")
             return rec.result()
+
         return run
 
     def deepcopy_baseline(item: _Input) -> Any:
@@ -158,8 +173,16 @@ def _load(data: Path) -> list[_Input]:
         if problem.skip_reason:
             continue
         for item in problem.runs:
-            items.append(_Input(item.key, problem.code, item.call, problem.test,
-                                item.test_class, item.test_method))
+            items.append(
+                _Input(
+                    item.key,
+                    problem.code,
+                    item.call,
+                    problem.test,
+                    item.test_class,
+                    item.test_method,
+                )
+            )
     return items
 
 
@@ -204,27 +227,42 @@ def main() -> None:
         finally:
             os.chdir(cwd)
     base = best["untraced"]
-    print(f"REval inputs traced in-process: {len(items)} (Python {sys.version.split()[0]}, "
-          f"best of {args.rounds} rounds)")
+    print(
+        f"REval inputs traced in-process: {len(items)} (Python {sys.version.split()[0]}, "
+        f"best of {args.rounds} rounds)"
+    )
     print(f"{'regime':<20}{'seconds':>10}{'runs/s':>12}{'x untraced':>12}{'vs deepcopy':>13}")
     for name, total in best.items():
-        print(f"{name:<20}{total:>10.3f}{len(items) / total:>12.0f}{total / base:>12.1f}"
-              f"{best['deepcopy_baseline'] / total:>12.1f}x")
+        print(
+            f"{name:<20}{total:>10.3f}{len(items) / total:>12.0f}{total / base:>12.1f}"
+            f"{best['deepcopy_baseline'] / total:>12.1f}x"
+        )
     ratio_vs_baseline = best["deepcopy_baseline"] / best["full_exact"]
-    print(f"full state (exact) is {ratio_vs_baseline:.1f}x faster than the deepcopy baseline "
-          f"(reval mode: {best['deepcopy_baseline'] / best['full_reval']:.1f}x)")
+    print(
+        f"full state (exact) is {ratio_vs_baseline:.1f}x faster than the deepcopy baseline "
+        f"(reval mode: {best['deepcopy_baseline'] / best['full_reval']:.1f}x)"
+    )
     heavy = sorted(range(len(items)), key=lambda i: -tails["deepcopy_baseline"][i])[:5]
     share = sum(tails["deepcopy_baseline"][i] for i in heavy) / best["deepcopy_baseline"]
-    print(f"baseline heavy tail: 5 inputs take {share:.0%} of its time "
-          f"({', '.join(items[i].key for i in heavy)})")
+    print(
+        f"baseline heavy tail: 5 inputs take {share:.0%} of its time "
+        f"({', '.join(items[i].key for i in heavy)})"
+    )
     if args.json:
-        print(json.dumps({
-            "inputs": len(items), "python": sys.version.split()[0],
-            "seconds": best, "runs_per_second": {k: len(items) / v for k, v in best.items()},
-            "ratio_to_untraced": {k: v / base for k, v in best.items()},
-            "full_exact_speedup_vs_deepcopy": ratio_vs_baseline,
-            "full_reval_speedup_vs_deepcopy": best["deepcopy_baseline"] / best["full_reval"],
-        }))
+        print(
+            json.dumps(
+                {
+                    "inputs": len(items),
+                    "python": sys.version.split()[0],
+                    "seconds": best,
+                    "runs_per_second": {k: len(items) / v for k, v in best.items()},
+                    "ratio_to_untraced": {k: v / base for k, v in best.items()},
+                    "full_exact_speedup_vs_deepcopy": ratio_vs_baseline,
+                    "full_reval_speedup_vs_deepcopy": best["deepcopy_baseline"]
+                    / best["full_reval"],
+                }
+            )
+        )
 
 
 if __name__ == "__main__":

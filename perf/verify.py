@@ -65,8 +65,7 @@ WORKERS = os.cpu_count() or 2
 SECONDS = 2.0  # per input check: hostile inputs that loop cost this much each
 BATCH = 32  # verify_predictions' batch size, also used for the compute pass
 HEAVY = 0.05  # seconds of a check's own compute from which the baseline runs it for sure
-_ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1"}
+_ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 def _fence(field: str, value: Any) -> str:
@@ -87,8 +86,13 @@ def _wrong(value: Any) -> Any:
     return "wrong"
 
 
-_MALFORMED = ["I think the answer is five.", '{"output": [1, 2', "```json\n{'input': }\n```",
-              '{"answer": 3}', ""]
+_MALFORMED = [
+    "I think the answer is five.",
+    '{"output": [1, 2',
+    "```json\n{'input': }\n```",
+    '{"answer": 3}',
+    "",
+]
 
 
 def _hostile(field: str, pair: dict[str, Any], rng: random.Random) -> str:
@@ -100,15 +104,21 @@ def _hostile(field: str, pair: dict[str, Any], rng: random.Random) -> str:
     if choice == 2:
         return "\\boxed{\\{'" + field + "': __import__('os').system('echo pwned')\\}}"
     if field == "output":
-        return _fence(field, {"__class__": "os._exit", "value": float("inf")} if choice == 3
-                      else "import sys; sys.exit(0)")
+        return _fence(
+            field,
+            {"__class__": "os._exit", "value": float("inf")}
+            if choice == 3
+            else "import sys; sys.exit(0)",
+        )
     given = pair["input"]
     if choice == 3 and isinstance(given, dict):  # an extra keyword: TypeError
         return _fence(field, {**given, "__synth_extra__": 1})
     if choice == 4 and isinstance(given, dict):  # every value a huge int: loops or raises
-        return _fence(field, dict.fromkeys(given, 10 ** 12))
-    return _fence(field, dict.fromkeys(given, "'; import os; os._exit(0) #")
-                  if isinstance(given, dict) else None)
+        return _fence(field, dict.fromkeys(given, 10**12))
+    return _fence(
+        field,
+        dict.fromkeys(given, "'; import os; os._exit(0) #") if isinstance(given, dict) else None,
+    )
 
 
 class Instance(NamedTuple):
@@ -125,8 +135,9 @@ class Instance(NamedTuple):
         return "o" if self.task.kind == "output" else "i"
 
 
-def build_instances(records: list[dict[str, Any]], seed: int = 0
-                    ) -> tuple[list[Instance], list[str]]:
+def build_instances(
+    records: list[dict[str, Any]], seed: int = 0
+) -> tuple[list[Instance], list[str]]:
     """The 2,776 checks (output then input prediction per pair) and each answer's kind."""
     rng = random.Random(seed)
     checks: list[Instance] = []
@@ -135,8 +146,9 @@ def build_instances(records: list[dict[str, Any]], seed: int = 0
         for pair in record["stored_ios"][:3]:
             for kind, field in (("o", "output"), ("i", "input")):
                 truth = pair[field]
-                mix = rng.choices(("right", "wrong", "malformed", "hostile"),
-                                  weights=(4, 3, 2, 1))[0]
+                mix = rng.choices(("right", "wrong", "malformed", "hostile"), weights=(4, 3, 2, 1))[
+                    0
+                ]
                 if mix == "right":
                     text = _fence(field, truth)
                 elif mix == "wrong":
@@ -145,18 +157,19 @@ def build_instances(records: list[dict[str, Any]], seed: int = 0
                     text = rng.choice(_MALFORMED)
                 else:
                     text = _hostile(field, pair, rng)
-                task = prediction_task(kind, record["refcode"], pair["input"],
-                                       pair["output"])
+                task = prediction_task(kind, record["refcode"], pair["input"], pair["output"])
                 checks.append(Instance(task, text, record["refcode"]))
                 kinds.append(mix)
     return checks, kinds
 
 
 def _baseline_program(check: Instance, predicted: Any) -> str:
-    return (IMPORT_PREFIX + NUMPY_PREFIX + "\n" + check.refcode + "\n\n"
-            "import json as _j\n"
-            f"_given = _j.loads({json.dumps(predicted)!r})\n"
-            "print(_j.dumps(main_solution(**_given)))\n")
+    return (
+        IMPORT_PREFIX + NUMPY_PREFIX + "\n" + check.refcode + "\n\n"
+        "import json as _j\n"
+        f"_given = _j.loads({json.dumps(predicted)!r})\n"
+        "print(_j.dumps(main_solution(**_given)))\n"
+    )
 
 
 def _runs(checks: list[Instance]) -> list[tuple[Instance, Any]]:
@@ -175,9 +188,15 @@ def _runs(checks: list[Instance]) -> list[tuple[Instance, Any]]:
 def _baseline_one(run: tuple[Instance, Any]) -> None:
     check, predicted = run
     try:
-        subprocess.run([sys.executable, "-"], input=_baseline_program(check, predicted),
-                       text=True, capture_output=True, timeout=SECONDS + 1, check=False,
-                       env=_ENV)
+        subprocess.run(
+            [sys.executable, "-"],
+            input=_baseline_program(check, predicted),
+            text=True,
+            capture_output=True,
+            timeout=SECONDS + 1,
+            check=False,
+            env=_ENV,
+        )
     except subprocess.TimeoutExpired:
         pass
 
@@ -189,8 +208,9 @@ def _timed_runs(runs: list[tuple[Instance, Any]]) -> float:
     return time.perf_counter() - start
 
 
-def baseline_seconds(checks: list[Instance], durations: list[float], light_sample: int | None
-                     ) -> tuple[float, int, int]:
+def baseline_seconds(
+    checks: list[Instance], durations: list[float], light_sample: int | None
+) -> tuple[float, int, int]:
     """Seconds the reference shape takes for ``checks``: every answer extracted in the
     host, every input check with an answer run in a subprocess, ``WORKERS`` at a time.
     ``durations`` (per run of :func:`_runs`, from the engine) split the runs: heavy ones
@@ -204,7 +224,7 @@ def baseline_seconds(checks: list[Instance], durations: list[float], light_sampl
     host = time.perf_counter() - start
     heavy = [run for run, spent in zip(runs, durations) if spent >= HEAVY]
     light = [run for run, spent in zip(runs, durations) if spent < HEAVY]
-    sample = light if light_sample is None else light[::max(1, len(light) // light_sample)]
+    sample = light if light_sample is None else light[:: max(1, len(light) // light_sample)]
     light_seconds = _timed_runs(sample) * len(light) / max(1, len(sample))
     return host + _timed_runs(heavy) + light_seconds, len(heavy) + len(sample), len(runs)
 
@@ -229,8 +249,11 @@ class TimingEngine(Engine):
         future.add_done_callback(self._count)
         return future
 
-    def submit_batch(self, jobs: Any, per_child: int | None = None  # noqa: D102
-                     ) -> list[Future[Outcome]]:
+    def submit_batch(
+        self,
+        jobs: Any,
+        per_child: int | None = None,  # noqa: D102
+    ) -> list[Future[Outcome]]:
         futures = super().submit_batch(jobs, per_child)
         for future in futures:
             future.add_done_callback(self._count)
@@ -239,8 +262,9 @@ class TimingEngine(Engine):
 
 def verify(engine: Engine, checks: list[Instance]) -> list[dict[str, Any]]:
     """``synth.verify_predictions`` on the checks: what the verify stage runs."""
-    return verify_predictions(engine, [c.task for c in checks], [c.text for c in checks],
-                              batch_size=BATCH)
+    return verify_predictions(
+        engine, [c.task for c in checks], [c.text for c in checks], batch_size=BATCH
+    )
 
 
 def compute_seconds(engine: Engine, checks: list[Instance]) -> tuple[list[float], int]:
@@ -252,8 +276,7 @@ def compute_seconds(engine: Engine, checks: list[Instance]) -> tuple[list[float]
     durations = [0.0] * len(runs)
     timeouts = 0
     for i, outcome in enumerate(engine.map(jobs, batch_size=BATCH)):
-        durations[i] = max(outcome.duration, SECONDS if outcome.status is Status.TIMEOUT
-                           else 0.0)
+        durations[i] = max(outcome.duration, SECONDS if outcome.status is Status.TIMEOUT else 0.0)
         timeouts += outcome.status is Status.TIMEOUT
     return durations, timeouts
 
@@ -261,11 +284,18 @@ def compute_seconds(engine: Engine, checks: list[Instance]) -> tuple[list[float]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object last")
-    parser.add_argument("--baseline-checks", type=int, default=150,
-                        help="light input checks the subprocess baseline times (every "
-                             "k-th, scaled to all of them); heavy ones always all run")
-    parser.add_argument("--baseline-all", action="store_true",
-                        help="time the baseline on every input check (about 90 s)")
+    parser.add_argument(
+        "--baseline-checks",
+        type=int,
+        default=150,
+        help="light input checks the subprocess baseline times (every "
+        "k-th, scaled to all of them); heavy ones always all run",
+    )
+    parser.add_argument(
+        "--baseline-all",
+        action="store_true",
+        help="time the baseline on every input check (about 90 s)",
+    )
     args = parser.parse_args()
     records = load_function_records(DATA / "codeio" / "rawcode_1k_parsed.jsonl", keep=3)
     checks, kinds = build_instances(records)
@@ -280,7 +310,8 @@ def main() -> None:
         steals = engine.steals
         durations, timeouts = compute_seconds(engine, checks)  # untimed: the strata
     base, sampled, runnable = baseline_seconds(
-        checks, durations, None if args.baseline_all else args.baseline_checks)
+        checks, durations, None if args.baseline_all else args.baseline_checks
+    )
     heavy = sum(spent >= HEAVY for spent in durations)
     labels = Counter(v["label"] for v in verdicts)
     by_mix: dict[str, Counter[str]] = {}
@@ -289,44 +320,68 @@ def main() -> None:
     right_ok = by_mix["right"]["success"] / max(1, sum(by_mix["right"].values()))
     rate, base_rate = len(checks) / elapsed, len(checks) / base
     ceiling = base / (compute / WORKERS)
-    how = ("every one timed" if sampled == runnable
-           else f"all {heavy} heavy ones timed, {sampled - heavy} of the "
-                f"{runnable - heavy} light ones timed and scaled")
-    print(f"verify: {len(checks)} instances ({sum(c.kind == 'i' for c in checks)} input "
-          f"predictions, {runnable} with an answer re-executed) in {elapsed:.2f} s = "
-          f"{rate:.0f} instances/s, {WORKERS} workers")
-    print(f"baseline (python subprocess per input check with an answer, numpy prefix; "
-          f"{how}): {base:.1f} s = {base_rate:.1f} instances/s")
-    print(f"programs' own compute (summed child durations, {timeouts} timeouts of "
-          f"{SECONDS:g} s): {compute:.1f} s = {compute / WORKERS:.1f} s on {WORKERS} workers")
-    print(f"speed-up: {rate / base_rate:.1f}x   ceiling: {ceiling:.1f}x   share of the "
-          f"ceiling: {rate / base_rate / ceiling:.0%}   (targets: <= 10 s, >= 20x); "
-          f"{steals} batches split by work stealing")
-    print("  ceiling = baseline s / (compute s / workers): the ratio of an engine with zero "
-          "overhead and perfect balance, since both sides pay the programs' own compute")
+    how = (
+        "every one timed"
+        if sampled == runnable
+        else f"all {heavy} heavy ones timed, {sampled - heavy} of the "
+        f"{runnable - heavy} light ones timed and scaled"
+    )
+    print(
+        f"verify: {len(checks)} instances ({sum(c.kind == 'i' for c in checks)} input "
+        f"predictions, {runnable} with an answer re-executed) in {elapsed:.2f} s = "
+        f"{rate:.0f} instances/s, {WORKERS} workers"
+    )
+    print(
+        f"baseline (python subprocess per input check with an answer, numpy prefix; "
+        f"{how}): {base:.1f} s = {base_rate:.1f} instances/s"
+    )
+    print(
+        f"programs' own compute (summed child durations, {timeouts} timeouts of "
+        f"{SECONDS:g} s): {compute:.1f} s = {compute / WORKERS:.1f} s on {WORKERS} workers"
+    )
+    print(
+        f"speed-up: {rate / base_rate:.1f}x   ceiling: {ceiling:.1f}x   share of the "
+        f"ceiling: {rate / base_rate / ceiling:.0%}   (targets: <= 10 s, >= 20x); "
+        f"{steals} batches split by work stealing"
+    )
+    print(
+        "  ceiling = baseline s / (compute s / workers): the ratio of an engine with zero "
+        "overhead and perfect balance, since both sides pay the programs' own compute"
+    )
     print(f"{'answer':<10} " + " ".join(f"{k:>10}" for k in sorted(labels)))
     for mix in ("right", "wrong", "malformed", "hostile"):
         counts = by_mix.get(mix, Counter())
         print(f"{mix:<10} " + " ".join(f"{counts.get(k, 0):>10}" for k in sorted(labels)))
-    print(f"right answers verified as success: {right_ok:.1%} (the rest: stored pairs that no "
-          "longer reproduce, see perf/collect.py)")
+    print(
+        f"right answers verified as success: {right_ok:.1%} (the rest: stored pairs that no "
+        "longer reproduce, see perf/collect.py)"
+    )
     if args.json:
-        print(json.dumps({"instances": len(checks), "seconds": round(elapsed, 3),
-                          "instances_per_s": round(rate, 1),
-                          "input_checks_run": runnable,
-                          "baseline_seconds": round(base, 2),
-                          "baseline_checks_timed": sampled,
-                          "heavy_checks": heavy,
-                          "baseline_extrapolated": sampled != runnable,
-                          "baseline_instances_per_s": round(base_rate, 2),
-                          "speedup": round(rate / base_rate, 2),
-                          "compute_s": round(compute, 2), "timeouts": timeouts,
-                          "ceiling": round(ceiling, 2),
-                          "share_of_ceiling": round(rate / base_rate / ceiling, 3),
-                          "steals": steals,
-                          "labels": dict(sorted(labels.items())),
-                          "by_answer": {k: dict(sorted(v.items())) for k, v in by_mix.items()},
-                          "right_success_rate": round(right_ok, 4)}, sort_keys=True))
+        print(
+            json.dumps(
+                {
+                    "instances": len(checks),
+                    "seconds": round(elapsed, 3),
+                    "instances_per_s": round(rate, 1),
+                    "input_checks_run": runnable,
+                    "baseline_seconds": round(base, 2),
+                    "baseline_checks_timed": sampled,
+                    "heavy_checks": heavy,
+                    "baseline_extrapolated": sampled != runnable,
+                    "baseline_instances_per_s": round(base_rate, 2),
+                    "speedup": round(rate / base_rate, 2),
+                    "compute_s": round(compute, 2),
+                    "timeouts": timeouts,
+                    "ceiling": round(ceiling, 2),
+                    "share_of_ceiling": round(rate / base_rate / ceiling, 3),
+                    "steals": steals,
+                    "labels": dict(sorted(labels.items())),
+                    "by_answer": {k: dict(sorted(v.items())) for k, v in by_mix.items()},
+                    "right_success_rate": round(right_ok, 4),
+                },
+                sort_keys=True,
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -53,10 +53,12 @@ def reval_reference() -> None:
     from execlens.engine import resolve_program_python
 
     python = resolve_program_python()
-    done = subprocess.run([python, "-c", "from importlib.metadata import version; "
-                           "print(version('numpy'))"], capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run(
+        [python, "-c", "from importlib.metadata import version; print(version('numpy'))"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     numpy_version = done.stdout.strip() or "not installed"
     if not numpy_version[:1].isdigit() or int(numpy_version.split(".")[0]) >= 2:
-        pytest.skip(f"REval's programs need NumPy < 2 (np.mat...); {python} has "
-                    f"{numpy_version}")
+        pytest.skip(f"REval's programs need NumPy < 2 (np.mat...); {python} has {numpy_version}")

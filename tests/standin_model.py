@@ -50,8 +50,13 @@ def generate(reply: str | Thought, body: dict[str, Any]) -> tuple[dict[str, Any]
     if isinstance(reply, str):
         prefix, text = "", reply
     elif reply.shape == "harmony":
-        prefix, text = "", (f"<|channel|>analysis<|message|>{reply.thought}<|end|>"
-                            f"<|start|>assistant<|channel|>final<|message|>{reply.final}")
+        prefix, text = (
+            "",
+            (
+                f"<|channel|>analysis<|message|>{reply.thought}<|end|>"
+                f"<|start|>assistant<|channel|>final<|message|>{reply.final}"
+            ),
+        )
     elif reply.shape == "field":
         prefix, text = reply.thought, reply.final
     else:
@@ -60,12 +65,12 @@ def generate(reply: str | Thought, body: dict[str, Any]) -> tuple[dict[str, Any]
     finish = "stop"
     cuts = [whole.find(stop) for stop in _stops(body.get("stop")) if stop in whole]
     if cuts:
-        whole = whole[:min(cuts)]
+        whole = whole[: min(cuts)]
     limit = body.get("max_tokens") or body.get("max_completion_tokens")
     if limit is not None:
         tokens = list(re.finditer(r"[^\s\x00]+", whole))
         if len(tokens) > int(limit):
-            whole = whole[:tokens[int(limit) - 1].end()] if int(limit) > 0 else ""
+            whole = whole[: tokens[int(limit) - 1].end()] if int(limit) > 0 else ""
             finish = "length"
     thought, _, content = whole.partition("\x00")
     message: dict[str, Any] = {"content": content}
@@ -87,8 +92,15 @@ class StandInModel:
     HTTP status of a request ``reply`` fails (503, retried; a 4xx is not).
     """
 
-    def __init__(self, reply: Reply, *, delay: float = 0.0, port: int = 0,
-                 models: tuple[str, ...] = (), fail_status: int = 503) -> None:
+    def __init__(
+        self,
+        reply: Reply,
+        *,
+        delay: float = 0.0,
+        port: int = 0,
+        models: tuple[str, ...] = (),
+        fail_status: int = 503,
+    ) -> None:
         self.reply = reply
         self.delay = delay
         self.models = models
@@ -106,9 +118,15 @@ class StandInModel:
                 if self.path.rstrip("/") != "/v1/models":
                     self.send_error(404)
                     return
-                data = json.dumps({"object": "list", "data": [
-                    {"id": name, "object": "model", "owned_by": "stand-in"}
-                    for name in owner.models]}).encode()
+                data = json.dumps(
+                    {
+                        "object": "list",
+                        "data": [
+                            {"id": name, "object": "model", "owned_by": "stand-in"}
+                            for name in owner.models
+                        ],
+                    }
+                ).encode()
                 self.send_response(200)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(data)))
@@ -123,20 +141,38 @@ class StandInModel:
                 text = owner.reply(body)
                 if text is None:
                     status = owner.fail_status
-                    payload = {"error": {"message": "down" if status >= 500 else "refused",
-                                         "type": "stand-in"}}
+                    payload = {
+                        "error": {
+                            "message": "down" if status >= 500 else "refused",
+                            "type": "stand-in",
+                        }
+                    }
                 else:
                     with lock:
                         owner.stops_seen.append(tuple(_stops(body.get("stop"))))
                     message, finish = generate(text, body)
-                    status, payload = 200, {
-                        "id": "stand-in", "object": "chat.completion", "created": 0,
-                        "model": body.get("model", "stand-in"),
-                        "choices": [{"index": i, "finish_reason": finish,
-                                     "message": {"role": "assistant", **message}}
-                                    for i in range(int(body.get("n") or 1))],
-                        "usage": {"prompt_tokens": 5, "completion_tokens": 3,
-                                  "total_tokens": 8}}
+                    status, payload = (
+                        200,
+                        {
+                            "id": "stand-in",
+                            "object": "chat.completion",
+                            "created": 0,
+                            "model": body.get("model", "stand-in"),
+                            "choices": [
+                                {
+                                    "index": i,
+                                    "finish_reason": finish,
+                                    "message": {"role": "assistant", **message},
+                                }
+                                for i in range(int(body.get("n") or 1))
+                            ],
+                            "usage": {
+                                "prompt_tokens": 5,
+                                "completion_tokens": 3,
+                                "total_tokens": 8,
+                            },
+                        },
+                    )
                 data = json.dumps(payload).encode()
                 try:
                     self.send_response(status)
@@ -155,8 +191,9 @@ class StandInModel:
         self._server = Server(("127.0.0.1", port), Handler)
         self.port = int(self._server.server_address[1])
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), daemon=True
+        )
 
     def __enter__(self) -> StandInModel:
         self._thread.start()

@@ -33,19 +33,44 @@ from execlens.synth import ConfigError, SourceConfig, load_config, load_source
 from execlens.tasks import SourceError
 
 _FRESH = int(os.environ.get("EXECLENS_FUZZ_EXAMPLES", "0"))
-FUZZ = settings(max_examples=_FRESH or 40, derandomize=not _FRESH, deadline=5000,
-                suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                       HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=_FRESH or 40,
+    derandomize=not _FRESH,
+    deadline=5000,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
-_scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
-                     st.text(max_size=30))
-_json = st.recursive(_scalars, lambda inner: st.one_of(
-    st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)),
-    max_leaves=20)
+_scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=30)
+)
+_json = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
 #: Field names the loaders look for, so garbage reaches the per-field checks.
-_FIELDS = ("code", "input", "output", "id", "task_id", "entry_point", "inputs", "outputs",
-           "test", "tasks", "refcode", "ios", "content", "function_name", "question_id",
-           "program", "call", "sample_0")
+_FIELDS = (
+    "code",
+    "input",
+    "output",
+    "id",
+    "task_id",
+    "entry_point",
+    "inputs",
+    "outputs",
+    "test",
+    "tasks",
+    "refcode",
+    "ios",
+    "content",
+    "function_name",
+    "question_id",
+    "program",
+    "call",
+    "sample_0",
+)
 _records = st.dictionaries(st.sampled_from(_FIELDS), _json, max_size=6)
 
 
@@ -86,8 +111,9 @@ def _loads_or_names(load: Callable[[], Any], errors: tuple[type[BaseException], 
 @pytest.mark.parametrize("name", benchmark_names())
 @FUZZ
 @given(content=garbage_files())
-def test_benchmark_loaders_name_what_is_wrong(name: str, content: bytes,
-                                              tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_benchmark_loaders_name_what_is_wrong(
+    name: str, content: bytes, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     benchmark = get_benchmark(name)
     path = _write(tmp_path_factory.mktemp(name), "data.jsonl", content)
     _loads_or_names(lambda: benchmark.load(str(path)), (DatasetError,))
@@ -95,27 +121,31 @@ def test_benchmark_loaders_name_what_is_wrong(name: str, content: bytes,
 
 @FUZZ
 @given(content=garbage_files())
-def test_generations_files_name_what_is_wrong(content: bytes, data_dir: Path,
-                                              tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_generations_files_name_what_is_wrong(
+    content: bytes, data_dir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     benchmark = default_benchmark()
     path = _write(tmp_path_factory.mktemp("gens"), "x_output_generations.json", content)
     data = str(data_dir / "cruxeval" / "cruxeval.jsonl")
-    _loads_or_names(lambda: benchmark.read_generations(path, data, "output"),
-                    (GenerationsError, DatasetError))
+    _loads_or_names(
+        lambda: benchmark.read_generations(path, data, "output"), (GenerationsError, DatasetError)
+    )
 
 
 @FUZZ
 @given(content=garbage_files())
 def test_runtime_program_sources_name_what_is_wrong(
-        content: bytes, tmp_path_factory: pytest.TempPathFactory) -> None:
+    content: bytes, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     path = _write(tmp_path_factory.mktemp("programs"), "programs.jsonl", content)
     _loads_or_names(lambda: load_programs(path), (SourceError,))
 
 
 @FUZZ
 @given(content=garbage_files())
-def test_synthesis_sources_reject_by_name(content: bytes,
-                                          tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_synthesis_sources_reject_by_name(
+    content: bytes, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     path = _write(tmp_path_factory.mktemp("synth"), "raw.jsonl", content)
     try:
         records = load_source(SourceConfig(path=path))
@@ -128,16 +158,18 @@ def test_synthesis_sources_reject_by_name(content: bytes,
 
 @FUZZ
 @given(content=garbage_files())
-def test_synthesis_configs_name_the_field(content: bytes,
-                                          tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_synthesis_configs_name_the_field(
+    content: bytes, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     path = _write(tmp_path_factory.mktemp("config"), "config.yaml", content)
     _loads_or_names(lambda: load_config(path), (ConfigError,))
 
 
 @FUZZ
 @given(content=garbage_files())
-def test_run_logs_keep_every_valid_line(content: bytes,
-                                        tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_run_logs_keep_every_valid_line(
+    content: bytes, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     folder = tmp_path_factory.mktemp("log")
     log = JsonlLog(_write(folder, "samples.jsonl", content))
     records = log.read()

@@ -20,14 +20,17 @@ def test_piped_output_gets_plain_lines_at_each_tenth_and_the_end() -> None:
             update(count)
         update(100)  # a repeated final count prints nothing more
     lines = out.getvalue().splitlines()
-    assert [line.split(" (")[0] for line in lines] == [f"scoring: {n}/100"
-                                                     for n in range(10, 101, 10)]
+    assert [line.split(" (")[0] for line in lines] == [
+        f"scoring: {n}/100" for n in range(10, 101, 10)
+    ]
     assert err.getvalue() == ""  # stderr is kept for the error line of a failed run
 
 
 def test_disabled_or_json_output_shows_nothing() -> None:
-    for display in (StageProgress(False, stdout=_Pipe(), stderr=_Pipe()),
-                    StageProgress(True, plain=False, stdout=_Pipe(), stderr=_Pipe())):
+    for display in (
+        StageProgress(False, stdout=_Pipe(), stderr=_Pipe()),
+        StageProgress(True, plain=False, stdout=_Pipe(), stderr=_Pipe()),
+    ):
         with display:
             display.stage("generating", 3)(3)
         assert display._stdout.getvalue() == ""  # noqa: SLF001 - the test's own stream

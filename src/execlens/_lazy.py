@@ -13,8 +13,9 @@ from typing import Any
 __all__ = ["lazy_exports"]
 
 
-def lazy_exports(package: str, exports: Mapping[str, str]
-                 ) -> tuple[list[str], Callable[[str], Any], Callable[[], list[str]]]:
+def lazy_exports(
+    package: str, exports: Mapping[str, str]
+) -> tuple[list[str], Callable[[str], Any], Callable[[], list[str]]]:
     """``__all__``, ``__getattr__`` and ``__dir__`` for ``package``.
 
     ``exports`` maps each public name to the private module (relative to ``package``)

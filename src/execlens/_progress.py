@@ -29,8 +29,14 @@ class StageProgress:
     stdout is one JSON document).
     """
 
-    def __init__(self, enabled: bool, *, plain: bool = True, stderr: IO[str] | None = None,
-                 stdout: IO[str] | None = None) -> None:
+    def __init__(
+        self,
+        enabled: bool,
+        *,
+        plain: bool = True,
+        stderr: IO[str] | None = None,
+        stdout: IO[str] | None = None,
+    ) -> None:
         self._stderr = stderr or sys.stderr
         self._stdout = stdout or sys.stdout
         self.bar: Any = None
@@ -47,9 +53,14 @@ class StageProgress:
                 TimeElapsedColumn,
             )
 
-            self.bar = Progress(TextColumn("{task.description}"), BarColumn(),
-                                MofNCompleteColumn(), TimeElapsedColumn(),
-                                console=Console(file=self._stderr), transient=True)
+            self.bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=Console(file=self._stderr),
+                transient=True,
+            )
         else:
             self.plain = plain
 
@@ -93,7 +104,6 @@ class _PlainStage:
         step = self._step(count)
         done = count >= self.total
         if done or step > self.last_step or now - self.last_time >= _PLAIN_EVERY_SECONDS:
-            self.out.write(f"{self.name}: {count}/{self.total} "
-                           f"({now - self.started:.0f} s)\n")
+            self.out.write(f"{self.name}: {count}/{self.total} ({now - self.started:.0f} s)\n")
             self.out.flush()
             self.last_time, self.last_step, self.finished = now, step, done

@@ -23,11 +23,15 @@ ANSWER = "[ANSWER]\nassert f(x) == 'abc'\n[/ANSWER]"
 class FakeModel(StandInModel):
     """Answers chat completions with :data:`ANSWER`; ``fail(body)`` picks requests to fail."""
 
-    def __init__(self, port: int = 0, *, delay: float = 0.0,
-                 fail: Callable[[dict[str, Any]], bool] | None = None) -> None:
+    def __init__(
+        self,
+        port: int = 0,
+        *,
+        delay: float = 0.0,
+        fail: Callable[[dict[str, Any]], bool] | None = None,
+    ) -> None:
         self.fail = fail or (lambda body: False)
-        super().__init__(lambda body: None if self.fail(body) else ANSWER,
-                         delay=delay, port=port)
+        super().__init__(lambda body: None if self.fail(body) else ANSWER, delay=delay, port=port)
 
 
 def free_port() -> int:

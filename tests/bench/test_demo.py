@@ -17,8 +17,11 @@ from execlens.values import parse_literal
 
 
 def test_the_shipped_files_are_the_official_ones(data_dir: Path) -> None:
-    for name in ("cruxeval.jsonl", "codellama-7b_temp0.2_input_generations.json",
-                 "codellama-7b_temp0.2_output_generations.json"):
+    for name in (
+        "cruxeval.jsonl",
+        "codellama-7b_temp0.2_input_generations.json",
+        "codellama-7b_temp0.2_output_generations.json",
+    ):
         assert (DATA_DIR / name).read_bytes() == (data_dir / "cruxeval" / name).read_bytes()
     assert "MIT License" in (DATA_DIR / "LICENSE.txt").read_text()
 
@@ -26,16 +29,20 @@ def test_the_shipped_files_are_the_official_ones(data_dir: Path) -> None:
 def test_shipped_generations_reproduce_the_published_numbers(tmp_path: Path) -> None:
     results = {r.results["task"]: r.results for r in run_shipped(tmp_path, workers=8)}
     assert set(results) == {"input", "output"}
-    for task, published in (("input", {"pass@1": 35.95, "pass@5": 44.99}),
-                            ("output", {"pass@1": 34.21, "pass@5": 40.29})):
+    for task, published in (
+        ("input", {"pass@1": 35.95, "pass@5": 44.99}),
+        ("output", {"pass@1": 34.21, "pass@5": 40.29}),
+    ):
         official = results[task]["modes"]["official"]
         assert results[task]["reference_numbers"] == published
         assert {k: round(official[k], 2) for k in published} == published
         assert results[task]["samples"] == 800 and results[task]["generations"] == 8000
     # Strict beside it: lower where Code Llama's answers need a lambda (input), equal else.
     assert round(results["input"]["modes"]["strict"]["pass@1"], 2) == 35.85
-    assert results["output"]["modes"]["strict"]["pass@1"] == (
-        results["output"]["modes"]["official"]["pass@1"])
+    assert (
+        results["output"]["modes"]["strict"]["pass@1"]
+        == (results["output"]["modes"]["official"]["pass@1"])
+    )
 
 
 def test_the_demo_cli_prints_both_modes_beside_the_published_figures(tmp_path: Path) -> None:
@@ -54,9 +61,9 @@ def test_demo_data_loads_as_cruxeval_and_reval(tmp_path: Path, engine: Engine) -
     assert len(samples.records) == total_inputs
     by_id = {s.id: s for s in samples.records}
     # Spot-check references against hand-computed answers.
-    assert parse_literal(by_id["example_1_0"].output) == 8    # collatz steps from 6
+    assert parse_literal(by_id["example_1_0"].output) == 8  # collatz steps from 6
     assert parse_literal(by_id["example_4_1"].output) is False  # '(]' is unbalanced
-    assert parse_literal(by_id["example_7_2"].output) == 5    # gcd(0, 5)
+    assert parse_literal(by_id["example_7_2"].output) == 5  # gcd(0, 5)
 
     reval_dir = build_demo_reval(crux, tmp_path / "reval")
     problems = load_reval(reval_dir)

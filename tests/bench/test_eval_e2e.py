@@ -64,36 +64,60 @@ def lcb_data(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> Path:
             if i >= SLICE:
                 break
             record = json.loads(line)
-            rows.append({
-                "question_id": f"q{i}", "contest_id": "c0", "contest_date": "2024-01-01T00:00:00",
-                "difficulty": "easy", "function_name": "f", "code": record["code"],
-                "input": f"f({record['input']})", "output": record["output"],
-                "id": f"sample_{i}", "problem_id": f"p{i}", "numsteps": 10,
-            })
+            rows.append(
+                {
+                    "question_id": f"q{i}",
+                    "contest_id": "c0",
+                    "contest_date": "2024-01-01T00:00:00",
+                    "difficulty": "easy",
+                    "function_name": "f",
+                    "code": record["code"],
+                    "input": f"f({record['input']})",
+                    "output": record["output"],
+                    "id": f"sample_{i}",
+                    "problem_id": f"p{i}",
+                    "numsteps": 10,
+                }
+            )
     path = tmp_path_factory.mktemp("lcb") / "execution-v2.jsonl"
     path.write_text("".join(json.dumps(row) + "\n" for row in rows))
     return path
 
 
 def _config(benchmark: str, task: str, data: Path) -> EvalConfig:
-    return EvalConfig(benchmark=benchmark, task=task, prompt="direct", model="local",
-                      n=1, max_tokens=48, temperature=0.0, limit=SLICE, data=str(data))
+    return EvalConfig(
+        benchmark=benchmark,
+        task=task,
+        prompt="direct",
+        model="local",
+        n=1,
+        max_tokens=48,
+        temperature=0.0,
+        limit=SLICE,
+        data=str(data),
+    )
 
 
 def _lines(path: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-CASES = [("cruxeval", "output"), ("cruxeval", "input"), ("lcb-exec", "output"),
-         ("reval", "coverage"), ("reval", "path"), ("reval", "state"), ("reval", "output")]
+CASES = [
+    ("cruxeval", "output"),
+    ("cruxeval", "input"),
+    ("lcb-exec", "output"),
+    ("reval", "coverage"),
+    ("reval", "path"),
+    ("reval", "state"),
+    ("reval", "output"),
+]
 
 
 @pytest.mark.parametrize("benchmark,task", CASES)
 def test_eval_writes_log_and_report_then_replays_from_cache(
     benchmark: str, task: str, tmp_path: Path, cache_dir: Path, data_dir: Path, lcb_data: Path
 ) -> None:
-    data = {"lcb-exec": lcb_data, "reval": data_dir / "reval"}.get(benchmark,
-                                                                   data_dir / "cruxeval")
+    data = {"lcb-exec": lcb_data, "reval": data_dir / "reval"}.get(benchmark, data_dir / "cruxeval")
     out = tmp_path / "run"
     first = run_eval(_config(benchmark, task, data), out, show_progress=False)
     assert first.requests == SLICE and first.cache_hits == 0
@@ -122,8 +146,9 @@ def test_eval_writes_log_and_report_then_replays_from_cache(
     assert (tmp_path / "other" / "samples.jsonl").read_bytes() == before["samples.jsonl"]
 
 
-def test_reval_consistency_scores_all_four_tasks(tmp_path: Path, cache_dir: Path,
-                                                 data_dir: Path) -> None:
+def test_reval_consistency_scores_all_four_tasks(
+    tmp_path: Path, cache_dir: Path, data_dir: Path
+) -> None:
     config = _config("reval", "consistency", data_dir / "reval")
     config.limit = 3
     result = run_eval(config, tmp_path / "ic", show_progress=False)
@@ -151,8 +176,9 @@ def test_eval_refuses_to_mix_runs(tmp_path: Path, cache_dir: Path, data_dir: Pat
         run_eval(EvalConfig("cruxeval", "output", prompt="socratic"), out, show_progress=False)
 
 
-def test_extra_body_reaches_the_server_and_keys_the_cache(tmp_path: Path, cache_dir: Path,
-                                                          data_dir: Path) -> None:
+def test_extra_body_reaches_the_server_and_keys_the_cache(
+    tmp_path: Path, cache_dir: Path, data_dir: Path
+) -> None:
     config = _config("cruxeval", "output", data_dir / "cruxeval")
     config.limit = 2
     config.extra_body = {"top_k": 1}  # llama.cpp's server takes it, like vLLM does
@@ -175,15 +201,26 @@ def test_cli_rejects_extra_body_that_is_not_a_json_object(tmp_path: Path) -> Non
     from execlens.cli import app
 
     for bad, message in (("{top_k: 1}", "not valid JSON"), ("[1]", "JSON object")):
-        result = CliRunner().invoke(app, ["eval", "--benchmark", "cruxeval", "--task", "output",
-                                          "--extra-body", bad, "--out", str(tmp_path / "x")])
+        result = CliRunner().invoke(
+            app,
+            [
+                "eval",
+                "--benchmark",
+                "cruxeval",
+                "--task",
+                "output",
+                "--extra-body",
+                bad,
+                "--out",
+                str(tmp_path / "x"),
+            ],
+        )
         assert result.exit_code == 2 and message in result.stderr, result.output
         assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
     assert not (tmp_path / "x").exists()
 
 
-def test_limit_may_grow_and_shrink_a_run(tmp_path: Path, cache_dir: Path,
-                                         data_dir: Path) -> None:
+def test_limit_may_grow_and_shrink_a_run(tmp_path: Path, cache_dir: Path, data_dir: Path) -> None:
     out = tmp_path / "run"
     config = _config("cruxeval", "output", data_dir / "cruxeval")
     config.limit = 2
@@ -215,16 +252,40 @@ def _cache_rows(cache: Path) -> int:
         return 0
 
 
-def test_eval_killed_with_sigkill_resumes_to_the_same_bytes(tmp_path: Path, cache_dir: Path,
-                                                            data_dir: Path) -> None:
+def test_eval_killed_with_sigkill_resumes_to_the_same_bytes(
+    tmp_path: Path, cache_dir: Path, data_dir: Path
+) -> None:
     out = tmp_path / "run"
-    command = [sys.executable, "-m", "execlens", "eval", "--benchmark", "cruxeval",
-               "--task", "output", "--model", "local", "--n", "2", "--max-tokens", "48",
-               "--temperature", "0", "--limit", str(SLICE),
-               "--data", str(data_dir / "cruxeval")]
+    command = [
+        sys.executable,
+        "-m",
+        "execlens",
+        "eval",
+        "--benchmark",
+        "cruxeval",
+        "--task",
+        "output",
+        "--model",
+        "local",
+        "--n",
+        "2",
+        "--max-tokens",
+        "48",
+        "--temperature",
+        "0",
+        "--limit",
+        str(SLICE),
+        "--data",
+        str(data_dir / "cruxeval"),
+    ]
     env = {**os.environ, "EXECLENS_CACHE_DIR": str(cache_dir)}
-    victim = subprocess.Popen(command + ["--out", str(out)], env=env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, start_new_session=True)
+    victim = subprocess.Popen(
+        command + ["--out", str(out)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 180
     while _cache_rows(cache_dir) < 3 and time.monotonic() < deadline and victim.poll() is None:
         time.sleep(0.1)
@@ -236,8 +297,9 @@ def test_eval_killed_with_sigkill_resumes_to_the_same_bytes(tmp_path: Path, cach
     assert 3 <= cached_before < 2 * SLICE
     assert not (out / "results.json").exists()
 
-    resumed = subprocess.run(command + ["--out", str(out)], env=env, capture_output=True,
-                             text=True, timeout=300)
+    resumed = subprocess.run(
+        command + ["--out", str(out)], env=env, capture_output=True, text=True, timeout=300
+    )
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     samples = _lines(out / "samples.jsonl")
     assert [s["id"] for s in samples] == [f"sample_{i}" for i in range(SLICE)]
@@ -246,7 +308,11 @@ def test_eval_killed_with_sigkill_resumes_to_the_same_bytes(tmp_path: Path, cach
     assert _cache_rows(cache_dir) == 2 * SLICE
     # A run never interrupted (its answers from the same cache) writes the same bytes.
     whole = tmp_path / "whole"
-    assert subprocess.run(command + ["--out", str(whole)], env=env, capture_output=True,
-                          timeout=300).returncode == 0
+    assert (
+        subprocess.run(
+            command + ["--out", str(whole)], env=env, capture_output=True, timeout=300
+        ).returncode
+        == 0
+    )
     for name in ("samples.jsonl", "results.json"):
         assert (out / name).read_bytes() == (whole / name).read_bytes(), name

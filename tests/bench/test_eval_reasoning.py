@@ -42,6 +42,7 @@ def _private_cache(tmp_path: Path, _truth: Path, monkeypatch: pytest.MonkeyPatch
 
 def _thinker(answer: Callable[[str], tuple[str, str]], shape: str) -> StandInModel:
     """A server whose model drafts ``answer(prompt)[0]`` in its thought and answers ``[1]``."""
+
     def reply(body: dict[str, Any]) -> Thought:
         draft, final = answer(user_message(body))
         return Thought(f"Let me run it. {draft} Hmm, no: recount.", final, shape)
@@ -59,6 +60,7 @@ def _samples(out: Path) -> list[dict[str, Any]]:
 
 # --- CRUXEval: right and wrong answers known from the data --------------------------------
 
+
 def _cruxeval_answers(data_dir: Path) -> Callable[[str], tuple[str, str]]:
     records = load_cruxeval(data_dir / "cruxeval").records[:LIMIT]
 
@@ -69,21 +71,32 @@ def _cruxeval_answers(data_dir: Path) -> Callable[[str], tuple[str, str]]:
     return lambda prompt: (_block("assert f(x) == 'draft'"), _block(right(prompt)))
 
 
-def _cruxeval(data_dir: Path, base_url: str, prompt: str = "direct", **fields: Any
-              ) -> EvalConfig:
-    return EvalConfig(benchmark="cruxeval", task="output", prompt=prompt, model="thinker",
-                      base_url=base_url, n=1, temperature=0.0, limit=LIMIT,
-                      data=str(data_dir / "cruxeval"), retries=0, **fields)
+def _cruxeval(data_dir: Path, base_url: str, prompt: str = "direct", **fields: Any) -> EvalConfig:
+    return EvalConfig(
+        benchmark="cruxeval",
+        task="output",
+        prompt=prompt,
+        model="thinker",
+        base_url=base_url,
+        n=1,
+        temperature=0.0,
+        limit=LIMIT,
+        data=str(data_dir / "cruxeval"),
+        retries=0,
+        **fields,
+    )
 
 
 @pytest.mark.parametrize("prompt", ["direct", "cot"])
 @pytest.mark.parametrize("shape", SHAPES)
 def test_cruxeval_scores_the_final_answer_after_a_wrong_draft(
-        tmp_path: Path, data_dir: Path, shape: str, prompt: str) -> None:
+    tmp_path: Path, data_dir: Path, shape: str, prompt: str
+) -> None:
     answers = _cruxeval_answers(data_dir)
     with _thinker(answers, shape) as server:
-        result = run_eval(_cruxeval(data_dir, server.base_url, prompt), tmp_path / "run",
-                          show_progress=False)
+        result = run_eval(
+            _cruxeval(data_dir, server.base_url, prompt), tmp_path / "run", show_progress=False
+        )
         stops = list(server.stops_seen)
     assert result.results["metrics"]["strict"]["pass@1"] == 100.0
     assert result.results["metrics"]["official"]["pass@1"] == 100.0
@@ -106,22 +119,26 @@ def test_cruxeval_scores_the_final_answer_after_a_wrong_draft(
 
 @pytest.mark.parametrize("shape", SHAPES)
 def test_a_right_draft_with_a_wrong_final_answer_scores_zero(
-        tmp_path: Path, data_dir: Path, shape: str) -> None:
+    tmp_path: Path, data_dir: Path, shape: str
+) -> None:
     right_then_wrong = _cruxeval_answers(data_dir)
     with _thinker(lambda p: right_then_wrong(p)[::-1], shape) as server:
-        result = run_eval(_cruxeval(data_dir, server.base_url), tmp_path / "run",
-                          show_progress=False)
+        result = run_eval(
+            _cruxeval(data_dir, server.base_url), tmp_path / "run", show_progress=False
+        )
     for mode in ("official", "strict"):
         assert result.results["metrics"][mode]["pass@1"] == 0.0
 
 
-def test_reasoning_off_sends_the_stop_and_scores_the_draft(tmp_path: Path,
-                                                           data_dir: Path) -> None:
+def test_reasoning_off_sends_the_stop_and_scores_the_draft(tmp_path: Path, data_dir: Path) -> None:
     """What every run did before: the stop ends a thinker at its draft (kept as an option
     for models whose content must be read whole)."""
     with _thinker(_cruxeval_answers(data_dir), "tags") as server:
-        result = run_eval(_cruxeval(data_dir, server.base_url, reasoning="off"),
-                          tmp_path / "run", show_progress=False)
+        result = run_eval(
+            _cruxeval(data_dir, server.base_url, reasoning="off"),
+            tmp_path / "run",
+            show_progress=False,
+        )
         stops = set(server.stops_seen)
     assert stops == {("[/ANSWER]",)}
     assert result.results["metrics"]["strict"]["pass@1"] == 0.0
@@ -129,11 +146,15 @@ def test_reasoning_off_sends_the_stop_and_scores_the_draft(tmp_path: Path,
 
 
 def test_a_thought_cut_off_by_the_token_limit_has_no_answer_and_the_run_says_so(
-        tmp_path: Path, data_dir: Path) -> None:
+    tmp_path: Path, data_dir: Path
+) -> None:
     answers = _cruxeval_answers(data_dir)
     with _thinker(answers, "tags") as server:
-        result = run_eval(_cruxeval(data_dir, server.base_url, reasoning="on", max_tokens=5),
-                          tmp_path / "run", show_progress=False)
+        result = run_eval(
+            _cruxeval(data_dir, server.base_url, reasoning="on", max_tokens=5),
+            tmp_path / "run",
+            show_progress=False,
+        )
         stops = set(server.stops_seen)
     assert stops == {()}  # declared a thinker: no stop string, ever
     responses = result.results["responses"]
@@ -150,8 +171,9 @@ def test_a_thought_cut_off_by_the_token_limit_has_no_answer_and_the_run_says_so(
 def test_a_plain_model_is_not_taken_for_a_thinker(tmp_path: Path, data_dir: Path) -> None:
     answers = _cruxeval_answers(data_dir)
     with StandInModel(lambda body: answers(user_message(body))[1]) as server:
-        result = run_eval(_cruxeval(data_dir, server.base_url), tmp_path / "run",
-                          show_progress=False)
+        result = run_eval(
+            _cruxeval(data_dir, server.base_url), tmp_path / "run", show_progress=False
+        )
         stops = set(server.stops_seen)
     assert stops == {("[/ANSWER]",)}
     assert result.results["responses"]["reasoning_detected"] is False
@@ -161,6 +183,7 @@ def test_a_plain_model_is_not_taken_for_a_thinker(tmp_path: Path, data_dir: Path
 
 # --- LiveCodeBench execution --------------------------------------------------------------
 
+
 @pytest.mark.parametrize("prompt", ["direct", "cot"])
 @pytest.mark.parametrize("shape", SHAPES)
 def test_lcb_scores_the_final_answer(tmp_path: Path, shape: str, prompt: str) -> None:
@@ -169,19 +192,33 @@ def test_lcb_scores_the_final_answer(tmp_path: Path, shape: str, prompt: str) ->
 
     def answer(text: str) -> tuple[str, str]:
         row = next(r for r in ROWS if r["code"] in text)
-        return (_block(f"assert {row['input']} == 'draft'"),
-                _block(f"assert {row['input']} == {row['output']}"))
+        return (
+            _block(f"assert {row['input']} == 'draft'"),
+            _block(f"assert {row['input']} == {row['output']}"),
+        )
 
     with _thinker(answer, shape) as server:
-        result = run_eval(EvalConfig(benchmark="lcb-exec", task="output", prompt=prompt,
-                                     model="thinker", base_url=server.base_url, n=1,
-                                     temperature=0.0, data=str(data), retries=0),
-                          tmp_path / "run", show_progress=False)
+        result = run_eval(
+            EvalConfig(
+                benchmark="lcb-exec",
+                task="output",
+                prompt=prompt,
+                model="thinker",
+                base_url=server.base_url,
+                n=1,
+                temperature=0.0,
+                data=str(data),
+                retries=0,
+            ),
+            tmp_path / "run",
+            show_progress=False,
+        )
     for mode in ("official", "strict"):
         assert result.results["metrics"][mode]["pass@1"] == 100.0
 
 
 # --- REval and the runtime benchmark: a thinker scores as a plain model giving its final ---
+
 
 def _constant(answer: str) -> StandInModel:
     return StandInModel(lambda body: f"{answer}\n[/ANSWER]")
@@ -193,12 +230,22 @@ def _metrics(config: EvalConfig, out: Path) -> dict[str, Any]:
 
 @pytest.mark.parametrize("prompt", ["direct", "cot"])
 @pytest.mark.parametrize("shape", SHAPES)
-def test_reval_coverage_scores_the_final_answer(tmp_path: Path, data_dir: Path, shape: str,
-                                                prompt: str) -> None:
+def test_reval_coverage_scores_the_final_answer(
+    tmp_path: Path, data_dir: Path, shape: str, prompt: str
+) -> None:
     def config(base_url: str) -> EvalConfig:
-        return EvalConfig(benchmark="reval", task="coverage", prompt=prompt, model="m",
-                          base_url=base_url, n=1, temperature=0.0, limit=8, retries=0,
-                          data=str(data_dir / "reval"))
+        return EvalConfig(
+            benchmark="reval",
+            task="coverage",
+            prompt=prompt,
+            model="m",
+            base_url=base_url,
+            n=1,
+            temperature=0.0,
+            limit=8,
+            retries=0,
+            data=str(data_dir / "reval"),
+        )
 
     # A direct prompt ends in [ANSWER]; a CoT prompt in [THOUGHT], which the answer closes
     # before opening its own block.
@@ -215,38 +262,58 @@ def test_reval_coverage_scores_the_final_answer(tmp_path: Path, data_dir: Path, 
 
 @pytest.mark.parametrize("prompt", ["direct", "cot"])
 @pytest.mark.parametrize("shape", SHAPES)
-def test_runtime_benchmark_scores_the_final_answer(tmp_path: Path, data_dir: Path,
-                                                   shape: str, prompt: str) -> None:
+def test_runtime_benchmark_scores_the_final_answer(
+    tmp_path: Path, data_dir: Path, shape: str, prompt: str
+) -> None:
     def config(base_url: str) -> EvalConfig:
-        return EvalConfig(benchmark="runtime", task="coverage", prompt=prompt, model="m",
-                          base_url=base_url, n=1, temperature=0.0, limit=12, retries=0,
-                          data=str(data_dir / "cruxeval" / "cruxeval.jsonl"))
+        return EvalConfig(
+            benchmark="runtime",
+            task="coverage",
+            prompt=prompt,
+            model="m",
+            base_url=base_url,
+            n=1,
+            temperature=0.0,
+            limit=12,
+            retries=0,
+            data=str(data_dir / "cruxeval" / "cruxeval.jsonl"),
+        )
 
     opened = "1. Run it.\n[/THOUGHT]\n" if prompt == "cot" else ""
     with _constant(f"{opened}[ANSWER]\nYES") as yes:
         says_yes = _metrics(config(yes.base_url), tmp_path / "yes")
     with _constant(f"{opened}[ANSWER]\nNO") as no:
         assert _metrics(config(no.base_url), tmp_path / "no") != says_yes
-    with _thinker(lambda p: (_block("NO"), f"{opened}[ANSWER]\nYES\n[/ANSWER]"),
-                  shape) as thinker:
+    with _thinker(lambda p: (_block("NO"), f"{opened}[ANSWER]\nYES\n[/ANSWER]"), shape) as thinker:
         assert _metrics(config(thinker.base_url), tmp_path / "thinker") == says_yes
 
 
 # --- execlens score: a generations file written by a thinker ------------------------------
 
-def test_score_reads_the_final_answer_of_each_generation(tmp_path: Path, data_dir: Path,
-                                                         engine: Any) -> None:
+
+def test_score_reads_the_final_answer_of_each_generation(
+    tmp_path: Path, data_dir: Path, engine: Any
+) -> None:
     from execlens.bench import Generations, run_score
 
     records = load_cruxeval(data_dir / "cruxeval").records[:LIMIT]
-    items = [(record, [
-        f"<think>maybe {record.output}[::-1]</think>{record.output}",   # right final
-        f"<think>surely {record.output}</think>'not it'",               # right draft only
-        f"<think>cut off while thinking about {record.output}",         # no final part
-    ]) for record in records]
-    result = run_score(tmp_path / "score", "cruxeval",
-                       Generations("output", items, context="output",
-                                   notes={"official_task": "output"}), engine=engine)
+    items = [
+        (
+            record,
+            [
+                f"<think>maybe {record.output}[::-1]</think>{record.output}",  # right final
+                f"<think>surely {record.output}</think>'not it'",  # right draft only
+                f"<think>cut off while thinking about {record.output}",  # no final part
+            ],
+        )
+        for record in records
+    ]
+    result = run_score(
+        tmp_path / "score",
+        "cruxeval",
+        Generations("output", items, context="output", notes={"official_task": "output"}),
+        engine=engine,
+    )
     for sample in _samples(tmp_path / "score"):
         assert sample["official"] == [True, False, False]
         assert sample["strict"] == [True, False, False]

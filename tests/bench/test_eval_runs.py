@@ -23,18 +23,27 @@ from execlens.store import ShardSet
 
 
 def _config(data_dir: Path, base_url: str, limit: int = 5, n: int = 2) -> EvalConfig:
-    return EvalConfig(benchmark="cruxeval", task="output", model="fake-model",
-                      base_url=base_url, n=n, temperature=0.0, max_tokens=32, limit=limit,
-                      data=str(data_dir / "cruxeval"), retries=0)
+    return EvalConfig(
+        benchmark="cruxeval",
+        task="output",
+        model="fake-model",
+        base_url=base_url,
+        n=n,
+        temperature=0.0,
+        max_tokens=32,
+        limit=limit,
+        data=str(data_dir / "cruxeval"),
+        retries=0,
+    )
 
 
 def _ids(path: Path) -> list[str]:
     return [json.loads(line)["id"] for line in path.read_text().splitlines()]
 
 
-def test_a_run_writes_its_log_results_and_report(tmp_path: Path, data_dir: Path,
-                                                 fake_model: Any,
-                                                 request_cache: Path) -> None:
+def test_a_run_writes_its_log_results_and_report(
+    tmp_path: Path, data_dir: Path, fake_model: Any, request_cache: Path
+) -> None:
     out = tmp_path / "run"
     result = run_eval(_config(data_dir, fake_model.base_url), out, show_progress=False)
     assert (result.requests, result.samples_scored_now) == (5, 5)
@@ -48,8 +57,13 @@ def test_a_run_writes_its_log_results_and_report(tmp_path: Path, data_dir: Path,
 
 
 def test_a_server_that_is_down_fails_the_run_and_a_rerun_asks_exactly_the_failures(
-        tmp_path: Path, data_dir: Path, request_cache: Path, model_server: Any,
-        down_port: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path,
+    data_dir: Path,
+    request_cache: Path,
+    model_server: Any,
+    down_port: int,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # A server that dies after the health check: without the check, a down server is one.
     monkeypatch.setenv("EXECLENS_NO_HEALTH_CHECK", "1")
     out = tmp_path / "run"
@@ -62,8 +76,7 @@ def test_a_server_that_is_down_fails_the_run_and_a_rerun_asks_exactly_the_failur
 
     # Back up, but failing one sample's request: the other four are kept.
     code3 = load_cruxeval(data_dir / "cruxeval").records[3].code
-    with model_server(port, fail=lambda body: code3 in body["messages"][-1]["content"]
-                      ) as flaky:
+    with model_server(port, fail=lambda body: code3 in body["messages"][-1]["content"]) as flaky:
         with pytest.raises(ModelRequestsFailed, match="1 of 5 samples") as failed:
             run_eval(down, out, show_progress=False)
         assert "4 kept" in str(failed.value) and flaky.requests == 5
@@ -79,49 +92,118 @@ def test_a_server_that_is_down_fails_the_run_and_a_rerun_asks_exactly_the_failur
 
 
 def test_the_cli_exits_nonzero_with_one_error_line_when_the_server_is_down(
-        tmp_path: Path, data_dir: Path, request_cache: Path, down_port: int,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path,
+    data_dir: Path,
+    request_cache: Path,
+    down_port: int,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from typer.testing import CliRunner
 
     from execlens.cli import app
 
     # Down from the start: the health check says so before anything is written.
     arguments = [
-        "eval", "--benchmark", "cruxeval", "--task", "output", "--model", "m", "--base-url",
-        f"http://127.0.0.1:{down_port}/v1", "--limit", "2", "--n", "1", "--retries", "0",
-        "--data", str(data_dir / "cruxeval"), "-o", str(tmp_path / "o")]
+        "eval",
+        "--benchmark",
+        "cruxeval",
+        "--task",
+        "output",
+        "--model",
+        "m",
+        "--base-url",
+        f"http://127.0.0.1:{down_port}/v1",
+        "--limit",
+        "2",
+        "--n",
+        "1",
+        "--retries",
+        "0",
+        "--data",
+        str(data_dir / "cruxeval"),
+        "-o",
+        str(tmp_path / "o"),
+    ]
     result = CliRunner().invoke(app, arguments)
     assert result.exit_code == 2 and not (tmp_path / "o").exists()
     assert result.stderr.startswith("error: cannot connect to")
     assert result.stderr.count("\n") == 1 and "is the server running" in result.stderr
     # Down after the check (skipped here): the requests fail, nothing is recorded.
     monkeypatch.setenv("EXECLENS_NO_HEALTH_CHECK", "1")
-    result = CliRunner().invoke(app, [
-        "eval", "--benchmark", "cruxeval", "--task", "output", "--model", "m", "--base-url",
-        f"http://127.0.0.1:{down_port}/v1", "--limit", "2", "--n", "1", "--retries", "0",
-        "--data", str(data_dir / "cruxeval"), "-o", str(tmp_path / "o")])
+    result = CliRunner().invoke(
+        app,
+        [
+            "eval",
+            "--benchmark",
+            "cruxeval",
+            "--task",
+            "output",
+            "--model",
+            "m",
+            "--base-url",
+            f"http://127.0.0.1:{down_port}/v1",
+            "--limit",
+            "2",
+            "--n",
+            "1",
+            "--retries",
+            "0",
+            "--data",
+            str(data_dir / "cruxeval"),
+            "-o",
+            str(tmp_path / "o"),
+        ],
+    )
     assert result.exit_code == 1
     assert result.stderr.startswith("error: 2 of 2 samples got no answer")
     assert result.stderr.count("\n") == 1 and "rerun" in result.stderr
 
 
 def test_eval_killed_with_sigkill_mid_run_resumes_to_the_same_bytes(
-        tmp_path: Path, data_dir: Path, request_cache: Path, model_server: Any) -> None:
+    tmp_path: Path, data_dir: Path, request_cache: Path, model_server: Any
+) -> None:
     limit = 250  # three shards of 100
     with model_server(delay=0.002) as server:
-        command = [sys.executable, "-m", "execlens", "eval", "--benchmark", "cruxeval",
-                   "--task", "output", "--model", "fake-model", "--base-url",
-                   server.base_url, "--n", "1", "--temperature", "0", "--limit", str(limit),
-                   "--data", str(data_dir / "cruxeval"), "--workers", "2"]
+        command = [
+            sys.executable,
+            "-m",
+            "execlens",
+            "eval",
+            "--benchmark",
+            "cruxeval",
+            "--task",
+            "output",
+            "--model",
+            "fake-model",
+            "--base-url",
+            server.base_url,
+            "--n",
+            "1",
+            "--temperature",
+            "0",
+            "--limit",
+            str(limit),
+            "--data",
+            str(data_dir / "cruxeval"),
+            "--workers",
+            "2",
+        ]
         env = {**os.environ, "EXECLENS_CACHE_DIR": str(request_cache)}
         out = tmp_path / "killed"
-        victim = subprocess.Popen(command + ["-o", str(out)], env=env,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                  start_new_session=True)
+        victim = subprocess.Popen(
+            command + ["-o", str(out)],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         shards = ShardSet(out, "samples-output")
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and victim.poll() is None and (
-                not out.is_dir() or not shards.completed()):
+        while (
+            time.monotonic() < deadline
+            and victim.poll() is None
+            and (not out.is_dir() or not shards.completed())
+        ):
             time.sleep(0.005)
         os.killpg(victim.pid, signal.SIGKILL)
         victim.wait()
@@ -130,22 +212,28 @@ def test_eval_killed_with_sigkill_mid_run_resumes_to_the_same_bytes(
         finished = len(shards.completed())
         assert 1 <= finished < 3
         asked_before = server.requests
-        resumed = subprocess.run(command + ["-o", str(out)], env=env, capture_output=True,
-                                 text=True, timeout=300)
+        resumed = subprocess.run(
+            command + ["-o", str(out)], env=env, capture_output=True, text=True, timeout=300
+        )
         assert resumed.returncode == 0, resumed.stderr
         assert f"{finished * 100} resumed" in resumed.stdout.replace("\n", " ")
         # Finished shards were not asked again; the rest came from the server or cache.
         assert server.requests - asked_before <= limit - finished * 100
         whole = tmp_path / "whole"
-        assert subprocess.run(command + ["-o", str(whole)], env=env, capture_output=True,
-                              timeout=300).returncode == 0
+        assert (
+            subprocess.run(
+                command + ["-o", str(whole)], env=env, capture_output=True, timeout=300
+            ).returncode
+            == 0
+        )
     for name in ("samples.jsonl", "results.json"):
         assert (out / name).read_bytes() == (whole / name).read_bytes(), name
     assert _ids(out / "samples.jsonl") == [f"sample_{i}" for i in range(limit)]
 
 
-def test_limit_may_grow_and_shrink_a_run(tmp_path: Path, data_dir: Path, fake_model: Any,
-                                         request_cache: Path) -> None:
+def test_limit_may_grow_and_shrink_a_run(
+    tmp_path: Path, data_dir: Path, fake_model: Any, request_cache: Path
+) -> None:
     out = tmp_path / "run"
     config = _config(data_dir, fake_model.base_url, limit=2)
     small = run_eval(config, out, show_progress=False)
@@ -160,7 +248,9 @@ def test_limit_may_grow_and_shrink_a_run(tmp_path: Path, data_dir: Path, fake_mo
     assert _ids(out / "samples.jsonl") == [f"sample_{i}" for i in range(3)]
     config.offset, config.limit = 1, 2  # another slice of the same run
     assert _ids(run_eval(config, out, show_progress=False).out_dir / "samples.jsonl") == [
-        "sample_1", "sample_2"]
+        "sample_1",
+        "sample_2",
+    ]
     # The same slice in a fresh directory: the same bytes.
     fresh = tmp_path / "fresh"
     run_eval(config, fresh, show_progress=False)

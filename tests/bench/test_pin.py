@@ -35,7 +35,8 @@ def local_hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "hub" / "data"
     folder.mkdir(parents=True)
     datasets.Dataset.from_list([{"id": "a", "x": 1}, {"id": "b", "x": 2}]).to_parquet(
-        str(folder / "test-00000-of-00001.parquet"))
+        str(folder / "test-00000-of-00001.parquet")
+    )
     return folder.parent
 
 
@@ -52,8 +53,7 @@ def test_a_revision_reaches_every_hub_load_in_its_block(local_hub: Path) -> None
     assert source == f"hf://{local_hub}:test"
 
 
-def test_an_unpinned_load_is_fingerprinted_by_its_rows_and_warned_about(
-        local_hub: Path) -> None:
+def test_an_unpinned_load_is_fingerprinted_by_its_rows_and_warned_about(local_hub: Path) -> None:
     with data_revision(None) as loads:
         _, rows = hub_rows(str(local_hub), None, "test")
     fingerprint = data_fingerprint(rows, loads)
@@ -94,11 +94,18 @@ OFFLINE = textwrap.dedent(
 
 
 def test_offline_the_error_names_the_revision(tmp_path: Path) -> None:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-           "HF_HOME": str(tmp_path / "hf")}
-    run = subprocess.run([sys.executable, "-c", OFFLINE], capture_output=True, text=True,
-                         env=env, timeout=300)
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "HF_HOME": str(tmp_path / "hf"),
+    }
+    run = subprocess.run(
+        [sys.executable, "-c", OFFLINE], capture_output=True, text=True, env=env, timeout=300
+    )
     assert run.returncode == 0, run.stderr
-    assert run.stdout.startswith("cannot load hf://livecodebench/execution-v2:test at "
-                                 "revision 0123abc from the Hugging Face hub"), run.stdout
+    assert run.stdout.startswith(
+        "cannot load hf://livecodebench/execution-v2:test at "
+        "revision 0123abc from the Hugging Face hub"
+    ), run.stdout
     assert "pass a local copy with --data PATH" in run.stdout

@@ -44,25 +44,45 @@ def test_each_dataset_is_read_by_its_own_reader(data_dir: Path) -> None:
 
 def test_a_users_records_are_read_by_their_fields(tmp_path: Path) -> None:
     mine = tmp_path / "mine.jsonl"
-    mine.write_text(json.dumps({"id": "a", "code": "def f(x):\n    return x", "input": "1",
-                                "output": "1"}) + "\n", encoding="utf-8")
+    mine.write_text(
+        json.dumps({"id": "a", "code": "def f(x):\n    return x", "input": "1", "output": "1"})
+        + "\n",
+        encoding="utf-8",
+    )
     [program] = load_programs(mine)
     assert (program.source, program.call) == ("cruxeval", "f(1)")
     humaneval = tmp_path / "humaneval.jsonl"
-    humaneval.write_text(json.dumps({"task_id": "Mine/0", "code": "def g(x):\n    return x",
-                                     "entry_point": "g", "inputs": ["(1,)", "(2,)"]}) + "\n",
-                         encoding="utf-8")
+    humaneval.write_text(
+        json.dumps(
+            {
+                "task_id": "Mine/0",
+                "code": "def g(x):\n    return x",
+                "entry_point": "g",
+                "inputs": ["(1,)", "(2,)"],
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     assert [(p.source, p.call) for p in load_programs(humaneval)] == [
-        ("reval", "g(1,)"), ("reval", "g(2,)")]
+        ("reval", "g(1,)"),
+        ("reval", "g(2,)"),
+    ]
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    ('{"x": 1}\n', r"not cruxeval, reval or CodeI/O data \(fields of the first record: "
-                   r"\['x'\]\)"),
-    ("", r"not cruxeval, reval or CodeI/O data \(fields of the first record: \[\]\)"),
-    ('{"x": 1}\nnot json\n', "record 2: not JSON"),
-    ('{"refcode": 3, "ios": []}\n', "record 1: field 'refcode' must be the program's source"),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            '{"x": 1}\n',
+            r"not cruxeval, reval or CodeI/O data \(fields of the first record: "
+            r"\['x'\]\)",
+        ),
+        ("", r"not cruxeval, reval or CodeI/O data \(fields of the first record: \[\]\)"),
+        ('{"x": 1}\nnot json\n', "record 2: not JSON"),
+        ('{"refcode": 3, "ios": []}\n', "record 1: field 'refcode' must be the program's source"),
+    ],
+)
 def test_what_no_reader_takes_is_named(content: str, message: str, tmp_path: Path) -> None:
     path = tmp_path / "data.jsonl"
     path.write_text(content, encoding="utf-8")
@@ -88,17 +108,20 @@ class _Snippets(CruxEval):
     def programs(self, data: Path) -> list[RuntimeProgram]:
         out = []
         for number, row in enumerate(source_rows(data), 1):
-            require_field(data, number, row, "snippet", "source text",
-                          lambda v: isinstance(v, str))
-            out.append(RuntimeProgram("snippets", f"s{number}", 0, row["snippet"],
-                                      call=f"f({row['args']})"))
+            require_field(data, number, row, "snippet", "source text", lambda v: isinstance(v, str))
+            out.append(
+                RuntimeProgram(
+                    "snippets", f"s{number}", 0, row["snippet"], call=f"f({row['args']})"
+                )
+            )
         return out
 
 
 def test_a_registered_benchmark_is_asked_too(tmp_path: Path) -> None:
     path = tmp_path / "snippets.jsonl"
-    path.write_text(json.dumps({"snippet": "def f(x):\n    return x", "args": "2"}) + "\n",
-                    encoding="utf-8")
+    path.write_text(
+        json.dumps({"snippet": "def f(x):\n    return x", "args": "2"}) + "\n", encoding="utf-8"
+    )
     with pytest.raises(SourceError, match="not cruxeval, reval or CodeI/O data"):
         load_programs(path)
     register_benchmark(_Snippets())

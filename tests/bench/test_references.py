@@ -24,28 +24,57 @@ def test_a_reference_needs_benchmark_task_model_and_temperature() -> None:
 
 
 def test_only_the_metrics_a_run_reports_are_attached() -> None:
-    results = {"task": "coverage", "metrics": {"official": {"coverage": 80.0, "coverage f1": 81.0},
-                                               "strict": {"coverage": 79.0}}}
-    attach_reference(results, benchmark="reval", task="coverage", model="gpt-4-0125-preview",
-                     temperature=0.0, full_benchmark=True)
+    results = {
+        "task": "coverage",
+        "metrics": {
+            "official": {"coverage": 80.0, "coverage f1": 81.0},
+            "strict": {"coverage": 79.0},
+        },
+    }
+    attach_reference(
+        results,
+        benchmark="reval",
+        task="coverage",
+        model="gpt-4-0125-preview",
+        temperature=0.0,
+        full_benchmark=True,
+    )
     assert results["reference_numbers"] == {"coverage": 88.4, "coverage f1": 89.8}
     assert "GPT-4-Turbo" in results["reference_source"]
 
 
 def test_a_slice_is_not_compared_with_a_full_score() -> None:
     sliced = {"metrics": {"official": {"pass@1": 40.0}}, "samples": 800}
-    attach_reference(sliced, benchmark="cruxeval", task="output", model="codellama-7b",
-                     temperature=0.2, full_benchmark=False)
+    attach_reference(
+        sliced,
+        benchmark="cruxeval",
+        task="output",
+        model="codellama-7b",
+        temperature=0.2,
+        full_benchmark=False,
+    )
     assert "reference_numbers" not in sliced and "slice" in sliced["reference_source"]
     # A full run over a local file that is not the whole benchmark is a slice too.
     partial = {"metrics": {"official": {"pass@1": 40.0}}, "samples": 120}
-    attach_reference(partial, benchmark="cruxeval", task="output", model="codellama-7b",
-                     temperature=0.2, full_benchmark=True)
+    attach_reference(
+        partial,
+        benchmark="cruxeval",
+        task="output",
+        model="codellama-7b",
+        temperature=0.2,
+        full_benchmark=True,
+    )
     assert "reference_numbers" not in partial
 
 
 def test_unknown_models_get_nothing() -> None:
     results = {"metrics": {"official": {"pass@1": 40.0}}, "samples": 800}
-    attach_reference(results, benchmark="cruxeval", task="output", model="local",
-                     temperature=0.2, full_benchmark=True)
+    attach_reference(
+        results,
+        benchmark="cruxeval",
+        task="output",
+        model="local",
+        temperature=0.2,
+        full_benchmark=True,
+    )
     assert "reference_numbers" not in results and "reference_source" not in results

@@ -39,7 +39,8 @@ def _fake_distribution(root: Path, name: str, value: str) -> None:
     """An installed-looking package whose entry point registers a benchmark."""
     package = root / f"{name.replace('-', '_')}_pkg"
     package.mkdir()
-    (package / "__init__.py").write_text(textwrap.dedent(f'''
+    (package / "__init__.py").write_text(
+        textwrap.dedent(f'''
         from execlens.bench.cruxeval import CruxEval
 
 
@@ -54,7 +55,8 @@ def _fake_distribution(root: Path, name: str, value: str) -> None:
 
         def make():
             return Renamed()
-        '''))
+        ''')
+    )
     info = root / f"{name.replace('-', '_')}_pkg-1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}-pkg\nVersion: 1.0\n")
@@ -63,27 +65,45 @@ def _fake_distribution(root: Path, name: str, value: str) -> None:
 
 @pytest.mark.parametrize("kind", ["object", "factory"])
 def test_a_third_party_benchmark_registers_through_its_entry_point(
-        kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data_dir: Path) -> None:
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data_dir: Path
+) -> None:
     name = f"toy-{kind}"
     module = f"{name.replace('-', '_')}_pkg"
-    _fake_distribution(tmp_path, name, f"{module}:BENCHMARK" if kind == "object"
-                       else f"{module}:make")
+    _fake_distribution(
+        tmp_path, name, f"{module}:BENCHMARK" if kind == "object" else f"{module}:make"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     assert name in benchmark_names()
     bench = get_benchmark(name)
     assert bench.name == name and list(bench.tasks) == ["input", "output"]
     # The generic runners take it like a built-in one.
     crux = data_dir / "cruxeval"
-    generations = {f"sample_{i}": json.loads(
-        (crux / "codellama-7b_temp0.2_output_generations.json").read_text())[f"sample_{i}"]
-        for i in range(3)}
+    generations = {
+        f"sample_{i}": json.loads(
+            (crux / "codellama-7b_temp0.2_output_generations.json").read_text()
+        )[f"sample_{i}"]
+        for i in range(3)
+    }
     data = tmp_path / "cruxeval.jsonl"
     data.write_text("".join((crux / "cruxeval.jsonl").read_text().splitlines(True)[:3]))
     gens = tmp_path / "gens.json"
     gens.write_text(json.dumps(generations))
-    result = CliRunner().invoke(app, ["score", str(gens), "--benchmark", name, "--data",
-                                      str(data), "-o", str(tmp_path / "out"), "--workers", "1",
-                                      "--json"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "score",
+            str(gens),
+            "--benchmark",
+            name,
+            "--data",
+            str(data),
+            "-o",
+            str(tmp_path / "out"),
+            "--workers",
+            "1",
+            "--json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout.strip().splitlines()[-1])["benchmark"] == name
 

@@ -21,9 +21,15 @@ from execlens.tasks import prediction_task
 from ..standin_model import StandInModel, Thought, user_message
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-BROWSER_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
+BROWSER_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @pytest.fixture(scope="module")
@@ -48,11 +54,22 @@ def scored_runs(tmp_path_factory: pytest.TempPathFactory, data_dir: Path, engine
     runs = []
     for task in ("input", "output"):
         generations = json.loads(
-            (data_dir / "cruxeval" / f"codellama-7b_temp0.2_{task}_generations.json").read_text())
+            (data_dir / "cruxeval" / f"codellama-7b_temp0.2_{task}_generations.json").read_text()
+        )
         ids = sorted(generations, key=lambda key: int(key.split("_")[1]))[:40]
-        items = [(prediction_task(id=i, code=problems[i].code, input=problems[i].input,
-                                  output=problems[i].output, kind=task), generations[i])
-                 for i in ids]
+        items = [
+            (
+                prediction_task(
+                    id=i,
+                    code=problems[i].code,
+                    input=problems[i].input,
+                    output=problems[i].output,
+                    kind=task,
+                ),
+                generations[i],
+            )
+            for i in ids
+        ]
         out = tmp_path_factory.mktemp(f"score-{task}")
         run_score(out, "cruxeval", Generations(task, items, context=task), engine=engine)
         runs.append(out)
@@ -62,8 +79,9 @@ def scored_runs(tmp_path_factory: pytest.TempPathFactory, data_dir: Path, engine
 def _open(browser, path: Path):  # type: ignore[no-untyped-def]
     page = browser.new_page(viewport={"width": 1280, "height": 1600})
     errors: list[str] = []
-    page.on("console", lambda message: errors.append(message.text)
-            if message.type == "error" else None)
+    page.on(
+        "console", lambda message: errors.append(message.text) if message.type == "error" else None
+    )
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(path.resolve().as_uri())
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=20_000)
@@ -94,7 +112,8 @@ def test_comparison_report_renders(browser, scored_runs: list[Path], tmp_path: P
 
 
 def test_reference_and_baselines_are_shown_beside_the_scores(  # type: ignore[no-untyped-def]
-        browser, scored_runs: list[Path], tmp_path: Path) -> None:
+    browser, scored_runs: list[Path], tmp_path: Path
+) -> None:
     run = tmp_path / "with-reference"
     shutil.copytree(scored_runs[1], run)
     results = json.loads((run / "results.json").read_text())
@@ -109,7 +128,8 @@ def test_reference_and_baselines_are_shown_beside_the_scores(  # type: ignore[no
     assert "Code Llama 7B" in page.locator(".reference-source").inner_text()
     names = page.evaluate(
         "Array.from(document.querySelectorAll('.js-plotly-plot'))"
-        ".flatMap(plot => plot.data.map(trace => trace.name))")
+        ".flatMap(plot => plot.data.map(trace => trace.name))"
+    )
     assert any(name.startswith("reference: CRUXEval") for name in names)
     assert "baseline: always_yes (official)" in names
     page.close()
@@ -125,11 +145,17 @@ def _reval_reply(body: dict[str, Any]) -> Thought:
     thinks past its token budget and is cut off before answering."""
     prompt = user_message(body)
     if zlib.crc32(prompt.encode()) % 3 == 0:
-        return Thought(" ".join(["tracing the loop by hand, one more iteration..."] * 200),
-                       "YES\n[/ANSWER]", shape="field")
-    return Thought("The loop runs over every pair; the early return needs two numbers "
-                   "closer than the threshold, so I think the line is not reached.",
-                   "NO\n[/ANSWER]", shape="field")
+        return Thought(
+            " ".join(["tracing the loop by hand, one more iteration..."] * 200),
+            "YES\n[/ANSWER]",
+            shape="field",
+        )
+    return Thought(
+        "The loop runs over every pair; the early return needs two numbers "
+        "closer than the threshold, so I think the line is not reached.",
+        "NO\n[/ANSWER]",
+        shape="field",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -142,10 +168,19 @@ def reval_run(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> Path:
         env.setenv("EXECLENS_TRUTH_CACHE_DIR", str(out.parent / "truth"))
         env.setenv("OPENAI_API_KEY", "stand-in")
         with StandInModel(_reval_reply) as server:
-            config = EvalConfig(benchmark="reval", task="coverage", prompt="direct",
-                                model="stand-in", base_url=server.base_url, n=1,
-                                temperature=0.0, max_tokens=300, limit=REVAL_LIMIT,
-                                data=str(data_dir / "reval"), retries=0)
+            config = EvalConfig(
+                benchmark="reval",
+                task="coverage",
+                prompt="direct",
+                model="stand-in",
+                base_url=server.base_url,
+                n=1,
+                temperature=0.0,
+                max_tokens=300,
+                limit=REVAL_LIMIT,
+                data=str(data_dir / "reval"),
+                retries=0,
+            )
             # Playwright's sync API keeps an event loop running in this thread once the
             # browser is up; the runner starts its own, so it runs in a thread of its own.
             with ThreadPoolExecutor(1) as pool:
@@ -154,8 +189,10 @@ def reval_run(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> Path:
 
 
 def test_reval_failure_view(browser, reval_run: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    samples = [json.loads(line) for line in
-               (reval_run / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
+    samples = [
+        json.loads(line)
+        for line in (reval_run / "samples.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     results = json.loads((reval_run / "results.json").read_text(encoding="utf-8"))
     failed = [s for s in samples if not any(s["strict"]) or not any(s["official"])]
     assert failed, "the constant NO must fail the questions whose line ran"
@@ -168,8 +205,10 @@ def test_reval_failure_view(browser, reval_run: Path, tmp_path: Path) -> None:  
     assert cut / responses["generations"] >= 0.2  # a third of the prompts think too long
     table = page.locator(".responses-table")
     assert table.is_visible()
-    assert str(responses["truncated_in_reasoning"]) in table.locator(
-        "td.truncated_in_reasoning").inner_text()
+    assert (
+        str(responses["truncated_in_reasoning"])
+        in table.locator("td.truncated_in_reasoning").inner_text()
+    )
     assert "cut off by the token limit" in page.locator(".warning").first.inner_text()
 
     # The first failure, opened: question, program, expected and true value.
@@ -186,8 +225,9 @@ def test_reval_failure_view(browser, reval_run: Path, tmp_path: Path) -> None:  
     executed = view.locator("table.code tr.executed")
     assert executed.count() == len(question["executed_lines"]) > 0
     assert executed.first.is_visible()
-    assert [int(n) for n in executed.evaluate_all(
-        "rows => rows.map(row => row.dataset.line)")] == question["executed_lines"]
+    assert [
+        int(n) for n in executed.evaluate_all("rows => rows.map(row => row.dataset.line)")
+    ] == question["executed_lines"]
     asked = view.locator("table.code tr.asked")
     assert asked.count() == 1 and asked.is_visible()
     assert asked.get_attribute("data-line") == str(question["asked_line"])
@@ -195,8 +235,12 @@ def test_reval_failure_view(browser, reval_run: Path, tmp_path: Path) -> None:  
     generation = view.locator("section.generation").first
     for mode in ("official", "strict"):
         label = first["generations"][0][mode]
-        assert label.split(":")[0] in generation.locator("td.verdict").all_inner_texts()[
-            ("official", "strict").index(mode)]
+        assert (
+            label.split(":")[0]
+            in generation.locator("td.verdict").all_inner_texts()[
+                ("official", "strict").index(mode)
+            ]
+        )
     assert generation.locator(".finish-reason").inner_text() == first["finish_reasons"][0]
     # The reasoning is there but collapsed until asked for.
     reasoning = generation.locator("details.reasoning")
@@ -221,8 +265,14 @@ def test_old_records_still_render(browser, reval_run: Path, tmp_path: Path) -> N
     """A run directory from before reasoning, stop reasons and ``question`` were recorded."""
     old = tmp_path / "old-run"
     shutil.copytree(reval_run, old)
-    new_keys = ("reasoning", "finals", "finish_reasons", "response_status",
-                "completion_tokens", "question")
+    new_keys = (
+        "reasoning",
+        "finals",
+        "finish_reasons",
+        "response_status",
+        "completion_tokens",
+        "question",
+    )
     lines = []
     for line in (old / "samples.jsonl").read_text(encoding="utf-8").splitlines():
         record = json.loads(line)

@@ -14,10 +14,15 @@ from execlens.engine import Engine, program_fingerprint
 
 
 def test_a_rerun_under_another_program_interpreter_is_a_different_run(
-        tmp_path: Path, data_dir: Path, engine: Any) -> None:
+    tmp_path: Path, data_dir: Path, engine: Any
+) -> None:
     records = load_cruxeval(data_dir / "cruxeval").records[:3]
-    generations = Generations("output", [(r, [r.output]) for r in records], context="output",
-                              notes={"official_task": "output"})
+    generations = Generations(
+        "output",
+        [(r, [r.output]) for r in records],
+        context="output",
+        notes={"official_task": "output"},
+    )
     out = tmp_path / "score"
     run_score(out, "cruxeval", generations, engine=engine)
     if program_fingerprint(engine.python).key() == program_fingerprint(sys.executable).key():

@@ -46,8 +46,7 @@ def _subset(data_dir: Path, tmp_path: Path, count: int = 4) -> tuple[Path, Path]
     data.write_text("".join((crux / "cruxeval.jsonl").read_text().splitlines(True)[:count]))
     generations = json.loads((crux / GENERATIONS).read_text())
     gens = tmp_path / "output_generations.json"
-    gens.write_text(json.dumps({f"sample_{i}": generations[f"sample_{i}"]
-                                for i in range(count)}))
+    gens.write_text(json.dumps({f"sample_{i}": generations[f"sample_{i}"] for i in range(count)}))
     return data, gens
 
 
@@ -55,9 +54,22 @@ def _eval(data_dir: Path, out: Path, *extra: str, health_check: bool = False) ->
     # Nothing listens on port 9.  The cases here are about the run directory and the
     # arguments, so the server's health check (which would name the dead server first;
     # tests/cli/test_bad_input_fail_loudly.py) is off unless a case asks for it.
-    args = ["eval", "--benchmark", "cruxeval", "--task", "output", "--model", "m",
-            "--base-url", "http://127.0.0.1:9/v1", "--data", str(_crux(data_dir)),
-            "-o", str(out), *extra]
+    args = [
+        "eval",
+        "--benchmark",
+        "cruxeval",
+        "--task",
+        "output",
+        "--model",
+        "m",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--data",
+        str(_crux(data_dir)),
+        "-o",
+        str(out),
+        *extra,
+    ]
     env = {} if health_check else {"EXECLENS_NO_HEALTH_CHECK": "1"}
     return CliRunner().invoke(app, args, env=env)
 
@@ -74,8 +86,10 @@ def test_eval_n_zero(data_dir: Path, tmp_path: Path) -> None:
 
 
 def test_eval_temperature_negative(data_dir: Path, tmp_path: Path) -> None:
-    _refused(_eval(data_dir, tmp_path / "o", "--temperature", "-1"),
-             "--temperature must be between 0 and 2")
+    _refused(
+        _eval(data_dir, tmp_path / "o", "--temperature", "-1"),
+        "--temperature must be between 0 and 2",
+    )
 
 
 def test_eval_max_tokens_zero(data_dir: Path, tmp_path: Path) -> None:
@@ -88,27 +102,63 @@ def test_eval_workers_below_one(workers: str, data_dir: Path, tmp_path: Path) ->
 
 
 def test_eval_missing_data(tmp_path: Path) -> None:
-    result = _run("eval", "--benchmark", "cruxeval", "--task", "output", "--model", "m",
-                  "--base-url", "http://127.0.0.1:9/v1", "--data", str(tmp_path / "nowhere"),
-                  "-o", str(tmp_path / "o"))
+    result = _run(
+        "eval",
+        "--benchmark",
+        "cruxeval",
+        "--task",
+        "output",
+        "--model",
+        "m",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--data",
+        str(tmp_path / "nowhere"),
+        "-o",
+        str(tmp_path / "o"),
+    )
     _refused(result, "no such file or directory", "nowhere")
     assert not (tmp_path / "o").exists()
 
 
 def test_eval_model_without_base_url_leaves_no_stray_files(
-        data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     for name in ("EXECLENS_BASE_URL", "OPENAI_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
-    result = _run("eval", "--benchmark", "cruxeval", "--task", "output", "--model", "foo",
-                  "--data", str(_crux(data_dir)), "-o", str(tmp_path / "o"))
+    result = _run(
+        "eval",
+        "--benchmark",
+        "cruxeval",
+        "--task",
+        "output",
+        "--model",
+        "foo",
+        "--data",
+        str(_crux(data_dir)),
+        "-o",
+        str(tmp_path / "o"),
+    )
     _refused(result, "--base-url")
     assert not (tmp_path / "o").exists()
 
 
 def test_eval_local_model_with_base_url(data_dir: Path, tmp_path: Path) -> None:
-    result = _run("eval", "--benchmark", "cruxeval", "--task", "output", "--model", "local",
-                  "--base-url", "http://127.0.0.1:9/v1", "--data", str(_crux(data_dir)),
-                  "-o", str(tmp_path / "o"))
+    result = _run(
+        "eval",
+        "--benchmark",
+        "cruxeval",
+        "--task",
+        "output",
+        "--model",
+        "local",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--data",
+        str(_crux(data_dir)),
+        "-o",
+        str(tmp_path / "o"),
+    )
     _refused(result, "drop --base-url")
     assert not (tmp_path / "o").exists()
 
@@ -129,20 +179,27 @@ def test_eval_corrupt_manifest(data_dir: Path, tmp_path: Path) -> None:
 
 
 def test_eval_unknown_benchmark(tmp_path: Path) -> None:
-    result = _run("eval", "--benchmark", "humaneval", "--task", "output", "-o",
-                  str(tmp_path / "o"))
+    result = _run("eval", "--benchmark", "humaneval", "--task", "output", "-o", str(tmp_path / "o"))
     _refused(result, "unknown benchmark 'humaneval'", "cruxeval")
 
 
 def test_eval_unknown_task(tmp_path: Path) -> None:
-    result = _run("eval", "--benchmark", "cruxeval", "--task", "branch", "-o",
-                  str(tmp_path / "o"))
+    result = _run("eval", "--benchmark", "cruxeval", "--task", "branch", "-o", str(tmp_path / "o"))
     _refused(result, "no task 'branch'", "input, output")
 
 
 def test_eval_unknown_prompt(tmp_path: Path) -> None:
-    result = _run("eval", "--benchmark", "lcb-exec", "--task", "output", "--prompt", "phind",
-                  "-o", str(tmp_path / "o"))
+    result = _run(
+        "eval",
+        "--benchmark",
+        "lcb-exec",
+        "--task",
+        "output",
+        "--prompt",
+        "phind",
+        "-o",
+        str(tmp_path / "o"),
+    )
     _refused(result, "no prompt 'phind'", "direct, cot")
 
 
@@ -155,22 +212,30 @@ def test_eval_a_different_run_in_out(data_dir: Path, tmp_path: Path) -> None:
     _refused(_eval(data_dir, out, "--limit", "1"), "--overwrite")
 
 
-def test_eval_server_down_is_not_the_users_fault(data_dir: Path, tmp_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_eval_server_down_is_not_the_users_fault(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # item 2: exit non-zero, nothing recorded as answered.  Issue 16: the health check
     # names the dead server before the run (a server failing mid-run is exit 1:
     # tests/cli/test_bad_input_fail_loudly.py).
     monkeypatch.setenv("EXECLENS_CACHE_DIR", str(tmp_path / "cache"))
-    result = _eval(data_dir, tmp_path / "o", "--limit", "2", "--n", "1", "--retries", "0",
-                   health_check=True)
+    result = _eval(
+        data_dir, tmp_path / "o", "--limit", "2", "--n", "1", "--retries", "0", health_check=True
+    )
     _refused(result, "is the server running at http://127.0.0.1:9/v1")
     assert not (tmp_path / "o" / "samples.jsonl").exists()
 
 
 # ------------------------------------------------------------------ score (item 8, 11)
 def test_score_missing_generations_file(data_dir: Path, tmp_path: Path) -> None:
-    result = _run("score", str(tmp_path / "none.json"), "--data", str(_crux(data_dir)),
-                  "-o", str(tmp_path / "o"))
+    result = _run(
+        "score",
+        str(tmp_path / "none.json"),
+        "--data",
+        str(_crux(data_dir)),
+        "-o",
+        str(tmp_path / "o"),
+    )
     _refused(result, "no such generations file")
     assert not (tmp_path / "o").exists()
 
@@ -178,23 +243,29 @@ def test_score_missing_generations_file(data_dir: Path, tmp_path: Path) -> None:
 def test_score_corrupt_generations_file(data_dir: Path, tmp_path: Path) -> None:
     bad = tmp_path / "gens.json"
     bad.write_text('{"sample_0": ["f(1)"')
-    _refused(_run("score", str(bad), "--data", str(_crux(data_dir)), "-o",
-                  str(tmp_path / "o")), "not valid JSON")
+    _refused(
+        _run("score", str(bad), "--data", str(_crux(data_dir)), "-o", str(tmp_path / "o")),
+        "not valid JSON",
+    )
 
 
 def test_score_generations_of_the_wrong_shape(data_dir: Path, tmp_path: Path) -> None:
     bad = tmp_path / "gens.json"
     bad.write_text('{"sample_0": "f(1)"}')
-    _refused(_run("score", str(bad), "--data", str(_crux(data_dir)), "-o",
-                  str(tmp_path / "o")), "must map to a list")
+    _refused(
+        _run("score", str(bad), "--data", str(_crux(data_dir)), "-o", str(tmp_path / "o")),
+        "must map to a list",
+    )
 
 
 def test_score_generations_for_too_few_samples(data_dir: Path, tmp_path: Path) -> None:
     data, _ = _subset(data_dir, tmp_path)
     partial = tmp_path / "partial.json"
     partial.write_text('{"sample_0": ["1"]}')
-    _refused(_run("score", str(partial), "--data", str(data), "-o", str(tmp_path / "o")),
-             "no generations for 3 of 4")
+    _refused(
+        _run("score", str(partial), "--data", str(data), "-o", str(tmp_path / "o")),
+        "no generations for 3 of 4",
+    )
 
 
 def test_score_a_file_with_no_generation_at_all(data_dir: Path, tmp_path: Path) -> None:
@@ -202,34 +273,47 @@ def test_score_a_file_with_no_generation_at_all(data_dir: Path, tmp_path: Path) 
     data, _ = _subset(data_dir, tmp_path)
     empty = tmp_path / "empty.json"
     empty.write_text(json.dumps({f"sample_{i}": [] for i in range(4)}))
-    _refused(_run("score", str(empty), "--data", str(data), "-o", str(tmp_path / "o")),
-             "holds no generation")
+    _refused(
+        _run("score", str(empty), "--data", str(data), "-o", str(tmp_path / "o")),
+        "holds no generation",
+    )
     assert not (tmp_path / "o" / "results.json").exists()
 
 
 @pytest.mark.parametrize("workers", ["0", "-1", "-3"])
 def test_score_workers_below_one(workers: str, data_dir: Path, tmp_path: Path) -> None:
     data, gens = _subset(data_dir, tmp_path)
-    _refused(_run("score", str(gens), "--data", str(data), "-o", str(tmp_path / "o"),
-                  "--workers", workers), "--workers must be at least 1")
+    _refused(
+        _run(
+            "score", str(gens), "--data", str(data), "-o", str(tmp_path / "o"), "--workers", workers
+        ),
+        "--workers must be at least 1",
+    )
 
 
 def test_score_unknown_task(data_dir: Path, tmp_path: Path) -> None:
     data, gens = _subset(data_dir, tmp_path)
-    _refused(_run("score", str(gens), "--data", str(data), "-o", str(tmp_path / "o"),
-                  "--task", "both"), "no task 'both'", "input or output")
+    _refused(
+        _run("score", str(gens), "--data", str(data), "-o", str(tmp_path / "o"), "--task", "both"),
+        "no task 'both'",
+        "input or output",
+    )
 
 
 def test_score_unknown_benchmark(data_dir: Path, tmp_path: Path) -> None:
     data, gens = _subset(data_dir, tmp_path)
-    _refused(_run("score", str(gens), "--benchmark", "cruxeval2", "-o", str(tmp_path / "o")),
-             "unknown benchmark 'cruxeval2'")
+    _refused(
+        _run("score", str(gens), "--benchmark", "cruxeval2", "-o", str(tmp_path / "o")),
+        "unknown benchmark 'cruxeval2'",
+    )
 
 
 def test_score_missing_data(tmp_path: Path, data_dir: Path) -> None:
     _, gens = _subset(data_dir, tmp_path)
-    _refused(_run("score", str(gens), "--data", str(tmp_path / "nowhere"), "-o",
-                  str(tmp_path / "o")), "no such file or directory")
+    _refused(
+        _run("score", str(gens), "--data", str(tmp_path / "nowhere"), "-o", str(tmp_path / "o")),
+        "no such file or directory",
+    )
 
 
 def test_score_out_naming_a_file(data_dir: Path, tmp_path: Path) -> None:
@@ -250,12 +334,26 @@ def test_score_corrupt_manifest(data_dir: Path, tmp_path: Path) -> None:
 
 def test_score_temperature_out_of_range(data_dir: Path, tmp_path: Path) -> None:
     data, gens = _subset(data_dir, tmp_path)
-    _refused(_run("score", str(gens), "--data", str(data), "-o", str(tmp_path / "o"),
-                  "--model", "m", "--temperature", "-1"), "--temperature")
+    _refused(
+        _run(
+            "score",
+            str(gens),
+            "--data",
+            str(data),
+            "-o",
+            str(tmp_path / "o"),
+            "--model",
+            "m",
+            "--temperature",
+            "-1",
+        ),
+        "--temperature",
+    )
 
 
-def test_score_two_runs_into_one_out_do_not_double_the_samples(data_dir: Path,
-                                                               tmp_path: Path) -> None:
+def test_score_two_runs_into_one_out_do_not_double_the_samples(
+    data_dir: Path, tmp_path: Path
+) -> None:
     # item 6: a second run into a held directory is refused; nothing is written twice.
     from execlens.store import RunDir
 
@@ -265,8 +363,7 @@ def test_score_two_runs_into_one_out_do_not_double_the_samples(data_dir: Path,
     assert first.exit_code == 0, first.output
     holder = RunDir.open(out, json.loads((out / "manifest.json").read_text())["identity"])
     try:
-        _refused(_run("score", str(gens), "--data", str(data), "-o", str(out)),
-                 "another", "pid")
+        _refused(_run("score", str(gens), "--data", str(data), "-o", str(out)), "another", "pid")
     finally:
         holder.close()
     again = _run("score", str(gens), "--data", str(data), "-o", str(out), "--workers", "1")
@@ -275,7 +372,8 @@ def test_score_two_runs_into_one_out_do_not_double_the_samples(data_dir: Path,
 
 
 def test_score_resume_keeps_every_valid_record_around_a_corrupt_line(
-        data_dir: Path, tmp_path: Path) -> None:
+    data_dir: Path, tmp_path: Path
+) -> None:
     # item 10: a corrupt line in the middle of a finished shard or of samples.jsonl never
     # drops the valid lines after it; the terminal's count agrees with results.json.
     data, gens = _subset(data_dir, tmp_path, count=6)
@@ -295,22 +393,32 @@ def test_score_resume_keeps_every_valid_record_around_a_corrupt_line(
 
 
 def test_strict_never_rises_when_failed_samples_lose_their_generations(
-        data_dir: Path, tmp_path: Path) -> None:
+    data_dir: Path, tmp_path: Path
+) -> None:
     # item 1: the Code Llama file with the lists of the samples it failed emptied.
     crux = _crux(data_dir)
-    first = _run("score", str(crux / GENERATIONS), "--data", str(crux), "-o",
-                 str(tmp_path / "full"), "--json")
+    first = _run(
+        "score",
+        str(crux / GENERATIONS),
+        "--data",
+        str(crux),
+        "-o",
+        str(tmp_path / "full"),
+        "--json",
+    )
     assert first.exit_code == 0, first.output
     full = json.loads(first.stdout.strip().splitlines()[-1])
-    records = [json.loads(line) for line in
-               (tmp_path / "full" / "samples.jsonl").read_text().splitlines()]
+    records = [
+        json.loads(line) for line in (tmp_path / "full" / "samples.jsonl").read_text().splitlines()
+    ]
     failed = {r["id"] for r in records if True not in r["official"]}
     generations = json.loads((crux / GENERATIONS).read_text())
     emptied = {key: ([] if key in failed else value) for key, value in generations.items()}
     path = tmp_path / "emptied_output_generations.json"
     path.write_text(json.dumps(emptied))
-    second = _run("score", str(path), "--data", str(crux), "-o", str(tmp_path / "emptied"),
-                  "--json")
+    second = _run(
+        "score", str(path), "--data", str(crux), "-o", str(tmp_path / "emptied"), "--json"
+    )
     assert second.exit_code == 0, second.output
     gamed = json.loads(second.stdout.strip().splitlines()[-1])
     assert round(full["metrics"]["strict"]["pass@1"], 2) == 34.21
@@ -325,8 +433,9 @@ def test_one_generation_per_sample_reports_no_pass_at_5(data_dir: Path, tmp_path
     # item 1: never pass@k for k > n in strict mode; the official figure is flagged.
     data, gens = _subset(data_dir, tmp_path)
     one = tmp_path / "one_output.json"
-    one.write_text(json.dumps({key: value[:1] for key, value in
-                               json.loads(gens.read_text()).items()}))
+    one.write_text(
+        json.dumps({key: value[:1] for key, value in json.loads(gens.read_text()).items()})
+    )
     result = _run("score", str(one), "--data", str(data), "-o", str(tmp_path / "o"), "--json")
     assert result.exit_code == 0, result.output
     results = json.loads(result.stdout.strip().splitlines()[-1])
@@ -367,39 +476,85 @@ def test_version() -> None:
 # issue 18: --perturb
 def test_eval_perturb_unknown_kind(data_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "run"
-    _refused(_run("eval", "--benchmark", "cruxeval", "--data", str(_crux(data_dir)),
-                  "--perturb", "rename,shuffle", "--limit", "1", "-o", str(out)),
-             "unknown perturbation 'shuffle'", "rename, garbage, prints, reformat, comments")
+    _refused(
+        _run(
+            "eval",
+            "--benchmark",
+            "cruxeval",
+            "--data",
+            str(_crux(data_dir)),
+            "--perturb",
+            "rename,shuffle",
+            "--limit",
+            "1",
+            "-o",
+            str(out),
+        ),
+        "unknown perturbation 'shuffle'",
+        "rename, garbage, prints, reformat, comments",
+    )
     assert not out.exists()
 
 
 def test_eval_perturb_on_a_benchmark_without_the_hook(data_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "run"
-    _refused(_run("eval", "--benchmark", "codemind", "--perturb", "rename",
-                  "--limit", "1", "-o", str(out)), "codemind does not support --perturb")
+    _refused(
+        _run(
+            "eval", "--benchmark", "codemind", "--perturb", "rename", "--limit", "1", "-o", str(out)
+        ),
+        "codemind does not support --perturb",
+    )
     assert not out.exists()
 
 
 def test_eval_perturb_in_an_order_that_erases_a_kind(data_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "run"
-    _refused(_run("eval", "--benchmark", "reval", "--task", "coverage", "--perturb",
-                  "comments,rename", "--limit", "1", "-o", str(out)),
-             "rename writes the program out again", "rename,comments")
+    _refused(
+        _run(
+            "eval",
+            "--benchmark",
+            "reval",
+            "--task",
+            "coverage",
+            "--perturb",
+            "comments,rename",
+            "--limit",
+            "1",
+            "-o",
+            str(out),
+        ),
+        "rename writes the program out again",
+        "rename,comments",
+    )
     assert not out.exists()
 
 
 # ------------------------------------------------------- issue 18: --data, --data-revision
 def test_eval_data_revision_beside_local_data(data_dir: Path, tmp_path: Path) -> None:
-    _refused(_eval(data_dir, tmp_path / "o", "--data-revision", "0123abc"),
-             "--data-revision pins a Hugging Face hub dataset",
-             "drop --data to load the hub at 0123abc")
+    _refused(
+        _eval(data_dir, tmp_path / "o", "--data-revision", "0123abc"),
+        "--data-revision pins a Hugging Face hub dataset",
+        "drop --data to load the hub at 0123abc",
+    )
     assert not (tmp_path / "o").exists()
 
 
 def test_eval_data_revision_for_data_that_ships(tmp_path: Path) -> None:
-    result = _run("eval", "--benchmark", "cruxeval", "--task", "output", "--model", "m",
-                  "--base-url", "http://127.0.0.1:9/v1", "--data-revision", "0123abc",
-                  "-o", str(tmp_path / "o"))
+    result = _run(
+        "eval",
+        "--benchmark",
+        "cruxeval",
+        "--task",
+        "output",
+        "--model",
+        "m",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--data-revision",
+        "0123abc",
+        "-o",
+        str(tmp_path / "o"),
+    )
     _refused(result, "cruxeval loaded no Hugging Face hub dataset", "drop --data-revision")
     assert not (tmp_path / "o").exists()
 
@@ -410,15 +565,39 @@ def test_eval_data_revision_offline_names_the_revision(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-           "HF_HOME": str(tmp_path / "hf"), "EXECLENS_NO_HEALTH_CHECK": "1"}
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "HF_HOME": str(tmp_path / "hf"),
+        "EXECLENS_NO_HEALTH_CHECK": "1",
+    }
     run = subprocess.run(
-        [sys.executable, "-m", "execlens", "eval", "--benchmark", "lcb-exec", "--model", "m",
-         "--base-url", "http://127.0.0.1:9/v1", "--data-revision", "0123abc",
-         "-o", str(tmp_path / "o")], capture_output=True, text=True, env=env, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "execlens",
+            "eval",
+            "--benchmark",
+            "lcb-exec",
+            "--model",
+            "m",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--data-revision",
+            "0123abc",
+            "-o",
+            str(tmp_path / "o"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert run.returncode == 2, run.stderr
-    assert run.stderr.startswith("error: cannot load hf://livecodebench/execution-v2:test at "
-                                 "revision 0123abc"), run.stderr
+    assert run.stderr.startswith(
+        "error: cannot load hf://livecodebench/execution-v2:test at revision 0123abc"
+    ), run.stderr
     assert run.stderr.count("\n") == 1 and "--data PATH" in run.stderr
     assert not (tmp_path / "o").exists()
 
@@ -427,8 +606,19 @@ def test_eval_data_directory_that_is_neither(tmp_path: Path) -> None:
     folder = tmp_path / "mine"
     folder.mkdir()
     (folder / "notes.txt").write_text("not data")
-    result = _run("eval", "--benchmark", "lcb-exec", "--model", "m", "--base-url",
-                  "http://127.0.0.1:9/v1", "--data", str(folder), "-o", str(tmp_path / "o"))
+    result = _run(
+        "eval",
+        "--benchmark",
+        "lcb-exec",
+        "--model",
+        "m",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--data",
+        str(folder),
+        "-o",
+        str(tmp_path / "o"),
+    )
     _refused(result, f"no LiveCodeBench execution file in {folder}", "save_to_disk")
     assert not (tmp_path / "o").exists()
 
@@ -436,24 +626,53 @@ def test_eval_data_directory_that_is_neither(tmp_path: Path) -> None:
 def test_eval_dataset_lacking_a_field(tmp_path: Path) -> None:
     datasets = pytest.importorskip("datasets")
     folder = tmp_path / "saved"
-    datasets.Dataset.from_list([{"id": "sample_0", "code": "def f(): return 1"}]
-                               ).save_to_disk(str(folder))
-    result = _run("eval", "--benchmark", "lcb-exec", "--model", "m", "--base-url",
-                  "http://127.0.0.1:9/v1", "--data", str(folder), "-o", str(tmp_path / "o"))
-    _refused(result, "field 'question_id': missing from every record",
-             "not LiveCodeBench execution data")
+    datasets.Dataset.from_list([{"id": "sample_0", "code": "def f(): return 1"}]).save_to_disk(
+        str(folder)
+    )
+    result = _run(
+        "eval",
+        "--benchmark",
+        "lcb-exec",
+        "--model",
+        "m",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--data",
+        str(folder),
+        "-o",
+        str(tmp_path / "o"),
+    )
+    _refused(
+        result, "field 'question_id': missing from every record", "not LiveCodeBench execution data"
+    )
     assert not (tmp_path / "o").exists()
 
 
-def test_eval_data_changed_underneath_is_a_different_run(data_dir: Path, tmp_path: Path,
-                                                         monkeypatch: pytest.MonkeyPatch
-                                                         ) -> None:
+def test_eval_data_changed_underneath_is_a_different_run(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("EXECLENS_CACHE_DIR", str(tmp_path / "cache"))
     data, _ = _subset(data_dir, tmp_path, count=2)
     out = tmp_path / "o"
-    args = ["eval", "--benchmark", "cruxeval", "--task", "output", "--model", "m",
-            "--base-url", "http://127.0.0.1:9/v1", "--data", str(data), "--n", "1",
-            "--retries", "0", "-o", str(out)]
+    args = [
+        "eval",
+        "--benchmark",
+        "cruxeval",
+        "--task",
+        "output",
+        "--model",
+        "m",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--data",
+        str(data),
+        "--n",
+        "1",
+        "--retries",
+        "0",
+        "-o",
+        str(out),
+    ]
     # Nothing answers: the run starts (its manifest records the data) and ends exit 1.
     first = CliRunner().invoke(app, args, env={"EXECLENS_NO_HEALTH_CHECK": "1"})
     assert first.exit_code == 1, first.output
@@ -469,6 +688,17 @@ def test_eval_data_changed_underneath_is_a_different_run(data_dir: Path, tmp_pat
 
 def test_score_data_revision_beside_local_data(data_dir: Path, tmp_path: Path) -> None:
     data, gens = _subset(data_dir, tmp_path)
-    _refused(_run("score", str(gens), "--data", str(data), "--data-revision", "0123abc",
-                  "-o", str(tmp_path / "o")), "drop --data to load the hub at 0123abc")
+    _refused(
+        _run(
+            "score",
+            str(gens),
+            "--data",
+            str(data),
+            "--data-revision",
+            "0123abc",
+            "-o",
+            str(tmp_path / "o"),
+        ),
+        "drop --data to load the hub at 0123abc",
+    )
     assert not (tmp_path / "o").exists()

@@ -36,8 +36,14 @@ def host(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _execlens(host: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "EXECLENS_PROGRAM_PYTHON"}
-    return subprocess.run([str(host / "bin" / "python"), "-m", "execlens", *args],
-                          capture_output=True, text=True, timeout=120, env=env, check=False)
+    return subprocess.run(
+        [str(host / "bin" / "python"), "-m", "execlens", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
+    )
 
 
 def _assert_usage_error(done: subprocess.CompletedProcess[str], *needles: str) -> None:
@@ -58,21 +64,26 @@ def gone(host: Path, tmp_path: Path) -> str:
     return missing
 
 
-def test_run_with_a_recorded_interpreter_that_is_gone(host: Path, gone: str,
-                                                     tmp_path: Path) -> None:
+def test_run_with_a_recorded_interpreter_that_is_gone(
+    host: Path, gone: str, tmp_path: Path
+) -> None:
     program = tmp_path / "p.py"
     program.write_text("def f():\n    return 1\n")
-    _assert_usage_error(_execlens(host, "run", str(program), "--call", "f()"),
-                        "recorded by make install", str(host / "execlens-program-python"),
-                        gone)
+    _assert_usage_error(
+        _execlens(host, "run", str(program), "--call", "f()"),
+        "recorded by make install",
+        str(host / "execlens-program-python"),
+        gone,
+    )
 
 
 def test_doctor_with_a_recorded_interpreter_that_is_gone(host: Path, gone: str) -> None:
     _assert_usage_error(_execlens(host, "doctor"), "recorded by make install", gone)
 
 
-def test_trace_with_a_recorded_interpreter_that_is_gone(host: Path, gone: str,
-                                                       data_dir: Path, tmp_path: Path) -> None:
+def test_trace_with_a_recorded_interpreter_that_is_gone(
+    host: Path, gone: str, data_dir: Path, tmp_path: Path
+) -> None:
     reval = data_dir / "reval"
     if not (reval / "DREval_data.jsonl").is_file():
         pytest.skip(f"REval data not found in {reval}")
@@ -81,20 +92,28 @@ def test_trace_with_a_recorded_interpreter_that_is_gone(host: Path, gone: str,
     first = (reval / "DREval_data.jsonl").read_text(encoding="utf-8").splitlines()[0]
     (small / "DREval_data.jsonl").write_text(first + "\n", encoding="utf-8")
     shutil.copy(reval / "DREval_tasks.jsonl", small / "DREval_tasks.jsonl")
-    _assert_usage_error(_execlens(host, "trace", str(small), "--out", str(tmp_path / "o"),
-                                  "--no-progress"),
-                        "recorded by make install", gone)
+    _assert_usage_error(
+        _execlens(host, "trace", str(small), "--out", str(tmp_path / "o"), "--no-progress"),
+        "recorded by make install",
+        gone,
+    )
 
 
-def test_the_flag_still_overrides_a_broken_record(host: Path, gone: str,
-                                                  tmp_path: Path) -> None:
+def test_the_flag_still_overrides_a_broken_record(host: Path, gone: str, tmp_path: Path) -> None:
     programs = tmp_path / "programs"
     base = getattr(sys, "_base_executable", sys.executable)
-    subprocess.run([base, "-m", "venv", "--without-pip", str(programs)], check=True,
-                   timeout=120)
+    subprocess.run([base, "-m", "venv", "--without-pip", str(programs)], check=True, timeout=120)
     program = tmp_path / "p.py"
     program.write_text("import sys\ndef f():\n    return sys.prefix\n")
-    done = _execlens(host, "run", str(program), "--call", "f()", "--json",
-                     "--program-python", str(programs / "bin" / "python"))
+    done = _execlens(
+        host,
+        "run",
+        str(program),
+        "--call",
+        "f()",
+        "--json",
+        "--program-python",
+        str(programs / "bin" / "python"),
+    )
     assert done.returncode == 0, done.stderr
     assert str(programs) in done.stdout

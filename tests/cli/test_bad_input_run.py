@@ -17,8 +17,9 @@ from execlens.engine import MAX_OUTPUT_BYTES
 
 
 def _execlens(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "execlens", *args], capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "execlens", *args], capture_output=True, text=True, timeout=120
+    )
 
 
 def _assert_usage_error(done: subprocess.CompletedProcess[str], *needles: str) -> str:
@@ -65,8 +66,9 @@ def test_run_timeout_negative(program: Path) -> None:
 
 def test_run_timeout_inf(program: Path) -> None:
     # Used to kill the engine's worker thread (a non-JSON float) and hang forever.
-    _assert_usage_error(_execlens("run", str(program), "--timeout", "inf"), "--timeout",
-                        "finite", "86400")
+    _assert_usage_error(
+        _execlens("run", str(program), "--timeout", "inf"), "--timeout", "finite", "86400"
+    )
 
 
 def test_run_timeout_nan(program: Path) -> None:
@@ -79,19 +81,30 @@ def test_run_negative_memory(program: Path) -> None:
 
 def test_run_missing_stdin_file(program: Path, tmp_path: Path) -> None:
     missing = tmp_path / "input.txt"
-    _assert_usage_error(_execlens("run", str(program), "--stdin", str(missing)), "--stdin",
-                        str(missing), "does not exist")
+    _assert_usage_error(
+        _execlens("run", str(program), "--stdin", str(missing)),
+        "--stdin",
+        str(missing),
+        "does not exist",
+    )
 
 
 def test_run_bogus_isolation(program: Path) -> None:
-    _assert_usage_error(_execlens("run", str(program), "--isolation", "bogus"), "--isolation",
-                        "full, auto, none", "bogus")
+    _assert_usage_error(
+        _execlens("run", str(program), "--isolation", "bogus"),
+        "--isolation",
+        "full, auto, none",
+        "bogus",
+    )
 
 
 def test_run_output_limit_beyond_the_result_frame(program: Path) -> None:
     # Used to end `crashed` with all output lost once the program printed 64 MiB.
-    _assert_usage_error(_execlens("run", str(program), "--output-limit", "200000000"),
-                        "--output-limit", str(MAX_OUTPUT_BYTES))
+    _assert_usage_error(
+        _execlens("run", str(program), "--output-limit", "200000000"),
+        "--output-limit",
+        str(MAX_OUTPUT_BYTES),
+    )
 
 
 def test_run_negative_output_limit(program: Path) -> None:
@@ -100,13 +113,20 @@ def test_run_negative_output_limit(program: Path) -> None:
 
 def test_run_missing_program_python(program: Path, tmp_path: Path) -> None:
     missing = tmp_path / "no-venv" / "bin" / "python"
-    _assert_usage_error(_execlens("run", str(program), "--program-python", str(missing)),
-                        "--program-python", "does not exist", "interpreter")
+    _assert_usage_error(
+        _execlens("run", str(program), "--program-python", str(missing)),
+        "--program-python",
+        "does not exist",
+        "interpreter",
+    )
 
 
 def test_run_program_python_not_executable(program: Path) -> None:
-    _assert_usage_error(_execlens("run", str(program), "--program-python", str(program)),
-                        "--program-python", "not an executable")
+    _assert_usage_error(
+        _execlens("run", str(program), "--program-python", str(program)),
+        "--program-python",
+        "not an executable",
+    )
 
 
 def test_run_hash_seed_out_of_range(program: Path) -> None:
@@ -115,10 +135,19 @@ def test_run_hash_seed_out_of_range(program: Path) -> None:
 
 def test_run_mount_ro_missing_path(program: Path, tmp_path: Path) -> None:
     missing = tmp_path / "no-such-data"
-    _assert_usage_error(_execlens("run", str(program), "--mount-ro", str(missing)),
-                        "--mount-ro", str(missing), "does not exist", "give an existing")
+    _assert_usage_error(
+        _execlens("run", str(program), "--mount-ro", str(missing)),
+        "--mount-ro",
+        str(missing),
+        "does not exist",
+        "give an existing",
+    )
 
 
 def test_run_mount_ro_over_the_sandboxs_own_proc(program: Path) -> None:
-    _assert_usage_error(_execlens("run", str(program), "--mount-ro", "/proc"),
-                        "--mount-ro", "/proc", "give a directory below it")
+    _assert_usage_error(
+        _execlens("run", str(program), "--mount-ro", "/proc"),
+        "--mount-ro",
+        "/proc",
+        "give a directory below it",
+    )

@@ -37,9 +37,12 @@ def _parsed(data_dir: Path) -> Path:
 
 
 def _config(tmp_path: Path, data_dir: Path, **changes: Any) -> Path:
-    config: dict[str, Any] = {"out": str(tmp_path / "out"),
-                              "sources": [{"path": str(_parsed(data_dir)), "limit": 2}],
-                              "stages": ["collect", "prompts"], "workers": 1}
+    config: dict[str, Any] = {
+        "out": str(tmp_path / "out"),
+        "sources": [{"path": str(_parsed(data_dir)), "limit": 2}],
+        "stages": ["collect", "prompts"],
+        "workers": 1,
+    }
     config.update(changes)
     path = tmp_path / "run.yaml"
     path.write_text(yaml.safe_dump(config))
@@ -69,8 +72,11 @@ def test_empty_config(tmp_path: Path) -> None:
 
 
 def test_unknown_stage(tmp_path: Path, data_dir: Path) -> None:
-    _refused(_run("run", str(_config(tmp_path, data_dir, stages=["collect", "colect"]))),
-             "field stages", "unknown stage 'colect'")
+    _refused(
+        _run("run", str(_config(tmp_path, data_dir, stages=["collect", "colect"]))),
+        "field stages",
+        "unknown stage 'colect'",
+    )
 
 
 def test_unknown_field(tmp_path: Path, data_dir: Path) -> None:
@@ -87,8 +93,7 @@ def test_model_stage_without_model(tmp_path: Path, data_dir: Path) -> None:
 
 
 def test_stage_without_its_input_stage(tmp_path: Path, data_dir: Path) -> None:
-    path = _config(tmp_path, data_dir, stages=["collect", "verify"],
-                   model={"name": "local"})
+    path = _config(tmp_path, data_dir, stages=["collect", "verify"], model={"name": "local"})
     _refused(_run("run", str(path)), "'verify' reads 'predict'", "add 'predict'")
 
 
@@ -102,21 +107,28 @@ def test_source_wrong_suffix(tmp_path: Path, data_dir: Path) -> None:
     _refused(_run("run", str(path)), "field sources[0]", ".jsonl, .jsonl.gz, .json")
 
 
-@pytest.mark.parametrize("package, fragments", [
-    ("not_a_package_here/data.jsonl", ("'not_a_package_here' is not installed",)),
-    ("reasoning_gym/data/missing.jsonl", ("has no file 'data/missing.jsonl'",)),
-    ("reasoning_gym", ("must name a package and a file in it",)),
-])
-def test_source_package_file(tmp_path: Path, data_dir: Path, package: str,
-                             fragments: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(
+    "package, fragments",
+    [
+        ("not_a_package_here/data.jsonl", ("'not_a_package_here' is not installed",)),
+        ("reasoning_gym/data/missing.jsonl", ("has no file 'data/missing.jsonl'",)),
+        ("reasoning_gym", ("must name a package and a file in it",)),
+    ],
+)
+def test_source_package_file(
+    tmp_path: Path, data_dir: Path, package: str, fragments: tuple[str, ...]
+) -> None:
     pytest.importorskip("reasoning_gym")
     path = _config(tmp_path, data_dir, sources=[{"package": package}])
     _refused(_run("run", str(path)), "field sources[0]", *fragments)
 
 
 def test_source_path_and_package_together(tmp_path: Path, data_dir: Path) -> None:
-    path = _config(tmp_path, data_dir, sources=[{"package": "reasoning_gym/data/codeio.jsonl.gz",
-                                                 "path": str(_parsed(data_dir))}])
+    path = _config(
+        tmp_path,
+        data_dir,
+        sources=[{"package": "reasoning_gym/data/codeio.jsonl.gz", "path": str(_parsed(data_dir))}],
+    )
     _refused(_run("run", str(path)), "give one of path or package, not both")
 
 
@@ -127,23 +139,28 @@ def _reasoning_gym_file(name: str = "codeio.jsonl.gz") -> Path:
 
 def test_source_whose_columns_are_not_mapped(tmp_path: Path, data_dir: Path) -> None:
     # reasoning-gym's CodeI/O file as it ships: every record lacks refcode/content.
-    path = _config(tmp_path, data_dir, sources=[{"path": str(_reasoning_gym_file()),
-                                                  "limit": 20}])
-    _refused(_run("run", str(path)), "none of its 20 records can enter",
-             "columns: {refcode: code_sample")
+    path = _config(tmp_path, data_dir, sources=[{"path": str(_reasoning_gym_file()), "limit": 20}])
+    _refused(
+        _run("run", str(path)), "none of its 20 records can enter", "columns: {refcode: code_sample"
+    )
     assert not (tmp_path / "out").exists()
 
 
 def test_source_mapping_an_unknown_field(tmp_path: Path, data_dir: Path) -> None:
-    path = _config(tmp_path, data_dir, sources=[{"path": str(_reasoning_gym_file()),
-                                                  "columns": {"code": "code_sample"}}])
+    path = _config(
+        tmp_path,
+        data_dir,
+        sources=[{"path": str(_reasoning_gym_file()), "columns": {"code": "code_sample"}}],
+    )
     _refused(_run("run", str(path)), "field sources[0]", "'code' is not a field")
 
 
 def test_source_functions_without_any_generator(tmp_path: Path, data_dir: Path) -> None:
     data = tmp_path / "functions.jsonl"
-    data.write_text('{"refcode": "def main_solution(n):\\n    return n\\n", '
-                    '"gen": "def generate_input(rng):\\n    return {\'n\': 1}\\n"}\n')
+    data.write_text(
+        '{"refcode": "def main_solution(n):\\n    return n\\n", '
+        '"gen": "def generate_input(rng):\\n    return {\'n\': 1}\\n"}\n'
+    )
     path = _config(tmp_path, data_dir, sources=[{"path": str(data)}])
     _refused(_run("run", str(path)), "1 no_input_generator", "columns: {input_generator:")
 
@@ -161,20 +178,22 @@ def test_source_hub_dataset_without_revision(tmp_path: Path, data_dir: Path) -> 
 
 
 def test_source_with_path_and_dataset(tmp_path: Path, data_dir: Path) -> None:
-    path = _config(tmp_path, data_dir, sources=[{"path": str(_parsed(data_dir)),
-                                                  "dataset": "x/y"}])
+    path = _config(tmp_path, data_dir, sources=[{"path": str(_parsed(data_dir)), "dataset": "x/y"}])
     _refused(_run("run", str(path)), "exactly one of path")
 
 
 def test_pairs_per_function_below_two(tmp_path: Path, data_dir: Path) -> None:
-    path = _config(tmp_path, data_dir, sources=[{"path": str(_parsed(data_dir)),
-                                                  "pairs_per_function": 1}])
+    path = _config(
+        tmp_path, data_dir, sources=[{"path": str(_parsed(data_dir)), "pairs_per_function": 1}]
+    )
     _refused(_run("run", str(path)), "sources[0].pairs_per_function")
 
 
 def test_check_seed_equal_to_hash_seed(tmp_path: Path, data_dir: Path) -> None:
-    _refused(_run("run", str(_config(tmp_path, data_dir, hash_seed=3, check_seed=3))),
-             "check_seed must differ")
+    _refused(
+        _run("run", str(_config(tmp_path, data_dir, hash_seed=3, check_seed=3))),
+        "check_seed must differ",
+    )
 
 
 def test_raw_code_without_transform_stage(tmp_path: Path, data_dir: Path) -> None:
@@ -184,15 +203,15 @@ def test_raw_code_without_transform_stage(tmp_path: Path, data_dir: Path) -> Non
 
 
 def test_bad_executor_option(tmp_path: Path, data_dir: Path) -> None:
-    _refused(_run("run", str(_config(tmp_path, data_dir)), "--executor", "spark"),
-             "field executor")
+    _refused(_run("run", str(_config(tmp_path, data_dir)), "--executor", "spark"), "field executor")
 
 
 def test_out_is_a_file(tmp_path: Path, data_dir: Path) -> None:
     target = tmp_path / "a-file"
     target.write_text("x")
-    _refused(_run("run", str(_config(tmp_path, data_dir)), "--out", str(target)),
-             "is a file", "--out")
+    _refused(
+        _run("run", str(_config(tmp_path, data_dir)), "--out", str(target)), "is a file", "--out"
+    )
 
 
 def test_out_holds_a_different_run(tmp_path: Path, data_dir: Path) -> None:

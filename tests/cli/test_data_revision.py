@@ -28,7 +28,8 @@ def local_hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "execution-v2" / "data"
     folder.mkdir(parents=True)
     datasets.Dataset.from_list([dict(row) for row in ROWS]).to_parquet(
-        str(folder / "test-00000-of-00001.parquet"))
+        str(folder / "test-00000-of-00001.parquet")
+    )
     monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "hf-cache")
     monkeypatch.setattr("execlens.bench.lcb_exec._data.LCB_EXEC_HUB", str(folder.parent))
     monkeypatch.setenv("EXECLENS_CACHE_DIR", str(tmp_path / "cache"))
@@ -37,17 +38,34 @@ def local_hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _eval(out: Path, *extra: str) -> Result:
     return CliRunner().invoke(
-        app, ["eval", "--benchmark", "lcb-exec", "--model", "m", "--base-url",
-              "http://127.0.0.1:9/v1", "--n", "1", "--retries", "0", "-o", str(out), *extra],
-        env={"EXECLENS_NO_HEALTH_CHECK": "1"})
+        app,
+        [
+            "eval",
+            "--benchmark",
+            "lcb-exec",
+            "--model",
+            "m",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--n",
+            "1",
+            "--retries",
+            "0",
+            "-o",
+            str(out),
+            *extra,
+        ],
+        env={"EXECLENS_NO_HEALTH_CHECK": "1"},
+    )
 
 
 def _identity(out: Path) -> dict[str, object]:
     return dict(json.loads((out / "manifest.json").read_text())["identity"])
 
 
-def test_an_unpinned_hub_load_warns_once_and_records_a_digest(local_hub: Path,
-                                                              tmp_path: Path) -> None:
+def test_an_unpinned_hub_load_warns_once_and_records_a_digest(
+    local_hub: Path, tmp_path: Path
+) -> None:
     result = _eval(tmp_path / "o")
     assert result.exit_code == 1, result.output  # nothing answered; the run did start
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
@@ -58,8 +76,9 @@ def test_an_unpinned_hub_load_warns_once_and_records_a_digest(local_hub: Path,
     assert fingerprint["sha256"][:12] in warnings[0]
 
 
-def test_a_pinned_hub_load_records_its_revision_and_does_not_warn(local_hub: Path,
-                                                                  tmp_path: Path) -> None:
+def test_a_pinned_hub_load_records_its_revision_and_does_not_warn(
+    local_hub: Path, tmp_path: Path
+) -> None:
     result = _eval(tmp_path / "o", "--data-revision", "0123abc")
     assert result.exit_code == 1, result.output
     assert "warning: hf://" not in result.stderr

@@ -28,11 +28,17 @@ def _unset_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "EXECLENS_PROGRAM_PYTHON"}
 
 
-def _execlens(*args: str, env: dict[str, str] | None = None, timeout: float = 300
-              ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(EXECLENS), *args], capture_output=True, text=True,
-                          timeout=timeout, env=_unset_env() if env is None else env,
-                          check=False)
+def _execlens(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(EXECLENS), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=_unset_env() if env is None else env,
+        check=False,
+    )
 
 
 def _warnings(stderr: str) -> list[str]:
@@ -79,8 +85,9 @@ def test_doctor_names_the_recorded_interpreter_and_its_numpy(recorded: str) -> N
     assert "program packages: numpy 1." in human.stdout
 
 
-def test_doctor_warns_for_a_program_environment_without_numpy(recorded: str,
-                                                              bare_python: str) -> None:
+def test_doctor_warns_for_a_program_environment_without_numpy(
+    recorded: str, bare_python: str
+) -> None:
     done = _execlens("doctor", "--program-python", bare_python)
     assert done.returncode == 0, done.stderr  # a warning, not an error
     [warning] = _warnings(done.stderr)
@@ -106,7 +113,8 @@ def test_doctor_warns_for_the_host_numpy_2(recorded: str) -> None:
 
 
 def test_trace_warns_once_and_refuses_to_resume_under_another_interpreter(
-        recorded: str, bare_python: str, reval_dir: Path, tmp_path: Path) -> None:
+    recorded: str, bare_python: str, reval_dir: Path, tmp_path: Path
+) -> None:
     small = tmp_path / "reval"
     small.mkdir()
     rows = (reval_dir / "DREval_data.jsonl").read_text(encoding="utf-8").splitlines()
@@ -114,8 +122,9 @@ def test_trace_warns_once_and_refuses_to_resume_under_another_interpreter(
     shutil.copy(reval_dir / "DREval_tasks.jsonl", small / "DREval_tasks.jsonl")
     out = tmp_path / "out"
     env = {**_unset_env(), "EXECLENS_PROGRAM_PYTHON": bare_python}
-    done = _execlens("trace", str(small), "--out", str(out), "--workers", "1",
-                     "--no-progress", env=env)
+    done = _execlens(
+        "trace", str(small), "--out", str(out), "--workers", "1", "--no-progress", env=env
+    )
     assert done.returncode == 0, done.stderr
     [warning] = _warnings(done.stderr)
     assert bare_python in warning and "numpy<2 (not installed)" in warning
@@ -124,8 +133,9 @@ def test_trace_warns_once_and_refuses_to_resume_under_another_interpreter(
     done = _execlens("trace", str(small), "--out", str(out), "--workers", "1", "--no-progress")
     assert done.returncode != 0
     assert _warnings(done.stderr) == []
-    done = _execlens("trace", str(small), "--out", str(out), "--workers", "1", "--no-progress",
-                     "--overwrite")
+    done = _execlens(
+        "trace", str(small), "--out", str(out), "--workers", "1", "--no-progress", "--overwrite"
+    )
     assert done.returncode == 0, done.stderr
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["identity"]["program"]["executable"] == recorded
@@ -133,14 +143,18 @@ def test_trace_warns_once_and_refuses_to_resume_under_another_interpreter(
 
 @pytest.mark.slow
 def test_trace_reproduces_reval_for_all_978_runs_with_the_variable_unset(
-        recorded: str, reval_dir: Path, tmp_path: Path) -> None:
+    recorded: str, reval_dir: Path, tmp_path: Path
+) -> None:
     out = tmp_path / "x"
-    done = _execlens("trace", str(reval_dir), "--mode", "reval", "--out", str(out),
-                     "--no-progress", timeout=1200)
+    done = _execlens(
+        "trace", str(reval_dir), "--mode", "reval", "--out", str(out), "--no-progress", timeout=1200
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert _warnings(done.stderr) == [], done.stderr
-    rows = {(r["task_id"], r["input_idx"]): r
-            for r in map(json.loads, (out / "executions.jsonl").open(encoding="utf-8"))}
+    rows = {
+        (r["task_id"], r["input_idx"]): r
+        for r in map(json.loads, (out / "executions.jsonl").open(encoding="utf-8"))
+    }
     statuses = [r["status"] for r in rows.values()]
     assert len(rows) == 987
     assert statuses.count("ok") == 978 and statuses.count("skipped") == 9

@@ -11,10 +11,17 @@ from pathlib import Path
 import pytest
 
 
-def _execlens(*args: str, stdin: str | None = None, env: dict[str, str] | None = None
-              ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "execlens", *args], capture_output=True,
-                          text=True, input=stdin, timeout=120, env=env)
+def _execlens(
+    *args: str, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "execlens", *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        timeout=120,
+        env=env,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -23,8 +30,7 @@ def program_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
     dest = tmp_path_factory.getbasetemp() / "cli-program-venv"
     if not (dest / "bin" / "python").exists():
         base = getattr(sys, "_base_executable", sys.executable)
-        subprocess.run([base, "-m", "venv", "--without-pip", str(dest)], check=True,
-                       timeout=120)
+        subprocess.run([base, "-m", "venv", "--without-pip", str(dest)], check=True, timeout=120)
     return dest / "bin" / "python"
 
 
@@ -35,8 +41,10 @@ def test_run_json_reports_value_and_output(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     outcome = json.loads(done.stdout.strip().splitlines()[-1])
     assert outcome["status"] == "ok"
-    assert outcome["value"] == {"__type__": "list",
-                                "__value__": [{"__type__": "int", "__value__": 3}]}
+    assert outcome["value"] == {
+        "__type__": "list",
+        "__value__": [{"__type__": "int", "__value__": 3}],
+    }
     assert outcome["stdout"] == "adding\n" and outcome["stderr"] == ""
     assert outcome["duration"] >= 0
 
@@ -60,14 +68,23 @@ def test_doctor_names_every_layer() -> None:
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     names = {layer["name"] for layer in report["layers"]}
-    assert {"network", "filesystem", "pid_namespace", "unprivileged_uid", "process_limit",
-            "seccomp", "rlimits", "clean_env"} <= names
+    assert {
+        "network",
+        "filesystem",
+        "pid_namespace",
+        "unprivileged_uid",
+        "process_limit",
+        "seccomp",
+        "rlimits",
+        "clean_env",
+    } <= names
     assert report["self_test"] is True
     # The program interpreter: $EXECLENS_PROGRAM_PYTHON, else the one make install
     # recorded in the host venv, else ours.
     recorded = Path(sys.prefix) / "execlens-program-python"
-    expected = (os.environ.get("EXECLENS_PROGRAM_PYTHON")
-                or (recorded.read_text().strip() if recorded.is_file() else sys.executable))
+    expected = os.environ.get("EXECLENS_PROGRAM_PYTHON") or (
+        recorded.read_text().strip() if recorded.is_file() else sys.executable
+    )
     assert report["program"]["executable"] == expected
     assert set(report["program"]["packages"]) == {"numpy", "pandas"}
     human = _execlens("doctor")
@@ -78,8 +95,9 @@ def test_doctor_names_every_layer() -> None:
 def test_run_under_a_program_python(tmp_path: Path, program_python: Path) -> None:
     program = tmp_path / "where.py"
     program.write_text("import sys\ndef f():\n    return sys.prefix\n")
-    done = _execlens("run", str(program), "--call", "f()", "--json",
-                     "--program-python", str(program_python))
+    done = _execlens(
+        "run", str(program), "--call", "f()", "--json", "--program-python", str(program_python)
+    )
     assert done.returncode == 0, done.stderr
     outcome = json.loads(done.stdout.strip().splitlines()[-1])
     assert outcome["value"] == {"__type__": "str", "__value__": str(program_python.parent.parent)}

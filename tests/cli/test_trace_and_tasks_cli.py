@@ -33,9 +33,20 @@ def _small_reval(data_dir: Path, tmp_path: Path) -> Path:
 
 def test_trace_verb_writes_jetbrains_layout(data_dir: Path, tmp_path: Path) -> None:
     small = _small_reval(data_dir, tmp_path)
-    result = CliRunner().invoke(app, ["trace", str(small), "--mode", "reval", "--out",
-                                      str(tmp_path / "out"), "--workers", "1",
-                                      "--no-progress"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "trace",
+            str(small),
+            "--mode",
+            "reval",
+            "--out",
+            str(tmp_path / "out"),
+            "--workers",
+            "1",
+            "--no-progress",
+        ],
+    )
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in (tmp_path / "out" / "executions.jsonl").open()]
     assert [r["status"] for r in rows].count("ok") == 11
@@ -44,8 +55,9 @@ def test_trace_verb_writes_jetbrains_layout(data_dir: Path, tmp_path: Path) -> N
 
 
 def test_trace_verb_rejects_bad_mode(tmp_path: Path) -> None:
-    result = CliRunner().invoke(app, ["trace", str(tmp_path), "--mode", "fast", "--out",
-                                      str(tmp_path / "o")])
+    result = CliRunner().invoke(
+        app, ["trace", str(tmp_path), "--mode", "fast", "--out", str(tmp_path / "o")]
+    )
     assert result.exit_code != 0
     assert "exact, frame-blind (reval = frame-blind)" in " ".join(result.output.split())
 
@@ -60,16 +72,30 @@ def test_reval_is_an_alias_of_frame_blind_in_the_api() -> None:
 def test_tasks_build_verb(data_dir: Path, tmp_path: Path) -> None:
     small = _small_reval(data_dir, tmp_path)
     out = tmp_path / "tasks.jsonl"
-    result = CliRunner().invoke(app, ["tasks", "build", str(small), "--out", str(out),
-                                      "--selection", "given", "--mode", "reval",
-                                      "--workers", "1"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "tasks",
+            "build",
+            str(small),
+            "--out",
+            str(out),
+            "--selection",
+            "given",
+            "--mode",
+            "reval",
+            "--workers",
+            "1",
+        ],
+    )
     assert result.exit_code == 0, result.output
     tasks = [json.loads(line) for line in out.open()]
     kinds = {t["kind"] for t in tasks}
     assert kinds == {"coverage", "path", "state", "output"}
     assert all(t["mode"] == "frame-blind" for t in tasks)  # reval: its alias
-    missing = CliRunner().invoke(app, ["tasks", "build", str(tmp_path / "nope.jsonl"),
-                                       "--out", str(out)])
+    missing = CliRunner().invoke(
+        app, ["tasks", "build", str(tmp_path / "nope.jsonl"), "--out", str(out)]
+    )
     assert missing.exit_code == 2 and "no such file" in " ".join(missing.output.split())
 
 
@@ -80,8 +106,7 @@ EXECLENS = str(Path(sys.executable).with_name("execlens"))
 
 def _kill_when(args: list[str], markers: Path, at_least: int) -> bool:
     """Start the CLI, SIGKILL it once ``markers`` holds ``at_least`` files; killed?"""
-    child = subprocess.Popen([EXECLENS, *args], stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE)
+    child = subprocess.Popen([EXECLENS, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
     while child.poll() is None and time.monotonic() < deadline:
         if markers.is_dir() and len(list(markers.glob("*.json"))) >= at_least:
@@ -98,13 +123,22 @@ def _complete(args: list[str]) -> str:
     return done.stderr
 
 
-def test_tasks_build_sigkill_and_rerun_is_byte_identical(data_dir: Path,
-                                                         tmp_path: Path) -> None:
+def test_tasks_build_sigkill_and_rerun_is_byte_identical(data_dir: Path, tmp_path: Path) -> None:
     source = data_dir / "cruxeval" / "cruxeval.jsonl"
     if not source.is_file():
         pytest.skip("CRUXEval data not found")
-    common = ["tasks", "build", str(source), "--limit", "160", "--selection", "balanced",
-              "--workers", "2", "--no-progress"]
+    common = [
+        "tasks",
+        "build",
+        str(source),
+        "--limit",
+        "160",
+        "--selection",
+        "balanced",
+        "--workers",
+        "2",
+        "--no-progress",
+    ]
     _complete([*common, "-o", str(tmp_path / "reference.jsonl")])
 
     out = tmp_path / "killed.jsonl"
@@ -139,24 +173,35 @@ def test_trace_sigkill_and_rerun_is_byte_identical(data_dir: Path, tmp_path: Pat
         assert (out / name).read_bytes() == (tmp_path / "reference" / name).read_bytes()
 
 
-def test_second_run_into_the_same_out_is_refused_naming_the_pid(data_dir: Path,
-                                                                tmp_path: Path) -> None:
+def test_second_run_into_the_same_out_is_refused_naming_the_pid(
+    data_dir: Path, tmp_path: Path
+) -> None:
     source = data_dir / "cruxeval" / "cruxeval.jsonl"
     if not source.is_file():
         pytest.skip("CRUXEval data not found")
     out = tmp_path / "tasks.jsonl"
-    args = ["tasks", "build", str(source), "--limit", "400", "--workers", "1",
-            "--no-progress", "-o", str(out)]
-    first = subprocess.Popen([EXECLENS, *args], stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
+    args = [
+        "tasks",
+        "build",
+        str(source),
+        "--limit",
+        "400",
+        "--workers",
+        "1",
+        "--no-progress",
+        "-o",
+        str(out),
+    ]
+    first = subprocess.Popen(
+        [EXECLENS, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         markers = tmp_path / ".tasks.jsonl.run" / ".done" / "traces"
         deadline = time.monotonic() + 60
         while not (markers.is_dir() and any(markers.iterdir())):
             assert first.poll() is None and time.monotonic() < deadline
             time.sleep(0.01)
-        second = subprocess.run([EXECLENS, *args], capture_output=True, text=True,
-                                timeout=60)
+        second = subprocess.run([EXECLENS, *args], capture_output=True, text=True, timeout=60)
         assert second.returncode == 2
         assert second.stderr.startswith("error: ") and second.stderr.count("\n") == 1
         assert f"pid {first.pid}" in second.stderr

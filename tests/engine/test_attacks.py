@@ -70,8 +70,7 @@ def host_unaffected(sandbox: Engine) -> Iterator[None]:
         assert _sandbox_pids(uids) == [], "a sandbox process outlived its job"
 
 
-def run(sandbox: Engine, program: str, call: str | None = None,
-        limits: Limits = FAST) -> Outcome:
+def run(sandbox: Engine, program: str, call: str | None = None, limits: Limits = FAST) -> Outcome:
     return sandbox.run(Job(program, call=call, limits=limits))
 
 
@@ -180,8 +179,14 @@ def test_attack_writing_and_deleting_files_outside_scratch(
 ) -> None:
     victim = marker_dir / "victim.txt"
     victim.write_text("intact")
-    targets = [str(marker_dir / "new.txt"), "/tmp/execlens-pwned", "/var/tmp/execlens-pwned",
-               "/dev/shm/execlens-pwned", str(REPO_ROOT / "execlens-pwned"), "/etc/execlens-pwned"]
+    targets = [
+        str(marker_dir / "new.txt"),
+        "/tmp/execlens-pwned",
+        "/var/tmp/execlens-pwned",
+        "/dev/shm/execlens-pwned",
+        str(REPO_ROOT / "execlens-pwned"),
+        "/etc/execlens-pwned",
+    ]
     program = (
         "import os\n"
         "def attack(targets, victim):\n"
@@ -231,15 +236,17 @@ def test_attack_reading_root_only_files(
         "            got.append(type(exc).__name__)\n"
         "    return got\n"
     )
-    outcome = run(sandbox, program,
-                  call=f"attack([{str(secret)!r}, '/etc/shadow', '/root/.bashrc'])")
+    outcome = run(
+        sandbox, program, call=f"attack([{str(secret)!r}, '/etc/shadow', '/root/.bashrc'])"
+    )
     assert outcome.status is Status.OK
     assert "TOP-SECRET-VALUE" not in repr(outcome.decoded())
     assert all(item.endswith("Error") for item in outcome.decoded())
 
 
-def test_attack_spawned_processes_inherit_the_sandbox(sandbox: Engine,
-                                                      host_unaffected: None) -> None:
+def test_attack_spawned_processes_inherit_the_sandbox(
+    sandbox: Engine, host_unaffected: None
+) -> None:
     program = (
         "import subprocess\n"
         "def f():\n"
@@ -325,8 +332,7 @@ def test_attack_reading_host_process_arguments_through_proc(
     if not _layer(sandbox, "pid_namespace"):
         pytest.skip("doctor reports no PID namespace here: /proc shows every host process")
     marker = f"EXECLENS-HOST-ARGV-{uuid.uuid4().hex}"
-    host_process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)",
-                                     marker])
+    host_process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", marker])
     try:
         _wait_for_argv(host_process.pid, marker)
         program = (
@@ -380,8 +386,10 @@ def test_attack_killing_the_parent(sandbox: Engine, host_unaffected: None) -> No
 
 def test_attack_kill_minus_one(sandbox: Engine, host_unaffected: None) -> None:
     if not (_layer(sandbox, "unprivileged_uid") or _layer(sandbox, "pid_namespace")):
-        pytest.skip("kill(-1) is only run when doctor reports an unprivileged uid or PID "
-                    "namespace confining it; neither is active here")
+        pytest.skip(
+            "kill(-1) is only run when doctor reports an unprivileged uid or PID "
+            "namespace confining it; neither is active here"
+        )
     program = "import os, signal\nos.kill(-1, signal.SIGKILL)\n"
     outcome = run(sandbox, program, call="'survived'")
     # Linux never delivers kill(-1) to the caller; the only processes of its uid are its own.
@@ -391,15 +399,12 @@ def test_attack_kill_minus_one(sandbox: Engine, host_unaffected: None) -> None:
 
 def test_attack_fork_bomb(sandbox: Engine, host_unaffected: None) -> None:
     if not (_layer(sandbox, "unprivileged_uid") and _layer(sandbox, "process_limit")):
-        pytest.skip("the fork bomb is only run when doctor reports an unprivileged uid and a "
-                    "process limit confining it; they are not both active here")
+        pytest.skip(
+            "the fork bomb is only run when doctor reports an unprivileged uid and a "
+            "process limit confining it; they are not both active here"
+        )
     program = (
-        "import os\n"
-        "while True:\n"
-        "    try:\n"
-        "        os.fork()\n"
-        "    except OSError:\n"
-        "        pass\n"
+        "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n"
     )
     outcome = run(sandbox, program, limits=Limits(wall_time=1.5, max_processes=16))
     assert outcome.status is Status.TIMEOUT
@@ -434,8 +439,12 @@ def test_attack_deep_recursion_past_the_c_stack(sandbox: Engine, host_unaffected
     program = "import sys\nsys.setrecursionlimit(10**7)\ndef f(n):\n    return f(n + 1)\n"
     outcome = run(sandbox, program, call="f(0)")
     # 3.11 keeps Python frames off the C stack, so this ends by memory, time or a crash.
-    assert outcome.status in (Status.CRASHED, Status.MEMORY_EXCEEDED, Status.EXCEPTION,
-                              Status.TIMEOUT)
+    assert outcome.status in (
+        Status.CRASHED,
+        Status.MEMORY_EXCEEDED,
+        Status.EXCEPTION,
+        Status.TIMEOUT,
+    )
 
 
 def test_attack_threads_left_running(sandbox: Engine, host_unaffected: None) -> None:
@@ -452,22 +461,30 @@ def test_attack_threads_left_running(sandbox: Engine, host_unaffected: None) -> 
     assert outcome.decoded() == 5
 
 
-def test_attack_monkeypatching_builtins_does_not_leak(sandbox: Engine,
-                                                      host_unaffected: None) -> None:
+def test_attack_monkeypatching_builtins_does_not_leak(
+    sandbox: Engine, host_unaffected: None
+) -> None:
     patched = "import builtins\nbuiltins.len = lambda obj: 42\nbuiltins.print = None\n"
     clean = "def f(x):\n    return len(x)\n"
     limits = Limits(wall_time=2.0)
     # Same program in one batch (one child), then a different program afterwards.
-    batch = sandbox.submit_batch([Job(patched, call="len('abc')", limits=limits),
-                                  Job(patched, call="len('abcd')", limits=limits)])
+    batch = sandbox.submit_batch(
+        [
+            Job(patched, call="len('abc')", limits=limits),
+            Job(patched, call="len('abcd')", limits=limits),
+        ]
+    )
     assert [f.result().decoded() for f in batch] == [42, 42]
     mixed = list(sandbox.map([Job(clean, call="f('abc')", limits=limits)] * 3, batch_size=3))
     assert [o.decoded() for o in mixed] == [3, 3, 3]
     # A patch made by one input of a batch is undone before the next input.
     first = "import builtins\nbuiltins.sorted = lambda x: 'patched'\n"
-    futures = sandbox.submit_batch([Job(first, call="sorted([2, 1])", limits=limits),
-                                    Job(first, call="__builtins__.sorted is sorted",
-                                        limits=limits)])
+    futures = sandbox.submit_batch(
+        [
+            Job(first, call="sorted([2, 1])", limits=limits),
+            Job(first, call="__builtins__.sorted is sorted", limits=limits),
+        ]
+    )
     assert [f.result().decoded() for f in futures] == ["patched", True]
 
 
@@ -634,8 +651,11 @@ def test_attack_reading_etc_passwd_sees_only_the_synthetic_one(
     names = {line.split(":")[0] for line in passwd.splitlines()}
     ids = {int(line.split(":")[2]) for line in passwd.splitlines()}
     assert names <= {"root", "sandbox"} and ids <= {0} | {u for u in uids if u is not None}
-    host_names = {line.split(":")[0] for line in Path("/etc/passwd").read_text().splitlines()
-                  if line and not line.startswith("#")} - {"root"}
+    host_names = {
+        line.split(":")[0]
+        for line in Path("/etc/passwd").read_text().splitlines()
+        if line and not line.startswith("#")
+    } - {"root"}
     assert not host_names & names
     assert {line.split(":")[0] for line in group.splitlines()} <= {"root", "sandbox"}
 
@@ -644,10 +664,18 @@ def test_attack_reading_etc_shadow_and_host_configuration(
     sandbox: Engine, host_unaffected: None
 ) -> None:
     _require_minimal_root(sandbox)
-    paths = ["/etc/shadow", "/etc/hostname", "/etc/resolv.conf", "/etc/machine-id",
-             "/etc/os-release", "/etc/ssh/ssh_host_rsa_key.pub", "/root/.bashrc"]
-    outcome = run(sandbox, _READ_ALL + "import os\n",
-                  call=f"[attack({paths!r}), sorted(os.listdir('/etc'))]")
+    paths = [
+        "/etc/shadow",
+        "/etc/hostname",
+        "/etc/resolv.conf",
+        "/etc/machine-id",
+        "/etc/os-release",
+        "/etc/ssh/ssh_host_rsa_key.pub",
+        "/root/.bashrc",
+    ]
+    outcome = run(
+        sandbox, _READ_ALL + "import os\n", call=f"[attack({paths!r}), sorted(os.listdir('/etc'))]"
+    )
     assert outcome.status is Status.OK, outcome.message
     got, listed = outcome.decoded()
     assert got == ["FileNotFoundError"] * len(paths)
@@ -655,8 +683,10 @@ def test_attack_reading_etc_shadow_and_host_configuration(
 
 
 def test_attack_symlink_out_of_the_scratch_dir(
-    sandbox: Engine, host_unaffected: None, fake_home_token: tuple[Path, str],
-    parent_dir_file: tuple[Path, str]
+    sandbox: Engine,
+    host_unaffected: None,
+    fake_home_token: tuple[Path, str],
+    parent_dir_file: tuple[Path, str],
 ) -> None:
     _require_minimal_root(sandbox)
     token, secret = fake_home_token
@@ -680,15 +710,21 @@ def test_attack_symlink_out_of_the_scratch_dir(
 
 
 def test_attack_dotdot_out_of_the_scratch_dir(
-    sandbox: Engine, host_unaffected: None, fake_home_token: tuple[Path, str],
-    parent_dir_file: tuple[Path, str]
+    sandbox: Engine,
+    host_unaffected: None,
+    fake_home_token: tuple[Path, str],
+    parent_dir_file: tuple[Path, str],
 ) -> None:
     _require_minimal_root(sandbox)
     token, secret = fake_home_token
     neighbour, neighbour_secret = parent_dir_file
     up = "../" * 12
-    paths = [up + str(token).lstrip("/"), up + str(neighbour).lstrip("/"),
-             up + "etc/shadow", "./" + up + "etc/hostname"]
+    paths = [
+        up + str(token).lstrip("/"),
+        up + str(neighbour).lstrip("/"),
+        up + "etc/shadow",
+        "./" + up + "etc/hostname",
+    ]
     program = _READ_ALL + (
         "def climb(paths):\n"
         "    here = os.getcwd()\n"
@@ -708,9 +744,15 @@ def test_attack_reading_host_files_through_proc_1_root(
 ) -> None:
     _require_minimal_root(sandbox)
     token, secret = fake_home_token
-    paths = [f"/proc/1/root{token}", "/proc/1/root/etc/shadow", "/proc/1/root/etc/hostname",
-             f"/proc/1/cwd{token}", f"/proc/self/root{token}", "/proc/self/root/etc/shadow",
-             f"/proc/2/root{token}"]
+    paths = [
+        f"/proc/1/root{token}",
+        "/proc/1/root/etc/shadow",
+        "/proc/1/root/etc/hostname",
+        f"/proc/1/cwd{token}",
+        f"/proc/self/root{token}",
+        "/proc/self/root/etc/shadow",
+        f"/proc/2/root{token}",
+    ]
     outcome = run(sandbox, _READ_ALL, call=f"attack({paths!r})")
     assert outcome.status is Status.OK, outcome.message
     assert secret not in repr(outcome.decoded())
@@ -735,9 +777,15 @@ def test_attack_codeio_function_reading_a_host_file_during_collect(
         "            found.append(type(exc).__name__)\n"
         "    return {'n': n, 'found': found}\n"
     )
-    record = {"id": "attack/host-file", "keep": 3, "stored_ios": None, "refcode": refcode,
-              "input_generator": ("import random\ndef input_generator():\n"
-                                  "    return {'n': random.randint(0, 9)}\n")}
+    record = {
+        "id": "attack/host-file",
+        "keep": 3,
+        "stored_ios": None,
+        "refcode": refcode,
+        "input_generator": (
+            "import random\ndef input_generator():\n    return {'n': random.randint(0, 9)}\n"
+        ),
+    }
     with Engine(workers=1, preload=SYNTH_PRELOAD) as engine:
         if not engine.isolation_report().active("filesystem"):
             pytest.skip("doctor reports no filesystem layer (minimal root) here")

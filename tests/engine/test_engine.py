@@ -45,8 +45,14 @@ def test_call_statements_entry_points_and_scripts(engine: Engine) -> None:
     assert engine.run(Job(SQUARE, call="assert f(3) == 9")).status is Status.OK
     failed = engine.run(Job(SQUARE, call="assert f(3) == 10"))
     assert failed.status is Status.EXCEPTION and failed.exception.type == "AssertionError"
-    by_name = engine.run(Job("def g(a, b=0):\n    return [a, b]\n", entry_point="g",
-                             args=((1, 2),), kwargs={"b": {3}}))
+    by_name = engine.run(
+        Job(
+            "def g(a, b=0):\n    return [a, b]\n",
+            entry_point="g",
+            args=((1, 2),),
+            kwargs={"b": {3}},
+        )
+    )
     assert by_name.decoded() == [(1, 2), {3}]
     script = engine.run(Job("print(sum(range(10)))\n"))
     assert script.status is Status.OK and script.stdout == "45\n" and script.decoded() is None
@@ -94,8 +100,14 @@ def test_batch_inputs_start_fresh_and_failures_cost_one_input(engine: Engine) ->
     limits = Limits(wall_time=1.0)
     futures = engine.submit_batch([Job(program, call=c, limits=limits) for c in calls])
     outcomes = [f.result() for f in futures]
-    assert [o.status for o in outcomes] == [Status.OK, Status.OK, Status.CRASHED, Status.OK,
-                                            Status.TIMEOUT, Status.OK]
+    assert [o.status for o in outcomes] == [
+        Status.OK,
+        Status.OK,
+        Status.CRASHED,
+        Status.OK,
+        Status.TIMEOUT,
+        Status.OK,
+    ]
     assert [o.decoded() for o in outcomes if o.ok] == [1, 1, 1, 1]
     assert outcomes[2].exit_code == 3
 
@@ -124,11 +136,13 @@ def test_progress_callback_sees_every_outcome(engine: Engine) -> None:
 def test_determinism_check(engine: Engine) -> None:
     stable = check_determinism(engine, Job(SQUARE, call="f(9)"))
     assert stable.deterministic and stable.differences == []
-    hash_order = check_determinism(engine, Job(
-        "def f():\n    return list({'a', 'b', 'c', 'd', 'e', 'f'})\n", call="f()"))
+    hash_order = check_determinism(
+        engine, Job("def f():\n    return list({'a', 'b', 'c', 'd', 'e', 'f'})\n", call="f()")
+    )
     assert not hash_order.deterministic and "value" in hash_order.differences
-    randomness = check_determinism(engine, Job(
-        "import random\ndef f():\n    return random.random()\n", call="f()"))
+    randomness = check_determinism(
+        engine, Job("import random\ndef f():\n    return random.random()\n", call="f()")
+    )
     assert not randomness.deterministic
 
 

@@ -53,13 +53,22 @@ def test_a_checkout_under_tmp_imports_its_own_modules_in_the_sandbox(tmp_path: P
     if not _filesystem_layer_active():
         pytest.skip("the filesystem layer (mount namespace) is not active on this machine")
     checkout = tmp_path / "checkout" / "src"
-    shutil.copytree(Path(execlens.__file__).parent, checkout / "execlens",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        Path(execlens.__file__).parent,
+        checkout / "execlens",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
     secret = tmp_path / "secret.txt"
     secret.write_text("host-only")
     env = {**os.environ, "PYTHONPATH": str(checkout)}
-    done = subprocess.run([sys.executable, "-c", _PROBE, str(checkout / "execlens"), str(secret)],
-                          env=env, capture_output=True, text=True, timeout=150, cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(checkout / "execlens"), str(secret)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=150,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["status"] == "ok", report

@@ -56,27 +56,30 @@ def _minimal(engine: Engine) -> None:
 
 
 def test_mount_ro_shows_a_data_directory_read_only_and_nothing_beside_it(
-        data_tree: tuple[Path, Path]) -> None:
+    data_tree: tuple[Path, Path],
+) -> None:
     data, sibling = data_tree
     with Engine(workers=1, mount_ro=[str(data)]) as engine:
         _minimal(engine)
         report = engine.isolation_report()
-        outcome = engine.run(Job(_PROBE, call=f"probe({str(data)!r}, {str(sibling)!r})",
-                                 limits=FAST))
+        outcome = engine.run(
+            Job(_PROBE, call=f"probe({str(data)!r}, {str(sibling)!r})", limits=FAST)
+        )
     assert outcome.status is Status.OK, outcome.message
     assert outcome.decoded() == ["a,b\n1,2\n", "OSError", False]
     assert not (data / "new.txt").exists()
     assert str(data) in report.visible
-    assert "mount_ro: " + str(data) in report.layers[
-        [layer.name for layer in report.layers].index("filesystem")].detail
+    assert (
+        "mount_ro: " + str(data)
+        in report.layers[[layer.name for layer in report.layers].index("filesystem")].detail
+    )
 
 
 def test_without_mount_ro_the_data_directory_is_absent(data_tree: tuple[Path, Path]) -> None:
     data, _ = data_tree
     with Engine(workers=1) as engine:
         _minimal(engine)
-        outcome = engine.run(Job("import os\n", call=f"os.path.exists({str(data)!r})",
-                                 limits=FAST))
+        outcome = engine.run(Job("import os\n", call=f"os.path.exists({str(data)!r})", limits=FAST))
     assert outcome.status is Status.OK and outcome.decoded() is False
 
 
@@ -92,13 +95,15 @@ def test_the_report_lists_what_is_visible(engine: Engine) -> None:
 
 def test_numpy_pandas_scipy_sympy_bs4_import_inside_the_minimal_root(engine: Engine) -> None:
     _minimal(engine)
-    program = ("import numpy, pandas, scipy.linalg, scipy.optimize, sympy, bs4, sqlite3, ssl, "
-               "zoneinfo, ctypes\n"
-               "def f():\n"
-               "    return [float(numpy.linalg.det(numpy.eye(2))),"
-               " int(pandas.Series([1, 2]).sum()),"
-               " str(sympy.expand((sympy.Symbol('x') + 1) ** 2)),"
-               " str(zoneinfo.ZoneInfo('Europe/Paris')), ctypes.CDLL('libc.so.6').getpid() > 0]\n")
+    program = (
+        "import numpy, pandas, scipy.linalg, scipy.optimize, sympy, bs4, sqlite3, ssl, "
+        "zoneinfo, ctypes\n"
+        "def f():\n"
+        "    return [float(numpy.linalg.det(numpy.eye(2))),"
+        " int(pandas.Series([1, 2]).sum()),"
+        " str(sympy.expand((sympy.Symbol('x') + 1) ** 2)),"
+        " str(zoneinfo.ZoneInfo('Europe/Paris')), ctypes.CDLL('libc.so.6').getpid() > 0]\n"
+    )
     outcome = engine.run(Job(program, call="f()", limits=Limits(wall_time=60.0, memory_mb=2048)))
     if outcome.status is Status.EXCEPTION and "No module named" in outcome.message:
         pytest.skip(f"the program environment lacks a package: {outcome.message}")
@@ -108,15 +113,17 @@ def test_numpy_pandas_scipy_sympy_bs4_import_inside_the_minimal_root(engine: Eng
 
 def test_a_spawned_interpreter_and_shell_work_inside_the_minimal_root(engine: Engine) -> None:
     _minimal(engine)
-    program = ("import subprocess, sys\n"
-               "def f():\n"
-               "    py = subprocess.run([sys.executable, '-c', 'print(6 * 7)'],"
-               " capture_output=True,"
-               " text=True).stdout\n"
-               "    sh = subprocess.run('echo $((2 + 3))', shell=True,"
-               " capture_output=True, text=True"
-               ").stdout\n"
-               "    return [py.strip(), sh.strip()]\n")
+    program = (
+        "import subprocess, sys\n"
+        "def f():\n"
+        "    py = subprocess.run([sys.executable, '-c', 'print(6 * 7)'],"
+        " capture_output=True,"
+        " text=True).stdout\n"
+        "    sh = subprocess.run('echo $((2 + 3))', shell=True,"
+        " capture_output=True, text=True"
+        ").stdout\n"
+        "    return [py.strip(), sh.strip()]\n"
+    )
     outcome = engine.run(Job(program, call="f()", limits=Limits(wall_time=30.0)))
     assert outcome.status is Status.OK, outcome.message
     assert outcome.decoded() == ["42", "5"]
@@ -129,8 +136,9 @@ def test_full_isolation_refuses_the_host_view() -> None:
 
 def test_the_host_view_counts_as_a_missing_filesystem_layer() -> None:
     with Engine(workers=1, filesystem="host") as engine:
-        layer = next(layer for layer in engine.isolation_report().layers
-                     if layer.name == "filesystem")
+        layer = next(
+            layer for layer in engine.isolation_report().layers if layer.name == "filesystem"
+        )
     assert layer.active is False and "host view" in layer.detail
 
 
@@ -138,9 +146,24 @@ def test_run_mount_ro_from_the_command_line(data_tree: tuple[Path, Path], tmp_pa
     data, sibling = data_tree
     program = tmp_path / "probe.py"
     program.write_text(_PROBE)
-    done = subprocess.run([sys.executable, "-m", "execlens", "run", str(program), "--call",
-                           f"probe({str(data)!r}, {str(sibling)!r})", "--mount-ro", str(data),
-                           "--json"], capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "execlens",
+            "run",
+            str(program),
+            "--call",
+            f"probe({str(data)!r}, {str(sibling)!r})",
+            "--mount-ro",
+            str(data),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     outcome = json.loads(done.stdout.strip().splitlines()[-1])
     assert outcome["status"] == "ok"
@@ -152,15 +175,19 @@ def test_an_interpreter_whose_libraries_need_each_other_through_origin_rpaths() 
     load inside it."""
     pytest.importorskip("torch")
     with Engine(workers=1, python=sys.executable) as engine:
-        outcome = engine.run(Job(
-            "def f():\n    import torch\n    return int(torch.ones(2).sum())\n",
-                                 call="f()", limits=Limits(wall_time=60.0, memory_mb=4096)))
+        outcome = engine.run(
+            Job(
+                "def f():\n    import torch\n    return int(torch.ones(2).sum())\n",
+                call="f()",
+                limits=Limits(wall_time=60.0, memory_mb=4096),
+            )
+        )
     assert outcome.status is Status.OK, outcome
     assert outcome.decoded() == 2
 
 
 _LAYOUTS = {
-    "system": "/usr/bin/python3",              # Debian's interpreter under /usr
+    "system": "/usr/bin/python3",  # Debian's interpreter under /usr
     "pyenv": sys.base_prefix + "/bin/python3",  # a pyenv (or any base) install, no venv
 }
 
@@ -173,10 +200,12 @@ def test_other_interpreter_layouts_get_a_working_minimal_root(layout: str) -> No
     python = _LAYOUTS[layout]
     if not os.path.exists(python):
         pytest.skip(f"no {layout} interpreter at {python} on this machine")
-    program = ("import os, ssl, sqlite3, decimal\n"
-               "def f():\n"
-               "    return [os.path.exists('/home'), os.path.exists('/etc/hostname'),\n"
-               "            sqlite3.connect(':memory:').execute('select 1').fetchone()[0]]\n")
+    program = (
+        "import os, ssl, sqlite3, decimal\n"
+        "def f():\n"
+        "    return [os.path.exists('/home'), os.path.exists('/etc/hostname'),\n"
+        "            sqlite3.connect(':memory:').execute('select 1').fetchone()[0]]\n"
+    )
     with Engine(workers=1, python=python, isolation="full") as engine:
         outcome = engine.run(Job(program, call="f()", limits=FAST))
     assert outcome.status is Status.OK, outcome

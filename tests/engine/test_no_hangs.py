@@ -18,20 +18,40 @@ from execlens.engine import MAX_OUTPUT_BYTES, Engine, Job, Limits, Status
 SQUARE = "def f(x):\n    return x * x\n"
 
 
-@pytest.mark.parametrize("field, value", [
-    ("wall_time", math.inf), ("wall_time", math.nan), ("wall_time", 0), ("wall_time", -1.0),
-    ("wall_time", 10 ** 9), ("cpu_time", math.inf), ("memory_mb", -5), ("memory_mb", 15),
-    ("memory_mb", 2.5), ("output_bytes", -1), ("output_bytes", MAX_OUTPUT_BYTES + 1),
-    ("file_size_mb", -1), ("open_files", 0), ("max_processes", 0), ("wall_time", True),
-])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("wall_time", math.inf),
+        ("wall_time", math.nan),
+        ("wall_time", 0),
+        ("wall_time", -1.0),
+        ("wall_time", 10**9),
+        ("cpu_time", math.inf),
+        ("memory_mb", -5),
+        ("memory_mb", 15),
+        ("memory_mb", 2.5),
+        ("output_bytes", -1),
+        ("output_bytes", MAX_OUTPUT_BYTES + 1),
+        ("file_size_mb", -1),
+        ("open_files", 0),
+        ("max_processes", 0),
+        ("wall_time", True),
+    ],
+)
 def test_limits_reject_values_the_engine_cannot_honour(field: str, value: object) -> None:
     with pytest.raises(ValueError, match=field):
         Limits(**{field: value})
 
 
 def test_limits_accept_their_bounds() -> None:
-    edge = Limits(wall_time=86400, memory_mb=16, output_bytes=MAX_OUTPUT_BYTES,
-                  file_size_mb=0, open_files=16, max_processes=1)
+    edge = Limits(
+        wall_time=86400,
+        memory_mb=16,
+        output_bytes=MAX_OUTPUT_BYTES,
+        file_size_mb=0,
+        open_files=16,
+        max_processes=1,
+    )
     assert edge.output_bytes == MAX_OUTPUT_BYTES
 
 
@@ -68,8 +88,9 @@ def test_a_dying_worker_thread_fails_its_jobs_and_is_replaced(lone: Engine) -> N
     outcomes = [future.result(timeout=60) for future in futures]
     failed = [o for o in outcomes if o.status is Status.SANDBOX_ERROR]
     assert failed, outcomes
-    assert all("worker thread failed" in o.message and "KeyboardInterrupt" in o.message
-               for o in failed)
+    assert all(
+        "worker thread failed" in o.message and "KeyboardInterrupt" in o.message for o in failed
+    )
     # Jobs the dead thread had not taken yet are run by its replacement.
     assert all(o.status in (Status.SANDBOX_ERROR, Status.OK) for o in outcomes)
     assert pool.thread_failures >= 1

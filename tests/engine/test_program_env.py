@@ -42,8 +42,7 @@ def bare_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     dest = tmp_path_factory.getbasetemp() / "bare-program-venv"
     if not (dest / "bin" / "python").exists():
         base = getattr(sys, "_base_executable", sys.executable)
-        subprocess.run([base, "-m", "venv", "--without-pip", str(dest)], check=True,
-                       timeout=120)
+        subprocess.run([base, "-m", "venv", "--without-pip", str(dest)], check=True, timeout=120)
     return dest
 
 
@@ -61,8 +60,9 @@ def _recorded_programs_python() -> str:
     return recorded.read_text(encoding="utf-8").strip()
 
 
-def test_resolution_order_flag_env_recorded_host(tmp_path: Path, bare_venv: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_resolution_order_flag_env_recorded_host(
+    tmp_path: Path, bare_venv: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     prefix = tmp_path / "host-venv"
     programs = str(bare_venv / "bin" / "python")
     monkeypatch.delenv(PROGRAM_PYTHON_ENV, raising=False)
@@ -87,15 +87,17 @@ def test_resolution_order_flag_env_recorded_host(tmp_path: Path, bare_venv: Path
     assert locate_program_python(prefix=prefix).path == programs
 
 
-def test_a_recorded_relative_path_is_made_absolute(tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_recorded_relative_path_is_made_absolute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     written = record_program_python(".venv-programs/bin/python", tmp_path / "prefix")
     assert written.read_text().strip() == str(tmp_path / ".venv-programs" / "bin" / "python")
 
 
 def test_without_the_variable_the_engine_runs_programs_where_make_install_recorded(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     recorded = _recorded_programs_python()
     monkeypatch.delenv(PROGRAM_PYTHON_ENV, raising=False)
     assert resolve_program_python() == recorded
@@ -106,18 +108,27 @@ def test_without_the_variable_the_engine_runs_programs_where_make_install_record
 
 
 def test_a_recorded_interpreter_that_is_gone_is_an_error_naming_the_record(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Run in a fresh process whose sys.prefix holds a record pointing nowhere: the
     # engine must name the record, not fall back to the host's NumPy 2 in silence.
     prefix = tmp_path / "prefix"
     record_program_python(tmp_path / "deleted-venv" / "bin" / "python", prefix)
     env = {k: v for k, v in os.environ.items() if k != PROGRAM_PYTHON_ENV}
-    code = ("import sys; sys.prefix = sys.argv[1]\n"
-            "from execlens.engine import resolve_program_python, EngineError\n"
-            "try:\n    resolve_program_python()\n"
-            "except EngineError as exc:\n    print(exc)\n")
-    done = subprocess.run([sys.executable, "-c", code, str(prefix)], env=env,
-                          capture_output=True, text=True, timeout=60, check=False)
+    code = (
+        "import sys; sys.prefix = sys.argv[1]\n"
+        "from execlens.engine import resolve_program_python, EngineError\n"
+        "try:\n    resolve_program_python()\n"
+        "except EngineError as exc:\n    print(exc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(prefix)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert "recorded by make install" in done.stdout
     assert str(prefix / RECORDED_PROGRAM_PYTHON) in done.stdout
@@ -126,20 +137,31 @@ def test_a_recorded_interpreter_that_is_gone_is_an_error_naming_the_record(
         Engine(workers=1, python=str(tmp_path / "deleted-venv" / "bin" / "python"))
 
 
-def test_the_program_environment_script_records_for_make_install(tmp_path: Path,
-                                                                 bare_venv: Path) -> None:
+def test_the_program_environment_script_records_for_make_install(
+    tmp_path: Path, bare_venv: Path
+) -> None:
     dest, prefix = tmp_path / "programs", tmp_path / "host"
-    done = subprocess.run([sys.executable, str(REPO / "scripts" / "program_env.py"), str(dest),
-                           "--no-packages", "--record-in", str(prefix)],
-                          capture_output=True, text=True, timeout=300, check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "scripts" / "program_env.py"),
+            str(dest),
+            "--no-packages",
+            "--record-in",
+            str(prefix),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["recorded"] == str(prefix / RECORDED_PROGRAM_PYTHON)
     assert locate_program_python(prefix=prefix).path == str(dest / "bin" / "python")
 
 
-def test_fingerprint_names_interpreter_python_numpy_and_every_distribution(
-        bare_venv: Path) -> None:
+def test_fingerprint_names_interpreter_python_numpy_and_every_distribution(bare_venv: Path) -> None:
     host = program_fingerprint(sys.executable)
     bare = program_fingerprint(str(bare_venv / "bin" / "python"))
     assert host.executable == sys.executable and host.version == sys.version.split()[0]

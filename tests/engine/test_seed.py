@@ -58,16 +58,21 @@ def test_numpy_imported_by_the_program_is_seeded_too() -> None:
     for _ in range(2):
         with Engine(workers=1) as engine:
             assert "numpy" not in engine.preload
-            jobs = [Job(program=NUMPY_LATER, entry_point="draw", seed=seed)
-                    for seed in (11, 12, 11)]
-            runs.append([engine.run(job).decoded() for job in jobs]
-                        + [o.decoded() for o in engine.map(jobs, batch_size=3)])
+            jobs = [
+                Job(program=NUMPY_LATER, entry_point="draw", seed=seed) for seed in (11, 12, 11)
+            ]
+            runs.append(
+                [engine.run(job).decoded() for job in jobs]
+                + [o.decoded() for o in engine.map(jobs, batch_size=3)]
+            )
     assert runs[0] == runs[1]  # the same seeds draw the same numbers in another run
     first = runs[0]
     assert first[0] == first[2] == first[3] == first[5]  # one child or several
     assert first[0] != first[1]  # another call index, another draw
     # Without a seed NumPy keeps its own OS seeding.
     with Engine(workers=1) as engine:
-        unseeded = {tuple(engine.run(Job(program=NUMPY_LATER, entry_point="draw")).decoded())
-                    for _ in range(3)}
+        unseeded = {
+            tuple(engine.run(Job(program=NUMPY_LATER, entry_point="draw")).decoded())
+            for _ in range(3)
+        }
     assert len(unseeded) == 3

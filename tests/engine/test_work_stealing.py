@@ -32,14 +32,19 @@ def test_one_request_of_slow_inputs_spreads_over_the_idle_workers() -> None:
 
 
 def test_many_requests_of_mixed_speed_each_outcome_is_its_own() -> None:
-    jobs = [Job(program=SLOW.format(tag=program), entry_point="f",
-                args=(i, 0.03 if (program + i) % 3 == 0 else 0.0))
-            for program in range(12) for i in range(1 + program % 5)]
+    jobs = [
+        Job(
+            program=SLOW.format(tag=program),
+            entry_point="f",
+            args=(i, 0.03 if (program + i) % 3 == 0 else 0.0),
+        )
+        for program in range(12)
+        for i in range(1 + program % 5)
+    ]
     with Engine(workers=2) as engine:
         outcomes = list(engine.map(jobs, batch_size=4))
         again = list(engine.map(jobs, batch_size=16))
-    expected = [[int(job.program.split("return [")[1].split(",")[0]), job.args[0]]
-                for job in jobs]
+    expected = [[int(job.program.split("return [")[1].split(",")[0]), job.args[0]] for job in jobs]
     assert [o.decoded() for o in outcomes] == expected
     assert [o.decoded() for o in again] == expected
 
@@ -68,8 +73,7 @@ def test_a_slow_job_first_does_not_hold_the_later_ones_back() -> None:
     # 3 ran and the other 9 waited for the slow one.)
     clock = "import time\n\ndef f(seconds, tag):\n    time.sleep(seconds)\n    return time.time()\n"
     jobs = [Job(program=clock, entry_point="f", args=(1.5, "slow"))]
-    jobs += [Job(program=clock + f"# {i}\n", entry_point="f", args=(0.02, i))
-             for i in range(12)]
+    jobs += [Job(program=clock + f"# {i}\n", entry_point="f", args=(0.02, i)) for i in range(12)]
     with Engine(workers=2) as engine:
         outcomes = list(engine.map(jobs, window=4))
     assert all(o.ok for o in outcomes)
@@ -81,8 +85,10 @@ def test_an_idle_worker_does_not_spin_on_a_request_with_nothing_left_to_give() -
     # Two quick inputs, then one slow: when the idle worker asks, every input has
     # started, so the answer is "nothing"; asking again and again would burn the host's
     # CPU (and the busy server's) for the whole second.
-    jobs = [Job(program=SLOW.format(tag=0), entry_point="f", args=(i, seconds))
-            for i, seconds in enumerate((0.0, 0.0, 1.0))]
+    jobs = [
+        Job(program=SLOW.format(tag=0), entry_point="f", args=(i, seconds))
+        for i, seconds in enumerate((0.0, 0.0, 1.0))
+    ]
     with Engine(workers=2) as engine:
         engine.run(Job(program="x = 1", call="x"))
         cpu = time.process_time()

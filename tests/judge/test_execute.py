@@ -19,14 +19,22 @@ def test_identical_jobs_run_once(engine: Engine) -> None:
         [(key, outcomes)] = list(executor.run([("a", jobs)]))
     assert key == "a" and len(outcomes) == 10
     assert [o.decoded() for o in outcomes] == [0] * 6 + [False] * 4
-    assert executor.stats.to_dict() == {"jobs": 10, "unique": 2, "batches": 1,
-                                        "probe_timeouts": 0, "retries": 0}
+    assert executor.stats.to_dict() == {
+        "jobs": 10,
+        "unique": 2,
+        "batches": 1,
+        "probe_timeouts": 0,
+        "retries": 0,
+    }
 
 
 def test_probe_timeouts_are_rerun_with_the_real_limit(engine: Engine) -> None:
     limits = Limits(wall_time=2.0)
-    jobs = [Job(SLEEPY, call="f(0.4)", limits=limits), Job(SLEEPY, call="f(0)", limits=limits),
-            Job(LOOPS, call="f(1)", limits=limits)]
+    jobs = [
+        Job(SLEEPY, call="f(0.4)", limits=limits),
+        Job(SLEEPY, call="f(0)", limits=limits),
+        Job(LOOPS, call="f(1)", limits=limits),
+    ]
     with Executor(engine, probe=0.1) as executor:
         [(_, outcomes)] = list(executor.run([("a", jobs)]))
     # The 0.4 s check overran the probe but not its 2 s limit: it passes, as it would

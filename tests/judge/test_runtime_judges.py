@@ -53,16 +53,22 @@ def tracer() -> Iterator[Engine]:
 
 @pytest.fixture(scope="module")
 def tasks(tracer: Engine) -> dict[tuple[str, int | None, str | None], RuntimeTask]:
-    program = RuntimeProgram(source="test", problem_id="p", input_index=0, program=PROGRAM,
-                             call="f([1, 5, 7], 4)", questions=((8, "m"), (9, "first")))
+    program = RuntimeProgram(
+        source="test",
+        problem_id="p",
+        input_index=0,
+        program=PROGRAM,
+        call="f([1, 5, 7], 4)",
+        questions=((8, "m"), (9, "first")),
+    )
     built = build_tasks([program], engine=tracer, mode="exact", selection="reval")
-    built += build_tasks([program], engine=tracer, mode="exact", selection="given",
-                         kinds=("state",))
+    built += build_tasks(
+        [program], engine=tracer, mode="exact", selection="given", kinds=("state",)
+    )
     return {(t.kind, t.line, t.var): t for t in built}
 
 
-def _task(tasks: dict, kind: str, line: int | None = None, var: str | None = None
-          ) -> RuntimeTask:
+def _task(tasks: dict, kind: str, line: int | None = None, var: str | None = None) -> RuntimeTask:
     for (k, ln, v), task in tasks.items():
         if k == kind and (line is None or ln == line) and (var is None or v == var):
             return task
@@ -150,15 +156,16 @@ def test_input_prediction_is_re_executed(data_dir: Path, engine: Engine) -> None
     assert judge_task(task, "g(1)", engine=engine).reason == "name"
     plain = judge_input("def f(x):\n    return x * 2", "f", encode(6), "f(3)", engine=engine)
     assert plain.passed
-    assert judge_input("def f(x):\n    return 1 // x", "f", encode(6), "f(0)",
-                       engine=engine).status is VerdictStatus.EXCEPTION
+    assert (
+        judge_input("def f(x):\n    return 1 // x", "f", encode(6), "f(0)", engine=engine).status
+        is VerdictStatus.EXCEPTION
+    )
 
 
 def test_scorer_batches_through_the_executor(tasks: dict, engine: Engine) -> None:
     items = [(t, ["YES", "NO", "5", "12; int"]) for t in tasks.values() if t.kind != "output"]
     scorer = TaskScorer()
-    results = {task.id: scores["strict"]
-               for task, scores in score_samples([scorer], items, engine)}
+    results = {task.id: scores["strict"] for task, scores in score_samples([scorer], items, engine)}
     assert len(results) == len(items)
     assert all(len(score.verdicts) == 4 for score in results.values())
     coverage = [t for t, _ in items if t.kind == "coverage" and t.reference][0]
@@ -175,9 +182,20 @@ def test_a_judge_failure_is_a_named_verdict() -> None:
     assert (verdict.status, verdict.reason) == (VerdictStatus.SCORING_ERROR, "ValueError")
     assert "array of size 1" in verdict.detail
     assert VerdictStatus("scoring_error") is VerdictStatus.SCORING_ERROR
-    odd = RuntimeTask(id="x", kind="state", source="t", problem_id="p", input_index=0,
-                      program="", call=None, reference=None, mode="exact",
-                      selection="given", line=1, var="v")
+    odd = RuntimeTask(
+        id="x",
+        kind="state",
+        source="t",
+        problem_id="p",
+        input_index=0,
+        program="",
+        call=None,
+        reference=None,
+        mode="exact",
+        selection="given",
+        line=1,
+        var="v",
+    )
     assert judge_task(odd, "1; int").status is VerdictStatus.SCORING_ERROR
     with pytest.raises(ValueError, match="kinds: coverage, path, state, output, input, trace"):
         plan_task(RuntimeTask(**{**odd.to_dict(), "kind": "bogus"}), "1")

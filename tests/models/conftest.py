@@ -49,8 +49,11 @@ def success_body(body: dict[str, Any], honour_n: bool) -> dict[str, Any]:
         content = f"{text}|choice={i}"
         if chat:
             choices.append(
-                {"index": i, "finish_reason": "stop",
-                 "message": {"role": "assistant", "content": content}}
+                {
+                    "index": i,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": content},
+                }
             )
         else:
             choices.append({"index": i, "finish_reason": "stop", "text": content, "logprobs": None})
@@ -97,8 +100,13 @@ class FakeOpenAIServer:
                     if payload is None and reply.status == 200:
                         payload = success_body(body, reply.honour_n)
                     if payload is None:
-                        payload = {"error": {"message": f"fake status {reply.status}",
-                                             "type": "fake", "code": None}}
+                        payload = {
+                            "error": {
+                                "message": f"fake status {reply.status}",
+                                "type": "fake",
+                                "code": None,
+                            }
+                        }
                     data = json.dumps(payload).encode()
                     self.send_response(reply.status)
                     self.send_header("content-type", "application/json")

@@ -106,8 +106,12 @@ def test_concurrent_writers_in_separate_processes_lose_nothing(tmp_path: Path) -
     path = tmp_path / "shared.sqlite"
     RequestCache(path).close()
     writers = [
-        subprocess.Popen([sys.executable, "-c", _WRITER, str(path), tag], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", _WRITER, str(path), tag],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for tag in ("a", "b", "c")
     ]
     for writer in writers:
@@ -122,8 +126,12 @@ def test_concurrent_writers_in_separate_processes_lose_nothing(tmp_path: Path) -
 def _filled_cache(path: Path, rows: int = 3000) -> list[str]:
     keys = [f"key-{i:05d}" for i in range(rows)]
     with RequestCache(path) as cache:
-        cache.put_many([(key, Completion(index=0, text=key * 20)) for key in keys],
-                       model="m", namespace="n", kind="chat")
+        cache.put_many(
+            [(key, Completion(index=0, text=key * 20)) for key in keys],
+            model="m",
+            namespace="n",
+            kind="chat",
+        )
     # Fold the write-ahead log into the main file so the damage below hits real pages.
     conn = sqlite3.connect(path)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -136,7 +144,8 @@ def _corrupt_copies(path: Path) -> list[Path]:
 
 
 def test_truncated_cache_is_moved_aside_at_open(
-        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     path = tmp_path / "requests.sqlite"
     _filled_cache(path)
     size = path.stat().st_size
@@ -166,7 +175,8 @@ def test_a_file_that_is_not_a_database_is_replaced(tmp_path: Path) -> None:
 
 
 def test_damage_found_on_first_query_is_recovered(
-        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     path = tmp_path / "requests.sqlite"
     keys = _filled_cache(path)
     # Garble pages in the middle: the header, first and last pages still read fine.
@@ -179,8 +189,12 @@ def test_damage_found_on_first_query_is_recovered(
         found = cache.get_many(keys)  # the query reads the damaged pages
         assert found == {}
         assert len(cache.recovered) == 1
-        assert cache.put_many([("k", Completion(index=0, text="x"))],
-                              model="m", namespace="n", kind="chat") == 1
+        assert (
+            cache.put_many(
+                [("k", Completion(index=0, text="x"))], model="m", namespace="n", kind="chat"
+            )
+            == 1
+        )
         assert len(cache) == 1
     assert any(str(cache.recovered[0]) in r.getMessage() for r in caplog.records)
 
@@ -199,8 +213,12 @@ def test_two_processes_opening_a_corrupt_cache_recover_it_once(tmp_path: Path) -
     path = tmp_path / "requests.sqlite"
     path.write_bytes(b"\x00garbage" * 4096)
     openers = [
-        subprocess.Popen([sys.executable, "-c", _OPENER, str(path), tag],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", _OPENER, str(path), tag],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for tag in ("a", "b", "c")
     ]
     recoveries = 0
@@ -217,8 +235,12 @@ def test_two_processes_opening_a_corrupt_cache_recover_it_once(tmp_path: Path) -
 def test_fresh_cache_opened_by_many_processes_at_once(tmp_path: Path) -> None:
     path = tmp_path / "new.sqlite"
     openers = [
-        subprocess.Popen([sys.executable, "-c", _OPENER, str(path), f"t{i}"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", _OPENER, str(path), f"t{i}"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for i in range(4)
     ]
     for opener in openers:

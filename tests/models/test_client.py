@@ -67,9 +67,7 @@ def test_always_failing_server_yields_named_error_and_nothing_cached(
 ) -> None:
     with fake.Server(lambda i, body: fake.Reply(status=503)) as server:
         client = _client(server.base_url, cache, retry=FAST.model_copy(update={"max_retries": 2}))
-        responses = client.generate_sync(
-            [GenerationRequest.chat("a"), GenerationRequest.chat("b")]
-        )
+        responses = client.generate_sync([GenerationRequest.chat("a"), GenerationRequest.chat("b")])
         assert server.count == 6  # 2 requests x (1 try + 2 retries)
         for response in responses:
             [sample] = response.completions
@@ -84,8 +82,12 @@ def test_always_failing_server_yields_named_error_and_nothing_cached(
 
 
 def test_client_errors_are_not_retried(fake: Any) -> None:
-    context = {"error": {"message": "This model's maximum context length is 4096 tokens",
-                         "code": "context_length_exceeded"}}
+    context = {
+        "error": {
+            "message": "This model's maximum context length is 4096 tokens",
+            "code": "context_length_exceeded",
+        }
+    }
 
     def behaviour(i: int, body: dict[str, Any]) -> Any:
         if body["prompt"] == "long":
@@ -99,7 +101,10 @@ def test_client_errors_are_not_retried(fake: Any) -> None:
         assert server.count == 4
     kinds = [r.completions[0].error for r in responses]
     assert kinds == [
-        ErrorKind.CONTEXT_LENGTH, ErrorKind.BAD_REQUEST, ErrorKind.AUTH_ERROR, ErrorKind.NOT_FOUND
+        ErrorKind.CONTEXT_LENGTH,
+        ErrorKind.BAD_REQUEST,
+        ErrorKind.AUTH_ERROR,
+        ErrorKind.NOT_FOUND,
     ]
 
 
@@ -185,7 +190,11 @@ def test_per_sample_strategy_never_sends_n(fake: Any) -> None:
 
 def test_sampling_params_reach_the_server(fake: Any) -> None:
     params = SamplingParams(
-        temperature=0.3, top_p=0.9, max_tokens=17, stop=["\n", "END"], seed=5,
+        temperature=0.3,
+        top_p=0.9,
+        max_tokens=17,
+        stop=["\n", "END"],
+        seed=5,
         extra_body={"top_k": 20, "repetition_penalty": 1.1},
     )
     with fake.Server() as server:
@@ -194,18 +203,23 @@ def test_sampling_params_reach_the_server(fake: Any) -> None:
         client.generate_sync([GenerationRequest.chat("b", system="be brief")])
     completion, chat = server.bodies
     assert completion["prompt"] == "a" and completion["model"] == "fake"
-    for name, value in [("temperature", 0.3), ("top_p", 0.9), ("max_tokens", 17),
-                        ("stop", ["\n", "END"]), ("seed", 5), ("top_k", 20),
-                        ("repetition_penalty", 1.1)]:
+    for name, value in [
+        ("temperature", 0.3),
+        ("top_p", 0.9),
+        ("max_tokens", 17),
+        ("stop", ["\n", "END"]),
+        ("seed", 5),
+        ("top_k", 20),
+        ("repetition_penalty", 1.1),
+    ]:
         assert completion[name] == value
     assert chat["messages"] == [
-        {"role": "system", "content": "be brief"}, {"role": "user", "content": "b"}
+        {"role": "system", "content": "be brief"},
+        {"role": "user", "content": "b"},
     ]
 
 
-def test_cancelled_run_resumes_without_duplicates_or_gaps(
-    fake: Any, cache: RequestCache
-) -> None:
+def test_cancelled_run_resumes_without_duplicates_or_gaps(fake: Any, cache: RequestCache) -> None:
     total = 40
     requests = [GenerationRequest.completion(f"item-{i}") for i in range(total)]
 

@@ -130,7 +130,8 @@ def test_killed_generation_resumes_with_nothing_lost_or_repeated(
     path = tmp_path / "killed.sqlite"
     child = subprocess.Popen(
         [sys.executable, "-c", _GENERATE_SCRIPT, str(path), str(max_tokens), str(total)],
-        stdout=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert child.stdout is not None
     header = child.stdout.readline().split()

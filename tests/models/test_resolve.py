@@ -32,7 +32,9 @@ def test_api_key_precedence(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_served_model_config(monkeypatch: pytest.MonkeyPatch) -> None:
     config = resolve_client_config(
-        "Qwen/Qwen2.5-7B-Instruct", "http://127.0.0.1:8000/v1/", max_concurrency=8,
+        "Qwen/Qwen2.5-7B-Instruct",
+        "http://127.0.0.1:8000/v1/",
+        max_concurrency=8,
         default_params=SamplingParams(temperature=0.2),
     )
     assert config.base_url == "http://127.0.0.1:8000/v1"

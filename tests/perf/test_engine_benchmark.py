@@ -11,16 +11,28 @@ SCRIPT = Path(__file__).resolve().parents[2] / "perf" / "engine.py"
 
 
 def test_engine_benchmark_prints_figures_and_where_the_cpu_goes() -> None:
-    done = subprocess.run([sys.executable, str(SCRIPT), "--json", "--scale", "0.01"],
-                          capture_output=True, text=True, timeout=300, check=True)
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--json", "--scale", "0.01"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
     report = json.loads(done.stdout.strip().splitlines()[-1])
     rates = report["runs_per_s"]
-    for method in ("in_process_exec", "subprocess_per_run", "process_manager_per_run",
-                   "process_pipe_per_run", "fork_exit_floor", "engine_one_per_child",
-                   "engine_16_per_child"):
+    for method in (
+        "in_process_exec",
+        "subprocess_per_run",
+        "process_manager_per_run",
+        "process_pipe_per_run",
+        "fork_exit_floor",
+        "engine_one_per_child",
+        "engine_16_per_child",
+    ):
         assert rates[method] > 0, method
     assert report["ratios"]["one_per_child_vs_subprocess"] == (
-        rates["engine_one_per_child"] / rates["subprocess_per_run"])
+        rates["engine_one_per_child"] / rates["subprocess_per_run"]
+    )
     engine = report["per_run_cost"]["engine_one_per_child"]
     floor = report["per_run_cost"]["fork_exit_floor"]
     assert set(engine) == {"host", "servers", "zygotes", "children"}

@@ -19,15 +19,21 @@ from execlens.rewards import (
 )
 
 REVERSE = "def f(x):\n    return x[::-1]\n"
-COUNT = ("def f(nums):\n    output = []\n    for n in nums:\n"
-         "        output.append((nums.count(n), n))\n    output.sort(reverse=True)\n"
-         "    return output\n")
+COUNT = (
+    "def f(nums):\n    output = []\n    for n in nums:\n"
+    "        output.append((nums.count(n), n))\n    output.sort(reverse=True)\n"
+    "    return output\n"
+)
 EXIT = "import sys\ndef f(x):\n    if x == 0:\n        sys.exit(0)\n    return x\n"
 
 OUT = Task("output", REVERSE, "'cba'", call="f('abc')")
 INP = Task("input", REVERSE, "'cba'")
-COUNT_OUT = Task("output", COUNT, "[(4, 1), (4, 1), (4, 1), (4, 1), (2, 3), (2, 3)]",
-                       call="f([1, 1, 3, 1, 3, 1])")
+COUNT_OUT = Task(
+    "output",
+    COUNT,
+    "[(4, 1), (4, 1), (4, 1), (4, 1), (2, 3), (2, 3)]",
+    call="f([1, 1, 3, 1, 3, 1])",
+)
 
 
 # The always-equal object, as a model would have to write it: a call building a class.
@@ -75,20 +81,22 @@ EXPLOITS = [
 ]
 
 
-@pytest.mark.parametrize(("task", "answer"), EXPLOITS,
-                         ids=[f"{t.kind}:{a[:40]}" for t, a in EXPLOITS])
-@pytest.mark.parametrize("shaping", [Shaping(), Shaping.absolute_zero()],
-                         ids=["binary", "absolute_zero"])
-def test_exploit_gets_the_minimum_reward(task: Task, answer: str, shaping: Shaping,
-                                         engine: Engine) -> None:
+@pytest.mark.parametrize(
+    ("task", "answer"), EXPLOITS, ids=[f"{t.kind}:{a[:40]}" for t, a in EXPLOITS]
+)
+@pytest.mark.parametrize(
+    "shaping", [Shaping(), Shaping.absolute_zero()], ids=["binary", "absolute_zero"]
+)
+def test_exploit_gets_the_minimum_reward(
+    task: Task, answer: str, shaping: Shaping, engine: Engine
+) -> None:
     verdict = score(task, answer, engine=engine)
     assert not verdict.passed
     assert verdict.status is VerdictStatus.UNPARSEABLE
     assert shaping.reward(verdict) == shaping.minimum
 
 
-def test_a_program_that_exits_on_the_answered_input_is_wrong_not_passed(
-        engine: Engine) -> None:
+def test_a_program_that_exits_on_the_answered_input_is_wrong_not_passed(engine: Engine) -> None:
     task = Task("input", EXIT, "0")
     verdict = score(task, "f(0)", engine=engine)
     assert not verdict.passed
@@ -120,8 +128,11 @@ def test_answers_sharing_a_program_run_in_one_work_item(engine: Engine) -> None:
     from execlens.judge import Executor
 
     with Executor(engine) as executor:
-        verdicts = score_batch([INP] * 6, ["f('abc')", "f('cba')", "f('abc')", "f(1)",
-                                           "f([])", "f('a')"], executor=executor)
+        verdicts = score_batch(
+            [INP] * 6,
+            ["f('abc')", "f('cba')", "f('abc')", "f(1)", "f([])", "f('a')"],
+            executor=executor,
+        )
         assert [v.passed for v in verdicts] == [True, False, True, False, False, False]
         assert executor.stats.batches == 1  # one program: one child for the whole group
 

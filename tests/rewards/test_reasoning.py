@@ -44,8 +44,10 @@ def _shape(shape: str, thought: str, final: str) -> Any:
     if shape == "closing_tag":
         return f"{thought}\n</think>\n\n{final}"
     if shape == "harmony":
-        return (f"<|channel|>analysis<|message|>{thought}<|end|>"
-                f"<|start|>assistant<|channel|>final<|message|>{final}<|return|>")
+        return (
+            f"<|channel|>analysis<|message|>{thought}<|end|>"
+            f"<|start|>assistant<|channel|>final<|message|>{final}<|return|>"
+        )
     if shape == "reasoning_content":
         return [{"role": "assistant", "content": final, "reasoning_content": thought}]
     if shape == "thinking":  # the key TRL's response parser uses for some templates
@@ -56,19 +58,29 @@ def _shape(shape: str, thought: str, final: str) -> Any:
 SHAPES = ["tags", "closing_tag", "harmony", "reasoning_content", "thinking"]
 
 
-def _call(fn: Any, completions: list[Any], truths: list[Any],
-          completion_ids: list[list[int]] | None = None) -> Any:
+def _call(
+    fn: Any,
+    completions: list[Any],
+    truths: list[Any],
+    completion_ids: list[list[int]] | None = None,
+) -> Any:
     """``fn`` called exactly as TRL's GRPOTrainer calls a reward function."""
-    return fn(prompts=["p"] * len(completions), completions=completions,
-              completion_ids=completion_ids or [[1, 2]] * len(completions),
-              ground_truth=truths, trainer_state=None,
-              log_extra=lambda column, values: None, log_metric=lambda name, value: None)
+    return fn(
+        prompts=["p"] * len(completions),
+        completions=completions,
+        completion_ids=completion_ids or [[1, 2]] * len(completions),
+        ground_truth=truths,
+        trainer_state=None,
+        log_extra=lambda column, values: None,
+        log_metric=lambda name, value: None,
+    )
 
 
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("truth", [OUT, INP], ids=["output", "input"])
-def test_trl_scores_the_final_answer_never_the_draft(shape: str, truth: str,
-                                                     engine: Engine) -> None:
+def test_trl_scores_the_final_answer_never_the_draft(
+    shape: str, truth: str, engine: Engine
+) -> None:
     completions = [
         _shape(shape, f"First guess: {WRONG[truth]}. No, recount.", RIGHT[truth]),
         _shape(shape, f"First guess: {RIGHT[truth]}. Hmm, maybe not.", WRONG[truth]),
@@ -82,16 +94,24 @@ def test_trl_scores_the_final_answer_never_the_draft(shape: str, truth: str,
 
 
 @pytest.mark.parametrize("shape", ["tags", "harmony"])
-def test_a_thought_cut_off_earns_the_minimum_and_no_format_reward(shape: str,
-                                                                   engine: Engine) -> None:
-    cut = {"tags": f"<think>\nThe answer is {RIGHT[OUT]} surely, let me check again",
-           "harmony": f"<|channel|>analysis<|message|>Surely {RIGHT[OUT]}, check again"}[shape]
+def test_a_thought_cut_off_earns_the_minimum_and_no_format_reward(
+    shape: str, engine: Engine
+) -> None:
+    cut = {
+        "tags": f"<think>\nThe answer is {RIGHT[OUT]} surely, let me check again",
+        "harmony": f"<|channel|>analysis<|message|>Surely {RIGHT[OUT]}, check again",
+    }[shape]
     zero = ExeclensReward(engine=engine, shaping=Shaping.absolute_zero())
     logs: dict[str, list[Any]] = {}
-    values = zero(prompts=["p"], completions=[cut], completion_ids=[[1] * 8],
-                  ground_truth=[OUT], trainer_state=None,
-                  log_extra=lambda column, v: logs.setdefault(column, []).extend(v),
-                  log_metric=lambda name, value: None)
+    values = zero(
+        prompts=["p"],
+        completions=[cut],
+        completion_ids=[[1] * 8],
+        ground_truth=[OUT],
+        trainer_state=None,
+        log_extra=lambda column, v: logs.setdefault(column, []).extend(v),
+        log_metric=lambda name, value: None,
+    )
     assert values == [Shaping.absolute_zero().minimum]
     assert logs["execlens_reward_verdict"] == ["unparseable:reasoning_only"]
     assert _call(ExeclensFormatReward(), [cut], [OUT]) == [0.0]
@@ -100,7 +120,8 @@ def test_a_thought_cut_off_earns_the_minimum_and_no_format_reward(shape: str,
     capped = ExeclensReward(engine=engine, max_completion_tokens=8)
     assert score(OUT, cut, finish_reason="length").label == "unparseable:truncated_in_reasoning"
     assert capped.verdicts([cut], [OUT], [[1] * 8])[0].label == (
-        "unparseable:truncated_in_reasoning")
+        "unparseable:truncated_in_reasoning"
+    )
 
 
 def test_template_opened_thought_cut_off_is_read_with_reasoning_on(engine: Engine) -> None:
@@ -108,8 +129,7 @@ def test_template_opened_thought_cut_off_is_read_with_reasoning_on(engine: Engin
     # Cut at the limit, its draft must not count; read as a plain answer it would.
     bare = f"Let me see, {RIGHT[OUT]} is my guess so far and"
     on = ExeclensReward(engine=engine, reasoning="on", max_completion_tokens=16)
-    assert on.verdicts([bare], [OUT], [[1] * 16])[0].label == (
-        "unparseable:truncated_in_reasoning")
+    assert on.verdicts([bare], [OUT], [[1] * 16])[0].label == ("unparseable:truncated_in_reasoning")
     assert on.verdicts([RIGHT[OUT]], [OUT], [[1] * 4])[0].passed  # finished: an answer
 
 
@@ -117,25 +137,36 @@ def test_verl_compute_score_reads_the_decoded_response() -> None:
     right_final = _shape("tags", f"maybe {WRONG[OUT]}", RIGHT[OUT])
     right_draft = _shape("tags", f"maybe {RIGHT[OUT]}", WRONG[OUT])
     cut = f"<think>\nmaybe {RIGHT[OUT]}, but"
-    single = [compute_score("execlens", text, OUT, {}, shaping="absolute_zero")
-              for text in (right_final, right_draft, cut)]
+    single = [
+        compute_score("execlens", text, OUT, {}, shaping="absolute_zero")
+        for text in (right_final, right_draft, cut)
+    ]
     assert [s["score"] for s in single] == [1.0, -0.5, -1.0]
     assert single[2]["verdict"] == "unparseable:reasoning_only"
-    batch = compute_score(data_sources=["execlens"] * 3,
-                          solution_strs=[right_final, right_draft, cut],
-                          ground_truths=[OUT] * 3, extra_infos=[{}] * 3)
+    batch = compute_score(
+        data_sources=["execlens"] * 3,
+        solution_strs=[right_final, right_draft, cut],
+        ground_truths=[OUT] * 3,
+        extra_infos=[{}] * 3,
+    )
     assert [s["score"] for s in batch] == [1.0, 0.0, 0.0]
 
 
-@pytest.mark.parametrize("final, label", [
-    ("[ANSWER]'abc'[/ANSWER] or [ANSWER]'cba'[/ANSWER]", "unparseable:hedged"),
-    ("[ANSWER]'cba'[/ANSWER] or maybe [ANSWER]'abc'[/ANSWER]", "unparseable:hedged"),
-    ("[ANSWER]'xyz'[/ANSWER][ANSWER]'abc'[/ANSWER][ANSWER]'cba'[/ANSWER]", "unparseable:hedged"),
-    ("[ANSWER]'cba'[/ANSWER] again: [ANSWER]'cba'[/ANSWER]", "passed"),  # a repeat is fine
-    ("[ANSWER]'cba'[/ANSWER] again: [ANSWER]  \"cba\" [/ANSWER]", "passed"),  # same value
-    ("[ANSWER]assert f('abc') == 'cba'[/ANSWER] i.e. [ANSWER]'cba'[/ANSWER]", "passed"),
-    ("I answer in [ANSWER] tags: [ANSWER]'cba'[/ANSWER]", "passed"),  # the tag in prose
-])
+@pytest.mark.parametrize(
+    "final, label",
+    [
+        ("[ANSWER]'abc'[/ANSWER] or [ANSWER]'cba'[/ANSWER]", "unparseable:hedged"),
+        ("[ANSWER]'cba'[/ANSWER] or maybe [ANSWER]'abc'[/ANSWER]", "unparseable:hedged"),
+        (
+            "[ANSWER]'xyz'[/ANSWER][ANSWER]'abc'[/ANSWER][ANSWER]'cba'[/ANSWER]",
+            "unparseable:hedged",
+        ),
+        ("[ANSWER]'cba'[/ANSWER] again: [ANSWER]'cba'[/ANSWER]", "passed"),  # a repeat is fine
+        ("[ANSWER]'cba'[/ANSWER] again: [ANSWER]  \"cba\" [/ANSWER]", "passed"),  # same value
+        ("[ANSWER]assert f('abc') == 'cba'[/ANSWER] i.e. [ANSWER]'cba'[/ANSWER]", "passed"),
+        ("I answer in [ANSWER] tags: [ANSWER]'cba'[/ANSWER]", "passed"),  # the tag in prose
+    ],
+)
 def test_different_answers_in_the_final_part_earn_the_minimum(final: str, label: str) -> None:
     verdict = score(OUT, _shape("tags", "thinking", final))
     assert verdict.label == label
@@ -155,13 +186,20 @@ def _megabyte_cases() -> dict[str, tuple[str, str]]:
     literal = "[" + ", ".join(["1"] * 330_000) + "]"  # ~1 MB
     thought = "step " * 200_000
     return {
-        "assertion": ("[ANSWER]assert f('abc') == " + literal + "[/ANSWER]",
-                      "unparseable:too_long"),
+        "assertion": (
+            "[ANSWER]assert f('abc') == " + literal + "[/ANSWER]",
+            "unparseable:too_long",
+        ),
         "literal": ("[ANSWER]" + literal + "[/ANSWER]", "unparseable:too_long"),
         "untagged": ("x" * 1_000_000, "unparseable:too_long"),
         "long thought": (f"<think>{thought}</think>{RIGHT[OUT]}", "passed"),
-        "harmony": ((f"<|channel|>analysis<|message|>{thought}<|end|><|start|>assistant"
-                     f"<|channel|>final<|message|>{RIGHT[OUT]}"), "passed"),
+        "harmony": (
+            (
+                f"<|channel|>analysis<|message|>{thought}<|end|><|start|>assistant"
+                f"<|channel|>final<|message|>{RIGHT[OUT]}"
+            ),
+            "passed",
+        ),
         "cut thought": (f"<think>{thought}", "unparseable:reasoning_only"),
         "repeated answer": (RIGHT[OUT] * 45_000, "passed"),
         "hedged blocks": ((RIGHT[OUT] + WRONG[OUT]) * 22_000, "unparseable:hedged"),
@@ -193,14 +231,17 @@ def test_the_cap_is_the_literal_parsers_own_limit() -> None:
     assert extract_answer(f"[ANSWER]{over}[/ANSWER]", "output").problem == "too_long"
 
 
-@pytest.mark.parametrize("source", [
-    "assert f('é', 2) == [1,\n 2]",
-    "assert f(1) ==\\\n  \"ü😀\"",
-    "assert (f(1)\r\n) == 3",
-    "assert (f(1)\r) == {1: 'x'}",
-    "assert f('\\x0c') == (\n\x0c 2)",
-    "assert f(\"\"\"a\nb\"\"\") == 'ok'",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "assert f('é', 2) == [1,\n 2]",
+        'assert f(1) ==\\\n  "ü😀"',
+        "assert (f(1)\r\n) == 3",
+        "assert (f(1)\r) == {1: 'x'}",
+        "assert f('\\x0c') == (\n\x0c 2)",
+        'assert f("""a\nb""") == \'ok\'',
+    ],
+)
 def test_assertion_sides_are_sliced_as_ast_slices_them(source: str) -> None:
     test = ast.parse(source).body[0].test  # type: ignore[attr-defined]
     for node in (test.left, test.comparators[0]):
@@ -212,8 +253,12 @@ def test_length_penalty_is_opt_in_and_names_its_limits() -> None:
         ExeclensLengthPenalty()
     penalty = ExeclensLengthPenalty(penalty=0.5, max_completion_tokens=8, max_chars=60)
     assert penalty.__name__ == "execlens_length_penalty"
-    completions = [RIGHT[OUT], RIGHT[OUT], "x" * 61,
-                   [{"role": "assistant", "content": RIGHT[OUT], "reasoning_content": "y" * 50}]]
+    completions = [
+        RIGHT[OUT],
+        RIGHT[OUT],
+        "x" * 61,
+        [{"role": "assistant", "content": RIGHT[OUT], "reasoning_content": "y" * 50}],
+    ]
     ids = [[1] * 3, [1] * 8, [1] * 3, [1] * 3]  # the second filled the generation limit
     assert _call(penalty, completions, [OUT] * 4, ids) == [0.0, -0.5, -0.5, -0.5]
 
@@ -221,6 +266,7 @@ def test_length_penalty_is_opt_in_and_names_its_limits() -> None:
 def test_verl_length_penalty_is_off_unless_asked() -> None:
     long_right = "x" * 100 + RIGHT[OUT]
     assert compute_score("execlens", long_right, OUT)["score"] == 1.0
-    penalised = compute_score("execlens", long_right, OUT, max_response_chars=50,
-                              length_penalty=0.25)
+    penalised = compute_score(
+        "execlens", long_right, OUT, max_response_chars=50, length_penalty=0.25
+    )
     assert penalised["score"] == 0.75 and penalised["acc"] == 1.0

@@ -11,8 +11,10 @@ from execlens.judge import VerdictStatus
 from execlens.rewards import Task, TaskError, score, tasks_from_runtime
 from execlens.tasks import RuntimeProgram, build_tasks
 
-PROGRAM = ("def f(n):\n    total = 0\n    for i in range(n):\n        if i % 2:\n"
-           "            total += i\n    return total\n")
+PROGRAM = (
+    "def f(n):\n    total = 0\n    for i in range(n):\n        if i % 2:\n"
+    "            total += i\n    return total\n"
+)
 
 
 @pytest.fixture(scope="module")
@@ -63,8 +65,11 @@ def test_runtime_output(tasks: dict) -> None:
 
 
 def test_raising_run_is_answered_by_exception_name(engine: Engine) -> None:
-    built = build_tasks([RuntimeProgram("test", "p", 0, "def f(x):\n    return 1 / x\n",
-                                        call="f(0)")], engine=engine, kinds=("output",))
+    built = build_tasks(
+        [RuntimeProgram("test", "p", 0, "def f(x):\n    return 1 / x\n", call="f(0)")],
+        engine=engine,
+        kinds=("output",),
+    )
     task = tasks_from_runtime(built[0])
     assert score(task, "[ANSWER]ZeroDivisionError[/ANSWER]").passed
     assert not score(task, "[ANSWER]ValueError[/ANSWER]").passed
@@ -73,8 +78,18 @@ def test_raising_run_is_answered_by_exception_name(engine: Engine) -> None:
 def test_driver_tasks_are_refused() -> None:
     from execlens.tasks import RuntimeTask
 
-    driver = RuntimeTask(id="x", kind="output", source="reval", problem_id="p", input_index=0,
-                         program="class A: pass", call=None, reference=None, mode="exact",
-                         selection="reval", test="t")
+    driver = RuntimeTask(
+        id="x",
+        kind="output",
+        source="reval",
+        problem_id="p",
+        input_index=0,
+        program="class A: pass",
+        call=None,
+        reference=None,
+        mode="exact",
+        selection="reval",
+        test="t",
+    )
     with pytest.raises(TaskError, match="test class"):
         tasks_from_runtime(driver)

@@ -19,21 +19,28 @@ from execlens.rewards import (
 from execlens.rewards.verl_reward import compute_score
 from execlens.tasks import RuntimeProgram, build_tasks
 
-PROGRAM = ("def f(n):\n    total = 0\n    for i in range(n):\n        if i % 2:\n"
-           "            total += i\n    return total\n")
+PROGRAM = (
+    "def f(n):\n    total = 0\n    for i in range(n):\n        if i % 2:\n"
+    "            total += i\n    return total\n"
+)
 
 
 @pytest.fixture(scope="module")
 def truth(engine: Engine) -> str:
-    [built] = build_tasks([RuntimeProgram("test", "p", 0, PROGRAM, call="f(3)")],
-                          engine=engine, kinds=("trace",))
+    [built] = build_tasks(
+        [RuntimeProgram("test", "p", 0, PROGRAM, call="f(3)")], engine=engine, kinds=("trace",)
+    )
     return tasks_from_runtime(built).to_json()
 
 
 def _trl(fn: Any, completions: list[str], truth: str) -> list[float | None]:
-    return fn(prompts=["p"] * len(completions), completions=completions,
-              completion_ids=[[1]] * len(completions), ground_truth=[truth] * len(completions),
-              trainer_state=None)
+    return fn(
+        prompts=["p"] * len(completions),
+        completions=completions,
+        completion_ids=[[1]] * len(completions),
+        ground_truth=[truth] * len(completions),
+        trainer_state=None,
+    )
 
 
 def test_trl_binary_and_step_credit(truth: str) -> None:
@@ -57,14 +64,17 @@ def test_trl_binary_and_step_credit(truth: str) -> None:
 def test_verl_compute_score(truth: str) -> None:
     reference = Task.from_json(truth).reference
     right = compute_score("execlens", f"[ANSWER]{reference}[/ANSWER]", truth, shaping="steps")
-    half = compute_score("execlens", "[ANSWER][2, 3, 4, 3, 4, 6][/ANSWER]", truth,
-                         shaping="steps")
+    half = compute_score("execlens", "[ANSWER][2, 3, 4, 3, 4, 6][/ANSWER]", truth, shaping="steps")
     binary = compute_score("execlens", "[ANSWER][2, 3, 4, 3, 4, 6][/ANSWER]", truth)
     assert right["score"] == 1.0 and right["step_credit"] == 1.0
     assert half["score"] == pytest.approx(0.5) and half["acc"] == 0.0
     assert binary["score"] == 0.0 and binary["step_credit"] == pytest.approx(0.5)
-    rows = compute_score(data_sources=["execlens"] * 2, ground_truths=[truth] * 2,
-                         solution_strs=["[ANSWER][2][/ANSWER]", "nothing"], shaping="steps")
+    rows = compute_score(
+        data_sources=["execlens"] * 2,
+        ground_truths=[truth] * 2,
+        solution_strs=["[ANSWER][2][/ANSWER]", "nothing"],
+        shaping="steps",
+    )
     assert [set(r) for r in rows] == [set(rows[0])] * 2  # the same keys on every row
 
 

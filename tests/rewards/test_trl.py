@@ -35,23 +35,41 @@ class Logs:
 
 
 def _call(fn: Any, completions: list[Any], truths: list[Any], logs: Logs) -> Any:
-    return fn(prompts=["p"] * len(completions), completions=completions,
-              completion_ids=[[1, 2]] * len(completions), ground_truth=truths,
-              kind=["x"] * len(completions), trainer_state=None,
-              log_extra=logs.log_extra, log_metric=logs.log_metric)
+    return fn(
+        prompts=["p"] * len(completions),
+        completions=completions,
+        completion_ids=[[1, 2]] * len(completions),
+        ground_truth=truths,
+        kind=["x"] * len(completions),
+        trainer_state=None,
+        log_extra=logs.log_extra,
+        log_metric=logs.log_metric,
+    )
 
 
 def test_sync_reward_values_labels_and_metrics(engine: Engine) -> None:
     reward = ExeclensReward(shaping=Shaping.absolute_zero(), engine=engine)
     logs = Logs()
-    completions = ["[ANSWER]'cba'[/ANSWER]", "[ANSWER]'abc'[/ANSWER]", "[] or True",
-                   "[ANSWER]f('abc')[/ANSWER]", "f([]) or True", "whatever"]
+    completions = [
+        "[ANSWER]'cba'[/ANSWER]",
+        "[ANSWER]'abc'[/ANSWER]",
+        "[] or True",
+        "[ANSWER]f('abc')[/ANSWER]",
+        "f([]) or True",
+        "whatever",
+    ]
     truths = [OUT, OUT, OUT, INP, INP, None]
     values = _call(reward, completions, truths, logs)
     assert values == [1.0, -0.5, -1.0, 1.0, -1.0, None]
     labels = logs.extra["execlens_reward_verdict"]
-    assert labels == ["passed", "wrong:value", "unparseable:boolop", "passed",
-                      "unparseable:multiple", "none"]
+    assert labels == [
+        "passed",
+        "wrong:value",
+        "unparseable:boolop",
+        "passed",
+        "unparseable:multiple",
+        "none",
+    ]
     assert logs.metrics["execlens_reward/passed"] == [2.0]
     assert logs.metrics["execlens_reward/pass_rate/output"] == [1 / 3]
     assert logs.metrics["execlens_reward/pass_rate/input"] == [0.5]
@@ -67,20 +85,23 @@ def test_names_for_trl_logging() -> None:
 
 
 def test_async_reward_matches_sync(engine: Engine) -> None:
-    completions = [[{"role": "assistant", "content": "[ANSWER]f('abc')[/ANSWER]"}],
-                   [{"role": "assistant", "content": "[ANSWER]f('a')[/ANSWER]"}]]
+    completions = [
+        [{"role": "assistant", "content": "[ANSWER]f('abc')[/ANSWER]"}],
+        [{"role": "assistant", "content": "[ANSWER]f('a')[/ANSWER]"}],
+    ]
     logs = Logs()
-    values = asyncio.run(_call(AsyncExeclensReward(engine=engine), completions, [INP, INP],
-                               logs))
+    values = asyncio.run(_call(AsyncExeclensReward(engine=engine), completions, [INP, INP], logs))
     assert values == [1.0, 0.0]
     assert logs.extra["execlens_reward_async_verdict"] == ["passed", "wrong:value"]
 
 
 def test_format_reward() -> None:
     fn = ExeclensFormatReward()
-    values = fn(prompts=["p"] * 4, completions=["[ANSWER]'x'[/ANSWER]", "'cba'",
-                                                "[ANSWER]f(1)[/ANSWER]", "[ANSWER]x"],
-                ground_truth=[OUT, OUT, INP, None])
+    values = fn(
+        prompts=["p"] * 4,
+        completions=["[ANSWER]'x'[/ANSWER]", "'cba'", "[ANSWER]f(1)[/ANSWER]", "[ANSWER]x"],
+        ground_truth=[OUT, OUT, INP, None],
+    )
     assert values == [1.0, 0.0, 1.0, None]
 
 
@@ -97,15 +118,30 @@ PLUS_ONE = Task("output", "def f(x):\n    return x + 1\n", "4", call="f(3)")
 def test_first_line_answers_of_direct_prompts(engine: Engine) -> None:
     """A direct prompt ends at ``assert f(3) == ``: the first line is the answer, judged as
     strictly as a tagged one; what follows the line neither helps nor hurts."""
-    reward = ExeclensReward(shaping=Shaping.absolute_zero(), engine=engine,
-                            answer_format="first_line")
+    reward = ExeclensReward(
+        shaping=Shaping.absolute_zero(), engine=engine, answer_format="first_line"
+    )
     logs = Logs()
-    completions = ["4\nassert f(5) == 6", " 4 \n", "4.0\n", "5\n4", "\n4", "4 or True\n",
-                   "[] or True", "(lambda: 4)()\n", "__import__('os')._exit(0)\n"]
+    completions = [
+        "4\nassert f(5) == 6",
+        " 4 \n",
+        "4.0\n",
+        "5\n4",
+        "\n4",
+        "4 or True\n",
+        "[] or True",
+        "(lambda: 4)()\n",
+        "__import__('os')._exit(0)\n",
+    ]
     values = _call(reward, completions, [PLUS_ONE.to_json()] * len(completions), logs)
     assert values == [1.0, 1.0, -0.5, -0.5, -1.0, -1.0, -1.0, -1.0, -1.0]
     assert logs.extra["execlens_reward_verdict"][:5] == [
-        "passed", "passed", "wrong:type_mismatch", "wrong:value", "unparseable:empty"]
+        "passed",
+        "passed",
+        "wrong:type_mismatch",
+        "wrong:value",
+        "unparseable:empty",
+    ]
 
 
 def test_first_line_format_reward() -> None:
@@ -127,8 +163,10 @@ def test_direct_prompt_ends_where_the_answer_goes() -> None:
 
     shot = Task("output", "def f(x):\n    return x * 2\n", "6", call="f(3)")
     prompt = render_direct_prompt(PLUS_ONE, [shot])
-    assert prompt == ("def f(x):\n    return x * 2\nassert f(3) == 6\n\n"
-                      "def f(x):\n    return x + 1\nassert f(3) == ")
+    assert prompt == (
+        "def f(x):\n    return x * 2\nassert f(3) == 6\n\n"
+        "def f(x):\n    return x + 1\nassert f(3) == "
+    )
 
 
 def test_direct_prompts_are_for_output_prediction() -> None:

@@ -49,8 +49,9 @@ def _verl_python() -> str | None:
     candidates = [sys.executable, os.environ.get("EXECLENS_VERL_PYTHON")]
     for python in candidates:
         if python and Path(python).is_file():
-            probe = subprocess.run([python, "-c", "import verl.trainer.ppo.reward"],
-                                   capture_output=True, timeout=300)
+            probe = subprocess.run(
+                [python, "-c", "import verl.trainer.ppo.reward"], capture_output=True, timeout=300
+            )
             if probe.returncode == 0:
                 return python
     return None
@@ -61,16 +62,32 @@ def test_verl_loads_compute_score_and_scores_exported_rows(tmp_path: Path) -> No
     if python is None:
         pytest.skip("verl is importable neither here nor from $EXECLENS_VERL_PYTHON")
     program = "def f(x):\n    return x[::-1]\n"
-    tasks = [Task("output", program, "'cba'", call="f('abc')", id="o"),
-             Task("input", program, "'cba'", id="i")]
+    tasks = [
+        Task("output", program, "'cba'", call="f('abc')", id="o"),
+        Task("input", program, "'cba'", id="i"),
+    ]
     export_tasks(tasks, tmp_path, formats=["verl"])
     answers = ["I think [ANSWER]'cba'[/ANSWER]", "[ANSWER]f([]) or True[/ANSWER]"]
-    env = {**os.environ,
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "src"),
-                                                       os.environ.get("PYTHONPATH")]))}
-    result = subprocess.run([python, "-c", SCRIPT, str(tmp_path / "verl.parquet"),
-                             json.dumps(answers), "absolute_zero"],
-                            capture_output=True, text=True, timeout=600, env=env)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(
+            filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")])
+        ),
+    }
+    result = subprocess.run(
+        [
+            python,
+            "-c",
+            SCRIPT,
+            str(tmp_path / "verl.parquet"),
+            json.dumps(answers),
+            "absolute_zero",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     out = json.loads(result.stdout.strip().splitlines()[-1])
     assert out["verl"].startswith("0.9")
@@ -84,24 +101,48 @@ def test_verl_scores_the_final_part_of_a_thinking_response(tmp_path: Path) -> No
     if python is None:
         pytest.skip("verl is importable neither here nor from $EXECLENS_VERL_PYTHON")
     program = "def f(x):\n    return x[::-1]\n"
-    tasks = [Task("output", program, repr(word[::-1]), call=f"f({word!r})", id=word)
-             for word in ("abc", "xyz", "pqr")]
+    tasks = [
+        Task("output", program, repr(word[::-1]), call=f"f({word!r})", id=word)
+        for word in ("abc", "xyz", "pqr")
+    ]
     export_tasks(tasks, tmp_path, formats=["verl"])
     # verl hands over the decoded response, thought included; each draft disagrees with
     # its final answer.
-    answers = [("<think>\nf('abc') is 'abc'? no.\n[ANSWER]'abc'[/ANSWER]\n</think>\n\n"
-                "[ANSWER]'cba'[/ANSWER]"),
-               "<think>\n[ANSWER]'zyx'[/ANSWER] is right\n</think>\n\n[ANSWER]'xyz'[/ANSWER]",
-               "<think>\nreversing: [ANSWER]'rqp'[/ANSWER] and then"]
-    env = {**os.environ,
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "src"),
-                                                       os.environ.get("PYTHONPATH")]))}
-    result = subprocess.run([python, "-c", SCRIPT, str(tmp_path / "verl.parquet"),
-                             json.dumps(answers), "absolute_zero"],
-                            capture_output=True, text=True, timeout=600, env=env, check=False)
+    answers = [
+        (
+            "<think>\nf('abc') is 'abc'? no.\n[ANSWER]'abc'[/ANSWER]\n</think>\n\n"
+            "[ANSWER]'cba'[/ANSWER]"
+        ),
+        "<think>\n[ANSWER]'zyx'[/ANSWER] is right\n</think>\n\n[ANSWER]'xyz'[/ANSWER]",
+        "<think>\nreversing: [ANSWER]'rqp'[/ANSWER] and then",
+    ]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(
+            filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")])
+        ),
+    }
+    result = subprocess.run(
+        [
+            python,
+            "-c",
+            SCRIPT,
+            str(tmp_path / "verl.parquet"),
+            json.dumps(answers),
+            "absolute_zero",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     out = json.loads(result.stdout.strip().splitlines()[-1])
     for scores in (out["single"], out["batch"]):
         assert [s["score"] for s in scores] == [1.0, -0.5, -1.0]
-        assert [s["verdict"] for s in scores] == ["passed", "wrong:value",
-                                                  "unparseable:reasoning_only"]
+        assert [s["verdict"] for s in scores] == [
+            "passed",
+            "wrong:value",
+            "unparseable:reasoning_only",
+        ]

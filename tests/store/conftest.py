@@ -12,8 +12,12 @@ import pytest
 
 def start_child(source: str, *args: str) -> subprocess.Popen[str]:
     """A Python child running ``source``; it prints ``ready`` once it holds the run."""
-    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(source), *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(source), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def wait_ready(child: subprocess.Popen[str]) -> None:

@@ -20,7 +20,8 @@ from execlens.store import (
 def test_write_json_is_sorted_indented_with_newline(tmp_path: Path) -> None:
     write_json_atomic(tmp_path / "a" / "r.json", {"b": 1, "a": [1, 2]})
     assert (tmp_path / "a" / "r.json").read_text() == (
-        '{\n  "a": [\n    1,\n    2\n  ],\n  "b": 1\n}\n')
+        '{\n  "a": [\n    1,\n    2\n  ],\n  "b": 1\n}\n'
+    )
     assert read_json(tmp_path / "a" / "r.json") == {"a": [1, 2], "b": 1}
 
 

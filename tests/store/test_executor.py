@@ -12,24 +12,30 @@ from execlens.store import InlineBackend, RunDir, ShardExecutor, Step, StoreErro
 
 
 def _chunks(keys: list[str], size: int = 3) -> list[list[str]]:
-    return [keys[i:i + size] for i in range(0, len(keys), size)]
+    return [keys[i : i + size] for i in range(0, len(keys), size)]
 
 
-def _run(path: Path, keys: list[str], *, fail: set[str] = frozenset()  # type: ignore[assignment]
-         ) -> tuple[list[str], list[dict[str, Any]]]:
+def _run(
+    path: Path,
+    keys: list[str],
+    *,
+    fail: set[str] = frozenset(),  # type: ignore[assignment]
+) -> tuple[list[str], list[dict[str, Any]]]:
     """One keyed run over ``keys``: (the items its work saw, the run's records)."""
     seen: list[str] = []
 
-    def work(step: str, items: list[Any], index: int, total: int
-             ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    def work(
+        step: str, items: list[Any], index: int, total: int
+    ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         seen.extend(items)
         # An item in ``fail`` is left out, as eval leaves out a failed model request.
         return [{"id": key, "shard": index} for key in items if key not in fail], {}
 
     with RunDir.open(path, {"job": "keyed"}) as run:
         chunks = _chunks(keys)
-        executor = ShardExecutor(run, [Step("samples", fed=len(chunks), feed=chunks,
-                                            key=str)], InlineBackend(work))
+        executor = ShardExecutor(
+            run, [Step("samples", fed=len(chunks), feed=chunks, key=str)], InlineBackend(work)
+        )
         assert executor.pending("samples") == [k for k in keys if k not in _held(path)]
         executor.run()
         if fail:
@@ -43,8 +49,7 @@ def _held(path: Path) -> set[str]:
         return set()
     from execlens.store import read_json
 
-    return {key for marker in shards.glob("*.json")
-            for key in read_json(marker)["stats"]["ids"]}
+    return {key for marker in shards.glob("*.json") for key in read_json(marker)["stats"]["ids"]}
 
 
 def test_a_keyed_run_grows_shrinks_and_redoes_only_what_it_lacks(tmp_path: Path) -> None:
@@ -56,8 +61,7 @@ def test_a_keyed_run_grows_shrinks_and_redoes_only_what_it_lacks(tmp_path: Path)
     seen, records = _run(out, ["a", "b"])  # shrunk: nothing to do, only what it asks
     assert seen == [] and [r["id"] for r in records] == ["a", "b"]
     # The same slice in a fresh directory: the same records.
-    assert _run(tmp_path / "fresh", ["a", "b", "c", "d"])[1] == _run(
-        out, ["a", "b", "c", "d"])[1]
+    assert _run(tmp_path / "fresh", ["a", "b", "c", "d"])[1] == _run(out, ["a", "b", "c", "d"])[1]
 
 
 def test_an_item_the_work_left_out_is_asked_again_and_the_rest_kept(tmp_path: Path) -> None:
@@ -68,8 +72,7 @@ def test_an_item_the_work_left_out_is_asked_again_and_the_rest_kept(tmp_path: Pa
     assert seen == ["b"] and [r["id"] for r in records] == ["a", "b", "c", "d"]
 
 
-def test_records_an_earlier_wider_run_asked_for_are_kept_after_this_runs(
-        tmp_path: Path) -> None:
+def test_records_an_earlier_wider_run_asked_for_are_kept_after_this_runs(tmp_path: Path) -> None:
     out = tmp_path / "run"
     _run(out, ["x", "a", "b"])
     _run(out, ["a", "c"])  # shard 0 now asks a, c: x and b were another run's
@@ -84,8 +87,9 @@ def test_records_an_earlier_wider_run_asked_for_are_kept_after_this_runs(
 def test_an_inline_failure_stops_new_shards_and_is_raised(tmp_path: Path) -> None:
     calls: list[int] = []
 
-    def work(step: str, items: list[Any], index: int, total: int
-             ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    def work(
+        step: str, items: list[Any], index: int, total: int
+    ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         calls.append(index)
         if index == 1:
             raise RuntimeError("server down")
@@ -103,7 +107,8 @@ def test_a_keyed_step_cannot_be_read_as_an_upstream_or_fed_a_stream(tmp_path: Pa
     backend = InlineBackend(lambda *args: ([], {}))
     with RunDir.open(tmp_path / "run", {"job": "bad"}) as run:
         with pytest.raises(StoreError, match="may be rewritten"):
-            ShardExecutor(run, [Step("a", fed=1, feed=[["k"]], key=str),
-                                Step("b", upstream="a")], backend)
+            ShardExecutor(
+                run, [Step("a", fed=1, feed=[["k"]], key=str), Step("b", upstream="a")], backend
+            )
         with pytest.raises(StoreError, match="sequence"):
             ShardExecutor(run, [Step("a", fed=1, feed=iter([["k"]]), key=str)], backend)

@@ -60,7 +60,9 @@ def test_non_object_lines_count_as_corrupt(run_path: Path) -> None:
         assert [r["id"] for r in log.read()] == [1, 2]
         assert [p.split(": ")[0].rsplit(" ", 1)[1] for p in log.problems] == ["2", "3"]
         assert [json.loads(x) for x in log.corrupt_path.read_text().splitlines()] == [
-            [1, 2], "text"]
+            [1, 2],
+            "text",
+        ]
 
 
 def test_overwrite_clears_the_log_and_its_corrupt_file(run_path: Path) -> None:

@@ -34,9 +34,12 @@ class ScriptedServer(StandInModel):
     """``/v1/chat/completions`` answering with :func:`scripted_answer`; counts requests."""
 
     def __init__(self, port: int = 0) -> None:
-        super().__init__(lambda body: scripted_answer(
-            body["messages"][0]["content"], sum(m["role"] == "user" for m in body["messages"])),
-            port=port)
+        super().__init__(
+            lambda body: scripted_answer(
+                body["messages"][0]["content"], sum(m["role"] == "user" for m in body["messages"])
+            ),
+            port=port,
+        )
 
 
 @pytest.fixture(scope="session")
@@ -46,13 +49,25 @@ def scripted_server() -> Iterator[ScriptedServer]:
         yield server
 
 
-def pipeline_config(data_dir: Path, out: Path, base_url: str, *, functions: int = 6,
-                    shard_size: int = 2, **extra: Any) -> dict[str, Any]:
+def pipeline_config(
+    data_dir: Path,
+    out: Path,
+    base_url: str,
+    *,
+    functions: int = 6,
+    shard_size: int = 2,
+    **extra: Any,
+) -> dict[str, Any]:
     """A full CodeI/O++ run on ``functions`` parsed functions against ``base_url``."""
     config = {
         "out": str(out),
-        "sources": [{"path": str(data_dir / "codeio" / "rawcode_1k_parsed.jsonl"),
-                     "limit": functions, "pairs_per_function": 2}],
+        "sources": [
+            {
+                "path": str(data_dir / "codeio" / "rawcode_1k_parsed.jsonl"),
+                "limit": functions,
+                "pairs_per_function": 2,
+            }
+        ],
         "stages": ["collect", "prompts", "predict", "verify", "revise", "assemble"],
         "model": {"name": "scripted", "base_url": base_url, "api_key": "EMPTY"},
         "sampling": {"max_tokens": 64},
@@ -69,8 +84,15 @@ def write_config(path: Path, config: dict[str, Any]) -> Path:
     return path
 
 
-FINAL_FILES = ("codeio.jsonl", "codeio_pp.jsonl", "codeio.parquet", "codeio_pp.parquet",
-               "card.json", "card.md", "card.svg")
+FINAL_FILES = (
+    "codeio.jsonl",
+    "codeio_pp.jsonl",
+    "codeio.parquet",
+    "codeio_pp.parquet",
+    "card.json",
+    "card.md",
+    "card.svg",
+)
 
 
 def final_bytes(out: Path) -> dict[str, bytes]:

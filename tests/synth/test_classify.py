@@ -14,17 +14,27 @@ from execlens.synth import PAIR_CLASSES, SYNTH_PRELOAD, collect_functions
 
 
 def _record(name: str, code: str, pairs: list[tuple[dict[str, Any], Any]]) -> dict[str, Any]:
-    return {"id": f"classes/{name}", "keep": 10, "refcode": code,
-            "stored_ios": [{"input": given, "output": output} for given, output in pairs]}
+    return {
+        "id": f"classes/{name}",
+        "keep": 10,
+        "refcode": code,
+        "stored_ios": [{"input": given, "output": output} for given, output in pairs],
+    }
 
 
 def _hash_order_word(python: str) -> tuple[str, str]:
     """A two-letter word whose set order is the same under hash seeds 0 and 1 but not
     under every later seed, and that other order: only the extra seeds can catch it."""
+
     def order(word: str, seed: int) -> str:
         env = {**os.environ, "PYTHONHASHSEED": str(seed)}
-        return subprocess.run([python, "-c", f"print(''.join(set({word!r})))"], env=env,
-                              capture_output=True, text=True, check=True).stdout.strip()
+        return subprocess.run(
+            [python, "-c", f"print(''.join(set({word!r})))"],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
 
     for word in ("ab", "xy", "pq", "ok", "cd", "ef", "gh", "mn"):
         seen = [order(word, seed) for seed in range(6)]
@@ -38,33 +48,65 @@ def classified() -> dict[str, dict[str, Any]]:
     with Engine(workers=2, preload=SYNTH_PRELOAD, hash_seed=0) as engine:
         word, other_order = _hash_order_word(engine.python)
         records = [
-            _record("reproduces", "def main_solution(n):\n    return n * 2\n",
-                    [({"n": 1}, 2), ({"n": 2}, 4)]),
-            _record("float_rounding", "def main_solution(a, b):\n    return round(a + b, 6)\n",
-                    [({"a": 0.1, "b": 0.2}, 0.30000000000000004), ({"a": 1, "b": 1}, 2)]),
-            _record("non_finite", "def main_solution(n):\n    return float('inf') if n else 0\n",
-                    [({"n": 1}, float("inf")), ({"n": 0}, 0)]),
+            _record(
+                "reproduces",
+                "def main_solution(n):\n    return n * 2\n",
+                [({"n": 1}, 2), ({"n": 2}, 4)],
+            ),
+            _record(
+                "float_rounding",
+                "def main_solution(a, b):\n    return round(a + b, 6)\n",
+                [({"a": 0.1, "b": 0.2}, 0.30000000000000004), ({"a": 1, "b": 1}, 2)],
+            ),
+            _record(
+                "non_finite",
+                "def main_solution(n):\n    return float('inf') if n else 0\n",
+                [({"n": 1}, float("inf")), ({"n": 0}, 0)],
+            ),
             # A heap popped down to one rope: the stored input is already consumed, so
             # running it again changes nothing and only the code shows the mutation.
-            _record("mutated", "import heapq\ndef main_solution(ropes):\n"
-                    "    heapq.heapify(ropes)\n    cost = 0\n    while len(ropes) > 1:\n"
-                    "        s = heapq.heappop(ropes) + heapq.heappop(ropes)\n"
-                    "        cost += s\n        heapq.heappush(ropes, s)\n    return cost\n",
-                    [({"ropes": [446]}, 1317), ({"ropes": [1, 2]}, 3)]),
-            _record("clock", "import time\ndef main_solution(n):\n"
-                    "    return n if time.time() > 0 else -1\n", [({"n": 1}, 5), ({"n": 2}, 2)]),
-            _record("hash_order", "def main_solution(word):\n    return ''.join(set(word))\n",
-                    [({"word": word}, other_order), ({"word": "zz"}, "z")]),
-            _record("state_leak", "_calls = []\ndef main_solution(n):\n    _calls.append(n)\n"
-                    "    return len(_calls)\n", [({"n": 7}, 1), ({"n": 8}, 2), ({"n": 9}, 3)]),
-            _record("missing", "import no_such_module_here\ndef main_solution(n):\n"
-                    "    return n\n", [({"n": 1}, 1), ({"n": 2}, 2)]),
-            _record("timeout", "def main_solution(n):\n    while n:\n        pass\n    return 0\n",
-                    [({"n": 1}, 0), ({"n": 0}, 0)]),
-            _record("exception", "def main_solution(n):\n    return 1 // n\n",
-                    [({"n": 0}, 0), ({"n": 1}, 1)]),
-            _record("other", "def main_solution(n):\n    return n + 1\n",
-                    [({"n": 1}, 7), ({"n": 2}, 3)]),
+            _record(
+                "mutated",
+                "import heapq\ndef main_solution(ropes):\n"
+                "    heapq.heapify(ropes)\n    cost = 0\n    while len(ropes) > 1:\n"
+                "        s = heapq.heappop(ropes) + heapq.heappop(ropes)\n"
+                "        cost += s\n        heapq.heappush(ropes, s)\n    return cost\n",
+                [({"ropes": [446]}, 1317), ({"ropes": [1, 2]}, 3)],
+            ),
+            _record(
+                "clock",
+                "import time\ndef main_solution(n):\n    return n if time.time() > 0 else -1\n",
+                [({"n": 1}, 5), ({"n": 2}, 2)],
+            ),
+            _record(
+                "hash_order",
+                "def main_solution(word):\n    return ''.join(set(word))\n",
+                [({"word": word}, other_order), ({"word": "zz"}, "z")],
+            ),
+            _record(
+                "state_leak",
+                "_calls = []\ndef main_solution(n):\n    _calls.append(n)\n"
+                "    return len(_calls)\n",
+                [({"n": 7}, 1), ({"n": 8}, 2), ({"n": 9}, 3)],
+            ),
+            _record(
+                "missing",
+                "import no_such_module_here\ndef main_solution(n):\n    return n\n",
+                [({"n": 1}, 1), ({"n": 2}, 2)],
+            ),
+            _record(
+                "timeout",
+                "def main_solution(n):\n    while n:\n        pass\n    return 0\n",
+                [({"n": 1}, 0), ({"n": 0}, 0)],
+            ),
+            _record(
+                "exception",
+                "def main_solution(n):\n    return 1 // n\n",
+                [({"n": 0}, 0), ({"n": 1}, 1)],
+            ),
+            _record(
+                "other", "def main_solution(n):\n    return n + 1\n", [({"n": 1}, 7), ({"n": 2}, 3)]
+            ),
         ]
         from execlens.synth import CollectSettings
 
@@ -97,12 +139,14 @@ def test_each_class_is_named(classified: dict[str, dict[str, Any]], name: str) -
 
 
 def test_hash_order_found_by_extra_seeds_rejects_the_function(
-        classified: dict[str, dict[str, Any]]) -> None:
+    classified: dict[str, dict[str, Any]],
+) -> None:
     assert classified["hash_order"]["reject"]["reason"] == "nondeterministic"
 
 
 def test_explained_pairs_are_kept_with_our_own_output(
-        classified: dict[str, dict[str, Any]]) -> None:
+    classified: dict[str, dict[str, Any]],
+) -> None:
     mutated = classified["mutated"]
     assert not mutated.get("reject")
     assert {"input": {"ropes": [446]}, "output": 0} in mutated["pairs"]
@@ -118,8 +162,7 @@ def test_non_finite_outputs_are_not_kept(classified: dict[str, dict[str, Any]]) 
     assert non_finite["pairs"] == [{"input": {"n": 0}, "output": 0}]
 
 
-def test_a_missing_module_is_the_rejection_reason(
-        classified: dict[str, dict[str, Any]]) -> None:
+def test_a_missing_module_is_the_rejection_reason(classified: dict[str, dict[str, Any]]) -> None:
     reject = classified["missing"]["reject"]
     assert reject["reason"] == "missing_module:no_such_module_here"
     assert reject["modules"] == ["no_such_module_here"]

@@ -55,15 +55,20 @@ class DyingServer(ScriptedServer):
 
 
 def _run(config: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(Path(sys.executable).parent / "execlens"), "synth", "run",
-                           str(config), "--quiet"], capture_output=True, text=True,
-                          timeout=600, check=False)
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "execlens"), "synth", "run", str(config), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
 
 
 def _config(data_dir: Path, out: Path, base_url: str, stages: list[str]) -> dict[str, Any]:
     # Every success rate kept: the scripted answers are not a model's.
-    config = pipeline_config(data_dir, out, base_url, stages=stages,
-                             difficulty={"samples": 2, "low": 0.0, "high": 1.0})
+    config = pipeline_config(
+        data_dir, out, base_url, stages=stages, difficulty={"samples": 2, "low": 0.0, "high": 1.0}
+    )
     config["model"] = {**config["model"], **FAIL_FAST}
     return config
 
@@ -71,26 +76,37 @@ def _config(data_dir: Path, out: Path, base_url: str, stages: list[str]) -> dict
 PIPELINE = ["collect", "prompts", "predict", "verify", "revise", "assemble"]
 
 
-@pytest.mark.parametrize(("stage", "stages", "answers"), [
-    ("predict", PIPELINE, 5),
-    # A stage that turns answers into a score (no answer: success rate 0, "too_hard")
-    # must not score a dead server either: the ModelStage base checks for every stage.
-    ("difficulty", ["collect", "difficulty", "prompts", "predict", "verify", "assemble"], 1),
-])
+@pytest.mark.parametrize(
+    ("stage", "stages", "answers"),
+    [
+        ("predict", PIPELINE, 5),
+        # A stage that turns answers into a score (no answer: success rate 0, "too_hard")
+        # must not score a dead server either: the ModelStage base checks for every stage.
+        ("difficulty", ["collect", "difficulty", "prompts", "predict", "verify", "assemble"], 1),
+    ],
+)
 def test_a_dead_server_is_an_error_and_the_rerun_sends_what_it_missed(
-        data_dir: Path, tmp_path: Path, scripted_server: ScriptedServer, stage: str,
-        stages: list[str], answers: int) -> None:
+    data_dir: Path,
+    tmp_path: Path,
+    scripted_server: ScriptedServer,
+    stage: str,
+    stages: list[str],
+    answers: int,
+) -> None:
     # The undisturbed run, for comparison.
     reference = tmp_path / "reference"
-    done = _run(write_config(tmp_path / "reference.yaml",
-                             _config(data_dir, reference, scripted_server.base_url, stages)))
+    done = _run(
+        write_config(
+            tmp_path / "reference.yaml",
+            _config(data_dir, reference, scripted_server.base_url, stages),
+        )
+    )
     assert done.returncode == 0, done.stderr[-2000:]
 
     out = tmp_path / "out"
     dying = DyingServer(answers)
     with dying:
-        config = write_config(tmp_path / "run.yaml",
-                              _config(data_dir, out, dying.base_url, stages))
+        config = write_config(tmp_path / "run.yaml", _config(data_dir, out, dying.base_url, stages))
         failed = _run(config)
     assert failed.returncode not in (0, None), failed.stderr[-2000:]
     errors = [line for line in failed.stderr.splitlines() if line.startswith("error:")]
@@ -102,11 +118,21 @@ def test_a_dead_server_is_an_error_and_the_rerun_sends_what_it_missed(
     status = synth_status(out)["stages"][stage]
     assert status["shards_done"] < (status["shards"] or 0)
     shards = out / "shards" / stage
-    recorded = [json.loads(line) for path in shards.glob("*.jsonl")
-                for line in path.read_text().splitlines()] if shards.is_dir() else []
-    assert not [r for r in recorded if (r.get("reject") or {}).get("reason") in (
-        "too_hard", "too_easy") or str((r.get("reject") or {}).get("reason", ""))
-        .startswith("model_error")]
+    recorded = (
+        [
+            json.loads(line)
+            for path in shards.glob("*.jsonl")
+            for line in path.read_text().splitlines()
+        ]
+        if shards.is_dir()
+        else []
+    )
+    assert not [
+        r
+        for r in recorded
+        if (r.get("reject") or {}).get("reason") in ("too_hard", "too_easy")
+        or str((r.get("reject") or {}).get("reason", "")).startswith("model_error")
+    ]
 
     # The server is back on the same address: the rerun asks what was missed.
     with ScriptedServer(port=dying.port) as back:
@@ -121,18 +147,22 @@ def test_a_dead_server_is_an_error_and_the_rerun_sends_what_it_missed(
     assert final_bytes(out) == final_bytes(reference)
 
 
-@pytest.mark.parametrize(("given", "retries", "timeout"), [
-    ({}, RetryPolicy().max_retries, 600.0),  # the defaults: the client's, as before
-    (FAIL_FAST, 0, 10.0),
-])
+@pytest.mark.parametrize(
+    ("given", "retries", "timeout"),
+    [
+        ({}, RetryPolicy().max_retries, 600.0),  # the defaults: the client's, as before
+        (FAIL_FAST, 0, 10.0),
+    ],
+)
 def test_the_model_section_sets_the_clients_retries_and_timeout(
-        data_dir: Path, tmp_path: Path, given: dict[str, Any], retries: int,
-        timeout: float) -> None:
+    data_dir: Path, tmp_path: Path, given: dict[str, Any], retries: int, timeout: float
+) -> None:
     raw = pipeline_config(data_dir, tmp_path / "out", "http://127.0.0.1:9/v1")
     raw["model"] = {**raw["model"], **given}
     model = load_config(write_config(tmp_path / "run.yaml", raw)).model
     assert model is not None
-    client = resolve_client_config(model.name, model.base_url, model.api_key,
-                                   **model.client_settings())
+    client = resolve_client_config(
+        model.name, model.base_url, model.api_key, **model.client_settings()
+    )
     assert client.retry.max_retries == retries
     assert client.timeout == timeout

@@ -23,7 +23,8 @@ def test_example_config_validates(path: Path) -> None:
 
 
 def test_the_embedded_example_reads_codeio_functions_from_the_installed_package(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """``package:`` finds reasoning-gym's CodeI/O file wherever it is installed; the
     example's own source collects real pairs from it (a slice, collect only)."""
     from execlens.synth import SynthConfig, run_pipeline
@@ -32,10 +33,19 @@ def test_the_embedded_example_reads_codeio_functions_from_the_installed_package(
     example = load_config(EXAMPLES[0].parent / "codeio_embedded.yaml")
     [source] = example.sources
     assert source.path == Path(reasoning_gym.__file__).parent / "data" / "codeio.jsonl.gz"
-    config = SynthConfig.model_validate({
-        **example.model_dump(mode="json", exclude={"sources", "stages", "out", "model"}),
-        "out": str(tmp_path / "out"), "stages": ["collect"],
-        "sources": [{**source.model_dump(mode="json", exclude={"path"}),
-                     "package": "reasoning_gym/data/codeio.jsonl.gz", "limit": 4}]})
+    config = SynthConfig.model_validate(
+        {
+            **example.model_dump(mode="json", exclude={"sources", "stages", "out", "model"}),
+            "out": str(tmp_path / "out"),
+            "stages": ["collect"],
+            "sources": [
+                {
+                    **source.model_dump(mode="json", exclude={"path"}),
+                    "package": "reasoning_gym/data/codeio.jsonl.gz",
+                    "limit": 4,
+                }
+            ],
+        }
+    )
     result = run_pipeline(config, progress=False)
     assert result["kept"] >= 1, result

@@ -14,12 +14,16 @@ from execlens.synth import SynthConfig, run_pipeline
 
 REPO = Path(__file__).resolve().parents[2]
 _FUNCTION = {
-    "refcode": ("def main_solution(name):\n"
-                "    with open(DATA + '/' + name) as handle:\n"
-                "        return {'words': len(handle.read().split())}\n"),
-    "input_generator": ("import random\n"
-                        "def input_generator():\n"
-                        "    return {'name': random.choice(['a.txt', 'b.txt'])}\n"),
+    "refcode": (
+        "def main_solution(name):\n"
+        "    with open(DATA + '/' + name) as handle:\n"
+        "        return {'words': len(handle.read().split())}\n"
+    ),
+    "input_generator": (
+        "import random\n"
+        "def input_generator():\n"
+        "    return {'name': random.choice(['a.txt', 'b.txt'])}\n"
+    ),
 }
 
 
@@ -43,21 +47,32 @@ def _run(tmp_path: Path, data: Path, mount: bool) -> dict[str, object]:
     record = {**_FUNCTION, "refcode": f"DATA = {str(data)!r}\n" + _FUNCTION["refcode"]}
     source.write_text(json.dumps(record) + "\n")
     out = tmp_path / ("mounted" if mount else "hidden")
-    config = SynthConfig.model_validate({
-        "out": str(out), "sources": [{"path": str(source), "pairs_per_function": 2}],
-        "stages": ["collect"], "workers": 1,
-        "mount_ro": [str(data)] if mount else []})
+    config = SynthConfig.model_validate(
+        {
+            "out": str(out),
+            "sources": [{"path": str(source), "pairs_per_function": 2}],
+            "stages": ["collect"],
+            "workers": 1,
+            "mount_ro": [str(data)] if mount else [],
+        }
+    )
     return run_pipeline(config, progress=False)
 
 
 def test_functions_read_a_mounted_data_directory_and_nothing_else(
-        tmp_path: Path, data_dir_outside: Path) -> None:
+    tmp_path: Path, data_dir_outside: Path
+) -> None:
     hidden = _run(tmp_path, data_dir_outside, mount=False)
     assert hidden["kept"] == 0  # FileNotFoundError: the host directory is not there
     mounted = _run(tmp_path, data_dir_outside, mount=True)
     assert mounted["kept"] == 1, mounted
-    records = [json.loads(line) for line in (tmp_path / "mounted" / "shards" / "collect"
-                                             / "00000.jsonl").read_text().splitlines()]
-    pairs = {pair["input"]["name"]: pair["output"] for record in records
-             for pair in record["pairs"]}
+    records = [
+        json.loads(line)
+        for line in (tmp_path / "mounted" / "shards" / "collect" / "00000.jsonl")
+        .read_text()
+        .splitlines()
+    ]
+    pairs = {
+        pair["input"]["name"]: pair["output"] for record in records for pair in record["pairs"]
+    }
     assert pairs == {"a.txt": {"words": 3}, "b.txt": {"words": 2}}

@@ -9,23 +9,36 @@ from execlens.synth import mutated_parameters
 MUTATES = {
     "subscript": "def main_solution(grid):\n    grid[0][0] = 1\n    return 0\n",
     "method": "def main_solution(xs, n):\n    xs.sort()\n    return xs[n]\n",
-    "heapq": ("import heapq\ndef main_solution(ropes):\n    heapq.heapify(ropes)\n"
-              "    return heapq.heappop(ropes)\n"),
-    "alias": ("def main_solution(lists):\n    current = lists\n    while len(current) > 1:\n"
-              "        current.pop()\n    return current[0]\n"),
-    "loop item": ("def main_solution(rows):\n    for row in rows:\n        row.append(0)\n"
-                  "    return len(rows)\n"),
-    "helper": ("def sink(g, i):\n    g[i] = 0\n\ndef walk(g):\n    sink(g, 0)\n\n"
-               "def main_solution(grid):\n    walk(grid)\n    return sum(grid)\n"),
-    "method of a class": ("class S:\n    def run(self, q):\n        q.pop()\n        return q\n\n"
-                          "def main_solution(queue):\n    return S().run(queue)\n"),
-    "stored on self": ("class S:\n    def count(self, grid):\n        self.grid = grid\n"
-                       "        self.sink(0)\n        return 1\n"
-                       "    def sink(self, i):\n        self.grid[i] = '0'\n\n"
-                       "def main_solution(grid):\n    return S().count(grid)\n"),
+    "heapq": (
+        "import heapq\ndef main_solution(ropes):\n    heapq.heapify(ropes)\n"
+        "    return heapq.heappop(ropes)\n"
+    ),
+    "alias": (
+        "def main_solution(lists):\n    current = lists\n    while len(current) > 1:\n"
+        "        current.pop()\n    return current[0]\n"
+    ),
+    "loop item": (
+        "def main_solution(rows):\n    for row in rows:\n        row.append(0)\n"
+        "    return len(rows)\n"
+    ),
+    "helper": (
+        "def sink(g, i):\n    g[i] = 0\n\ndef walk(g):\n    sink(g, 0)\n\n"
+        "def main_solution(grid):\n    walk(grid)\n    return sum(grid)\n"
+    ),
+    "method of a class": (
+        "class S:\n    def run(self, q):\n        q.pop()\n        return q\n\n"
+        "def main_solution(queue):\n    return S().run(queue)\n"
+    ),
+    "stored on self": (
+        "class S:\n    def count(self, grid):\n        self.grid = grid\n"
+        "        self.sink(0)\n        return 1\n"
+        "    def sink(self, i):\n        self.grid[i] = '0'\n\n"
+        "def main_solution(grid):\n    return S().count(grid)\n"
+    ),
     "rebound by a call that returns it": (
         "def swap(b, i, j):\n    b[i], b[j] = b[j], b[i]\n    return b\n\n"
-        "def main_solution(a):\n    a = swap(a, 0, 1)\n    return a[0]\n"),
+        "def main_solution(a):\n    a = swap(a, 0, 1)\n    return a[0]\n"
+    ),
 }
 
 KEEPS = {

@@ -14,23 +14,42 @@ from .conftest import pipeline_config, write_config
 
 
 def _shard_records(out: Path, stage: str) -> list[dict]:
-    return [json.loads(line) for path in sorted((out / "shards" / stage).glob("*.jsonl"))
-            for line in path.read_text().splitlines()]
+    return [
+        json.loads(line)
+        for path in sorted((out / "shards" / stage).glob("*.jsonl"))
+        for line in path.read_text().splitlines()
+    ]
 
 
 @pytest.mark.parametrize("band", [(0.5, 1.0), (0.0, 0.4)], ids=["above-half", "at-most-0.4"])
-def test_difficulty_band_and_runtime_tasks(data_dir: Path, tmp_path: Path, scripted_server,
-                                           band: tuple[float, float]) -> None:
+def test_difficulty_band_and_runtime_tasks(
+    data_dir: Path, tmp_path: Path, scripted_server, band: tuple[float, float]
+) -> None:
     # The scripted server answers alike for every sample, so its success rates are 0 or 1
     # and the two bands split the same functions differently.
     out = tmp_path / "out"
     config = pipeline_config(
-        data_dir, out, scripted_server.base_url, functions=4, shard_size=2,
-        stages=["collect", "difficulty", "runtime-tasks", "prompts", "predict", "verify",
-                "assemble"],
+        data_dir,
+        out,
+        scripted_server.base_url,
+        functions=4,
+        shard_size=2,
+        stages=[
+            "collect",
+            "difficulty",
+            "runtime-tasks",
+            "prompts",
+            "predict",
+            "verify",
+            "assemble",
+        ],
         difficulty={"samples": 2, "low": band[0], "high": band[1]},
-        runtime_tasks={"kinds": ["coverage", "state", "output"], "pairs_per_function": 1,
-                       "max_tasks_per_pair": 2})
+        runtime_tasks={
+            "kinds": ["coverage", "state", "output"],
+            "pairs_per_function": 1,
+            "max_tasks_per_pair": 2,
+        },
+    )
     run_pipeline(load_config(write_config(tmp_path / "run.yaml", config)), progress=False)
 
     collected = [r for r in _shard_records(out, "collect") if not r.get("reject")]
@@ -40,11 +59,17 @@ def test_difficulty_band_and_runtime_tasks(data_dir: Path, tmp_path: Path, scrip
         assert record["difficulty"] in (0.0, 0.5, 1.0)  # 2 samples each
         rate = record["difficulty"]
         if rate < band[0]:
-            assert record["reject"] == {"stage": "difficulty", "reason": "too_hard",
-                                        "success_rate": rate}
+            assert record["reject"] == {
+                "stage": "difficulty",
+                "reason": "too_hard",
+                "success_rate": rate,
+            }
         elif rate > band[1]:
-            assert record["reject"] == {"stage": "difficulty", "reason": "too_easy",
-                                        "success_rate": rate}
+            assert record["reject"] == {
+                "stage": "difficulty",
+                "reason": "too_easy",
+                "success_rate": rate,
+            }
         else:
             assert not record.get("reject")
     kept = {r["id"] for r in rated if not r.get("reject")}

@@ -34,9 +34,14 @@ def _chat_template() -> str:
 
 
 def test_full_run_writes_a_dataset_that_datasets_loads_and_the_template_renders(
-        data_dir: Path, tmp_path: Path, scripted_server) -> None:
-    config = load_config(write_config(tmp_path / "run.yaml", pipeline_config(
-        data_dir, tmp_path / "out", scripted_server.base_url)))
+    data_dir: Path, tmp_path: Path, scripted_server
+) -> None:
+    config = load_config(
+        write_config(
+            tmp_path / "run.yaml",
+            pipeline_config(data_dir, tmp_path / "out", scripted_server.base_url),
+        )
+    )
     status = run_pipeline(config, progress=False)
     out = tmp_path / "out"
     assert status["stages"]["assemble"] == {"done": True}
@@ -54,8 +59,9 @@ def test_full_run_writes_a_dataset_that_datasets_loads_and_the_template_renders(
     import datasets
     import jinja2
 
-    loaded = datasets.load_dataset("parquet", data_files=str(out / "codeio_pp.parquet"),
-                                   split="train")
+    loaded = datasets.load_dataset(
+        "parquet", data_files=str(out / "codeio_pp.parquet"), split="train"
+    )
     assert len(loaded) == card["instances"]
     template = jinja2.Environment().from_string(_chat_template())
     for row in loaded.select(range(3)):
@@ -64,23 +70,37 @@ def test_full_run_writes_a_dataset_that_datasets_loads_and_the_template_renders(
         assert row["messages"][1]["content"] in text
     jsonl = [json.loads(line) for line in (out / "codeio.jsonl").read_text().splitlines()]
     # Streamed in the pipeline's order: the last stage's accepted records, shard by shard.
-    revised = [json.loads(line) for path in sorted((out / "shards" / "revise").iterdir())
-               for line in path.read_text().splitlines()]
+    revised = [
+        json.loads(line)
+        for path in sorted((out / "shards" / "revise").iterdir())
+        for line in path.read_text().splitlines()
+    ]
     assert [r["id"] for r in jsonl] == [r["id"] for r in revised if not r.get("reject")]
     assert len({r["id"] for r in jsonl}) == len(jsonl)
 
 
 def _cli(config: Path, *extra: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([str(Path(sys.executable).parent / "execlens"), "synth", "run",
-                             str(config),
-                             "--quiet", *extra], cwd=REPO, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "execlens"),
+            "synth",
+            "run",
+            str(config),
+            "--quiet",
+            *extra,
+        ],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
 
 
-def test_sigkill_mid_run_then_rerun_is_byte_identical(data_dir: Path, tmp_path: Path,
-                                                      scripted_server) -> None:
-    base = pipeline_config(data_dir, tmp_path / "whole", scripted_server.base_url,
-                           functions=8, shard_size=1)
+def test_sigkill_mid_run_then_rerun_is_byte_identical(
+    data_dir: Path, tmp_path: Path, scripted_server
+) -> None:
+    base = pipeline_config(
+        data_dir, tmp_path / "whole", scripted_server.base_url, functions=8, shard_size=1
+    )
     whole_cfg = write_config(tmp_path / "whole.yaml", base)
     killed_cfg = write_config(tmp_path / "killed.yaml", {**base, "out": str(tmp_path / "killed")})
 

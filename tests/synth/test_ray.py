@@ -25,14 +25,22 @@ def ray_instance() -> Iterator[None]:
         ray.shutdown()
 
 
-def test_ray_and_local_executors_write_the_same_dataset(ray_instance: None, data_dir: Path,
-                                                       tmp_path: Path, scripted_server) -> None:
+def test_ray_and_local_executors_write_the_same_dataset(
+    ray_instance: None, data_dir: Path, tmp_path: Path, scripted_server
+) -> None:
     outputs = {}
     for executor in ("local", "ray"):
-        config = pipeline_config(data_dir, tmp_path / executor, scripted_server.base_url,
-                                 functions=4, shard_size=2, executor=executor)
-        run_pipeline(load_config(write_config(tmp_path / f"{executor}.yaml", config)),
-                     progress=False)
+        config = pipeline_config(
+            data_dir,
+            tmp_path / executor,
+            scripted_server.base_url,
+            functions=4,
+            shard_size=2,
+            executor=executor,
+        )
+        run_pipeline(
+            load_config(write_config(tmp_path / f"{executor}.yaml", config)), progress=False
+        )
         outputs[executor] = final_bytes(tmp_path / executor)
     assert {"codeio.jsonl", "codeio_pp.parquet", "card.json"} <= set(outputs["local"])
     assert outputs["ray"] == outputs["local"]

@@ -36,33 +36,61 @@ def _json(field: str, value: Any) -> str:
 # Per instance: (kind, n, the model's first answer); EXPECTED: the turn-1 labels.
 CASES: dict[str, tuple[str, int, Thought]] = {
     # right final after a wrong draft: verified success in every shape
-    "o-tags": ("o", 1, Thought(f"Draft {_json('output', 3)}, no: 2.", _json("output", 2),
-                               "tags")),
-    "o-field": ("o", 2, Thought(f"Draft {_json('output', 5)}, no: 4.", _json("output", 4),
-                                "field")),
-    "o-harmony": ("o", 3, Thought(f"Draft {_json('output', 7)}, no: 6.", _json("output", 6),
-                                  "harmony")),
-    "i-field": ("i", 4, Thought(f"Draft {_json('input', {'n': 5})}; no, 4.",
-                                _json("input", {"n": 4}), "field")),
+    "o-tags": ("o", 1, Thought(f"Draft {_json('output', 3)}, no: 2.", _json("output", 2), "tags")),
+    "o-field": (
+        "o",
+        2,
+        Thought(f"Draft {_json('output', 5)}, no: 4.", _json("output", 4), "field"),
+    ),
+    "o-harmony": (
+        "o",
+        3,
+        Thought(f"Draft {_json('output', 7)}, no: 6.", _json("output", 6), "harmony"),
+    ),
+    "i-field": (
+        "i",
+        4,
+        Thought(f"Draft {_json('input', {'n': 5})}; no, 4.", _json("input", {"n": 4}), "field"),
+    ),
     # right draft, wrong final: a mismatch (and a revision turn)
-    "o-draft-right": ("o", 5, Thought(f"It is {_json('output', 10)}.", _json("output", 11),
-                                      "tags")),
+    "o-draft-right": (
+        "o",
+        5,
+        Thought(f"It is {_json('output', 10)}.", _json("output", 11), "tags"),
+    ),
     # a thought cut by the token limit: rejected by name, not labelled wrong
-    "o-cut": ("o", 6, Thought(f"{_json('output', 12)} " + "checking " * MAX_TOKENS,
-                              _json("output", 12), "tags")),
+    "o-cut": (
+        "o",
+        6,
+        Thought(f"{_json('output', 12)} " + "checking " * MAX_TOKENS, _json("output", 12), "tags"),
+    ),
 }
-EXPECTED = {"o-tags": "success", "o-field": "success", "o-harmony": "success",
-            "i-field": "success", "o-draft-right": "mismatch"}
+EXPECTED = {
+    "o-tags": "success",
+    "o-field": "success",
+    "o-harmony": "success",
+    "i-field": "success",
+    "o-draft-right": "mismatch",
+}
 
 
 def _record(name: str) -> dict[str, Any]:
     kind, n, _ = CASES[name]
     given = {"n": n} if kind == "o" else 2 * n
-    prompt = render_prediction_prompt(kind, query=f"Double n (case {name}).",
-                                      io_req="n: an int", given=given, refcode=REFCODE)
-    return {"id": name, "function_id": "double", "source": "test", "kind": kind,
-            "pair_index": 0, "prompt": prompt, "refcode": REFCODE, "input": {"n": n},
-            "output": 2 * n}
+    prompt = render_prediction_prompt(
+        kind, query=f"Double n (case {name}).", io_req="n: an int", given=given, refcode=REFCODE
+    )
+    return {
+        "id": name,
+        "function_id": "double",
+        "source": "test",
+        "kind": kind,
+        "pair_index": 0,
+        "prompt": prompt,
+        "refcode": REFCODE,
+        "input": {"n": n},
+        "output": 2 * n,
+    }
 
 
 def _reply(seen: list[dict[str, Any]]) -> Any:
@@ -72,17 +100,26 @@ def _reply(seen: list[dict[str, Any]]) -> Any:
         if len(body["messages"]) > 1:  # the revision turn: now the right answer, plainly
             return _json("output", 2 * CASES[name][1])
         return CASES[name][2]
+
     return reply
 
 
-def test_predict_verify_revise_assemble_on_the_final_answer(data_dir: Path,
-                                                           tmp_path: Path) -> None:
+def test_predict_verify_revise_assemble_on_the_final_answer(data_dir: Path, tmp_path: Path) -> None:
     seen: list[dict[str, Any]] = []
     with StandInModel(_reply(seen)) as server:
-        config = load_config(write_config(tmp_path / "run.yaml", pipeline_config(
-            data_dir, tmp_path / "out", server.base_url, sampling={"max_tokens": MAX_TOKENS})))
-        context = StageContext(config, client_config=resolve_client_config(
-            "scripted", server.base_url, "EMPTY"), workers=1)
+        config = load_config(
+            write_config(
+                tmp_path / "run.yaml",
+                pipeline_config(
+                    data_dir, tmp_path / "out", server.base_url, sampling={"max_tokens": MAX_TOKENS}
+                ),
+            )
+        )
+        context = StageContext(
+            config,
+            client_config=resolve_client_config("scripted", server.base_url, "EMPTY"),
+            workers=1,
+        )
         try:
             predicted = list(PredictStage(context).run([_record(n) for n in CASES], 0, 1))
             verified = list(VerifyStage(context).run(accepted(predicted), 0, 1))
@@ -113,8 +150,10 @@ def test_predict_verify_revise_assemble_on_the_final_answer(data_dir: Path,
     for name in ("o-tags", "o-field", "o-harmony"):
         thought = CASES[name][2]
         message = codeio_record(revised[name])["messages"][1]
-        assert message == {"role": "assistant",
-                           "content": f"<think>\n{thought.thought}\n</think>\n\n{thought.final}"}
+        assert message == {
+            "role": "assistant",
+            "content": f"<think>\n{thought.thought}\n</think>\n\n{thought.final}",
+        }
     pp = codeio_pp_record(wrong)["messages"][1]["content"]
     assert pp.startswith(f"<think>\n{CASES['o-draft-right'][2].thought}\n</think>")
     assert wrong["feedback_1"] in pp and _json("output", 10) in pp

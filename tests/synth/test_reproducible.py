@@ -22,15 +22,24 @@ from .conftest import final_bytes, write_config
 reasoning_gym = pytest.importorskip("reasoning_gym")
 
 FUNCTIONS = 40
-COLUMNS = {"refcode": "code_sample", "problem_description": "task_description",
-           "io_requirements": "input_output_spec", "input_generator": "input_generator"}
+COLUMNS = {
+    "refcode": "code_sample",
+    "problem_description": "task_description",
+    "io_requirements": "input_output_spec",
+    "input_generator": "input_generator",
+}
 
 
 def _config(out: Path, **extra: object) -> dict[str, object]:
     data = Path(reasoning_gym.__file__).parent / "data" / "codeio.jsonl.gz"
-    return {"out": str(out), "workers": 2, "shard_size": 5,
-            "sources": [{"path": str(data), "limit": FUNCTIONS, "columns": COLUMNS}],
-            "stages": ["collect", "prompts", "assemble"], **extra}
+    return {
+        "out": str(out),
+        "workers": 2,
+        "shard_size": 5,
+        "sources": [{"path": str(data), "limit": FUNCTIONS, "columns": COLUMNS}],
+        "stages": ["collect", "prompts", "assemble"],
+        **extra,
+    }
 
 
 def _everything(out: Path) -> dict[str, bytes]:
@@ -41,9 +50,11 @@ def _everything(out: Path) -> dict[str, bytes]:
 
 
 def _cli(config: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([str(Path(sys.executable).parent / "execlens"), "synth", "run",
-                             str(config), "--quiet"], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [str(Path(sys.executable).parent / "execlens"), "synth", "run", str(config), "--quiet"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -56,8 +67,9 @@ def first_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     return files
 
 
-def test_a_killed_and_resumed_run_is_byte_identical(first_run: dict[str, bytes],
-                                                    tmp_path: Path) -> None:
+def test_a_killed_and_resumed_run_is_byte_identical(
+    first_run: dict[str, bytes], tmp_path: Path
+) -> None:
     config = write_config(tmp_path / "run.yaml", _config(tmp_path / "out"))
     process = _cli(config)
     markers = tmp_path / "out" / ".done" / "collect"
@@ -75,13 +87,13 @@ def test_a_killed_and_resumed_run_is_byte_identical(first_run: dict[str, bytes],
     assert _everything(tmp_path / "out") == first_run
 
 
-def test_the_ray_executor_is_byte_identical(first_run: dict[str, bytes],
-                                            tmp_path: Path) -> None:
+def test_the_ray_executor_is_byte_identical(first_run: dict[str, bytes], tmp_path: Path) -> None:
     ray = pytest.importorskip("ray")
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
-        config = load_config(write_config(tmp_path / "run.yaml",
-                                          _config(tmp_path / "out", executor="ray")))
+        config = load_config(
+            write_config(tmp_path / "run.yaml", _config(tmp_path / "out", executor="ray"))
+        )
         run_pipeline(config, progress=False)
     finally:
         ray.shutdown()

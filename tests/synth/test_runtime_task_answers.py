@@ -52,8 +52,13 @@ def _collected(limit: int = 6) -> list[dict[str, Any]]:
         given = dict(zip(names, call.args))
         if not all(isinstance(v, (int, str, list, dict, bool)) for v in given.values()):
             continue  # CodeI/O inputs are JSON values
-        records.append({"id": row["id"], "refcode": row["code"].replace(
-            "def f(", "def main_solution(", 1), "pairs": [{"input": given, "output": None}]})
+        records.append(
+            {
+                "id": row["id"],
+                "refcode": row["code"].replace("def f(", "def main_solution(", 1),
+                "pairs": [{"input": given, "output": None}],
+            }
+        )
         if len(records) == limit:
             break
     return records
@@ -61,11 +66,18 @@ def _collected(limit: int = 6) -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def synthesized() -> dict[str, list[dict[str, Any]]]:
-    config = SynthConfig.model_validate({
-        "out": "unused", "sources": [{"path": str(DATA / "cruxeval" / "cruxeval.jsonl")}],
-        "stages": ["collect", "runtime-tasks"],
-        "runtime_tasks": {"kinds": list(KINDS), "pairs_per_function": 1,
-                          "max_tasks_per_pair": 2}})
+    config = SynthConfig.model_validate(
+        {
+            "out": "unused",
+            "sources": [{"path": str(DATA / "cruxeval" / "cruxeval.jsonl")}],
+            "stages": ["collect", "runtime-tasks"],
+            "runtime_tasks": {
+                "kinds": list(KINDS),
+                "pairs_per_function": 1,
+                "max_tasks_per_pair": 2,
+            },
+        }
+    )
     stage = RuntimeTasksStage(StageContext(config))
     records = list(stage.run(_collected(), 0, 1))
     by_kind: dict[str, list[dict[str, Any]]] = {kind: [] for kind in KINDS}
@@ -76,7 +88,8 @@ def synthesized() -> dict[str, list[dict[str, Any]]]:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_synthesized_answer_earns_the_maximum_reward_and_the_benchmark_reads_it(
-        synthesized: dict[str, list[dict[str, Any]]], kind: str) -> None:
+    synthesized: dict[str, list[dict[str, Any]]], kind: str
+) -> None:
     records = synthesized[kind]
     assert records, f"no {kind} task was synthesized"
     benchmark = get_benchmark("runtime")
@@ -84,8 +97,7 @@ def test_a_synthesized_answer_earns_the_maximum_reward_and_the_benchmark_reads_i
     truths = [r["ground_truth"] for r in records]
     answers = [r["messages"][-1]["content"] for r in records]
     assert all(a.startswith("[ANSWER]") and a.endswith("[/ANSWER]") for a in answers)
-    trl = ExeclensReward()(prompts=["?"] * len(records), completions=answers,
-                           ground_truth=truths)
+    trl = ExeclensReward()(prompts=["?"] * len(records), completions=answers, ground_truth=truths)
     assert trl == [best] * len(records), list(zip(answers, trl))
     for truth, answer in zip(truths, answers):
         assert compute_score("execlens", answer, truth)["score"] == best, answer

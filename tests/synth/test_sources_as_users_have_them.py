@@ -16,8 +16,12 @@ from execlens.synth import ConfigError, SourceConfig, load_source
 reasoning_gym = pytest.importorskip("reasoning_gym")
 
 DATA = Path(reasoning_gym.__file__).parent / "data"
-COLUMNS = {"refcode": "code_sample", "problem_description": "task_description",
-           "io_requirements": "input_output_spec", "input_generator": "input_generator"}
+COLUMNS = {
+    "refcode": "code_sample",
+    "problem_description": "task_description",
+    "io_requirements": "input_output_spec",
+    "input_generator": "input_generator",
+}
 
 
 def _first(name: str, count: int) -> list[dict]:
@@ -36,8 +40,7 @@ def test_reasoning_gym_files_read_in_place_with_a_mapping(name: str) -> None:
     assert [r["entry"] for r in records] == ["collect"] * 5
     assert [r["refcode"] for r in records] == [e["code_sample"] for e in expected]
     assert [r["input_generator"] for r in records] == [e["input_generator"] for e in expected]
-    assert [r["problem_description"] for r in records] == [e["task_description"]
-                                                          for e in expected]
+    assert [r["problem_description"] for r in records] == [e["task_description"] for e in expected]
     assert [r["io_requirements"] for r in records] == [e["input_output_spec"] for e in expected]
 
 
@@ -57,8 +60,9 @@ def test_json_parquet_and_datasets_directory_give_the_same_records(tmp_path: Pat
     datasets.Dataset.from_list(rows).save_to_disk(str(tmp_path / "saved"))
     seen = {}
     for name in ("d.json", "d.json.gz", "d.jsonl", "d.parquet", "saved"):
-        records = load_source(SourceConfig(path=tmp_path / name, columns=COLUMNS, limit=4,
-                                           name="d"))
+        records = load_source(
+            SourceConfig(path=tmp_path / name, columns=COLUMNS, limit=4, name="d")
+        )
         seen[name] = [{k: v for k, v in r.items() if k != "meta"} for r in records]
     assert len(seen["d.json"]) == 4
     assert all(value == seen["d.json"] for value in seen.values())
@@ -69,9 +73,8 @@ def test_a_limit_reads_only_what_it_needs(tmp_path: Path) -> None:
     (the damaged rest is never read); without the limit the damage is named."""
     lines = "".join(json.dumps(r) + "\n" for r in _first("codeio.jsonl.gz", 40)).encode()
     whole = gzip.compress(lines)
-    (tmp_path / "cut.jsonl.gz").write_bytes(whole[:len(whole) // 2])
-    records = load_source(SourceConfig(path=tmp_path / "cut.jsonl.gz", columns=COLUMNS,
-                                       limit=3))
+    (tmp_path / "cut.jsonl.gz").write_bytes(whole[: len(whole) // 2])
+    records = load_source(SourceConfig(path=tmp_path / "cut.jsonl.gz", columns=COLUMNS, limit=3))
     assert [r["entry"] for r in records] == ["collect"] * 3
     with pytest.raises(ConfigError, match="not a readable gzip file"):
         load_source(SourceConfig(path=tmp_path / "cut.jsonl.gz", columns=COLUMNS))
@@ -88,13 +91,16 @@ def test_without_a_mapping_the_error_names_the_columns_and_the_fix() -> None:
 
 
 def test_a_generator_in_an_unmapped_column_is_named(tmp_path: Path) -> None:
-    rows = [{"refcode": r["code_sample"], "gen": r["input_generator"]}
-            for r in _first("codeio.jsonl.gz", 3)]
+    rows = [
+        {"refcode": r["code_sample"], "gen": r["input_generator"]}
+        for r in _first("codeio.jsonl.gz", 3)
+    ]
     (tmp_path / "g.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     with pytest.raises(ConfigError, match=r"3 no_input_generator.*columns: \{input_generator"):
         load_source(SourceConfig(path=tmp_path / "g.jsonl"))
-    records = load_source(SourceConfig(path=tmp_path / "g.jsonl",
-                                       columns={"input_generator": "gen"}))
+    records = load_source(
+        SourceConfig(path=tmp_path / "g.jsonl", columns={"input_generator": "gen"})
+    )
     assert [r["entry"] for r in records] == ["collect"] * 3
 
 

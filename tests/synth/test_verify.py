@@ -7,11 +7,13 @@ from __future__ import annotations
 from execlens.engine import Engine, Limits
 from execlens.synth import SYNTH_PRELOAD, prediction_task, verify_predictions
 
-_CODE = ("def main_solution(n):\n"
-         "    if n == 7:\n        import sys; sys.exit(0)\n"
-         "    if n == 8:\n        import os; os._exit(0)\n"
-         "    if n == 9:\n        while True: pass\n"
-         "    return sqrt(n) if n > 100 else n * 2\n")  # sqrt from the import prefix
+_CODE = (
+    "def main_solution(n):\n"
+    "    if n == 7:\n        import sys; sys.exit(0)\n"
+    "    if n == 8:\n        import os; os._exit(0)\n"
+    "    if n == 9:\n        while True: pass\n"
+    "    return sqrt(n) if n > 100 else n * 2\n"
+)  # sqrt from the import prefix
 
 
 def Check(kind: str, text: str, code: str, given: object, output: object) -> tuple:
@@ -38,9 +40,12 @@ def test_labels_of_input_and_output_predictions() -> None:
         Check("o", '{"output": 5}', _CODE, {"n": 3}, 6),
     ]
     with Engine(workers=2, preload=SYNTH_PRELOAD) as engine:
-        verdicts = verify_predictions(engine, [task for task, _ in checks],
-                                      [text for _, text in checks],
-                                      limits=Limits(wall_time=1.0, memory_mb=256))
+        verdicts = verify_predictions(
+            engine,
+            [task for task, _ in checks],
+            [text for _, text in checks],
+            limits=Limits(wall_time=1.0, memory_mb=256),
+        )
     labels = [v["label"] for v in verdicts]
     assert labels[:3] == ["success", "mismatch", "exception"]
     assert verdicts[2]["exception_type"] == "TypeError"

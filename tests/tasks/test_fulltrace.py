@@ -23,7 +23,7 @@ from execlens.tasks import (
 from execlens.tasks.prompts import answer_instruction, render_answer
 
 # CoCoNUT's tracer, run in the sandbox: line events of the program's own frames.
-ORACLE = '''
+ORACLE = """
 import sys
 def oracle(source, call):
     namespace = {}
@@ -41,7 +41,7 @@ def oracle(source, call):
     finally:
         sys.settrace(None)
     return lines
-'''
+"""
 
 
 def _settrace_lines(engine: Engine, source: str, call: str) -> list[int]:
@@ -57,8 +57,11 @@ def _plain(source: str) -> bool:
     folded = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)
     if any(isinstance(node, folded) for node in ast.walk(tree)):
         return False
-    return all(node.lineno == node.end_lineno for node in ast.walk(tree)
-               if isinstance(node, ast.stmt) and not hasattr(node, "body"))
+    return all(
+        node.lineno == node.end_lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.stmt) and not hasattr(node, "body")
+    )
 
 
 @pytest.fixture(scope="module")
@@ -66,19 +69,22 @@ def cruxeval(data_dir: Path) -> list[RuntimeProgram]:
     return list(load_programs(str(data_dir / "cruxeval" / "cruxeval.jsonl")))[:60]
 
 
-def test_cruxeval_traces_are_settraces_line_events(cruxeval: list[RuntimeProgram],
-                                                   engine: Engine) -> None:
+def test_cruxeval_traces_are_settraces_line_events(
+    cruxeval: list[RuntimeProgram], engine: Engine
+) -> None:
     tasks = build_tasks(cruxeval, engine=engine, kinds=("trace",))
     assert tasks and all(t.kind == "trace" and t.call for t in tasks)
     plain = [t for t in tasks if _plain(t.program)]
     assert len(plain) >= 10
     for task in plain:
-        assert task.reference == _settrace_lines(engine, task.program, str(task.call)), \
+        assert task.reference == _settrace_lines(engine, task.program, str(task.call)), (
             task.problem_id
+        )
     # Every trace starts inside the called function, never at its def line.
     for task in tasks:
-        defs = {n.lineno for n in ast.walk(ast.parse(task.program))
-                if isinstance(n, ast.FunctionDef)}
+        defs = {
+            n.lineno for n in ast.walk(ast.parse(task.program)) if isinstance(n, ast.FunctionDef)
+        }
         assert task.reference[0] not in defs
     # Asked only when named: the default kinds are unchanged.
     assert not [t for t in build_tasks(cruxeval[:3], engine=engine) if t.kind == "trace"]
@@ -86,17 +92,24 @@ def test_cruxeval_traces_are_settraces_line_events(cruxeval: list[RuntimeProgram
 
 def test_loop_header_recursion_and_the_documented_differences(engine: Engine) -> None:
     programs = [
-        ("def simple_loop(x):\n    for i in range(3):\n        print(i+x)\n    return i\n",
-         "simple_loop(5)", [2, 3, 2, 3, 2, 3, 2, 4]),
-        ("def g(n):\n    if n <= 1:\n        return 1\n    return n * g(n-1)\n", "g(3)",
-         [2, 4, 2, 4, 2, 3]),
+        (
+            "def simple_loop(x):\n    for i in range(3):\n        print(i+x)\n    return i\n",
+            "simple_loop(5)",
+            [2, 3, 2, 3, 2, 3, 2, 4],
+        ),
+        (
+            "def g(n):\n    if n <= 1:\n        return 1\n    return n * g(n-1)\n",
+            "g(3)",
+            [2, 4, 2, 4, 2, 3],
+        ),
         # settrace repeats a comprehension's line per iteration; we keep one step.
         ("def h(xs):\n    return [x for x in xs if x]\n", "h([1, 0, 2])", [2]),
         # settrace also reports the continuation line; we keep the statement's first.
         ("def k(xs):\n    total = sum(\n        xs)\n    return total\n", "k([1])", [2, 4]),
     ]
-    runs = [RuntimeProgram("t", f"p{i}", 0, src, call=call)
-            for i, (src, call, _) in enumerate(programs)]
+    runs = [
+        RuntimeProgram("t", f"p{i}", 0, src, call=call) for i, (src, call, _) in enumerate(programs)
+    ]
     tasks = {t.problem_id: t for t in build_tasks(runs, engine=engine, kinds=("trace",))}
     for i, (source, call, expected) in enumerate(programs):
         assert tasks[f"p{i}"].reference == expected
@@ -109,8 +122,10 @@ def test_answer_form_numbering_and_task_checks() -> None:
     task = Task("trace", "def f(x):\n    return x\n", [2], call="f(1)")
     assert render_answer(task) == "[ANSWER][2][/ANSWER]"
     assert "[2, 3, 2, 4]" in answer_instruction("trace")
-    assert numbered_program("def f(x):\n\n    return x\n") == \
-        "def f(x):  # 1\n  # 2\n    return x  # 3"
+    assert (
+        numbered_program("def f(x):\n\n    return x\n")
+        == "def f(x):  # 1\n  # 2\n    return x  # 3"
+    )
     assert Task.from_json(task.to_json()) == task
     with pytest.raises(TaskError, match="executed line numbers"):
         Task("trace", "def f(x):\n    return x\n", "[2]", call="f(1)")
@@ -134,6 +149,6 @@ def test_judge_is_exact_on_ints_and_credits_the_right_prefix() -> None:
         base = step_credit(right[:cut] + [99], right)
         assert step_credit(right[:cut] + [99] + [2, 3] * 5, right) <= base
         longer = right[:cut] + [4, 2, 3] * 4
-        assert step_credit(longer, right) <= step_credit(longer[:len(right)], right)
+        assert step_credit(longer, right) <= step_credit(longer[: len(right)], right)
     assert step_credit(right + [2], right) < 1.0
     assert json.dumps(wrong.to_dict())  # JSON-ready data

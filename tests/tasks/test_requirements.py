@@ -26,8 +26,9 @@ def test_a_module_the_host_has_is_missing_for_a_bare_program_env(bare_python: st
     assert skip_reason(source, python=bare_python) == "needs numpy (not installed)"
 
 
-def test_the_program_python_variable_is_the_default(bare_python: str,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_program_python_variable_is_the_default(
+    bare_python: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("EXECLENS_PROGRAM_PYTHON", bare_python)
     assert missing_modules("import numpy\n") == ["numpy"]
     monkeypatch.setenv("EXECLENS_PROGRAM_PYTHON", sys.executable)
@@ -35,8 +36,7 @@ def test_the_program_python_variable_is_the_default(bare_python: str,
 
 
 def test_stdlib_and_unparsable_sources_need_nothing(bare_python: str) -> None:
-    assert missing_modules("import os, re\nfrom itertools import chain\n",
-                           python=bare_python) == []
+    assert missing_modules("import os, re\nfrom itertools import chain\n", python=bare_python) == []
     assert missing_modules("def broken(:\n", python=bare_python) == []
     assert missing_modules(None, "", python=bare_python) == []
 
@@ -47,4 +47,5 @@ def test_an_unusable_interpreter_falls_back_to_this_one(tmp_path: Path) -> None:
     fake.chmod(0o755)
     assert missing_modules("import numpy\n", python=str(fake)) == []
     assert missing_modules("import no_such_module_xyz\n", python=str(fake)) == [
-        "no_such_module_xyz"]
+        "no_such_module_xyz"
+    ]

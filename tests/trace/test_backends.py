@@ -22,7 +22,7 @@ from execlens.bench.reval import load_reval_problems as load_reval
 SRC = str(Path(execlens.__file__).resolve().parents[1])
 
 # Runs in the newer interpreter: every input under both backends, both modes.
-_DRIVER = r'''
+_DRIVER = r"""
 import json, sys
 from execlens.trace._recorder import Recorder, statement_line_map
 
@@ -71,7 +71,7 @@ for item in items:
         unrunnable.append(item["key"])
 print(json.dumps({"version": list(sys.version_info[:2]), "differing": differing,
                   "compared": len(items) - len(unrunnable), "unrunnable": unrunnable}))
-'''
+"""
 
 # Programs whose events differ most between the two APIs.
 EDGE_PROGRAMS = {
@@ -79,18 +79,21 @@ EDGE_PROGRAMS = {
         "def inner(x):\n    y = x + 1\n    raise ValueError(y)\n"
         "def outer(x):\n    z = 1\n    return inner(x)\n"
         "def f(x):\n    try:\n        return outer(x)\n"
-        "    except ValueError:\n        return -1\n"),
+        "    except ValueError:\n        return -1\n"
+    ),
     "uncaught exception": "def g(x):\n    raise KeyError(x)\ndef f(x):\n    return g(x)\n",
     "generator closed early": "def f(x):\n    return all(int(c) % 2 == 1 for c in str(x))\n",
     "generator resumed": (
         "def gen(n):\n    for i in range(n):\n        yield i\n"
-        "def f(x):\n    return [v for v in gen(x)] + list(zip(gen(3), [1]))\n"),
+        "def f(x):\n    return [v for v in gen(x)] + list(zip(gen(3), [1]))\n"
+    ),
     "one-line loop": "def f(x):\n    t = 0\n    for i in range(x): t += i\n    return t\n",
     "inlined comprehension": "def f(x):\n    return [i * i for i in range(x) if i % 2]\n",
     "recursion on one line": "def f(x):\n    return 1 if x <= 1 else x * f(x - 1)\n",
     "while loop with break": (
         "def f(x):\n    i = 0\n    while True:\n        i += 1\n        if i > x:\n"
-        "            break\n    return i\n"),
+        "            break\n    return i\n"
+    ),
 }
 
 
@@ -106,7 +109,10 @@ def _newer_pythons() -> list[str]:
         try:
             version = subprocess.run(
                 [str(path), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
-                capture_output=True, text=True, timeout=30).stdout.strip()
+                capture_output=True,
+                text=True,
+                timeout=30,
+            ).stdout.strip()
         except (OSError, subprocess.TimeoutExpired):
             continue
         if version and tuple(map(int, version.split("."))) >= (3, 12):
@@ -116,14 +122,21 @@ def _newer_pythons() -> list[str]:
 
 NEWER = _newer_pythons()
 needs_newer = pytest.mark.skipif(
-    not NEWER, reason="no Python >= 3.12 found (python3.12/3.13/3.14 on PATH or under "
-                      "$PYENV_ROOT/versions): sys.monitoring cannot be exercised")
+    not NEWER,
+    reason="no Python >= 3.12 found (python3.12/3.13/3.14 on PATH or under "
+    "$PYENV_ROOT/versions): sys.monitoring cannot be exercised",
+)
 
 
 def _compare(python: str, items: list[dict[str, str | None]]) -> dict:
-    done = subprocess.run([python, "-c", _DRIVER], input=json.dumps(items),
-                          capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "PYTHONPATH": SRC})
+    done = subprocess.run(
+        [python, "-c", _DRIVER],
+        input=json.dumps(items),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": SRC},
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -150,9 +163,16 @@ def test_backends_agree_on_every_reval_input(python: str, data_dir: Path) -> Non
         if problem.skip_reason:
             continue
         for item in problem.runs:
-            items.append({"key": item.key, "code": problem.code, "call": item.call,
-                          "test": problem.test, "test_class": item.test_class,
-                          "test_method": item.test_method})
+            items.append(
+                {
+                    "key": item.key,
+                    "code": problem.code,
+                    "call": item.call,
+                    "test": problem.test,
+                    "test_class": item.test_class,
+                    "test_method": item.test_method,
+                }
+            )
     assert len(items) == 978
     report = _compare(python, items)
     # Only programs importing what a bare interpreter lacks (numpy) are left out.

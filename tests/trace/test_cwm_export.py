@@ -61,10 +61,9 @@ def test_cruxeval_exports_match_the_traces(cruxeval: list[tuple[Any, Any]]) -> N
                 _, value = body.split(CWM_TOKENS["arg"], 1)
                 assert isinstance(json.loads(value), str)
         # The entry function's def line is marked in the context.
-        context = text[len(CWM_TOKENS["context"]):].split(CWM_TOKENS["frame"], 1)[0]
+        context = text[len(CWM_TOKENS["context"]) :].split(CWM_TOKENS["frame"], 1)[0]
         assert context.count("# << START_OF_TRACE") == 1
-        assert "def f(" in next(line for line in context.splitlines()
-                                if "START_OF_TRACE" in line)
+        assert "def f(" in next(line for line in context.splitlines() if "START_OF_TRACE" in line)
 
 
 def test_the_final_return_carries_the_output(cruxeval: list[tuple[Any, Any]]) -> None:
@@ -81,7 +80,7 @@ def test_the_final_return_carries_the_output(cruxeval: list[tuple[Any, Any]]) ->
     assert checked > RUNS // 2
 
 
-_PROGRAM = '''class A:
+_PROGRAM = """class A:
     pass
 def g(x):
     if x < 0:
@@ -95,7 +94,7 @@ def f(n):
     except ValueError:
         pass
     return n
-'''
+"""
 
 
 def test_exceptions_objects_and_comprehensions(engine: Any) -> None:
@@ -134,26 +133,60 @@ def test_the_trace_verb_writes_cwm_jsonl(tmp_path: Path) -> None:
     import sys
 
     shipped = Path(__file__).resolve().parents[2] / "src/execlens/bench/reval/data"
-    rows = [json.loads(line) for line in
-            (shipped / "DREval_data.jsonl").read_text().splitlines()[:2]]
+    rows = [
+        json.loads(line) for line in (shipped / "DREval_data.jsonl").read_text().splitlines()[:2]
+    ]
     ids = {row["task_id"] for row in rows}
     data = tmp_path / "data"
     data.mkdir()
     (data / "DREval_data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    tasks = [line for line in (shipped / "DREval_tasks.jsonl").read_text().splitlines()
-             if json.loads(line)["task_id"] in ids]
+    tasks = [
+        line
+        for line in (shipped / "DREval_tasks.jsonl").read_text().splitlines()
+        if json.loads(line)["task_id"] in ids
+    ]
     (data / "DREval_tasks.jsonl").write_text("\n".join(tasks) + "\n")
     out = tmp_path / "out"
-    done = subprocess.run([sys.executable, "-m", "execlens", "trace", str(data), "--format",
-                           "cwm", "--out", str(out), "--no-progress"],
-                          check=False, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "execlens",
+            "trace",
+            str(data),
+            "--format",
+            "cwm",
+            "--out",
+            str(out),
+            "--no-progress",
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     cwm = [json.loads(line) for line in (out / "cwm.jsonl").read_text().splitlines()]
     executions = (out / "executions.jsonl").read_text().splitlines()
     assert len(cwm) == len(executions) > 0
     assert all(row["cwm"].endswith(CWM_TOKENS["end"]) for row in cwm)
-    refused = subprocess.run([sys.executable, "-m", "execlens", "trace", str(data),
-                              "--format", "cwm", "--mode", "reval", "--out",
-                              str(tmp_path / "no")], check=False, capture_output=True,
-                             text=True, timeout=120)
+    refused = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "execlens",
+            "trace",
+            str(data),
+            "--format",
+            "cwm",
+            "--mode",
+            "reval",
+            "--out",
+            str(tmp_path / "no"),
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert refused.returncode != 0 and "cwm needs --mode exact" in refused.stderr

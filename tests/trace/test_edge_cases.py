@@ -15,30 +15,17 @@ from execlens.engine import Engine
 from execlens.trace import Trace, TraceLimits, trace_program
 from execlens.values import NIL
 
-pytestmark = pytest.mark.skipif(sys.version_info[:2] != (3, 11),
-                                reason="expectations are CPython 3.11's line events")
+pytestmark = pytest.mark.skipif(
+    sys.version_info[:2] != (3, 11), reason="expectations are CPython 3.11's line events"
+)
 
 RECURSION = "def fact(n):\n    return 1 if n <= 1 else n * fact(n - 1)\n"
 
-ONE_LINE_LOOP = (
-    "def f(xs):\n"
-    "    total = 0\n"
-    "    for x in xs: total += x\n"
-    "    return total\n"
-)
+ONE_LINE_LOOP = "def f(xs):\n    total = 0\n    for x in xs: total += x\n    return total\n"
 
-COMPREHENSION = (
-    "def g(xs):\n"
-    "    ys = [x * 2 for x in xs]\n"
-    "    return ys\n"
-)
+COMPREHENSION = "def g(xs):\n    ys = [x * 2 for x in xs]\n    return ys\n"
 
-LAMBDA = (
-    "def h(xs):\n"
-    "    key = lambda v: -v\n"
-    "    ys = sorted(xs, key=key)\n"
-    "    return ys\n"
-)
+LAMBDA = "def h(xs):\n    key = lambda v: -v\n    ys = sorted(xs, key=key)\n    return ys\n"
 
 EXCEPTION = (
     "def k(x):\n"
@@ -50,12 +37,7 @@ EXCEPTION = (
 )
 
 RETURN_OWN_LINE = (
-    "def inc(v):\n"
-    "    w = v + 1\n"
-    "    return w\n"
-    "def outer(a):\n"
-    "    b = a * 2\n"
-    "    return inc(b)\n"
+    "def inc(v):\n    w = v + 1\n    return w\ndef outer(a):\n    b = a * 2\n    return inc(b)\n"
 )
 
 CLASS = (
@@ -75,12 +57,7 @@ CLASS_TEST = (
     "        self.assertEqual(self.c.inc(), 1)\n"
 )
 
-MULTI_LINE = (
-    "def p(a):\n"
-    "    b = max(a,\n"
-    "            3)\n"
-    "    return b\n"
-)
+MULTI_LINE = "def p(a):\n    b = max(a,\n            3)\n    return b\n"
 
 
 def _trace(engine: Engine, program: str, call: str, mode: str) -> Trace:
@@ -121,8 +98,10 @@ def test_comprehension(tracing_engine: Engine) -> None:
     # reval: the list comprehension's frame overwrites g's state on line 2.
     assert reval.lines == [1, 2]
     assert reval.locals_at(0) == {"x": {"__type__": "int", "__value__": 2}}
-    assert reval.return_value(0) == {"__type__": "list", "__value__": [
-        {"__type__": "int", "__value__": 2}, {"__type__": "int", "__value__": 4}]}
+    assert reval.return_value(0) == {
+        "__type__": "list",
+        "__value__": [{"__type__": "int", "__value__": 2}, {"__type__": "int", "__value__": 4}],
+    }
     # exact: the comprehension belongs to g's step.
     assert exact.lines == [1, 2]
     assert set(exact.locals_at(0) or {}) == {"xs"}
@@ -155,8 +134,9 @@ def test_exception_caught_and_uncaught(tracing_engine: Engine) -> None:
         assert not trace.covered(1) and trace.covered(3) and trace.covered(5)
         assert trace.next_lines(3) == {4}
         raised = [trace.exception_at(s) for s in trace.occurrences(3)]
-        assert raised == [{"__type__": "type", "__kind__": "opaque",
-                           "__value__": "ZeroDivisionError"}]
+        assert raised == [
+            {"__type__": "type", "__kind__": "opaque", "__value__": "ZeroDivisionError"}
+        ]
         assert trace.states("y", 5) == [-1]
         failed = _trace(tracing_engine, "def m(x):\n    return 1 // x\n", "m(0)", mode)
         assert failed.status == "exception"
@@ -185,10 +165,12 @@ def test_return_on_its_own_line(tracing_engine: Engine) -> None:
 
 
 def test_classeval_setup(tracing_engine: Engine) -> None:
-    reval = trace_program(tracing_engine, CLASS, test=CLASS_TEST, test_class="CounterTest",
-                          mode="reval")
-    exact = trace_program(tracing_engine, CLASS, test=CLASS_TEST, test_class="CounterTest",
-                          mode="exact")
+    reval = trace_program(
+        tracing_engine, CLASS, test=CLASS_TEST, test_class="CounterTest", mode="reval"
+    )
+    exact = trace_program(
+        tracing_engine, CLASS, test=CLASS_TEST, test_class="CounterTest", mode="exact"
+    )
     assert reval.ok and exact.ok
     # REval runs setUp before installing its tracer: __init__ never shows.
     assert not reval.covered(3)
@@ -214,11 +196,13 @@ def test_multi_line_statement(tracing_engine: Engine) -> None:
 
 
 def test_generator_frames(tracing_engine: Engine) -> None:
-    program = ("def gen(n):\n"
-               "    for i in range(n):\n"
-               "        yield i\n"
-               "def total():\n"
-               "    return sum(gen(2))\n")
+    program = (
+        "def gen(n):\n"
+        "    for i in range(n):\n"
+        "        yield i\n"
+        "def total():\n"
+        "    return sum(gen(2))\n"
+    )
     exact = _trace(tracing_engine, program, "total()", "exact")
     assert exact.output == 1
     # A yield does not end the generator's frame: its next line is its own loop.
@@ -232,14 +216,16 @@ def test_generator_frames(tracing_engine: Engine) -> None:
 def test_caps_truncate_but_keep_what_was_recorded(tracing_engine: Engine) -> None:
     program = "def spin(n):\n    s = 0\n    for i in range(n):\n        s += i\n    return s\n"
     for mode in ("reval", "exact"):
-        trace = trace_program(tracing_engine, program, "spin(10000)", mode=mode,
-                              limits=TraceLimits(max_steps=50))
+        trace = trace_program(
+            tracing_engine, program, "spin(10000)", mode=mode, limits=TraceLimits(max_steps=50)
+        )
         assert trace.ok and trace.output == sum(range(10000))
         assert trace.truncated == "steps"
         assert 0 < len(trace.steps) <= 50
         assert trace.covered(4)
-        states_capped = trace_program(tracing_engine, program, "spin(100)", mode=mode,
-                                      limits=TraceLimits(max_states=10))
+        states_capped = trace_program(
+            tracing_engine, program, "spin(100)", mode=mode, limits=TraceLimits(max_states=10)
+        )
         assert states_capped.truncated == "states"
         assert len(states_capped.steps) > 10  # lines still recorded past the state cap
 

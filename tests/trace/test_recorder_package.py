@@ -21,27 +21,41 @@ TRACE = Path(execlens.trace.__file__).resolve().parent
 
 # What importing the runner loads from execlens.trace, exactly.
 RUNNER_MODULES = [
-    "execlens.trace", "execlens.trace._recorder", "execlens.trace._recorder._core",
-    "execlens.trace._recorder._fingerprint", "execlens.trace._recorder._monitoring",
-    "execlens.trace._recorder._settrace", "execlens.trace._recorder._values",
+    "execlens.trace",
+    "execlens.trace._recorder",
+    "execlens.trace._recorder._core",
+    "execlens.trace._recorder._fingerprint",
+    "execlens.trace._recorder._monitoring",
+    "execlens.trace._recorder._settrace",
+    "execlens.trace._recorder._values",
     "execlens.trace._runner",
 ]
 
 
 def test_the_runner_loads_only_the_recorder_it_runs() -> None:
-    probe = ("import sys, json; import execlens.trace._runner; "
-             "print(json.dumps(sorted(m for m in sys.modules if m.startswith('execlens.trace'))"
-             " + ['ast' if 'ast' in sys.modules else '-']))")
-    done = subprocess.run([sys.executable, "-B", "-s", "-c", probe], capture_output=True,
-                          text=True, timeout=120, env={"PYTHONPATH": str(SRC)}, check=True)
+    probe = (
+        "import sys, json; import execlens.trace._runner; "
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('execlens.trace'))"
+        " + ['ast' if 'ast' in sys.modules else '-']))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-B", "-s", "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": str(SRC)},
+        check=True,
+    )
     loaded = json.loads(done.stdout)
     assert loaded[:-1] == RUNNER_MODULES
     assert loaded[-1] == "-", "the runner pulled in ast (the line map belongs to the host)"
 
 
 def test_no_trace_module_is_over_600_lines() -> None:
-    sizes = {str(path.relative_to(TRACE)): len(path.read_text(encoding="utf-8").splitlines())
-             for path in TRACE.rglob("*.py")}
+    sizes = {
+        str(path.relative_to(TRACE)): len(path.read_text(encoding="utf-8").splitlines())
+        for path in TRACE.rglob("*.py")
+    }
     assert len(sizes) >= 10
     assert {name: size for name, size in sizes.items() if size > 600} == {}
 

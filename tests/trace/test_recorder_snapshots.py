@@ -24,7 +24,7 @@ from execlens.trace._recorder._fingerprint import _SkipCache
 from execlens.trace._recorder._values import _ENCODE_CAPS
 from execlens.values import encode
 
-PROGRAM = '''
+PROGRAM = """
 import collections
 
 class Point:
@@ -128,9 +128,9 @@ def specials(n):
     cx = 1 + 2j
     r = range(n)
     return len(floats), ints, pair, len(loop), cx, r
-'''
+"""
 
-NUMPY_PROGRAM = '''
+NUMPY_PROGRAM = """
 import numpy as np
 
 def arrays(n):
@@ -145,23 +145,29 @@ def arrays(n):
     flag = np.bool_(True)
     count = np.int64(3)
     return float(total), m.tolist(), bool(flag), int(count)
-'''
+"""
 
 CALLS = ["lists(8)", "rebinding(3)", "objects(4)", "frames(4)", "specials(3)"]
 
 
 def _fresh(f_locals: dict[str, Any], skip: _SkipCache) -> dict[str, str]:
     """Every local the recorder keeps, encoded from scratch, as canonical JSON."""
-    return {name: json.dumps(encode(value, _ENCODE_CAPS), sort_keys=True)
-            for name, value in f_locals.items() if not skip[type(value)]}
+    return {
+        name: json.dumps(encode(value, _ENCODE_CAPS), sort_keys=True)
+        for name, value in f_locals.items()
+        if not skip[type(value)]
+    }
 
 
 def _record(program: str, call: str, mode: str) -> tuple[Recorder, list[tuple[int, dict]]]:
     """Run ``call`` under a recorder whose every snapshot is paired with a fresh one."""
     namespace: dict[str, Any] = {"__name__": "__main__"}
     exec(compile(program, "<program>", "exec"), namespace)  # noqa: S102 - our own code
-    recorder = Recorder(mode=mode, line_map=statement_line_map(program) if mode == "exact"
-                        else None, limits=Limits(max_states=10**6))
+    recorder = Recorder(
+        mode=mode,
+        line_map=statement_line_map(program) if mode == "exact" else None,
+        limits=Limits(max_states=10**6),
+    )
     pairs: list[tuple[int, dict]] = []
     skip = _SkipCache()
     original_start = recorder.start
@@ -199,8 +205,9 @@ def _check(program: str, call: str, mode: str) -> int:
     assert pairs and record["truncated"] is None
     for index, fresh in pairs:
         assert index >= 0
-        recorded = {name: json.dumps(values[i], sort_keys=True)
-                    for name, i in snapshots[index].items()}
+        recorded = {
+            name: json.dumps(values[i], sort_keys=True) for name, i in snapshots[index].items()
+        }
         assert recorded == fresh, (call, mode)
     return len(pairs)
 
@@ -218,12 +225,14 @@ def test_numpy_values_are_reencoded_when_they_change(mode: str) -> None:
 
 
 def test_unchanged_lines_share_one_snapshot() -> None:
-    program = ("def f(n):\n"
-               "    total = 0\n"
-               "    for i in range(n):\n"
-               "        if i < 0:\n"
-               "            total += 1\n"
-               "    return total\n")
+    program = (
+        "def f(n):\n"
+        "    total = 0\n"
+        "    for i in range(n):\n"
+        "        if i < 0:\n"
+        "            total += 1\n"
+        "    return total\n"
+    )
     recorder, pairs = _record(program, "f(3)", "exact")
     indices = [index for index, _ in pairs]
     # The ``if`` line changes nothing: its step reuses the ``for`` line's snapshot.

@@ -21,7 +21,8 @@ def local_server() -> Iterator[LocalModelServer]:
     if reason is not None:
         message = f"embedded local model unavailable: {reason}"
         if os.environ.get("EXECLENS_REQUIRE_LOCAL_MODEL") or os.environ.get(
-                "EXECLENS_REQUIRE_DATA"):
+            "EXECLENS_REQUIRE_DATA"
+        ):
             pytest.fail(message)
         pytest.skip(message)
     with LocalModelServer() as server:

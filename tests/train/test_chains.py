@@ -14,53 +14,75 @@ import pytest
 from execlens.models import LocalModelServer
 from execlens.rewards import Task, export_tasks, score
 
-PROGRAMS = ["def f(x):\n    return x\n", "def f(x):\n    return x + 1\n",
-            "def f(s):\n    return s + 'a'\n"]
+PROGRAMS = [
+    "def f(x):\n    return x\n",
+    "def f(x):\n    return x + 1\n",
+    "def f(s):\n    return s + 'a'\n",
+]
 
 
 def _tasks() -> list[Task]:
-    out = [Task("output", PROGRAMS[0], "3", call="f(3)", id="o0"),
-           Task("output", PROGRAMS[1], "5", call="f(4)", id="o1"),
-           Task("output", PROGRAMS[2], "'ba'", call="f('b')", id="o2")]
-    inp = [Task("input", PROGRAMS[0], "3", id="i0"),
-           Task("input", PROGRAMS[1], "5", id="i1")]
+    out = [
+        Task("output", PROGRAMS[0], "3", call="f(3)", id="o0"),
+        Task("output", PROGRAMS[1], "5", call="f(4)", id="o1"),
+        Task("output", PROGRAMS[2], "'ba'", call="f('b')", id="o2"),
+    ]
+    inp = [Task("input", PROGRAMS[0], "3", id="i0"), Task("input", PROGRAMS[1], "5", id="i1")]
     return out + inp
 
 
 @pytest.mark.slow
-def test_chains_cli_against_the_embedded_server(local_server: LocalModelServer,
-                                                tmp_path: Path) -> None:
+def test_chains_cli_against_the_embedded_server(
+    local_server: LocalModelServer, tmp_path: Path
+) -> None:
     tasks = _tasks()
     export_tasks(tasks, tmp_path / "export", formats=["trl"])
     served = local_server.start().client_config()
-    config = {"kind": "chains", "model": served.model, "base_url": served.base_url,
-              "data": "export", "output_dir": "chains", "samples": 2, "temperature": 0.8,
-              "max_tokens": 64}
+    config = {
+        "kind": "chains",
+        "model": served.model,
+        "base_url": served.base_url,
+        "data": "export",
+        "output_dir": "chains",
+        "samples": 2,
+        "temperature": 0.8,
+        "max_tokens": 64,
+    }
     (tmp_path / "chains.json").write_text(json.dumps(config))
     env = {**os.environ, "EXECLENS_CACHE_DIR": str(tmp_path / "cache")}
-    result = subprocess.run([sys.executable, "-m", "execlens", "train", "chains",
-                             str(tmp_path / "chains.json")], capture_output=True, text=True,
-                            timeout=600, env=env)
+    result = subprocess.run(
+        [sys.executable, "-m", "execlens", "train", "chains", str(tmp_path / "chains.json")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     stats = json.loads((tmp_path / "chains" / "chains.stats.json").read_text())
     # Every task was asked `samples` times, counted under its kind.
     assert stats["sampled"] == {"output": 6, "input": 4}
     assert stats["failed_requests"] == 0
-    rows = [json.loads(line) for line in
-            (tmp_path / "chains" / "chains.jsonl").read_text().splitlines()]
+    rows = [
+        json.loads(line) for line in (tmp_path / "chains" / "chains.jsonl").read_text().splitlines()
+    ]
     assert len(rows) == sum(stats["accepted"].values())
     for kind, rate in stats["acceptance"].items():
         assert rate == stats["accepted"].get(kind, 0) / stats["sampled"][kind]
         assert f"  {kind}: {stats['accepted'].get(kind, 0)}/{stats['sampled'][kind]}" in (
-            result.stdout)
+            result.stdout
+        )
     by_id = {t.id: t for t in tasks}
     for row in rows:
         # SFT-ready: the task's question, then the teacher's chain -- which really passes.
         assert [m["role"] for m in row["messages"]] == ["system", "user", "assistant"]
         assert score(by_id[row["task_id"]], row["messages"][-1]["content"]).passed
     # A rerun asks nothing again: every sample comes from the request cache.
-    again = subprocess.run([sys.executable, "-m", "execlens", "train", "chains",
-                            str(tmp_path / "chains.json")], capture_output=True, text=True,
-                           timeout=600, env=env)
+    again = subprocess.run(
+        [sys.executable, "-m", "execlens", "train", "chains", str(tmp_path / "chains.json")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
     assert again.returncode == 0, again.stderr[-3000:]
     assert json.loads((tmp_path / "chains" / "chains.stats.json").read_text()) == stats

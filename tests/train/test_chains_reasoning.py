@@ -36,21 +36,26 @@ def _answer(value: int) -> str:
 # Per task (its argument): how the teacher answers, and what the run must make of it.
 CASES: dict[int, tuple[str | Thought, str]] = {
     # right final after a wrong draft, in three shapes: accepted
-    1: (Thought(f"f(1): 1 * 3 ... [ANSWER]{4}[/ANSWER]? no, 3.", _answer(3), "tags"),
-        "accepted"),
+    1: (Thought(f"f(1): 1 * 3 ... [ANSWER]{4}[/ANSWER]? no, 3.", _answer(3), "tags"), "accepted"),
     2: (Thought(f"Draft: [ANSWER]{5}[/ANSWER]. Recount: 6.", _answer(6), "field"), "accepted"),
     3: (Thought(f"Maybe [ANSWER]{8}[/ANSWER]; no: 9.", _answer(9), "harmony"), "accepted"),
     # right draft, wrong final: rejected as the wrong answer it is
     4: (Thought(f"It is [ANSWER]{12}[/ANSWER].", _answer(13), "tags"), "wrong:value"),
     5: (Thought(f"It is [ANSWER]{15}[/ANSWER].", _answer(16), "field"), "wrong:value"),
     # the answer only inside the thought
-    6: (Thought(f"It is [ANSWER]{18}[/ANSWER].", "That is my answer.", "tags"),
-        "answer_only_in_reasoning"),
+    6: (
+        Thought(f"It is [ANSWER]{18}[/ANSWER].", "That is my answer.", "tags"),
+        "answer_only_in_reasoning",
+    ),
     # a thought the token limit cut, its draft right: no answer
-    7: (Thought(f"[ANSWER]{21}[/ANSWER] " + "checking " * MAX_TOKENS, _answer(21), "tags"),
-        "truncated_in_reasoning"),
-    8: (Thought(f"[ANSWER]{24}[/ANSWER] " + "checking " * MAX_TOKENS, _answer(24), "field"),
-        "truncated_in_reasoning"),
+    7: (
+        Thought(f"[ANSWER]{21}[/ANSWER] " + "checking " * MAX_TOKENS, _answer(21), "tags"),
+        "truncated_in_reasoning",
+    ),
+    8: (
+        Thought(f"[ANSWER]{24}[/ANSWER] " + "checking " * MAX_TOKENS, _answer(24), "field"),
+        "truncated_in_reasoning",
+    ),
     # no reasoning at all: the whole response is the target
     9: (_answer(27), "accepted"),
 }
@@ -69,13 +74,25 @@ def test_chains_judge_the_final_answer_and_keep_the_thought(tmp_path: Path) -> N
     export_tasks(tasks, tmp_path / "export", formats=["trl"])
     env = {**os.environ, "EXECLENS_CACHE_DIR": str(tmp_path / "cache")}
     with StandInModel(_reply) as server:
-        config = {"kind": "chains", "model": "thinker", "base_url": server.base_url,
-                  "data": "export", "output_dir": "chains", "samples": 1,
-                  "max_tokens": MAX_TOKENS}
+        config = {
+            "kind": "chains",
+            "model": "thinker",
+            "base_url": server.base_url,
+            "data": "export",
+            "output_dir": "chains",
+            "samples": 1,
+            "max_tokens": MAX_TOKENS,
+        }
         (tmp_path / "chains.json").write_text(json.dumps(config))
-        result = subprocess.run([sys.executable, "-m", "execlens", "train", "chains",
-                                 str(tmp_path / "chains.json")], capture_output=True,
-                                text=True, timeout=600, env=env, cwd=tmp_path, check=False)
+        result = subprocess.run(
+            [sys.executable, "-m", "execlens", "train", "chains", str(tmp_path / "chains.json")],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env=env,
+            cwd=tmp_path,
+            check=False,
+        )
     assert result.returncode == 0, result.stderr[-3000:]
     stats = json.loads((tmp_path / "chains" / "chains.stats.json").read_text())
     expected: dict[str, int] = {}
@@ -85,8 +102,10 @@ def test_chains_judge_the_final_answer_and_keep_the_thought(tmp_path: Path) -> N
     assert stats["rejected"] == expected
     assert stats["accepted"] == {"output": 4} and stats["sampled"] == {"output": len(CASES)}
 
-    rows = {row["task_id"]: row for row in map(json.loads, (
-        tmp_path / "chains" / "chains.jsonl").read_text().splitlines())}
+    rows = {
+        row["task_id"]: row
+        for row in map(json.loads, (tmp_path / "chains" / "chains.jsonl").read_text().splitlines())
+    }
     assert sorted(rows) == ["o1", "o2", "o3", "o9"]
     by_id = {t.id: t for t in tasks}
     for task_id, row in rows.items():

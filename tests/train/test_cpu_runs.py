@@ -37,15 +37,27 @@ def test_conversion_is_cached_and_keyed_by_the_gguf_hash(model_dir: Path) -> Non
 
 @pytest.mark.slow
 def test_two_sft_steps(model_dir: Path, tmp_path: Path) -> None:
-    rows = [{"messages": [{"role": "user", "content": f"What does f({i}) return for "
-                                                      f"def f(x): return x + 1?"},
-                          {"role": "assistant", "content": f"[ANSWER]{i + 1}[/ANSWER]"}]}
-            for i in range(8)]
+    rows = [
+        {
+            "messages": [
+                {"role": "user", "content": f"What does f({i}) return for def f(x): return x + 1?"},
+                {"role": "assistant", "content": f"[ANSWER]{i + 1}[/ANSWER]"},
+            ]
+        }
+        for i in range(8)
+    ]
     data = tmp_path / "chains.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    result = run_sft(SFTRunConfig(data=str(data), output_dir=str(tmp_path / "out"),
-                                  max_steps=2, per_device_train_batch_size=2, max_length=64,
-                                  torch_threads=1))
+    result = run_sft(
+        SFTRunConfig(
+            data=str(data),
+            output_dir=str(tmp_path / "out"),
+            max_steps=2,
+            per_device_train_batch_size=2,
+            max_length=64,
+            torch_threads=1,
+        )
+    )
     assert result.steps == 2
     losses = [h["loss"] for h in result.log_history if "loss" in h]
     assert len(losses) == 2 and all(loss > 0 for loss in losses)
@@ -54,20 +66,33 @@ def test_two_sft_steps(model_dir: Path, tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_two_grpo_steps_call_the_reward(model_dir: Path, tmp_path: Path) -> None:
-    tasks = [Task("output", "def f(x):\n    return x + 1\n", repr(i + 1), call=f"f({i})",
-                        id=f"t{i}") for i in range(8)]
+    tasks = [
+        Task("output", "def f(x):\n    return x + 1\n", repr(i + 1), call=f"f({i})", id=f"t{i}")
+        for i in range(8)
+    ]
     export_tasks(tasks, tmp_path / "data", formats=["trl"])
-    result = run_grpo(GRPORunConfig(data=str(tmp_path / "data"),
-                                    output_dir=str(tmp_path / "out"), max_steps=2,
-                                    per_device_train_batch_size=4, num_generations=2,
-                                    max_completion_length=8, format_weight=0.5,
-                                    use_vllm=False, torch_threads=1))
+    result = run_grpo(
+        GRPORunConfig(
+            data=str(tmp_path / "data"),
+            output_dir=str(tmp_path / "out"),
+            max_steps=2,
+            per_device_train_batch_size=4,
+            num_generations=2,
+            max_completion_length=8,
+            format_weight=0.5,
+            use_vllm=False,
+            torch_threads=1,
+        )
+    )
     assert result.steps == 2
     logged = [h for h in result.log_history if "rewards/execlens_reward/mean" in h]
     assert len(logged) == 2
     # The reward ran on every completion: its per-label counts add up to the batch.
     for entry in logged:
-        counts = {k: v for k, v in entry.items() if k.startswith("execlens_reward/")
-                  and "pass_rate" not in k}
+        counts = {
+            k: v
+            for k, v in entry.items()
+            if k.startswith("execlens_reward/") and "pass_rate" not in k
+        }
         assert sum(counts.values()) == 4, entry
         assert "rewards/execlens_format_reward/mean" in entry

@@ -31,17 +31,30 @@ def model_dir() -> Path:
 
 @pytest.mark.slow
 def test_sft_resumes_from_its_last_checkpoint(model_dir: Path, tmp_path: Path) -> None:
-    rows = [{"messages": [{"role": "user", "content": f"f({i})?"},
-                          {"role": "assistant", "content": f"[ANSWER]{i + 1}[/ANSWER]"}]}
-            for i in range(8)]
+    rows = [
+        {
+            "messages": [
+                {"role": "user", "content": f"f({i})?"},
+                {"role": "assistant", "content": f"[ANSWER]{i + 1}[/ANSWER]"},
+            ]
+        }
+        for i in range(8)
+    ]
     data = tmp_path / "chains.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "out"
 
     def config(steps: int) -> SFTRunConfig:
-        return SFTRunConfig(data=str(data), output_dir=str(out), max_steps=steps,
-                            save_steps=1, per_device_train_batch_size=2, max_length=64,
-                            torch_threads=1, lora={"enabled": True, "r": 4, "alpha": 8})
+        return SFTRunConfig(
+            data=str(data),
+            output_dir=str(out),
+            max_steps=steps,
+            save_steps=1,
+            per_device_train_batch_size=2,
+            max_length=64,
+            torch_threads=1,
+            lora={"enabled": True, "r": 4, "alpha": 8},
+        )
 
     first = run_sft(config(1))
     assert first.resumed_from is None and first.steps == 1

@@ -33,8 +33,9 @@ CASES = [
 
 
 @pytest.mark.parametrize("predicted,reference,exact,python,tolerant", CASES)
-def test_modes(predicted: object, reference: object, exact: bool, python: bool,
-               tolerant: bool) -> None:
+def test_modes(
+    predicted: object, reference: object, exact: bool, python: bool, tolerant: bool
+) -> None:
     assert values_equal(predicted, reference, CompareMode.EXACT) is exact
     assert values_equal(predicted, reference, "python") is python
     assert values_equal(predicted, reference, "tolerant") is tolerant

@@ -25,12 +25,37 @@ from execlens.values import (
 )
 
 ROUND_TRIP = [
-    0, -7, 2**100, True, False, 1.5, -0.0, "", "héllo\n", None, [], [1, [2, [3]]], (), (1,),
-    (1, "a", None), {1, 2, 3}, frozenset({"a", "b"}), {}, {"a": 1}, {1: "x", (2, 3): [4]},
-    {None: True, 1.5: frozenset({1})}, b"\x00\xffabc", bytearray(b"xy"), 3 + 4j,
-    datetime.date(2024, 2, 29), datetime.datetime(2024, 1, 2, 3, 4, 5, 6),
-    datetime.time(1, 2, 3), datetime.timedelta(days=1, seconds=3),
-    decimal.Decimal("1.10"), fractions.Fraction(3, 7), range(1, 10, 2),
+    0,
+    -7,
+    2**100,
+    True,
+    False,
+    1.5,
+    -0.0,
+    "",
+    "héllo\n",
+    None,
+    [],
+    [1, [2, [3]]],
+    (),
+    (1,),
+    (1, "a", None),
+    {1, 2, 3},
+    frozenset({"a", "b"}),
+    {},
+    {"a": 1},
+    {1: "x", (2, 3): [4]},
+    {None: True, 1.5: frozenset({1})},
+    b"\x00\xffabc",
+    bytearray(b"xy"),
+    3 + 4j,
+    datetime.date(2024, 2, 29),
+    datetime.datetime(2024, 1, 2, 3, 4, 5, 6),
+    datetime.time(1, 2, 3),
+    datetime.timedelta(days=1, seconds=3),
+    decimal.Decimal("1.10"),
+    fractions.Fraction(3, 7),
+    range(1, 10, 2),
 ]
 
 
@@ -74,8 +99,11 @@ def test_set_envelopes_do_not_depend_on_hash_order() -> None:
 
 def test_container_subclasses_keep_their_name_and_base() -> None:
     Point = namedtuple("Point", "x y")
-    for value, base in ((OrderedDict(a=1), "dict"), (defaultdict(int, a=2), "dict"),
-                        (Point(1, 2), "tuple")):
+    for value, base in (
+        (OrderedDict(a=1), "dict"),
+        (defaultdict(int, a=2), "dict"),
+        (Point(1, 2), "tuple"),
+    ):
         envelope = encode(value)
         assert envelope["__type__"] == type(value).__name__
         assert envelope["__base__"] == base
@@ -144,15 +172,18 @@ def test_caps_truncate_with_an_explicit_marker() -> None:
     assert isinstance(text, Truncated) and text.partial == "abcde" and text.length == 8
     deep = encode([[[[[1]]]]], caps)
     assert "depth" in dumps(deep)
-    assert isinstance(decode(encode(10 ** 20000)), Truncated)
+    assert isinstance(decode(encode(10**20000)), Truncated)
 
 
 def test_cycles_are_cut() -> None:
     a: list[object] = [1]
     a.append(a)
     envelope = encode(a)
-    assert envelope["__value__"][1] == {"__type__": "list", "__truncated__": True,
-                                        "__reason__": "cycle"}
+    assert envelope["__value__"][1] == {
+        "__type__": "list",
+        "__truncated__": True,
+        "__reason__": "cycle",
+    }
 
 
 def test_truncated_values_never_compare_equal() -> None:

@@ -23,14 +23,36 @@ from execlens.values import AnswerParseError, ParsedCall, parse_call, parse_lite
 
 pytestmark = pytest.mark.timeout(120)
 
-KINDS = {"not_text", "empty", "too_long", "syntax", "name", "attribute", "boolop",
-         "comprehension", "call", "operator", "not_a_call", "not_literal", "multiple"}
+KINDS = {
+    "not_text",
+    "empty",
+    "too_long",
+    "syntax",
+    "name",
+    "attribute",
+    "boolop",
+    "comprehension",
+    "call",
+    "operator",
+    "not_a_call",
+    "not_literal",
+    "multiple",
+}
 
 FUZZ = settings.get_profile("execlens-fuzz")  # tests/values/conftest.py
 
 _BRACKETS = st.sampled_from(["[", "(", "{", "f(", "set(", "frozenset(", "-", "{'a': ", '{"a":'])
-_CLOSERS = {"[": "]", "(": ")", "{": "}", "f(": ")", "set(": ")", "frozenset(": ")",
-            "-": "", "{'a': ": "}", '{"a":': "}"}
+_CLOSERS = {
+    "[": "]",
+    "(": ")",
+    "{": "}",
+    "f(": ")",
+    "set(": ")",
+    "frozenset(": ")",
+    "-": "",
+    "{'a': ": "}",
+    '{"a":': "}",
+}
 
 # Text as models and files deliver it: any unicode, bytes decoded every lenient way,
 # and fragments of literal syntax glued together.
@@ -39,10 +61,42 @@ garbage_text = st.one_of(
     st.binary(max_size=300).map(lambda b: b.decode("utf-8", "replace")),
     st.binary(max_size=300).map(lambda b: b.decode("latin-1")),
     st.binary(max_size=300).map(lambda b: b.decode("utf-8", "surrogateescape")),
-    st.lists(st.sampled_from(["[", "]", "(", ")", "{", "}", ",", ":", "'", '"', "1", "-",
-                              "j", "e9", "nan", "None", "true", "null", "f", "set()", "*",
-                              "**", "lambda", "\\", "\n", " ", "\x00", "\udcff", "..."]),
-             max_size=60).map("".join),
+    st.lists(
+        st.sampled_from(
+            [
+                "[",
+                "]",
+                "(",
+                ")",
+                "{",
+                "}",
+                ",",
+                ":",
+                "'",
+                '"',
+                "1",
+                "-",
+                "j",
+                "e9",
+                "nan",
+                "None",
+                "true",
+                "null",
+                "f",
+                "set()",
+                "*",
+                "**",
+                "lambda",
+                "\\",
+                "\n",
+                " ",
+                "\x00",
+                "\udcff",
+                "...",
+            ]
+        ),
+        max_size=60,
+    ).map("".join),
 )
 
 
@@ -57,7 +111,7 @@ def deeply_nested(draw: st.DrawFn) -> str:
 
 
 huge_text = st.builds(
-    lambda n, filler, quote: (quote + filler * n + quote),
+    lambda n, filler, quote: quote + filler * n + quote,
     st.integers(min_value=10_000, max_value=260_000),
     st.sampled_from(["a", "9", "[", "é", "1,"]),
     st.sampled_from(["", "'", '"']),
@@ -65,16 +119,29 @@ huge_text = st.builds(
 
 # Everything that is not a str, where a str is expected.
 wrong_types = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.floats(), st.binary(max_size=20),
-    st.lists(st.integers(), max_size=5), st.dictionaries(st.text(max_size=5), st.integers(),
-                                                         max_size=3),
-    st.tuples(st.text(max_size=5)), st.builds(object), st.just(b"[1, 2]"), st.just(["1"]),
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(),
+    st.binary(max_size=20),
+    st.lists(st.integers(), max_size=5),
+    st.dictionaries(st.text(max_size=5), st.integers(), max_size=3),
+    st.tuples(st.text(max_size=5)),
+    st.builds(object),
+    st.just(b"[1, 2]"),
+    st.just(["1"]),
 )
 
 # Values with a literal form whose repr must parse back to themselves.
 literal_values = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=20),
-              st.binary(max_size=10), st.floats(allow_nan=False, allow_infinity=False)),
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.text(max_size=20),
+        st.binary(max_size=10),
+        st.floats(allow_nan=False, allow_infinity=False),
+    ),
     lambda inner: st.one_of(
         st.lists(inner, max_size=4),
         st.tuples(inner, inner),
@@ -129,8 +196,12 @@ def test_huge_answers_parse_or_are_refused(text: str) -> None:
 @FUZZ
 @given(wrong_types, st.one_of(st.none(), st.text(max_size=5), st.integers()))
 def test_wrong_types_are_refused_by_name(value: Any, name: Any) -> None:
-    for parse, kwargs in ((parse_literal, {}), (parse_literal, {"allow_json": False}),
-                          (parse_call, {}), (parse_call, {"name": name})):
+    for parse, kwargs in (
+        (parse_literal, {}),
+        (parse_literal, {"allow_json": False}),
+        (parse_call, {}),
+        (parse_call, {"name": name}),
+    ):
         with pytest.raises(AnswerParseError) as info:
             parse(value, **kwargs)
         assert info.value.kind == "not_text"
@@ -152,8 +223,16 @@ def test_reprs_of_literals_parse_back(value: Any) -> None:
 def test_floats_through_repr_and_json(number: float) -> None:
     text = repr(number) if math.isfinite(number) else f"float({str(number)!r})"
     assert parse_literal(text) == number
-    assert parse_literal("Infinity" if number == math.inf else "-Infinity"
-                         if number == -math.inf else repr(number)) == number
+    assert (
+        parse_literal(
+            "Infinity"
+            if number == math.inf
+            else "-Infinity"
+            if number == -math.inf
+            else repr(number)
+        )
+        == number
+    )
 
 
 def test_none_answer_is_named() -> None:

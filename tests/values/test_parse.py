@@ -9,19 +9,22 @@ import pytest
 from execlens.values import AnswerParseError, ParsedCall, parse_call, parse_literal
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("[1, 2, 3]", [1, 2, 3]),
-    ("  {'a': (1, 2)}  ", {"a": (1, 2)}),
-    ("-5", -5),
-    ("1+2j", 1 + 2j),
-    ("set()", set()),
-    ("frozenset({1, 2})", frozenset({1, 2})),
-    ("b'ab'", b"ab"),
-    ("'it''s'", "its"),
-    ('{"a": true, "b": null}', {"a": True, "b": None}),
-    ("true", True),
-    ("(1,)", (1,)),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("[1, 2, 3]", [1, 2, 3]),
+        ("  {'a': (1, 2)}  ", {"a": (1, 2)}),
+        ("-5", -5),
+        ("1+2j", 1 + 2j),
+        ("set()", set()),
+        ("frozenset({1, 2})", frozenset({1, 2})),
+        ("b'ab'", b"ab"),
+        ("'it''s'", "its"),
+        ('{"a": true, "b": null}', {"a": True, "b": None}),
+        ("true", True),
+        ("(1,)", (1,)),
+    ],
+)
 def test_literals(text: str, expected: object) -> None:
     assert parse_literal(text) == expected
     assert type(parse_literal(text)) is type(expected)
@@ -33,22 +36,25 @@ def test_nan_and_inf_constructors() -> None:
     assert math.isnan(parse_literal("NaN"))  # JSON's spelling
 
 
-@pytest.mark.parametrize("text,kind", [
-    ("", "empty"),
-    ("   ", "empty"),
-    ("[1, 2", "syntax"),
-    ("x", "name"),
-    ("os.system('rm -rf /')", "call"),
-    ("a.b", "attribute"),
-    ("[] or True", "boolop"),
-    ("[i for i in range(3)]", "comprehension"),
-    ("__import__('os')", "call"),
-    ("1 + 1", "operator"),
-    ("{**a}", "operator"),
-    ("lambda: 1", "operator"),
-    ("...", "not_literal"),
-    ("{[1]: 2}", "not_literal"),
-])
+@pytest.mark.parametrize(
+    "text,kind",
+    [
+        ("", "empty"),
+        ("   ", "empty"),
+        ("[1, 2", "syntax"),
+        ("x", "name"),
+        ("os.system('rm -rf /')", "call"),
+        ("a.b", "attribute"),
+        ("[] or True", "boolop"),
+        ("[i for i in range(3)]", "comprehension"),
+        ("__import__('os')", "call"),
+        ("1 + 1", "operator"),
+        ("{**a}", "operator"),
+        ("lambda: 1", "operator"),
+        ("...", "not_literal"),
+        ("{[1]: 2}", "not_literal"),
+    ],
+)
 def test_rejections_are_named(text: str, kind: str) -> None:
     with pytest.raises(AnswerParseError) as info:
         parse_literal(text)
@@ -61,17 +67,20 @@ def test_single_call_with_literal_arguments() -> None:
     assert parse_call("f(set(), x=-1)", name="f").args == (set(),)
 
 
-@pytest.mark.parametrize("text,kind", [
-    ("f([]) or True", "multiple"),
-    ("f(1) == 2", "multiple"),
-    ("f(g(1))", "call"),
-    ("f(x)", "name"),
-    ("f(*args)", "operator"),
-    ("f(**kw)", "operator"),
-    ("obj.f(1)", "attribute"),
-    ("[1]", "not_a_call"),
-    ("g(1)", "name"),
-])
+@pytest.mark.parametrize(
+    "text,kind",
+    [
+        ("f([]) or True", "multiple"),
+        ("f(1) == 2", "multiple"),
+        ("f(g(1))", "call"),
+        ("f(x)", "name"),
+        ("f(*args)", "operator"),
+        ("f(**kw)", "operator"),
+        ("obj.f(1)", "attribute"),
+        ("[1]", "not_a_call"),
+        ("g(1)", "name"),
+    ],
+)
 def test_call_rejections(text: str, kind: str) -> None:
     with pytest.raises(AnswerParseError) as info:
         parse_call(text, name="f")

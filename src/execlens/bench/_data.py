@@ -118,8 +118,9 @@ def read_records(path: Path) -> tuple[list[Row], list[RecordError]]:
         except json.JSONDecodeError as exc:
             raise DatasetUnavailableError(f"{source} is not valid JSON: {exc}") from exc
         except RecursionError:
-            raise DatasetUnavailableError(f"{source}: JSON nested too deeply to read; "
-                                          "is this the right file?") from None
+            raise DatasetUnavailableError(
+                f"{source}: JSON nested too deeply to read; is this the right file?"
+            ) from None
         if isinstance(data, dict) and isinstance(data.get("test"), list):
             data = data["test"]  # {"test": [...]}, a split-keyed export
         if not isinstance(data, list):
@@ -159,8 +160,9 @@ def read_records(path: Path) -> tuple[list[Row], list[RecordError]]:
     return rows, errors
 
 
-def hub_rows(name: str, config: str | None = None, split: str = "test", *,
-             revision: str | None = None) -> tuple[str, list[Row]]:
+def hub_rows(
+    name: str, config: str | None = None, split: str = "test", *, revision: str | None = None
+) -> tuple[str, list[Row]]:
     """Load ``name`` (``config``, ``split``) from the Hugging Face hub through ``datasets``.
 
     ``revision`` (a commit hash, tag or branch; default: the enclosing
@@ -173,8 +175,10 @@ def hub_rows(name: str, config: str | None = None, split: str = "test", *,
     revision = revision if revision is not None else active_revision()
     where = f"hf://{name}" + (f"/{config}" if config else "") + f":{split}"
     label = where + (f"@{revision}" if revision else "")
-    hint = ("pass a local copy with --data PATH (a .jsonl/.json/.parquet file, a directory, "
-            "or a datasets save_to_disk directory)")
+    hint = (
+        "pass a local copy with --data PATH (a .jsonl/.json/.parquet file, a directory, "
+        "or a datasets save_to_disk directory)"
+    )
     try:
         import datasets  # imported here: heavy, and only the hub path needs it
     except Exception as exc:  # ImportError, or a broken binary dependency (pyarrow/numpy)
@@ -297,7 +301,8 @@ def load_single_file_dataset(
     if revision is not None:
         raise DatasetUnavailableError(
             f"a revision ({revision}) pins a hub load, but {data} is a local copy: drop the "
-            "revision, or load the hub")
+            "revision, or load the hub"
+        )
     rows, errors, source = read_local_rows(data, local_names, what, split)
     result = parse(rows, source)
     result.errors = sorted(errors + result.errors, key=lambda e: e.line or 0)
@@ -311,15 +316,21 @@ def _not_this_dataset(result: LoadResult[T], what: str) -> LoadResult[T]:
         return result
     first = errors[0]
     if first.field and all(e.field == first.field and e.message == "missing" for e in errors):
-        result.errors = [RecordError(
-            result.source, None, first.field,
-            f"missing from every record: this is not {what} data; pass --data a file or "
-            f"datasets directory with {what}'s fields")]
+        result.errors = [
+            RecordError(
+                result.source,
+                None,
+                first.field,
+                f"missing from every record: this is not {what} data; pass --data a file or "
+                f"datasets directory with {what}'s fields",
+            )
+        ]
     return result
 
 
-def read_local_rows(data: str | Path, local_names: Sequence[str], what: str, split: str
-                    ) -> tuple[list[Row], list[RecordError], str]:
+def read_local_rows(
+    data: str | Path, local_names: Sequence[str], what: str, split: str
+) -> tuple[list[Row], list[RecordError], str]:
     """``(rows, unreadable-line errors, source label)`` of the local copy ``data``
     (see :func:`load_single_file_dataset` for what it may be)."""
     saved = _saved_dataset(data)
@@ -328,8 +339,11 @@ def read_local_rows(data: str | Path, local_names: Sequence[str], what: str, spl
         return rows, [], source
     paths = resolve_local(data, local_names, what, split)
     if paths[0].suffix == ".parquet":
-        return _parquet_rows(paths), [], str(paths[0] if len(paths) == 1 else
-                                             paths[0].parent / f"{split}*.parquet")
+        return (
+            _parquet_rows(paths),
+            [],
+            str(paths[0] if len(paths) == 1 else paths[0].parent / f"{split}*.parquet"),
+        )
     rows, errors = read_records(paths[0])
     return rows, errors, str(paths[0])
 
@@ -342,8 +356,9 @@ def _saved_dataset(data: str | Path) -> tuple[Path, str | None] | None:
     if "@" in Path(text).name:
         text, _, pin = text.rpartition("@")
     folder = Path(text).expanduser()
-    if folder.is_dir() and ((folder / "state.json").is_file()
-                            or (folder / "dataset_dict.json").is_file()):
+    if folder.is_dir() and (
+        (folder / "state.json").is_file() or (folder / "dataset_dict.json").is_file()
+    ):
         return folder, pin or None
     return None
 
@@ -357,22 +372,25 @@ def _saved_rows(folder: Path, pin: str | None, split: str) -> tuple[str, list[Ro
     try:
         import datasets  # heavy: only this path needs it
     except Exception as exc:  # ImportError, or a broken binary dependency
-        raise DatasetUnavailableError(f"cannot load {folder}: the `datasets` package failed to "
-                                      f"import ({type(exc).__name__}: {exc})") from exc
+        raise DatasetUnavailableError(
+            f"cannot load {folder}: the `datasets` package failed to "
+            f"import ({type(exc).__name__}: {exc})"
+        ) from exc
     try:
         loaded = datasets.load_from_disk(str(folder))
     except Exception as exc:  # a damaged or foreign folder
-        raise DatasetUnavailableError(f"cannot load the saved dataset {folder} "
-                                      f"({type(exc).__name__}: {exc})") from exc
+        raise DatasetUnavailableError(
+            f"cannot load the saved dataset {folder} ({type(exc).__name__}: {exc})"
+        ) from exc
     if isinstance(loaded, datasets.DatasetDict):
         if split not in loaded:
-            raise DatasetUnavailableError(f"{folder}: no split {split!r} "
-                                          f"(has {', '.join(loaded)})")
+            raise DatasetUnavailableError(f"{folder}: no split {split!r} (has {', '.join(loaded)})")
         loaded = loaded[split]
     fingerprint = str(loaded._fingerprint)
     if pin is not None and pin != fingerprint:
-        raise DatasetUnavailableError(f"{folder}: the saved dataset's fingerprint is "
-                                      f"{fingerprint}, not the pinned {pin}")
+        raise DatasetUnavailableError(
+            f"{folder}: the saved dataset's fingerprint is {fingerprint}, not the pinned {pin}"
+        )
     source = f"{folder} (saved dataset, fingerprint {fingerprint})"
     return source, [(i, dict(row)) for i, row in enumerate(loaded, 1)]
 
@@ -382,23 +400,30 @@ def _parquet_rows(paths: Sequence[Path]) -> list[Row]:
     try:
         import pyarrow.parquet as pq  # a dependency of datasets; only this path needs it
     except Exception as exc:  # ImportError, or a broken binary dependency
-        raise DatasetUnavailableError(f"cannot read {paths[0]}: pyarrow failed to import "
-                                      f"({type(exc).__name__}: {exc})") from exc
+        raise DatasetUnavailableError(
+            f"cannot read {paths[0]}: pyarrow failed to import ({type(exc).__name__}: {exc})"
+        ) from exc
     rows: list[Row] = []
     for path in paths:
         try:
             table = pq.read_table(path)
         except Exception as exc:  # ArrowInvalid (not Parquet), OSError
-            raise DatasetUnavailableError(f"{path} is not a readable Parquet file "
-                                          f"({type(exc).__name__}: {exc})") from exc
+            raise DatasetUnavailableError(
+                f"{path} is not a readable Parquet file ({type(exc).__name__}: {exc})"
+            ) from exc
         base = len(rows)
         rows.extend((base + i, row) for i, row in enumerate(table.to_pylist(), 1))
     return rows
 
 
-def parse_samples(rows: list[Row], source: str, build: Callable[[dict[str, Any]], T],
-                  *, key: Callable[[T], str] | None = None, key_field: str = "id",
-                  ) -> LoadResult[T]:
+def parse_samples(
+    rows: list[Row],
+    source: str,
+    build: Callable[[dict[str, Any]], T],
+    *,
+    key: Callable[[T], str] | None = None,
+    key_field: str = "id",
+) -> LoadResult[T]:
     """``build(row)`` for every row, in file order: a ``FieldError`` it raises, or a
     key seen before (``key(sample)``, default its ``sample_id``; reported under the
     record's ``key_field``), is that record's :class:`RecordError` and the rest load."""
@@ -413,16 +438,23 @@ def parse_samples(rows: list[Row], source: str, build: Callable[[dict[str, Any]]
             continue
         ident = key(sample) if key is not None else sample.sample_id  # type: ignore[attr-defined]
         if ident in seen:
-            errors.append(RecordError(source, line, key_field,
-                                      f"duplicate {key_field} {ident!r} (first at {seen[ident]})"))
+            errors.append(
+                RecordError(
+                    source,
+                    line,
+                    key_field,
+                    f"duplicate {key_field} {ident!r} (first at {seen[ident]})",
+                )
+            )
             continue
         seen[ident] = line
         out.append(sample)
     return LoadResult(out, errors, source)
 
 
-def resolve_local(path: str | Path, candidates: Sequence[str], what: str,
-                  split: str = "test") -> list[Path]:
+def resolve_local(
+    path: str | Path, candidates: Sequence[str], what: str, split: str = "test"
+) -> list[Path]:
     """The file(s) to read for ``--data PATH``: the path itself; in a directory, the first
     of ``candidates`` there, else its ``<split>*.parquet`` files (or those under
     ``data/``, the hub's layout), in name order."""

@@ -26,18 +26,27 @@ from ._score import ScoreRunResult, run_score
 __all__ = ["build_demo_reval", "run_demo", "run_shipped"]
 
 
-def run_shipped(out: Path, *, workers: int | None = None,
-                on_result: Callable[[ShippedRun, ScoreRunResult], None] | None = None
-                ) -> list[ScoreRunResult]:
+def run_shipped(
+    out: Path,
+    *,
+    workers: int | None = None,
+    on_result: Callable[[ShippedRun, ScoreRunResult], None] | None = None,
+) -> list[ScoreRunResult]:
     """Score every shipped official generations file into ``out/<label>``."""
     results: list[ScoreRunResult] = []
     for name in benchmark_names():
         bench = get_benchmark(name)
         for shipped in getattr(bench, "shipped_runs", list)():
             loaded = bench.read_generations(shipped.generations, shipped.data, None)
-            result = run_score(out / shipped.label, bench, loaded,
-                               generations_file=shipped.generations.name, workers=workers,
-                               model=shipped.model, temperature=shipped.temperature)
+            result = run_score(
+                out / shipped.label,
+                bench,
+                loaded,
+                generations_file=shipped.generations.name,
+                workers=workers,
+                model=shipped.model,
+                temperature=shipped.temperature,
+            )
             results.append(result)
             if on_result is not None:
                 on_result(shipped, result)
@@ -61,23 +70,49 @@ def build_demo_reval(cruxeval_file: Path, directory: Path) -> Path:
         rows = runs[str(example["id"])]
         code = str(example["code"])
         task_id = f"DREval/{number}"
-        problems.append({"task_id": task_id, "entry_point": "f", "code": code,
-                         "inputs": [f"({row['input']},)" for row in rows],
-                         "outputs": [row["output"] for row in rows], "test": None})
-        questions = [{"lineno": c.line, "var": c.variables[0]}
-                     for c in candidate_lines(code) if c.variables]
-        tasks.append({"task_id": task_id, "idx": number, "tasks": [
-            {"input_idx": i, "task": questions, "output_pred": f"assert f({row['input']}) == ??"}
-            for i, row in enumerate(rows)]})
+        problems.append(
+            {
+                "task_id": task_id,
+                "entry_point": "f",
+                "code": code,
+                "inputs": [f"({row['input']},)" for row in rows],
+                "outputs": [row["output"] for row in rows],
+                "test": None,
+            }
+        )
+        questions = [
+            {"lineno": c.line, "var": c.variables[0]} for c in candidate_lines(code) if c.variables
+        ]
+        tasks.append(
+            {
+                "task_id": task_id,
+                "idx": number,
+                "tasks": [
+                    {
+                        "input_idx": i,
+                        "task": questions,
+                        "output_pred": f"assert f({row['input']}) == ??",
+                    }
+                    for i, row in enumerate(rows)
+                ],
+            }
+        )
     directory.mkdir(parents=True, exist_ok=True)
     for name, records in (("DREval_data.jsonl", problems), ("DREval_tasks.jsonl", tasks)):
-        (directory / name).write_text("".join(json.dumps(r) + "\n" for r in records),
-                                      encoding="utf-8")
+        (directory / name).write_text(
+            "".join(json.dumps(r) + "\n" for r in records), encoding="utf-8"
+        )
     return directory
 
 
-def run_demo(out: Path, *, engine: Engine, model: str = "local", base_url: str | None = None,
-             on_result: Callable[[str, EvalResult], None] | None = None) -> list[EvalResult]:
+def run_demo(
+    out: Path,
+    *,
+    engine: Engine,
+    model: str = "local",
+    base_url: str | None = None,
+    on_result: Callable[[str, EvalResult], None] | None = None,
+) -> list[EvalResult]:
     """Every benchmark's demo evaluation into ``out/<label>``; returns their results."""
     results: list[EvalResult] = []
     for name in benchmark_names():
@@ -87,8 +122,17 @@ def run_demo(out: Path, *, engine: Engine, model: str = "local", base_url: str |
             continue
         plans: list[tuple[str, dict[str, Any]]] = hook(out / "data" / name, engine)
         for label, fields in plans:
-            config = EvalConfig(**{"prompt": "direct", "model": model, "base_url": base_url,
-                                   "n": 1, "temperature": 0.0, "max_tokens": 64, **fields})
+            config = EvalConfig(
+                **{
+                    "prompt": "direct",
+                    "model": model,
+                    "base_url": base_url,
+                    "n": 1,
+                    "temperature": 0.0,
+                    "max_tokens": 64,
+                    **fields,
+                }
+            )
             result = run_eval(config, out / label, show_progress=True)
             results.append(result)
             if on_result is not None:

@@ -141,8 +141,20 @@ class EvalConfig:
     def identity(self) -> dict[str, Any]:
         """What must match for a rerun to resume this run (not --limit: it may grow;
         ``run_eval`` adds the data's fingerprint, which holds ``data_revision``)."""
-        keys = ("benchmark", "task", "prompt", "model", "base_url", "n", "temperature",
-                "top_p", "max_tokens", "seed", "endpoint", "data")
+        keys = (
+            "benchmark",
+            "task",
+            "prompt",
+            "model",
+            "base_url",
+            "n",
+            "temperature",
+            "top_p",
+            "max_tokens",
+            "seed",
+            "endpoint",
+            "data",
+        )
         identity = {key: getattr(self, key) for key in keys}
         # Each absent at its default: runs from before the option still resume.
         if self.extra_body:
@@ -181,18 +193,26 @@ def check_config(config: EvalConfig) -> Benchmark:
         raise EvalError(str(exc)) from exc
     spec = bench.tasks.get(config.task)
     if spec is None:
-        raise EvalError(f"{bench.name} has no task {config.task!r} "
-                        f"(expected one of {', '.join(sorted(bench.tasks))})")
+        raise EvalError(
+            f"{bench.name} has no task {config.task!r} "
+            f"(expected one of {', '.join(sorted(bench.tasks))})"
+        )
     if config.prompt not in spec.styles:
-        raise EvalError(f"{bench.name}/{config.task} has no prompt {config.prompt!r} "
-                        f"(expected one of {', '.join(spec.styles)})")
+        raise EvalError(
+            f"{bench.name}/{config.task} has no prompt {config.prompt!r} "
+            f"(expected one of {', '.join(spec.styles)})"
+        )
     if config.endpoint not in ("chat", "completion"):
         raise EvalError("--endpoint must be 'chat' or 'completion'")
-    for name, value, low in (("--n", config.n, 1), ("--max-tokens", config.max_tokens, 1),
-                             ("--limit", config.limit, 0), ("--offset", config.offset, 0),
-                             ("--workers", config.workers, 1),
-                             ("--concurrency", config.max_concurrency, 1),
-                             ("--retries", config.retries, 0)):
+    for name, value, low in (
+        ("--n", config.n, 1),
+        ("--max-tokens", config.max_tokens, 1),
+        ("--limit", config.limit, 0),
+        ("--offset", config.offset, 0),
+        ("--workers", config.workers, 1),
+        ("--concurrency", config.max_concurrency, 1),
+        ("--retries", config.retries, 0),
+    ):
         if value is not None and value < low:
             raise EvalError(f"{name} must be at least {low}, got {value}")
     if config.temperature is not None and not 0.0 <= config.temperature <= 2.0:
@@ -203,8 +223,9 @@ def check_config(config: EvalConfig) -> Benchmark:
         raise EvalError(f"--reasoning must be auto, on or off, got {config.reasoning!r}")
     start, end = config.think_tags
     if not start.strip() or not end.strip() or start == end:
-        raise EvalError("--think-tags needs two different, non-empty tags, e.g. "
-                        "'<think>' '</think>'")
+        raise EvalError(
+            "--think-tags needs two different, non-empty tags, e.g. '<think>' '</think>'"
+        )
     if config.stop is not None and any(not stop for stop in config.stop):
         raise EvalError("--stop strings must not be empty (use --no-stop to send none)")
     try:
@@ -219,8 +240,10 @@ def check_config(config: EvalConfig) -> Benchmark:
         except PerturbUnsupported as exc:
             raise EvalError(str(exc)) from exc
         if getattr(bench, "perturb_target", None) is None:
-            raise EvalError(f"{bench.name} does not support --perturb "
-                            f"({getattr(bench, 'perturb_note', 'no perturb_target hook')})")
+            raise EvalError(
+                f"{bench.name} does not support --perturb "
+                f"({getattr(bench, 'perturb_note', 'no perturb_target hook')})"
+            )
     return bench
 
 
@@ -231,13 +254,13 @@ def _stops(config: EvalConfig, prompt: RenderedPrompt) -> tuple[str, ...]:
     return tuple(prompt.chat_stop if config.endpoint == "chat" else prompt.stop)
 
 
-def _sampling(config: EvalConfig, prompt: RenderedPrompt, thinking: bool = False
-              ) -> dict[str, Any]:
+def _sampling(config: EvalConfig, prompt: RenderedPrompt, thinking: bool = False) -> dict[str, Any]:
     defaults = prompt.sampling
     budget = defaults.reasoning_max_tokens if thinking else defaults.max_tokens
     return {
         "n": config.n if config.n is not None else defaults.n,
-        "temperature": config.temperature if config.temperature is not None
+        "temperature": config.temperature
+        if config.temperature is not None
         else defaults.temperature,
         "top_p": config.top_p if config.top_p is not None else (defaults.top_p or 1.0),
         "max_tokens": config.max_tokens if config.max_tokens is not None else budget,
@@ -248,8 +271,9 @@ def _sampling(config: EvalConfig, prompt: RenderedPrompt, thinking: bool = False
     }
 
 
-def _request(config: EvalConfig, prompt: RenderedPrompt, item_id: str,
-             thinking: bool = False) -> Any:
+def _request(
+    config: EvalConfig, prompt: RenderedPrompt, item_id: str, thinking: bool = False
+) -> Any:
     from execlens.models import GenerationRequest, SamplingParams
 
     params = SamplingParams(**_sampling(config, prompt, thinking))
@@ -266,9 +290,17 @@ def _prompt_record(config: EvalConfig, prompt: RenderedPrompt) -> dict[str, Any]
 
 def _units(plan: Sequence[tuple[str, list[Any]]]) -> list[Unit]:
     composite = len(plan) > 1
-    return [Unit(key=f"{task}:{item.sample_id}" if composite else str(item.sample_id),
-                 task=task, position=index, item=item, answers=[])
-            for task, items in plan for index, item in enumerate(items)]
+    return [
+        Unit(
+            key=f"{task}:{item.sample_id}" if composite else str(item.sample_id),
+            task=task,
+            position=index,
+            item=item,
+            answers=[],
+        )
+        for task, items in plan
+        for index, item in enumerate(items)
+    ]
 
 
 @dataclass
@@ -280,16 +312,25 @@ class _Generated:
 def _read(config: EvalConfig, completion: Any) -> ModelResponse:
     """One completion read once: its thought set apart from its final part."""
     shared = completion.choices_in_request > 1  # one request's usage covers several
-    return read_response(completion.text, reasoning=completion.reasoning,
-                         finish_reason=completion.finish_reason, mode=config.reasoning,
-                         think_tags=config.think_tags,
-                         completion_tokens=None if shared
-                         else completion.usage.completion_tokens)
+    return read_response(
+        completion.text,
+        reasoning=completion.reasoning,
+        finish_reason=completion.finish_reason,
+        mode=config.reasoning,
+        think_tags=config.think_tags,
+        completion_tokens=None if shared else completion.usage.completion_tokens,
+    )
 
 
-def _generate(client: Any, bench: Benchmark, units: Sequence[Unit], config: EvalConfig,
-              advance: Callable[[], None], thinking: bool,
-              answered: dict[str, Any] | None = None) -> _Generated:
+def _generate(
+    client: Any,
+    bench: Benchmark,
+    units: Sequence[Unit],
+    config: EvalConfig,
+    advance: Callable[[], None],
+    thinking: bool,
+    answered: dict[str, Any] | None = None,
+) -> _Generated:
     """Prompts → responses → answers for ``units``; failed requests are set apart.
 
     ``answered`` holds responses already in hand by unit key (the first prompt's, asked
@@ -322,9 +363,12 @@ def _generate(client: Any, bench: Benchmark, units: Sequence[Unit], config: Eval
         # sent none), so the official extraction sees the text it would have seen.
         stops = _stops(config, prompt)
         finals = [apply_stop(r.final, stops)[0] for r in read]
-        extracted = [bench.extract(final, unit.item, unit.task, config.prompt, flavor)
-                     if r.answerable else Extraction(text="", how=(), failure=r.status.value)
-                     for r, final in zip(read, finals)]
+        extracted = [
+            bench.extract(final, unit.item, unit.task, config.prompt, flavor)
+            if r.answerable
+            else Extraction(text="", how=(), failure=r.status.value)
+            for r, final in zip(read, finals)
+        ]
         unit.answers = finals if raw_scoring else [e.text for e in extracted]
         unit.extra = {
             "task": unit.task,
@@ -345,8 +389,9 @@ def _generate(client: Any, bench: Benchmark, units: Sequence[Unit], config: Eval
 _REASONING_FILE = "reasoning.json"
 
 
-def _detect_thinker(run: Any, client: Any, bench: Benchmark, unit: Unit,
-                    config: EvalConfig) -> tuple[dict[str, Any], Any]:
+def _detect_thinker(
+    run: Any, client: Any, bench: Benchmark, unit: Unit, config: EvalConfig
+) -> tuple[dict[str, Any], Any]:
     """``auto``: whether the model reasons, from its answer to the first prompt.
 
     The first request goes out as for any model; a thought in any shape (a reasoning
@@ -371,14 +416,16 @@ def _detect_thinker(run: Any, client: Any, bench: Benchmark, unit: Unit,
     return decision, (None if shapes else response)
 
 
-def _responses_summary(config: EvalConfig, records: Sequence[dict[str, Any]],
-                       thinking: bool, detection: dict[str, Any] | None,
-                       stops: Sequence[str]) -> tuple[dict[str, Any], list[str]]:
+def _responses_summary(
+    config: EvalConfig,
+    records: Sequence[dict[str, Any]],
+    thinking: bool,
+    detection: dict[str, Any] | None,
+    stops: Sequence[str],
+) -> tuple[dict[str, Any], list[str]]:
     """``results.json``'s account of how the model answered, and the warnings it calls for."""
-    statuses = Counter(status for record in records
-                       for status in record.get("response_status", ()))
-    extraction = Counter(failure for record in records
-                         for failure in record.get("extraction", ()))
+    statuses = Counter(status for record in records for status in record.get("response_status", ()))
+    extraction = Counter(failure for record in records for failure in record.get("extraction", ()))
     total = sum(statuses.values())
     no_answer = sum(count for failure, count in extraction.items() if failure != "ok")
     summary: dict[str, Any] = {
@@ -388,8 +435,9 @@ def _responses_summary(config: EvalConfig, records: Sequence[dict[str, Any]],
         "stop_applied_to_final": list(stops),
         "official_rule_applied_to": "final" if config.reasoning != "off" else "content",
         "generations": total,
-        "with_reasoning": sum(1 for record in records
-                              for thought in record.get("reasoning", ()) if thought),
+        "with_reasoning": sum(
+            1 for record in records for thought in record.get("reasoning", ()) if thought
+        ),
         "truncated": statuses.get("truncated", 0),
         "truncated_in_reasoning": statuses.get("truncated_in_reasoning", 0),
         "reasoning_only": statuses.get("reasoning_only", 0),
@@ -404,11 +452,14 @@ def _responses_summary(config: EvalConfig, records: Sequence[dict[str, Any]],
             flags.append(
                 f"{cut} of {total} generations were cut off by the token limit "
                 f"({summary['truncated_in_reasoning']} inside their reasoning, with no "
-                "answer): raise --max-tokens" + ("" if thinking else
-                                                 ", or pass --reasoning on for a thinker"))
+                "answer): raise --max-tokens"
+                + ("" if thinking else ", or pass --reasoning on for a thinker")
+            )
         if no_answer / total >= _WARN_RATE:
-            flags.append(f"{no_answer} of {total} generations gave no answer in the "
-                         "expected format (see extraction in samples.jsonl)")
+            flags.append(
+                f"{no_answer} of {total} generations gave no answer in the "
+                "expected format (see extraction in samples.jsonl)"
+            )
     return summary, flags
 
 
@@ -444,8 +495,9 @@ def _open_client(config: EvalConfig) -> Any:
     return open_client(config.model, config.base_url, no_cache=config.no_cache, **settings)
 
 
-def _perturb(bench: Benchmark, plan: Any, config: EvalConfig, engine: Engine | None
-             ) -> dict[str, Any]:
+def _perturb(
+    bench: Benchmark, plan: Any, config: EvalConfig, engine: Engine | None
+) -> dict[str, Any]:
     """``--perturb``: the plan with perturbed programs (under ``"plan"``) and the counts.
 
     Verification runs on ``engine`` or a small one of its own, closed here (scoring
@@ -460,17 +512,24 @@ def _perturb(bench: Benchmark, plan: Any, config: EvalConfig, engine: Engine | N
         else:
             from execlens.judge import scoring_engine
 
-            with scoring_engine(min(config.workers or 4, 4),
-                                preload=getattr(bench, "preload", ())) as own:
+            with scoring_engine(
+                min(config.workers or 4, 4), preload=getattr(bench, "preload", ())
+            ) as own:
                 plan, summary = perturb_plan(bench, plan, kinds, config.perturb_seed, own)
     except PerturbUnsupported as exc:
         raise EvalError(str(exc)) from exc
     return {**summary, "plan": plan}
 
 
-def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
-             show_progress: bool = True, engine: Engine | None = None,
-             warn: Callable[[str], None] | None = None) -> EvalResult:
+def run_eval(
+    config: EvalConfig,
+    out: Path,
+    *,
+    overwrite: bool = False,
+    show_progress: bool = True,
+    engine: Engine | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> EvalResult:
     """Run (or resume) one evaluation into ``out`` and return its results.
 
     ``warn(message)`` hears what the user should know before the run starts (hub data
@@ -515,8 +574,12 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
     _check_model(config)
     try:
         with ExitStack() as stack:
-            identity = {"verb": "eval", **config.identity(), "data_fingerprint": fingerprint,
-                        "program": program_identity(engine)}
+            identity = {
+                "verb": "eval",
+                **config.identity(),
+                "data_fingerprint": fingerprint,
+                "program": program_identity(engine),
+            }
             run = stack.enter_context(RunDir.open(out, identity, overwrite=overwrite))
             asked = scored = 0
             failed: Counter[str] = Counter()
@@ -524,8 +587,7 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
             def work(task: str, group: list[Unit]) -> list[dict[str, Any]]:
                 """One shard's pending units: asked, extracted, scored (failures left out)."""
                 nonlocal own_engine, scored
-                generated = _generate(client, bench, group, config, advance, thinking,
-                                      answered)
+                generated = _generate(client, bench, group, config, advance, thinking, answered)
                 failed.update(generated.failed)
                 if not generated.ok:
                     if generated.failed:  # not one answer in a whole shard: stop asking
@@ -535,9 +597,15 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
                     own_engine = scoring_engine_for(bench, config.workers)
                 if task not in contexts:
                     prepare = getattr(bench, "prepare", None)
-                    contexts[task] = None if prepare is None else prepare(
-                        [i for t, items in plan if t == task for i in items], task,
-                        engine or own_engine)
+                    contexts[task] = (
+                        None
+                        if prepare is None
+                        else prepare(
+                            [i for t, items in plan if t == task for i in items],
+                            task,
+                            engine or own_engine,
+                        )
+                    )
                 explain = getattr(bench, "explain", None)
                 if explain is not None:  # what the report shows beside each answer
                     for unit in generated.ok:
@@ -550,9 +618,13 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
                     scored += 1
                     scoring(resumed + scored)
 
-                return score_shard(generated.ok,
-                                   bench.scorers(task, config.prompt, contexts[task]), n=n,
-                                   engine=engine or own_engine, progress=advance_scoring)
+                return score_shard(
+                    generated.ok,
+                    bench.scorers(task, config.prompt, contexts[task]),
+                    n=n,
+                    engine=engine or own_engine,
+                    progress=advance_scoring,
+                )
 
             # The store's executor decides what is left (the one resume loop): a shard
             # lacking some of this run's units (--limit grew, a request failed) is redone
@@ -568,8 +640,7 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
             thinking = config.reasoning == "on"
             if config.reasoning == "auto":
                 if client is not None:
-                    detection, first_response = _detect_thinker(run, client, bench,
-                                                                 todo[0], config)
+                    detection, first_response = _detect_thinker(run, client, bench, todo[0], config)
                     if first_response is not None:
                         answered[todo[0].key] = first_response
                 elif run.file(_REASONING_FILE).exists():
@@ -588,31 +659,40 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
             except _ServerGaveNothing:
                 pass  # the failures are counted: reported below, the rest is kept
             if client is not None:
-                usage = {"requests": client.stats.requests,
-                         "cache_hits": client.stats.cache_hits}
+                usage = {"requests": client.stats.requests, "cache_hits": client.stats.cache_hits}
             if failed:
                 kinds = ", ".join(f"{count} {kind}" for kind, count in failed.most_common())
                 missing = len(todo) - scored
                 hints = [request_failure_hint(kind) for kind in failed]
                 if all(hints):  # the server refused the requests: a rerun would repeat it
-                    raise EvalError(f"{missing} of {len(units)} samples were refused by "
-                                    f"{config.base_url or config.model} ({kinds}): "
-                                    f"{'; '.join(dict.fromkeys(h for h in hints if h))}")
+                    raise EvalError(
+                        f"{missing} of {len(units)} samples were refused by "
+                        f"{config.base_url or config.model} ({kinds}): "
+                        f"{'; '.join(dict.fromkeys(h for h in hints if h))}"
+                    )
                 raise ModelRequestsFailed(
                     f"{missing} of {len(units)} samples got no answer from {config.model} "
                     f"({kinds}); they were not recorded -- rerun the same command to retry "
-                    f"them ({len(units) - missing} kept in {out})")
+                    f"them ({len(units) - missing} kept in {out})"
+                )
             final = run_records(executor)
             first_task = plan[0][0]
-            sampling = {k: v for k, v in _sampling(config, first_prompt, thinking).items()
-                        if k != "stop"}
-            responses, warnings = _responses_summary(config, final, thinking, detection,
-                                                     _stops(config, first_prompt))
+            sampling = {
+                k: v for k, v in _sampling(config, first_prompt, thinking).items() if k != "stop"
+            }
+            responses, warnings = _responses_summary(
+                config, final, thinking, detection, _stops(config, first_prompt)
+            )
             results: dict[str, Any] = {
-                "benchmark": bench.name, "task": config.task, "prompt": config.prompt,
-                "model": config.model, "endpoint": config.endpoint, "sampling": sampling,
-                **summarise(bench, final, first_task if len(plan) == 1 else config.task,
-                            bench.modes),
+                "benchmark": bench.name,
+                "task": config.task,
+                "prompt": config.prompt,
+                "model": config.model,
+                "endpoint": config.endpoint,
+                "sampling": sampling,
+                **summarise(
+                    bench, final, first_task if len(plan) == 1 else config.task, bench.modes
+                ),
             }
             results["responses"] = responses
             if perturbation is not None:
@@ -622,9 +702,14 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
             skipped = getattr(bench, "skipped", None)
             if skipped:  # items the benchmark will not ask, with the reason (REval: gensim)
                 results["skipped"] = dict(skipped)
-            attach_reference(results, benchmark=bench.name, task=config.task,
-                             model=config.model, temperature=sampling.get("temperature"),
-                             full_benchmark=config.limit is None and not config.offset)
+            attach_reference(
+                results,
+                benchmark=bench.name,
+                task=config.task,
+                model=config.model,
+                temperature=sampling.get("temperature"),
+                full_benchmark=config.limit is None and not config.offset,
+            )
             write_samples(run, final)
             run.write_json("results.json", results)
             from ._report import write_report
@@ -639,5 +724,13 @@ def run_eval(config: EvalConfig, out: Path, *, overwrite: bool = False,
     finally:
         if own_engine is not None:
             own_engine.close()
-    return EvalResult(out, results, report, usage["requests"], usage["cache_hits"],
-                      time.perf_counter() - started, scored, resumed)
+    return EvalResult(
+        out,
+        results,
+        report,
+        usage["requests"],
+        usage["cache_hits"],
+        time.perf_counter() - started,
+        scored,
+        resumed,
+    )

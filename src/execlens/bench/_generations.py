@@ -13,8 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-__all__ = ["GenerationsError", "check_generations", "match_generations",
-           "read_generations_json"]
+__all__ = ["GenerationsError", "check_generations", "match_generations", "read_generations_json"]
 
 T = TypeVar("T")
 
@@ -26,17 +25,21 @@ class GenerationsError(ValueError):
 def check_generations(generations: Any, source: str) -> dict[str, list[str]]:
     """Validate ``{id: [str, ...]}``; raises :class:`GenerationsError` naming the problem."""
     if not isinstance(generations, Mapping):
-        raise GenerationsError(f"{source}: expected a JSON object mapping sample ids to lists "
-                               f"of generations, got {type(generations).__name__}")
+        raise GenerationsError(
+            f"{source}: expected a JSON object mapping sample ids to lists "
+            f"of generations, got {type(generations).__name__}"
+        )
     checked: dict[str, list[str]] = {}
     for key, value in generations.items():
         if not isinstance(value, list):
-            raise GenerationsError(f"{source}: {key!r} must map to a list of strings, "
-                                   f"got {type(value).__name__}")
+            raise GenerationsError(
+                f"{source}: {key!r} must map to a list of strings, got {type(value).__name__}"
+            )
         for index, item in enumerate(value):
             if not isinstance(item, str):
-                raise GenerationsError(f"{source}: {key!r}[{index}] must be a string, "
-                                       f"got {type(item).__name__}")
+                raise GenerationsError(
+                    f"{source}: {key!r}[{index}] must be a string, got {type(item).__name__}"
+                )
         checked[str(key)] = value
     return checked
 
@@ -50,12 +53,14 @@ def read_generations_json(file: Path) -> Any:
     except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise GenerationsError(f"{file} is not valid JSON: {exc}") from exc
     except RecursionError:
-        raise GenerationsError(f"{file}: JSON nested too deeply to read; expected "
-                               "{sample_id: [generation, ...]}") from None
+        raise GenerationsError(
+            f"{file}: JSON nested too deeply to read; expected {{sample_id: [generation, ...]}}"
+        ) from None
 
 
-def match_generations(problems: Sequence[T], generations: Mapping[str, list[str]],
-                      source: str) -> list[tuple[T, list[str]]]:
+def match_generations(
+    problems: Sequence[T], generations: Mapping[str, list[str]], source: str
+) -> list[tuple[T, list[str]]]:
     """Pair every problem with its generations; every problem must have an entry.
 
     (The official scripts stop with an assertion when one is missing.)
@@ -63,8 +68,9 @@ def match_generations(problems: Sequence[T], generations: Mapping[str, list[str]
     missing = [_id(p) for p in problems if _id(p) not in generations]
     if missing:
         shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
-        raise GenerationsError(f"{source}: no generations for {len(missing)} of "
-                               f"{len(problems)} samples ({shown})")
+        raise GenerationsError(
+            f"{source}: no generations for {len(missing)} of {len(problems)} samples ({shown})"
+        )
     return [(p, list(generations[_id(p)])) for p in problems]
 
 

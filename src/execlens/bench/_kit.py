@@ -24,8 +24,7 @@ from .metrics import mean_pass_at_k
 if TYPE_CHECKING:
     from execlens.judge import ScorePlan, Scorer
 
-__all__ = ["PASS_AT", "ProblemScorer", "SampleBenchmark", "dataset_records",
-           "pass_at_k_metrics"]
+__all__ = ["PASS_AT", "ProblemScorer", "SampleBenchmark", "dataset_records", "pass_at_k_metrics"]
 
 #: The k's of pass@k the execution-prediction benchmarks report.
 PASS_AT = (1, 5)
@@ -48,8 +47,9 @@ class ProblemScorer:
         return self.inner.plan(self.to_problem(item), generations)
 
 
-def pass_at_k_metrics(records: Sequence[Mapping[str, Any]], modes: Sequence[str],
-                      ks: Sequence[int] = PASS_AT) -> dict[str, Any]:
+def pass_at_k_metrics(
+    records: Sequence[Mapping[str, Any]], modes: Sequence[str], ks: Sequence[int] = PASS_AT
+) -> dict[str, Any]:
     """``{mode: {"pass@k": percent}}`` for every k at most the generations per sample.
 
     ``record[mode]`` is the sample's verdict list (the official one as the official
@@ -58,20 +58,24 @@ def pass_at_k_metrics(records: Sequence[Mapping[str, Any]], modes: Sequence[str]
     reports pass@k for k above that: those figures go under ``"detailed"`` with a
     ``"flags"`` line saying why the headline leaves them out.
     """
-    n = min((int(record.get("n", len(record["generations"]))) for record in records),
-            default=0)
+    n = min((int(record.get("n", len(record["generations"]))) for record in records), default=0)
     shown = [k for k in ks if k <= max(n, 1)]
-    result: dict[str, Any] = {mode: {f"pass@{k}": mean_pass_at_k([r[mode] for r in records], k)
-                                     for k in shown}
-                              for mode in modes}
+    result: dict[str, Any] = {
+        mode: {f"pass@{k}": mean_pass_at_k([r[mode] for r in records], k) for k in shown}
+        for mode in modes
+    }
     hidden = [k for k in ks if k not in shown]
     if hidden and "official" in modes:
-        result["detailed"] = {"official": {
-            f"pass@{k}": mean_pass_at_k([r["official"] for r in records], k) for k in hidden}}
+        result["detailed"] = {
+            "official": {
+                f"pass@{k}": mean_pass_at_k([r["official"] for r in records], k) for k in hidden
+            }
+        }
         result["flags"] = [
             f"pass@{', '.join(map(str, hidden))} not reported: samples have {n} generation(s); "
             "the official script's estimator returns 1.0 for any sample with a correct one "
-            "when n < k (its figure is kept under modes.official)"]
+            "when n < k (its figure is kept under modes.official)"
+        ]
     return result
 
 
@@ -90,8 +94,9 @@ class SampleBenchmark:
 
     modes: tuple[str, ...]
 
-    def plan(self, records: Sequence[Any], task: str, *, limit: int | None,
-             offset: int) -> list[tuple[str, list[Any]]]:
+    def plan(
+        self, records: Sequence[Any], task: str, *, limit: int | None, offset: int
+    ) -> list[tuple[str, list[Any]]]:
         """One task: the selected samples."""
         return [(task, select(records, limit=limit, offset=offset))]
 

@@ -100,8 +100,9 @@ def parse_perturb_kinds(values: Sequence[str] | None) -> tuple[str, ...]:
             if not kind:
                 continue
             if kind not in PERTURB_KINDS:
-                raise PerturbUnsupported(f"unknown perturbation {kind!r}: --perturb takes "
-                                         f"{', '.join(PERTURB_KINDS)}")
+                raise PerturbUnsupported(
+                    f"unknown perturbation {kind!r}: --perturb takes {', '.join(PERTURB_KINDS)}"
+                )
             if kind not in kinds:
                 kinds.append(kind)
     problem = order_problem(kinds)
@@ -140,8 +141,9 @@ def _same(original: Outcome, perturbed: Outcome, compare_stdout: bool) -> str | 
     return None
 
 
-def perturb_programs(targets: Sequence[PerturbTarget], kinds: Sequence[str], seed: int,
-                     engine: Engine) -> tuple[list[str | None], dict[str, Any]]:
+def perturb_programs(
+    targets: Sequence[PerturbTarget], kinds: Sequence[str], seed: int, engine: Engine
+) -> tuple[list[str | None], dict[str, Any]]:
     """Each target's program perturbed by ``kinds`` and proved to behave the same.
 
     Returns the perturbed source per target (None: dropped, it changed behaviour or its
@@ -169,10 +171,12 @@ def perturb_programs(targets: Sequence[PerturbTarget], kinds: Sequence[str], see
         return Job(program=module, call=call, seed=0)
 
     # Originals and stages of one target are consecutive: the engine batches them.
-    jobs = [job(case.target, source, call)
-            for case in cases
-            for source in [case.target.program, *(s for _, s in case.stages)]
-            for call in case.target.calls]
+    jobs = [
+        job(case.target, source, call)
+        for case in cases
+        for source in [case.target.program, *(s for _, s in case.stages)]
+        for call in case.target.calls
+    ]
     outcomes = list(engine.map(jobs))
     applied: Counter[str] = Counter()
     dropped: dict[str, Counter[str]] = {kind: Counter() for kind in kinds}
@@ -181,14 +185,16 @@ def perturb_programs(targets: Sequence[PerturbTarget], kinds: Sequence[str], see
     position = 0
     for case in cases:
         calls = len(case.target.calls)
-        original = outcomes[position:position + calls]
+        original = outcomes[position : position + calls]
         position += calls
         staged = []
         for _ in case.stages:
-            staged.append(outcomes[position:position + calls])
+            staged.append(outcomes[position : position + calls])
             position += calls
-        bad = next((o.status.value for o in original
-                    if o.status not in (Status.OK, Status.EXCEPTION)), None)
+        bad = next(
+            (o.status.value for o in original if o.status not in (Status.OK, Status.EXCEPTION)),
+            None,
+        )
         if bad is not None:  # a timeout or crash of the original: no behaviour to keep
             unverifiable[bad] += 1
             results.append(None)
@@ -197,8 +203,14 @@ def perturb_programs(targets: Sequence[PerturbTarget], kinds: Sequence[str], see
         verdict: str | None = case.target.program
         for (kind, source), outs in zip(case.stages, staged):
             printed = printed or kind == "prints"
-            reason = next((r for o, p in zip(original, outs)
-                           if (r := _same(o, p, compare_stdout=not printed))), None)
+            reason = next(
+                (
+                    r
+                    for o, p in zip(original, outs)
+                    if (r := _same(o, p, compare_stdout=not printed))
+                ),
+                None,
+            )
             if reason is not None:
                 dropped[kind][reason] += 1
                 verdict = None
@@ -212,11 +224,15 @@ def perturb_programs(targets: Sequence[PerturbTarget], kinds: Sequence[str], see
         "items": len(targets),
         "kept": sum(1 for r in results if r is not None),
         "dropped": sum(1 for r in results if r is None),
-        "per_kind": {kind: {"applied": applied[kind],
-                            "dropped": sum(dropped[kind].values()),
-                            "dropped_reasons": dict(sorted(dropped[kind].items())),
-                            "not_applicable": not_applicable[kind]}
-                     for kind in kinds},
+        "per_kind": {
+            kind: {
+                "applied": applied[kind],
+                "dropped": sum(dropped[kind].values()),
+                "dropped_reasons": dict(sorted(dropped[kind].items())),
+                "not_applicable": not_applicable[kind],
+            }
+            for kind in kinds
+        },
     }
     if unverifiable:
         summary["unverifiable"] = dict(sorted(unverifiable.items()))
@@ -225,8 +241,12 @@ def perturb_programs(targets: Sequence[PerturbTarget], kinds: Sequence[str], see
 
 def _add(first: Any, second: Any) -> Any:
     if isinstance(first, dict) and isinstance(second, dict):
-        return {key: _add(first[key], second[key]) if key in first and key in second
-                else first.get(key, second.get(key)) for key in {**first, **second}}
+        return {
+            key: _add(first[key], second[key])
+            if key in first and key in second
+            else first.get(key, second.get(key))
+            for key in {**first, **second}
+        }
     if isinstance(first, int) and isinstance(second, int):
         return first + second
     return first
@@ -237,13 +257,19 @@ def _merge(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
     added, the kinds and seed as they are."""
     merged = dict(first)
     for key, value in second.items():
-        merged[key] = value if key not in merged else merged[key] if key in (
-            "kinds", "seed") else _add(merged[key], value)
+        merged[key] = (
+            value
+            if key not in merged
+            else merged[key]
+            if key in ("kinds", "seed")
+            else _add(merged[key], value)
+        )
     return merged
 
 
-def perturb_plan(bench: Benchmark, plan: Plan, kinds: Sequence[str], seed: int,
-                 engine: Engine) -> tuple[Plan, dict[str, Any]]:
+def perturb_plan(
+    bench: Benchmark, plan: Plan, kinds: Sequence[str], seed: int, engine: Engine
+) -> tuple[Plan, dict[str, Any]]:
     """``plan`` with every item's program perturbed; dropped items left out.
 
     Raises :class:`PerturbUnsupported` when ``bench`` has no ``perturb_target`` hook, or
@@ -253,8 +279,10 @@ def perturb_plan(bench: Benchmark, plan: Plan, kinds: Sequence[str], seed: int,
     """
     hook = getattr(bench, "perturb_target", None)
     if hook is None:
-        raise PerturbUnsupported(f"{bench.name} does not support --perturb "
-                                 f"({getattr(bench, 'perturb_note', 'no perturb_target hook')})")
+        raise PerturbUnsupported(
+            f"{bench.name} does not support --perturb "
+            f"({getattr(bench, 'perturb_note', 'no perturb_target hook')})"
+        )
     calls: list[PerturbTarget] = []
     traced: list[TracedTarget] = []
     where: list[tuple[str, int, int]] = []
@@ -272,8 +300,9 @@ def perturb_plan(bench: Benchmark, plan: Plan, kinds: Sequence[str], seed: int,
                 where.append(("calls", task_index, item_index))
     if not calls and not traced:
         reasons = "; ".join(f"{count} {reason}" for reason, count in refused.most_common())
-        raise PerturbUnsupported(f"{bench.name}: no planned item can take --perturb "
-                                 f"({reasons or 'nothing planned'})")
+        raise PerturbUnsupported(
+            f"{bench.name}: no planned item can take --perturb ({reasons or 'nothing planned'})"
+        )
     summaries = []
     rebuilt: dict[str, list[Any]] = {"calls": [], "traced": []}
     if calls:
@@ -295,8 +324,10 @@ def perturb_plan(bench: Benchmark, plan: Plan, kinds: Sequence[str], seed: int,
         position[family] += 1
         if item is not None:
             kept[(task_index, item_index)] = item
-    new_plan = [(task, [kept[(t, i)] for i in range(len(items)) if (t, i) in kept])
-                for t, (task, items) in enumerate(plan)]
+    new_plan = [
+        (task, [kept[(t, i)] for i in range(len(items)) if (t, i) in kept])
+        for t, (task, items) in enumerate(plan)
+    ]
     if refused:  # items the benchmark cannot perturb (not asked, named)
         summary["not_perturbable"] = dict(sorted(refused.items()))
     adopt = getattr(bench, "perturbed", None)

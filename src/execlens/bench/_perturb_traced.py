@@ -76,8 +76,7 @@ class Variant:
 class Observer(Protocol):
     """A benchmark's way of running its items' programs and reading their truth."""
 
-    def observe(self, variants: Sequence[Variant], engine: Engine
-                ) -> list[Observed | str]:
+    def observe(self, variants: Sequence[Variant], engine: Engine) -> list[Observed | str]:
         """Per variant (same order): what its run(s) show for its item, or why nothing
         could be observed (a run that left no record)."""
 
@@ -110,8 +109,9 @@ class _Staged:
     unmapped: str | None = None  # the kind after which an asked line was lost
 
 
-def _stage(targets: Sequence[TracedTarget], kinds: Sequence[str], seed: int,
-           not_applicable: Counter[str]) -> list[_Staged]:
+def _stage(
+    targets: Sequence[TracedTarget], kinds: Sequence[str], seed: int, not_applicable: Counter[str]
+) -> list[_Staged]:
     """Every target's perturbed programs, one per applied kind (line maps composed)."""
     memo: dict[tuple[str, str, frozenset[str]], Perturbed | None] = {}
     staged: list[_Staged] = []
@@ -148,8 +148,7 @@ def _observe(variants: Sequence[Variant], engine: Engine) -> list[Observed | str
         groups.setdefault(id(variant.target.observer), []).append(index)
     for indexes in groups.values():
         observer = variants[indexes[0]].target.observer
-        for index, result in zip(indexes, observer.observe([variants[i] for i in indexes],
-                                                           engine)):
+        for index, result in zip(indexes, observer.observe([variants[i] for i in indexes], engine)):
             out[index] = result
     return out
 
@@ -189,12 +188,15 @@ def _summary(tally: _Tally, seed: int, results: Sequence[Any]) -> dict[str, Any]
         "items": len(results),
         "kept": sum(1 for r in results if r is not None),
         "dropped": sum(1 for r in results if r is None),
-        "per_kind": {kind: {"applied": tally.applied[kind],
-                            "dropped": sum(tally.dropped.get(kind, Counter()).values()),
-                            "dropped_reasons": dict(sorted(tally.dropped.get(kind,
-                                                                             {}).items())),
-                            "not_applicable": tally.not_applicable[kind]}
-                     for kind in tally.kinds},
+        "per_kind": {
+            kind: {
+                "applied": tally.applied[kind],
+                "dropped": sum(tally.dropped.get(kind, Counter()).values()),
+                "dropped_reasons": dict(sorted(tally.dropped.get(kind, {}).items())),
+                "not_applicable": tally.not_applicable[kind],
+            }
+            for kind in tally.kinds
+        },
     }
     if tally.recomputed:  # kept items whose layout-bound truth came from the perturbed run
         summary["recomputed"] = dict(sorted(tally.recomputed.items()))
@@ -203,29 +205,43 @@ def _summary(tally: _Tally, seed: int, results: Sequence[Any]) -> dict[str, Any]
     return summary
 
 
-def _attribute(failing: Mapping[int, str], staged: Sequence[_Staged],
-               originals: Mapping[int, Observed | str], tally: _Tally,
-               engine: Engine) -> None:
+def _attribute(
+    failing: Mapping[int, str],
+    staged: Sequence[_Staged],
+    originals: Mapping[int, Observed | str],
+    tally: _Tally,
+    engine: Engine,
+) -> None:
     """Count each failing item under the first kind whose program shows other facts
     (its intermediate programs observed now; the final one is known to differ)."""
-    middle = [(index, position) for index in failing
-              for position in range(len(staged[index].stages) - 1)]
-    seen = dict(zip(middle, _observe([staged[i].stages[p] for i, p in middle], engine))) \
-        if middle else {}
+    middle = [
+        (index, position) for index in failing for position in range(len(staged[index].stages) - 1)
+    ]
+    seen = (
+        dict(zip(middle, _observe([staged[i].stages[p] for i, p in middle], engine)))
+        if middle
+        else {}
+    )
     for index, last in failing.items():
         case, original = staged[index], originals[index]
         assert isinstance(original, Observed)  # failing items had an observed original
         for position, kind in enumerate(case.kinds):
-            why = last if position == len(case.kinds) - 1 else _differs(
-                original, seen[(index, position)], "prints" in case.kinds[:position + 1])
+            why = (
+                last
+                if position == len(case.kinds) - 1
+                else _differs(
+                    original, seen[(index, position)], "prints" in case.kinds[: position + 1]
+                )
+            )
             if why is not None:
                 tally.drop(kind, why)
                 break
             tally.applied[kind] += 1
 
 
-def perturb_traced(targets: Sequence[TracedTarget], kinds: Sequence[str], seed: int,
-                   engine: Engine) -> tuple[list[Any], dict[str, Any]]:
+def perturb_traced(
+    targets: Sequence[TracedTarget], kinds: Sequence[str], seed: int, engine: Engine
+) -> tuple[list[Any], dict[str, Any]]:
     """Each target's item asked about its perturbed program, proved to show the same truth.
 
     Returns the rebuilt item per target (None: dropped -- an asked line lost, a fact
@@ -243,10 +259,13 @@ def perturb_traced(targets: Sequence[TracedTarget], kinds: Sequence[str], seed: 
             tally.applied.update(case.kinds[:-1])
             tally.drop(case.unmapped, "line_unmapped")
     changed = [i for i in live if staged[i].stages]
-    seen = _observe([Variant(staged[i].target, staged[i].target.program) for i in live]
-                    + [staged[i].stages[-1] for i in changed], engine)
-    originals = dict(zip(live, seen[:len(live)]))
-    finals = dict(zip(changed, seen[len(live):]))
+    seen = _observe(
+        [Variant(staged[i].target, staged[i].target.program) for i in live]
+        + [staged[i].stages[-1] for i in changed],
+        engine,
+    )
+    originals = dict(zip(live, seen[: len(live)]))
+    finals = dict(zip(changed, seen[len(live) :]))
     results: list[Any] = [None] * len(staged)
     failing: dict[int, str] = {}
     for index in live:
@@ -256,7 +275,8 @@ def perturb_traced(targets: Sequence[TracedTarget], kinds: Sequence[str], seed: 
             continue
         if not case.stages:  # no kind changed it: asked as it is
             results[index] = case.target.observer.rebuild(
-                Variant(case.target, case.target.program), original)
+                Variant(case.target, case.target.program), original
+            )
             continue
         final = finals[index]
         why = _differs(original, final, "prints" in case.kinds)
@@ -264,8 +284,9 @@ def perturb_traced(targets: Sequence[TracedTarget], kinds: Sequence[str], seed: 
             failing[index] = why or "not_observed"
             continue
         tally.applied.update(case.kinds)
-        tally.recomputed.update(name for name, value in original.relaid.items()
-                                if final.relaid.get(name) != value)
+        tally.recomputed.update(
+            name for name, value in original.relaid.items() if final.relaid.get(name) != value
+        )
         results[index] = case.target.observer.rebuild(case.stages[-1], final)
     _attribute(failing, staged, originals, tally, engine)
     summary = _summary(tally, seed, results)

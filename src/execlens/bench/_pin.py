@@ -18,9 +18,17 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["DataOptionError", "HubLoads", "active_revision", "check_data_options",
-           "check_revision_used", "data_fingerprint", "data_revision", "note_hub_load",
-           "unpinned_warning"]
+__all__ = [
+    "DataOptionError",
+    "HubLoads",
+    "active_revision",
+    "check_data_options",
+    "check_revision_used",
+    "data_fingerprint",
+    "data_revision",
+    "note_hub_load",
+    "unpinned_warning",
+]
 
 
 class DataOptionError(ValueError):
@@ -70,14 +78,17 @@ def check_data_options(data: str | None, revision: str | None) -> None:
     if revision is None:
         return
     if not revision.strip():
-        raise DataOptionError("--data-revision is empty: give a commit hash (or tag) of the "
-                              "hub dataset, or leave the option out")
+        raise DataOptionError(
+            "--data-revision is empty: give a commit hash (or tag) of the "
+            "hub dataset, or leave the option out"
+        )
     if data is not None:
         raise DataOptionError(
             f"--data-revision pins a Hugging Face hub dataset, but --data {data} is a local "
             f"copy, read as it is: drop --data to load the hub at {revision}, or drop "
             "--data-revision (a datasets save_to_disk directory is pinned to its "
-            "fingerprint as --data DIR@FINGERPRINT)")
+            "fingerprint as --data DIR@FINGERPRINT)"
+        )
 
 
 def check_revision_used(loads: HubLoads, benchmark: str) -> None:
@@ -86,7 +97,8 @@ def check_revision_used(loads: HubLoads, benchmark: str) -> None:
         raise DataOptionError(
             f"--data-revision {loads.revision}: {benchmark} loaded no Hugging Face hub "
             "dataset (its data ships with execlens or comes from --data); drop "
-            "--data-revision")
+            "--data-revision"
+        )
 
 
 def data_fingerprint(records: Sequence[Any], loads: HubLoads) -> dict[str, str]:
@@ -104,7 +116,9 @@ def unpinned_warning(loads: HubLoads, fingerprint: dict[str, str]) -> str | None
     if loads.revision is not None or not loads.sources:
         return None
     digest = fingerprint.get("sha256", "")[:12]
-    return (f"{', '.join(dict.fromkeys(loads.sources))} is not pinned to a revision: the run "
-            f"records a digest of the rows loaded (sha256 {digest}...), so a changed hub "
-            "dataset starts a new run rather than resuming this one; pass --data-revision "
-            "COMMIT to pin it")
+    return (
+        f"{', '.join(dict.fromkeys(loads.sources))} is not pinned to a revision: the run "
+        f"records a digest of the rows loaded (sha256 {digest}...), so a changed hub "
+        "dataset starts a new run rather than resuming this one; pass --data-revision "
+        "COMMIT to pin it"
+    )

@@ -33,7 +33,8 @@ def _program_readers() -> list[Any]:
     for name in benchmark_names():
         benchmark = get_benchmark(name)
         if callable(getattr(benchmark, "recognises", None)) and callable(
-                getattr(benchmark, "programs", None)):
+            getattr(benchmark, "programs", None)
+        ):
             readers.append(benchmark)
     return readers
 
@@ -65,9 +66,10 @@ def load_programs(path: str | Path) -> list[RuntimeProgram]:
             return list(benchmark.programs(path))
     names = [benchmark.name for benchmark in readers]
     if path.is_dir():
-        raise SourceError(f"{path}: no {_either(names)} data in this directory; name the "
-                          f"data file")
+        raise SourceError(f"{path}: no {_either(names)} data in this directory; name the data file")
     if is_codeio_record(first):
         return programs_from_codeio(path)
-    raise SourceError(f"{path}: not {_either([*names, 'CodeI/O'])} data (fields of the first "
-                      f"record: {sorted(first)})")
+    raise SourceError(
+        f"{path}: not {_either([*names, 'CodeI/O'])} data (fields of the first "
+        f"record: {sorted(first)})"
+    )

@@ -76,8 +76,15 @@ if TYPE_CHECKING:
     from execlens.judge import Scorer
     from execlens.tasks.prompts import Extraction, RenderedPrompt
 
-__all__ = ["Benchmark", "BenchmarkError", "ExportSpec", "Generations", "Plan", "ShippedRun",
-           "TaskSpec"]
+__all__ = [
+    "Benchmark",
+    "BenchmarkError",
+    "ExportSpec",
+    "Generations",
+    "Plan",
+    "ShippedRun",
+    "TaskSpec",
+]
 
 #: ``[(task, items), ...]``: one entry per task a run asks (several for composite tasks
 #: such as REval's ``consistency``, which asks coverage, path, state and output).
@@ -166,8 +173,7 @@ class Benchmark(Protocol):
         """
         ...
 
-    def plan(self, records: Sequence[Any], task: str, *, limit: int | None,
-             offset: int) -> Plan:
+    def plan(self, records: Sequence[Any], task: str, *, limit: int | None, offset: int) -> Plan:
         """The items to ask for ``task``, sliced by ``limit`` / ``offset``."""
         ...
 

@@ -38,8 +38,9 @@ def model_key(name: str) -> str:
     return key[:-3] if key.endswith("-hf") else key
 
 
-def find_reference(benchmark: str, task: str, model: str,
-                   temperature: float | None = None) -> Reference | None:
+def find_reference(
+    benchmark: str, task: str, model: str, temperature: float | None = None
+) -> Reference | None:
     """The published result for this run's benchmark, task, model and temperature, if any."""
     from ._protocol import BenchmarkError
     from ._registry import get_benchmark
@@ -55,14 +56,22 @@ def find_reference(benchmark: str, task: str, model: str,
         if key not in reference.models:
             continue
         if reference.temperature is not None and (
-                temperature is None or abs(temperature - reference.temperature) > 1e-9):
+            temperature is None or abs(temperature - reference.temperature) > 1e-9
+        ):
             continue
         return reference
     return None
 
 
-def attach_reference(results: dict[str, Any], *, benchmark: str, task: str, model: str,
-                     temperature: float | None, full_benchmark: bool) -> None:
+def attach_reference(
+    results: dict[str, Any],
+    *,
+    benchmark: str,
+    task: str,
+    model: str,
+    temperature: float | None,
+    full_benchmark: bool,
+) -> None:
     """Add ``reference_numbers`` and ``reference_source`` to a run's results when one applies.
 
     Only the metrics the run itself reports are kept, so the two line up in tables and
@@ -74,11 +83,15 @@ def attach_reference(results: dict[str, Any], *, benchmark: str, task: str, mode
     if reference.samples is not None and results.get("samples") != reference.samples:
         full_benchmark = False
     if not full_benchmark:
-        results["reference_source"] = (f"{reference.source} (not shown: this run covers a "
-                                       "slice of the benchmark)")
+        results["reference_source"] = (
+            f"{reference.source} (not shown: this run covers a slice of the benchmark)"
+        )
         return
-    reported = ((results.get("metrics") or {}).get("official")
-                or (results.get("modes") or {}).get("official") or {})
+    reported = (
+        (results.get("metrics") or {}).get("official")
+        or (results.get("modes") or {}).get("official")
+        or {}
+    )
     numbers = {name: value for name, value in reference.metrics.items() if name in reported}
     if numbers:
         results["reference_numbers"] = numbers

@@ -19,15 +19,20 @@ from typing import Any
 
 from ._protocol import Benchmark, BenchmarkError
 
-__all__ = ["ENTRY_POINT_GROUP", "benchmark_names", "built_in_folders", "default_benchmark",
-           "get_benchmark", "register_benchmark"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "benchmark_names",
+    "built_in_folders",
+    "default_benchmark",
+    "get_benchmark",
+    "register_benchmark",
+]
 
 ENTRY_POINT_GROUP = "execlens.benchmarks"
 
 _HERE = Path(__file__).resolve().parent
 _registered: dict[str, Benchmark] = {}
-_REQUIRED = ("name", "tasks", "modes", "load", "plan", "render", "extract", "scorers",
-             "metrics")
+_REQUIRED = ("name", "tasks", "modes", "load", "plan", "render", "extract", "scorers", "metrics")
 
 
 def _folders() -> dict[str, str]:
@@ -54,7 +59,8 @@ def _checked(obj: Any, origin: str) -> Benchmark:
     # A class is always a factory (its class attributes would otherwise pass for an
     # instance's); another callable is one when it does not look like a benchmark.
     if isinstance(obj, type) or (
-            callable(obj) and not any(hasattr(obj, name) for name in ("tasks", "plan"))):
+        callable(obj) and not any(hasattr(obj, name) for name in ("tasks", "plan"))
+    ):
         obj = obj()
     missing = [name for name in _REQUIRED if not hasattr(obj, name)]
     if missing:
@@ -88,8 +94,10 @@ def default_benchmark() -> Benchmark:
         benchmark = get_benchmark(name)
         if getattr(benchmark, "default", False):
             return benchmark
-    raise BenchmarkError("no benchmark declares itself the default; pass --benchmark "
-                         f"(one of {', '.join(benchmark_names())})")
+    raise BenchmarkError(
+        "no benchmark declares itself the default; pass --benchmark "
+        f"(one of {', '.join(benchmark_names())})"
+    )
 
 
 def get_benchmark(name: str) -> Benchmark:
@@ -103,13 +111,16 @@ def get_benchmark(name: str) -> Benchmark:
     else:
         entry = _entry_points().get(name)
         if entry is None:
-            raise BenchmarkError(f"unknown benchmark {name!r} "
-                                 f"(expected one of {', '.join(benchmark_names())})")
+            raise BenchmarkError(
+                f"unknown benchmark {name!r} (expected one of {', '.join(benchmark_names())})"
+            )
         try:
             loaded = entry.load()
         except Exception as exc:  # noqa: BLE001 - a third party's import error, named
-            raise BenchmarkError(f"the benchmark {name!r} (entry point {entry.value!r}) "
-                                 f"failed to load: {type(exc).__name__}: {exc}") from exc
+            raise BenchmarkError(
+                f"the benchmark {name!r} (entry point {entry.value!r}) "
+                f"failed to load: {type(exc).__name__}: {exc}"
+            ) from exc
         benchmark = _checked(loaded, f"entry point {entry.value!r}")
     if benchmark.name != name:
         raise BenchmarkError(f"benchmark {name!r} declares the name {benchmark.name!r}")

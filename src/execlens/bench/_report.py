@@ -41,9 +41,26 @@ _MAX_BROWSABLE = 500  # failed samples embedded per run (the JSONL keeps them al
 WARN_RATE = 0.2
 #: Keys of a sample record the failure view shows in its own way (the rest, if any, are
 #: listed as JSON at the end, so nothing a record holds is hidden).
-_SHOWN = frozenset({"id", "task", "prompt", "responses", "answers", "extraction", "generations",
-                    "reasoning", "finals", "finish_reasons", "response_status",
-                    "completion_tokens", "question", "n", "missing", "sample_id"})
+_SHOWN = frozenset(
+    {
+        "id",
+        "task",
+        "prompt",
+        "responses",
+        "answers",
+        "extraction",
+        "generations",
+        "reasoning",
+        "finals",
+        "finish_reasons",
+        "response_status",
+        "completion_tokens",
+        "question",
+        "n",
+        "missing",
+        "sample_id",
+    }
+)
 
 
 @dataclass
@@ -73,20 +90,24 @@ class RunView:
         """``{mode: {metric: value}}`` for numeric metrics only."""
         source = self.results.get("metrics")
         if not source:  # a score run: pass@k per mode under "modes"
-            source = {mode: {k: v for k, v in values.items() if k.startswith("pass@")}
-                      for mode, values in (self.results.get("modes") or {}).items()
-                      if isinstance(values, dict)}
+            source = {
+                mode: {k: v for k, v in values.items() if k.startswith("pass@")}
+                for mode, values in (self.results.get("modes") or {}).items()
+                if isinstance(values, dict)
+            }
         return _numeric_groups(source or {})
 
     def failed(self) -> list[dict[str, Any]]:
         """Samples that failed in any mode (strict failures first)."""
+
         def failed_in(sample: dict[str, Any], mode: str) -> bool:
             verdicts = sample.get(mode)
             if isinstance(verdicts, dict):
                 verdicts = verdicts.get("verdicts", verdicts.get("passed"))
             if isinstance(verdicts, list):
-                return not any(bool(v) if not isinstance(v, dict) else v.get("passed")
-                               for v in verdicts)
+                return not any(
+                    bool(v) if not isinstance(v, dict) else v.get("passed") for v in verdicts
+                )
             if isinstance(verdicts, bool):
                 return not verdicts
             return False
@@ -95,8 +116,11 @@ class RunView:
 
     def modes(self) -> list[str]:
         """The scoring modes of this run (``official``, ``strict``), as its results name them."""
-        found = [str(mode) for mode in (self.results.get("modes") or {})
-                 if isinstance((self.results.get("modes") or {}).get(mode), dict)]
+        found = [
+            str(mode)
+            for mode in (self.results.get("modes") or {})
+            if isinstance((self.results.get("modes") or {}).get(mode), dict)
+        ]
         return found or ["official", "strict"]
 
     def responses(self) -> dict[str, Any] | None:
@@ -117,10 +141,15 @@ class RunView:
                 statuses[str(status)] = statuses.get(str(status), 0) + 1
         if not generations:
             return None
-        return {"generations": generations, "no_answer": no_answer,
-                **{key: statuses.get(key, 0) for key in
-                   ("truncated", "truncated_in_reasoning", "reasoning_only")},
-                "counted_from_samples": True}
+        return {
+            "generations": generations,
+            "no_answer": no_answer,
+            **{
+                key: statuses.get(key, 0)
+                for key in ("truncated", "truncated_in_reasoning", "reasoning_only")
+            },
+            "counted_from_samples": True,
+        }
 
     def response_warnings(self) -> list[str]:
         """Warnings for a high truncation or no-answer rate (at least :data:`WARN_RATE`)."""
@@ -134,13 +163,17 @@ class RunView:
         no_answer = int(block.get("no_answer") or 0)
         warnings = []
         if cut / total >= WARN_RATE:
-            warnings.append(f"{cut} of {total} generations ({cut / total:.0%}) were cut off by "
-                            "the token limit: raise --max-tokens, or read the scores as "
-                            "bounded by the budget")
+            warnings.append(
+                f"{cut} of {total} generations ({cut / total:.0%}) were cut off by "
+                "the token limit: raise --max-tokens, or read the scores as "
+                "bounded by the budget"
+            )
         if no_answer / total >= WARN_RATE:
-            warnings.append(f"{no_answer} of {total} generations ({no_answer / total:.0%}) "
-                            "gave no answer the extraction could read: the scores measure the "
-                            "answer format as much as the reasoning")
+            warnings.append(
+                f"{no_answer} of {total} generations ({no_answer / total:.0%}) "
+                "gave no answer the extraction could read: the scores measure the "
+                "answer format as much as the reasoning"
+            )
         return warnings
 
     def failure_views(self, limit: int = _MAX_BROWSABLE) -> list[dict[str, Any]]:
@@ -166,8 +199,10 @@ def _prompt_text(prompt: Any) -> str:
         parts = [f"[{role}]\n{text}" for role, text in prompt.items() if text]
         return "\n\n".join(parts)
     if isinstance(prompt, list):  # chat messages
-        return "\n\n".join(f"[{m.get('role', '?')}]\n{m.get('content', '')}"
-                            if isinstance(m, dict) else str(m) for m in prompt)
+        return "\n\n".join(
+            f"[{m.get('role', '?')}]\n{m.get('content', '')}" if isinstance(m, dict) else str(m)
+            for m in prompt
+        )
     return _pretty(prompt)
 
 
@@ -180,18 +215,22 @@ def _program_lines(question: dict[str, Any]) -> list[dict[str, Any]] | None:
     executed = question.get("executed_lines")
     ran = {int(n) for n in executed} if isinstance(executed, list) else None
     asked = question.get("asked_line")
-    return [{"number": number, "text": text,
-             "executed": None if ran is None else number in ran,
-             "asked": number == asked}
-            for number, text in enumerate(program.split("\n"), start=1)]
+    return [
+        {
+            "number": number,
+            "text": text,
+            "executed": None if ran is None else number in ran,
+            "asked": number == asked,
+        }
+        for number, text in enumerate(program.split("\n"), start=1)
+    ]
 
 
 def _verdict(label: Any) -> dict[str, Any]:
     """A stored verdict label (``status`` or ``status:reason``) split for display."""
     text = "" if label is None else str(label)
     status, _, reason = text.partition(":")
-    return {"label": text, "status": status or "—", "reason": reason,
-            "passed": status == "passed"}
+    return {"label": text, "status": status or "—", "reason": reason, "passed": status == "passed"}
 
 
 def failure_view(sample: dict[str, Any], modes: Sequence[str]) -> dict[str, Any]:
@@ -202,8 +241,14 @@ def failure_view(sample: dict[str, Any], modes: Sequence[str]) -> dict[str, Any]
     """
     question = sample.get("question") if isinstance(sample.get("question"), dict) else {}
     entries = sample.get("generations") if isinstance(sample.get("generations"), list) else []
-    count = max((len(v) for v in (sample.get("responses"), sample.get("answers"), entries,
-                                  sample.get("finals")) if isinstance(v, list)), default=0)
+    count = max(
+        (
+            len(v)
+            for v in (sample.get("responses"), sample.get("answers"), entries, sample.get("finals"))
+            if isinstance(v, list)
+        ),
+        default=0,
+    )
     generations = []
     for index in range(count):
         entry = _at(entries, index) or {}
@@ -222,24 +267,31 @@ def failure_view(sample: dict[str, Any], modes: Sequence[str]) -> dict[str, Any]
             verdict = _verdict(label)
             verdict.update(mode=mode, detail=entry.get(f"{mode}_detail"))
             verdicts.append(verdict)
-        generations.append({
-            "index": index + 1,
-            "reasoning": _at(sample.get("reasoning"), index),
-            "final": final,
-            # The raw text is shown too only where it says more than the final part.
-            "raw": response if response not in (None, final) else None,
-            "answer": _at(sample.get("answers"), index),
-            "extraction": _at(sample.get("extraction"), index),
-            "finish_reason": _at(sample.get("finish_reasons"), index),
-            "status": _at(sample.get("response_status"), index),
-            "tokens": _at(sample.get("completion_tokens"), index),
-            "differs": entry.get("differs"),
-            "verdicts": verdicts,
-        })
+        generations.append(
+            {
+                "index": index + 1,
+                "reasoning": _at(sample.get("reasoning"), index),
+                "final": final,
+                # The raw text is shown too only where it says more than the final part.
+                "raw": response if response not in (None, final) else None,
+                "answer": _at(sample.get("answers"), index),
+                "extraction": _at(sample.get("extraction"), index),
+                "finish_reason": _at(sample.get("finish_reasons"), index),
+                "status": _at(sample.get("response_status"), index),
+                "tokens": _at(sample.get("completion_tokens"), index),
+                "differs": entry.get("differs"),
+                "verdicts": verdicts,
+            }
+        )
     answers = [g["answer"] for g in generations if g["answer"] is not None]
-    extra = {key: value for key, value in sample.items()
-             if key not in _SHOWN and key not in modes and not key.endswith("_accuracy")
-             and value is not None}
+    extra = {
+        key: value
+        for key, value in sample.items()
+        if key not in _SHOWN
+        and key not in modes
+        and not key.endswith("_accuracy")
+        and value is not None
+    }
     return {
         "id": str(sample.get("id", "")),
         "task": sample.get("task"),
@@ -249,12 +301,21 @@ def failure_view(sample: dict[str, Any], modes: Sequence[str]) -> dict[str, Any]
         "lines": _program_lines(question),
         "prompt": _prompt_text(sample["prompt"]) if sample.get("prompt") else None,
         "generations": generations,
-        "passed": {mode: any(v["passed"] for g in generations for v in g["verdicts"]
-                             if v["mode"] == mode) for mode in modes},
+        "passed": {
+            mode: any(v["passed"] for g in generations for v in g["verdicts"] if v["mode"] == mode)
+            for mode in modes
+        },
         "first_answer": answers[0] if answers else None,
         "extra": extra,
-        "search": " ".join(str(x) for x in (sample.get("id", ""), sample.get("task") or "",
-                                            question.get("expected") or "", *answers)).lower(),
+        "search": " ".join(
+            str(x)
+            for x in (
+                sample.get("id", ""),
+                sample.get("task") or "",
+                question.get("expected") or "",
+                *answers,
+            )
+        ).lower(),
     }
 
 
@@ -266,16 +327,22 @@ def load_run(path: Path) -> RunView:
     """Read a run directory; a clear error when it is not one."""
     results_file = path / "results.json"
     if not results_file.is_file():
-        raise ReportError(f"{path} is not a run directory (no results.json); name a directory "
-                          "an eval or score run wrote")
+        raise ReportError(
+            f"{path} is not a run directory (no results.json); name a directory "
+            "an eval or score run wrote"
+        )
     try:
         results = json.loads(results_file.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:
-        raise ReportError(f"{results_file} is not valid JSON ({exc}); rerun the command that "
-                          "wrote it to rebuild it") from None
+        raise ReportError(
+            f"{results_file} is not valid JSON ({exc}); rerun the command that "
+            "wrote it to rebuild it"
+        ) from None
     if not isinstance(results, dict):
-        raise ReportError(f"{results_file} holds a {type(results).__name__}, not a run's "
-                          "results object; rerun the command that wrote it")
+        raise ReportError(
+            f"{results_file} holds a {type(results).__name__}, not a run's "
+            "results object; rerun the command that wrote it"
+        )
     samples: list[dict[str, Any]] = []
     samples_file = path / "samples.jsonl"
     if samples_file.is_file():
@@ -296,28 +363,50 @@ def _bar_figure(runs: Sequence[RunView]) -> dict[str, Any]:
     for run in runs:
         for mode, values in run.metrics().items():
             keys = sorted(k for k in values if not k.endswith("_count"))
-            traces.append({
-                "type": "bar",
-                "name": f"{run.label} — {mode}" if len(runs) > 1 else mode,
-                "x": keys,
-                "y": [round(values[k], 3) for k in keys],
-            })
+            traces.append(
+                {
+                    "type": "bar",
+                    "name": f"{run.label} — {mode}" if len(runs) > 1 else mode,
+                    "x": keys,
+                    "y": [round(values[k], 3) for k in keys],
+                }
+            )
     for run in runs:
         shown = {k for values in run.metrics().values() for k in values}
         reference = run.results.get("reference_numbers") or {}
         if reference:
             keys = sorted(k for k in reference if k in shown)
-            traces.append({"type": "scatter", "mode": "markers",
-                           "name": f"reference: {run.results.get('reference_source', 'published')}",
-                           "x": keys, "y": [reference[k] for k in keys],
-                           "marker": {"symbol": "diamond", "size": 12}})
+            traces.append(
+                {
+                    "type": "scatter",
+                    "mode": "markers",
+                    "name": f"reference: {run.results.get('reference_source', 'published')}",
+                    "x": keys,
+                    "y": [reference[k] for k in keys],
+                    "marker": {"symbol": "diamond", "size": 12},
+                }
+            )
         for name, values in _baselines(run).items():
             keys = sorted(k for k in values if k in shown)
-            traces.append({"type": "scatter", "mode": "markers", "name": f"baseline: {name}",
-                           "x": keys, "y": [round(values[k], 3) for k in keys],
-                           "marker": {"symbol": "x", "size": 10}})
-    return {"data": traces, "layout": {"barmode": "group", "title": {"text": "Scores by mode"},
-                                       "yaxis": {"title": {"text": "%"}}, "height": 420}}
+            traces.append(
+                {
+                    "type": "scatter",
+                    "mode": "markers",
+                    "name": f"baseline: {name}",
+                    "x": keys,
+                    "y": [round(values[k], 3) for k in keys],
+                    "marker": {"symbol": "x", "size": 10},
+                }
+            )
+    return {
+        "data": traces,
+        "layout": {
+            "barmode": "group",
+            "title": {"text": "Scores by mode"},
+            "yaxis": {"title": {"text": "%"}},
+            "height": 420,
+        },
+    }
 
 
 def _baselines(run: RunView) -> dict[str, dict[str, float]]:
@@ -333,8 +422,11 @@ def _baselines(run: RunView) -> dict[str, dict[str, float]]:
 
 def _numeric(values: dict[str, Any]) -> dict[str, float]:
     """The numeric entries of ``values`` (a bool is not a score)."""
-    return {k: float(v) for k, v in values.items()
-            if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    return {
+        k: float(v)
+        for k, v in values.items()
+        if isinstance(v, (int, float)) and not isinstance(v, bool)
+    }
 
 
 def _numeric_groups(groups: dict[str, Any]) -> dict[str, dict[str, float]]:
@@ -362,15 +454,22 @@ def _differences_figure(run: RunView) -> dict[str, Any] | None:
     if not reasons:
         return None
     keys = sorted(reasons, key=lambda k: -reasons[k])
-    return {"data": [{"type": "bar", "x": keys, "y": [reasons[k] for k in keys],
-                      "name": "generations"}],
-            "layout": {"title": {"text": "Where official and strict verdicts differ"},
-                       "yaxis": {"title": {"text": "generations"}}, "height": 360}}
+    return {
+        "data": [
+            {"type": "bar", "x": keys, "y": [reasons[k] for k in keys], "name": "generations"}
+        ],
+        "layout": {
+            "title": {"text": "Where official and strict verdicts differ"},
+            "yaxis": {"title": {"text": "generations"}},
+            "height": 360,
+        },
+    }
 
 
 def _robustness(runs: Sequence[RunView]) -> list[dict[str, Any]]:
     """The score drop of each ``--perturb`` run against the unperturbed run of the same
     benchmark, task, prompt and model among ``runs``: one row per mode and metric."""
+
     def key(run: RunView) -> tuple[Any, ...]:
         return tuple(run.results.get(k) for k in ("benchmark", "task", "prompt", "model"))
 
@@ -385,12 +484,19 @@ def _robustness(runs: Sequence[RunView]) -> list[dict[str, Any]]:
         for mode, values in run.metrics().items():
             for metric in sorted(values):
                 if metric in before.get(mode, {}) and not metric.endswith("_count"):
-                    rows.append({"perturbation": "+".join(block["kinds"]), "mode": mode,
-                                 "metric": metric, "original": before[mode][metric],
-                                 "perturbed": values[metric],
-                                 "delta": values[metric] - before[mode][metric],
-                                 "kept": block.get("kept"), "dropped": block.get("dropped"),
-                                 "original_samples": original.results.get("samples")})
+                    rows.append(
+                        {
+                            "perturbation": "+".join(block["kinds"]),
+                            "mode": mode,
+                            "metric": metric,
+                            "original": before[mode][metric],
+                            "perturbed": values[metric],
+                            "delta": values[metric] - before[mode][metric],
+                            "kept": block.get("kept"),
+                            "dropped": block.get("dropped"),
+                            "original_samples": original.results.get("samples"),
+                        }
+                    )
     return rows
 
 
@@ -406,8 +512,9 @@ def _plotly_js() -> str:
     return get_plotlyjs()
 
 
-def write_report(run_dirs: Iterable[Path], out: Path,
-                 links: Sequence[tuple[str, Path]] = ()) -> Path:
+def write_report(
+    run_dirs: Iterable[Path], out: Path, links: Sequence[tuple[str, Path]] = ()
+) -> Path:
     """Render one self-contained HTML report for the given run directories.
 
     ``links`` are ``(label, path)`` pairs listed under the summary (the demo links its
@@ -431,8 +538,10 @@ def write_report(run_dirs: Iterable[Path], out: Path,
         max_browsable=_MAX_BROWSABLE,
         warn_rate=WARN_RATE,
         escape=html.escape,
-        links=[(label, os.path.relpath(Path(target).resolve(), out.parent.resolve()))
-               for label, target in links],
+        links=[
+            (label, os.path.relpath(Path(target).resolve(), out.parent.resolve()))
+            for label, target in links
+        ],
     )
     from execlens.store import write_text_atomic
 

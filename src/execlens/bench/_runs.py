@@ -30,9 +30,22 @@ if TYPE_CHECKING:
 
     from ._protocol import Benchmark
 
-__all__ = ["SHARD_SIZE", "RunError", "Unit", "difference_reason", "pending", "program_identity",
-           "run_records", "sample_record", "score_shard", "scoring_engine_for", "sha256_json",
-           "summarise", "unit_executor", "write_samples"]
+__all__ = [
+    "SHARD_SIZE",
+    "RunError",
+    "Unit",
+    "difference_reason",
+    "pending",
+    "program_identity",
+    "run_records",
+    "sample_record",
+    "score_shard",
+    "scoring_engine_for",
+    "sha256_json",
+    "summarise",
+    "unit_executor",
+    "write_samples",
+]
 
 SHARD_SIZE = 100
 _EXAMPLES_PER_REASON = 3
@@ -76,8 +89,9 @@ def difference_reason(official: Verdict, strict: Verdict) -> str | None:
     return f"strict {strict.label}" if official.passed else f"official {official.label}"
 
 
-def sample_record(key: str, answers: Sequence[str], scores: Mapping[str, SampleScore],
-                  n: int) -> dict[str, Any]:
+def sample_record(
+    key: str, answers: Sequence[str], scores: Mapping[str, SampleScore], n: int
+) -> dict[str, Any]:
     """The ``samples.jsonl`` line of one scored sample.
 
     ``n`` is how many generations the sample should have: every mode but ``official``
@@ -87,8 +101,11 @@ def sample_record(key: str, answers: Sequence[str], scores: Mapping[str, SampleS
     modes = list(scores)
     details = []
     for index, text in enumerate(answers):
-        verdicts = {mode: scores[mode].verdicts[index] for mode in modes
-                    if index < len(scores[mode].verdicts)}
+        verdicts = {
+            mode: scores[mode].verdicts[index]
+            for mode in modes
+            if index < len(scores[mode].verdicts)
+        }
         entry: dict[str, Any] = {mode: verdict.label for mode, verdict in verdicts.items()}
         if "official" in verdicts and "strict" in verdicts:
             reason = difference_reason(verdicts["official"], verdicts["strict"])
@@ -137,12 +154,15 @@ def scoring_engine_for(benchmark: Benchmark, workers: int | None) -> Engine:
     """A scoring engine sized and preloaded as ``benchmark`` asks (defaults otherwise)."""
     from execlens.judge import scoring_engine
 
-    return scoring_engine(workers or getattr(benchmark, "scoring_workers", 16),
-                          preload=getattr(benchmark, "preload", ()))
+    return scoring_engine(
+        workers or getattr(benchmark, "scoring_workers", 16),
+        preload=getattr(benchmark, "preload", ()),
+    )
 
 
-def unit_executor(run: RunDir, units: Sequence[Unit],
-                  work: Callable[[str, list[Unit]], list[dict[str, Any]]]) -> ShardExecutor:
+def unit_executor(
+    run: RunDir, units: Sequence[Unit], work: Callable[[str, list[Unit]], list[dict[str, Any]]]
+) -> ShardExecutor:
     """The store's executor over ``units``: one keyed step per task (in plan order), whose
     shard ``s`` holds the units of that task with ``unit.shard == s``.
 
@@ -162,11 +182,13 @@ def unit_executor(run: RunDir, units: Sequence[Unit],
                     chunks.append([])
                 chunks[unit.shard].append(unit)
         # A shard no unit of this run falls into (an --offset slice) is not asked for.
-        steps.append(Step(f"samples-{task}", fed=len(chunks), feed=chunks,
-                          key=lambda unit: unit.key))
+        steps.append(
+            Step(f"samples-{task}", fed=len(chunks), feed=chunks, key=lambda unit: unit.key)
+        )
 
-    def run_shard(step: str, chunk: list[Unit], index: int, total: int
-                  ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    def run_shard(
+        step: str, chunk: list[Unit], index: int, total: int
+    ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         return (work(chunk[0].task, chunk) if chunk else []), {}
 
     return ShardExecutor(run, steps, InlineBackend(run_shard))
@@ -187,9 +209,14 @@ def run_records(executor: ShardExecutor) -> list[dict[str, Any]]:
         raise RunError(f"{exc}") from exc
 
 
-def score_shard(units: Sequence[Unit], scorers: Mapping[str, Scorer], *, n: int,
-                engine: Engine | None, progress: Callable[[], None] | None = None
-                ) -> list[dict[str, Any]]:
+def score_shard(
+    units: Sequence[Unit],
+    scorers: Mapping[str, Scorer],
+    *,
+    n: int,
+    engine: Engine | None,
+    progress: Callable[[], None] | None = None,
+) -> list[dict[str, Any]]:
     """Score one shard's ``units`` in every mode of ``scorers``; their records, in order.
 
     ``progress()`` is called as each unit is scored.
@@ -199,8 +226,9 @@ def score_shard(units: Sequence[Unit], scorers: Mapping[str, Scorer], *, n: int,
     # The judge's executor hands back the item; the unit rides along through a lookup.
     lookup = {id(unit.item): unit for unit in units}
     records: dict[str, dict[str, Any]] = {}
-    for item, scores in score_samples(list(scorers.values()),
-                                      [(unit.item, unit.answers) for unit in units], engine):
+    for item, scores in score_samples(
+        list(scorers.values()), [(unit.item, unit.answers) for unit in units], engine
+    ):
         unit = lookup[id(item)]
         record = sample_record(unit.key, unit.answers, scores, n)
         record.update(unit.extra)
@@ -212,12 +240,15 @@ def score_shard(units: Sequence[Unit], scorers: Mapping[str, Scorer], *, n: int,
 
 def write_samples(run: RunDir, records: Iterable[dict[str, Any]]) -> None:
     """``samples.jsonl``: one line per record, atomically."""
-    run.write_text("samples.jsonl", "".join(json.dumps(record, ensure_ascii=False) + "\n"
-                                            for record in records))
+    run.write_text(
+        "samples.jsonl",
+        "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records),
+    )
 
 
-def summarise(benchmark: Benchmark, records: Sequence[dict[str, Any]], task: str,
-              modes: Sequence[str]) -> dict[str, Any]:
+def summarise(
+    benchmark: Benchmark, records: Sequence[dict[str, Any]], task: str, modes: Sequence[str]
+) -> dict[str, Any]:
     """``results.json``'s scores from every sample's record (in plan order)."""
     metrics = dict(benchmark.metrics(records, task))
     baselines = metrics.pop("baselines", None)
@@ -226,8 +257,12 @@ def summarise(benchmark: Benchmark, records: Sequence[dict[str, Any]], task: str
     detailed: dict[str, Any] = {}
     for mode in modes:
         lists = [record.get(mode, []) for record in records]
-        labels = Counter(entry[mode] for record in records
-                         for entry in record.get("generations", []) if mode in entry)
+        labels = Counter(
+            entry[mode]
+            for record in records
+            for entry in record.get("generations", [])
+            if mode in entry
+        )
         detailed[mode] = {
             **metrics.get(mode, {}),
             **extra.get(mode, {}),
@@ -237,10 +272,12 @@ def summarise(benchmark: Benchmark, records: Sequence[dict[str, Any]], task: str
         }
     missing = sum(int(record.get("missing", 0)) for record in records)
     if missing:
-        flags.append(f"{missing} generation(s) missing across "
-                     f"{sum(1 for r in records if r.get('missing'))} sample(s): strict counts "
-                     "each as a failure; official mode uses the shorter lists as the official "
-                     "script does")
+        flags.append(
+            f"{missing} generation(s) missing across "
+            f"{sum(1 for r in records if r.get('missing'))} sample(s): strict counts "
+            "each as a failure; official mode uses the shorter lists as the official "
+            "script does"
+        )
     results: dict[str, Any] = {
         "samples": len(records),
         "generations": sum(len(record.get("generations", [])) for record in records),
@@ -267,8 +304,9 @@ def _differences(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
             (only_official if reason.startswith("strict ") else only_strict)[reason] += 1
             shown = examples.setdefault(reason, [])
             if len(shown) < _EXAMPLES_PER_REASON:
-                shown.append({"id": record["id"], "index": index,
-                              "generation": entry.get("generation", "")})
+                shown.append(
+                    {"id": record["id"], "index": index, "generation": entry.get("generation", "")}
+                )
     return {
         "total": sum(only_official.values()) + sum(only_strict.values()),
         "official_pass_strict_fail": dict(only_official.most_common()),

@@ -74,10 +74,16 @@ def _final_answer(answer: str) -> str:
 
 
 def _units(generations: Generations) -> list[Unit]:
-    return [Unit(key=str(item.sample_id if hasattr(item, "sample_id") else item.id),
-                 task=generations.task, position=index, item=item,
-                 answers=[_final_answer(answer) for answer in answers])
-            for index, (item, answers) in enumerate(generations.items)]
+    return [
+        Unit(
+            key=str(item.sample_id if hasattr(item, "sample_id") else item.id),
+            task=generations.task,
+            position=index,
+            item=item,
+            answers=[_final_answer(answer) for answer in answers],
+        )
+        for index, (item, answers) in enumerate(generations.items)
+    ]
 
 
 def run_score(
@@ -111,8 +117,10 @@ def run_score(
         raise ScoreRunError("the generations file pairs no samples; nothing to score")
     n = max(len(unit.answers) for unit in units)
     if n == 0:  # pass@k of empty lists is 1.0: refuse rather than report 100 %
-        raise ScoreRunError(f"{generations_file or 'the generations file'} holds no "
-                            "generation for any sample; pass a file with answers")
+        raise ScoreRunError(
+            f"{generations_file or 'the generations file'} holds no "
+            "generation for any sample; pass a file with answers"
+        )
     identity = {
         "verb": "score",
         "benchmark": bench.name,
@@ -145,23 +153,30 @@ def run_score(
                     if progress is not None:
                         progress(resumed + scored, len(units))
 
-                return score_shard(shard, scorers, n=n, engine=engine or own,
-                                   progress=advance)
+                return score_shard(shard, scorers, n=n, engine=engine or own, progress=advance)
 
             executor = unit_executor(run, units, work)
             resumed = len(units) - len(pending(executor))
             executor.run()
             records = run_records(executor)
-            results = {"benchmark": bench.name, "task": generations.task,
-                       **generations.notes, "generations_file": generations_file,
-                       **summarise(bench, records, generations.task, bench.modes)}
+            results = {
+                "benchmark": bench.name,
+                "task": generations.task,
+                **generations.notes,
+                "generations_file": generations_file,
+                **summarise(bench, records, generations.task, bench.modes),
+            }
             if model is not None:
                 results["model"] = model
                 results["sampling"] = {"temperature": temperature}
-                attach_reference(results, benchmark=bench.name,
-                                 task=str(generations.notes.get("official_task",
-                                                                generations.task)),
-                                 model=model, temperature=temperature, full_benchmark=True)
+                attach_reference(
+                    results,
+                    benchmark=bench.name,
+                    task=str(generations.notes.get("official_task", generations.task)),
+                    model=model,
+                    temperature=temperature,
+                    full_benchmark=True,
+                )
             write_samples(run, records)
             run.write_json("results.json", results)
     except StoreError as exc:
@@ -169,5 +184,4 @@ def run_score(
     finally:
         if own is not None:
             own.close()
-    return ScoreRunResult(results, Path(out_dir), scored, resumed,
-                          time.perf_counter() - started)
+    return ScoreRunResult(results, Path(out_dir), scored, resumed, time.perf_counter() - started)

@@ -39,8 +39,9 @@ def mean_pass_at_k(results: Iterable[Sequence[bool]], k: int) -> float:
 
     Each item is one sample's verdict list (its length is that sample's ``n``).
     """
-    values = [pass_at_k(len(verdicts), sum(1 for v in verdicts if v is True), k)
-              for verdicts in results]
+    values = [
+        pass_at_k(len(verdicts), sum(1 for v in verdicts if v is True), k) for verdicts in results
+    ]
     if not values:
         raise ValueError("mean_pass_at_k needs at least one sample")
     total = 0.0

@@ -57,7 +57,6 @@ app = typer.Typer(
 )
 
 
-
 def _version(value: bool) -> None:
     if value:
         from importlib.metadata import PackageNotFoundError, version
@@ -71,15 +70,30 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                          help="Print the version and exit.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
 ) -> None:
     """Code-execution reasoning: run untrusted code safely, trace it, evaluate models."""
 
 
 # Verb modules, in help order.  A verb module defines ``register(app: typer.Typer)``.
-_VERBS = ("run", "doctor", "demo", "trace", "tasks", "score", "eval", "report", "synth",
-          "export", "train")
+_VERBS = (
+    "run",
+    "doctor",
+    "demo",
+    "trace",
+    "tasks",
+    "score",
+    "eval",
+    "report",
+    "synth",
+    "export",
+    "train",
+)
 
 for _verb in _VERBS:
     try:

@@ -27,16 +27,20 @@ from execlens.engine import Engine, Job, Limits
 _QUICK = Limits(wall_time=1.0, memory_mb=128, output_bytes=2000)
 
 ENGINE_SHOWCASE: list[tuple[str, Job]] = [
-    ("a pure function", Job("def f(xs):\n    return sorted(set(xs))[::-1]\n",
-                            call="f([3, 1, 3, 2])")),
+    (
+        "a pure function",
+        Job("def f(xs):\n    return sorted(set(xs))[::-1]\n", call="f([3, 1, 3, 2])"),
+    ),
     ("a program that raises", Job("def f(d):\n    return d['missing']\n", call="f({})")),
     ("an infinite loop", Job("while True:\n    pass\n", limits=_QUICK)),
     ("a memory bomb", Job("x = bytearray(8 * 1024 ** 3)\n", limits=_QUICK)),
     ("an output flood", Job("while True:\n    print('flood')\n", limits=_QUICK)),
     ("a segfault", Job("import ctypes\nctypes.string_at(0)\n")),
     ("sys.exit(0) pretending success", Job("import sys\nsys.exit(0)\n")),
-    ("reading host secrets", Job("import os\ndef f():\n    return open('/root/.bashrc').read()\n",
-                                 call="f()")),
+    (
+        "reading host secrets",
+        Job("import os\ndef f():\n    return open('/root/.bashrc').read()\n", call="f()"),
+    ),
     ("phoning home", Job("import socket\nsocket.create_connection(('127.0.0.1', 22), 1)\n")),
     ("writing outside the scratch dir", Job("open('/tmp/pwned', 'w').write('x')\n")),
 ]
@@ -52,9 +56,15 @@ def engine_demo(console: Console) -> None:
     table.add_column("status", style="bold")
     table.add_column("value / reason")
     for (label, _), outcome in zip(ENGINE_SHOWCASE, outcomes):
-        detail = repr(outcome.decoded()) if outcome.ok else (
-            f"{outcome.exception.type}: {outcome.exception.message}"
-            if outcome.exception else outcome.message)
+        detail = (
+            repr(outcome.decoded())
+            if outcome.ok
+            else (
+                f"{outcome.exception.type}: {outcome.exception.message}"
+                if outcome.exception
+                else outcome.message
+            )
+        )
         colour = "green" if outcome.ok else "yellow"
         table.add_row(label, f"[{colour}]{outcome.status.value}[/{colour}]", detail[:70])
     console.print(table)
@@ -69,30 +79,38 @@ def engine_demo(console: Console) -> None:
 
 def shipped_table(results: list[tuple[Any, Any]]) -> Table:
     """Official and strict pass@k beside the published figures, one row per file."""
-    table = Table(title="published generations re-scored: official reproduces the paper, "
-                        "strict beside it")
+    table = Table(
+        title="published generations re-scored: official reproduces the paper, strict beside it"
+    )
     for column in ("run", "mode", "pass@1", "pass@5", "published pass@1", "published pass@5"):
         table.add_column(column, justify="left" if column in ("run", "mode") else "right")
     for shipped, result in results:
         reference = result.results.get("reference_numbers") or {}
         for mode in ("official", "strict"):
             values = result.results["modes"].get(mode, {})
-            published = [f"{reference[k]:.2f}" if mode == "official" and k in reference else ""
-                         for k in ("pass@1", "pass@5")]
-            table.add_row(shipped.description if mode == "official" else "", mode,
-                          *(f"{values[k]:.2f}" if k in values else "—"
-                            for k in ("pass@1", "pass@5")), *published)
+            published = [
+                f"{reference[k]:.2f}" if mode == "official" and k in reference else ""
+                for k in ("pass@1", "pass@5")
+            ]
+            table.add_row(
+                shipped.description if mode == "official" else "",
+                mode,
+                *(f"{values[k]:.2f}" if k in values else "—" for k in ("pass@1", "pass@5")),
+                *published,
+            )
     return table
 
 
 def demo(
-    out: Annotated[Path, typer.Option("--out", "-o",
-                                      help="Where the demo's runs and report go.")
-                   ] = Path("runs/demo"),
-    engine_only: Annotated[bool, typer.Option("--engine-only", help="Only the sandbox demo.")
-                           ] = False,
-    no_model: Annotated[bool, typer.Option(
-        "--no-model", help="Skip the embedded-model plumbing check.")] = False,
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Where the demo's runs and report go.")
+    ] = Path("runs/demo"),
+    engine_only: Annotated[
+        bool, typer.Option("--engine-only", help="Only the sandbox demo.")
+    ] = False,
+    no_model: Annotated[
+        bool, typer.Option("--no-model", help="Skip the embedded-model plumbing check.")
+    ] = False,
 ) -> None:
     """Run the main job on embedded defaults (no network, no model hub needed)."""
     from execlens.bench import EvalError, RunError, run_demo, run_shipped, write_report
@@ -113,25 +131,35 @@ def demo(
     started = time.perf_counter()
     done: list[tuple[Any, Any]] = []
     try:
-        shipped = run_shipped(out / "published",
-                              on_result=lambda run, result: done.append((run, result)))
+        shipped = run_shipped(
+            out / "published", on_result=lambda run, result: done.append((run, result))
+        )
     except RunError as exc:
         fail(str(exc))
     console.print(shipped_table(done))
-    console.print(f"{sum(r.results['samples'] for r in shipped)} samples, "
-                  f"{sum(r.results['generations'] for r in shipped)} generations scored in "
-                  f"{time.perf_counter() - started:.1f} s")
+    console.print(
+        f"{sum(r.results['samples'] for r in shipped)} samples, "
+        f"{sum(r.results['generations'] for r in shipped)} generations scored in "
+        f"{time.perf_counter() - started:.1f} s"
+    )
     runs = [r.out_dir for r in shipped]
     problem = None
     if not no_model:
-        console.rule("plumbing check of a tiny 135M model (the embedded SmolLM2-135M on "
-                     "execlens's example programs: low scores are expected)")
+        console.rule(
+            "plumbing check of a tiny 135M model (the embedded SmolLM2-135M on "
+            "execlens's example programs: low scores are expected)"
+        )
         finished: list[Any] = []
         try:
             with Engine(workers=2) as engine:
-                run_demo(out / "embedded", engine=engine,
-                         on_result=lambda name, result: (finished.append(result),
-                                                         print_summary(result, console)))
+                run_demo(
+                    out / "embedded",
+                    engine=engine,
+                    on_result=lambda name, result: (
+                        finished.append(result),
+                        print_summary(result, console),
+                    ),
+                )
         except EvalError as exc:
             problem = f"the plumbing check stopped: {exc}"
         runs += [r.out_dir for r in finished]

@@ -23,20 +23,28 @@ KEY_PACKAGES = ("numpy", "pandas")
 
 
 def _print_program_environment(console: Console, program: dict[str, Any]) -> None:
-    packages = ", ".join(f"{name} {version or 'not installed'}"
-                         for name, version in program["packages"].items())
+    packages = ", ".join(
+        f"{name} {version or 'not installed'}" for name, version in program["packages"].items()
+    )
     # soft_wrap: paths stay whole on one line, for people and for grep alike.
-    console.print(f"program interpreter: {program['executable']} (from {program['source']}; "
-                  f"Python {program['version']}, prefix {program['prefix']})", soft_wrap=True)
+    console.print(
+        f"program interpreter: {program['executable']} (from {program['source']}; "
+        f"Python {program['version']}, prefix {program['prefix']})",
+        soft_wrap=True,
+    )
     console.print(f"program packages: {packages}", soft_wrap=True)
 
 
 def doctor(
     isolation: Annotated[str, typer.Option(help="full | auto | none")] = "auto",
-    program_python: Annotated[Path | None, typer.Option(
-        "--program-python",
-        help="Interpreter programs run under (default: $EXECLENS_PROGRAM_PYTHON, else the "
-             "one make install recorded, else this interpreter).")] = None,
+    program_python: Annotated[
+        Path | None,
+        typer.Option(
+            "--program-python",
+            help="Interpreter programs run under (default: $EXECLENS_PROGRAM_PYTHON, else the "
+            "one make install recorded, else this interpreter).",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Start one execution server and report each isolation layer on this machine."""
@@ -49,15 +57,26 @@ def doctor(
             preload_errors = engine.preload_errors
             program = engine.program_environment(KEY_PACKAGES)
     except EngineError as exc:
-        fix = ("use --isolation auto" if isolation == "full" else
-               "check --program-python / $EXECLENS_PROGRAM_PYTHON")
+        fix = (
+            "use --isolation auto"
+            if isolation == "full"
+            else "check --program-python / $EXECLENS_PROGRAM_PYTHON"
+        )
         usage_error(f"{exc}; {fix}")
     healthy = probe.status is Status.OK and probe.decoded() == 42
     program["source"] = program_source(python)
     warn_program_environment(benchmark_requirements(), python)
     if as_json:
-        typer.echo(json.dumps({**report.to_dict(), "self_test": healthy,
-                               "preload_errors": preload_errors, "program": program}))
+        typer.echo(
+            json.dumps(
+                {
+                    **report.to_dict(),
+                    "self_test": healthy,
+                    "preload_errors": preload_errors,
+                    "program": program,
+                }
+            )
+        )
         raise typer.Exit(0 if healthy else 1)
     console = Console()
     table = Table(title="execlens sandbox layers")
@@ -72,13 +91,18 @@ def doctor(
     if report.visible:
         # The filesystem layer's view: each path bound into the minimal root (["/"] when
         # the host's whole filesystem shows, read-only).
-        console.print(f"visible in the sandbox ({len(report.visible)} paths, read-only "
-                      f"except scratch): {' '.join(report.visible)}", soft_wrap=True)
+        console.print(
+            f"visible in the sandbox ({len(report.visible)} paths, read-only "
+            f"except scratch): {' '.join(report.visible)}",
+            soft_wrap=True,
+        )
     _print_program_environment(console, program)
     for module, error in preload_errors.items():
         console.print(f"[yellow]preload {module} failed:[/yellow] {error}")
-    console.print("self-test: " + ("[green]ok[/green]" if healthy else
-                                   f"[red]{probe.status.value}: {probe.message}[/red]"))
+    console.print(
+        "self-test: "
+        + ("[green]ok[/green]" if healthy else f"[red]{probe.status.value}: {probe.message}[/red]")
+    )
     raise typer.Exit(0 if healthy else 1)
 
 

@@ -37,8 +37,10 @@ def fail(message: str, code: int = 2) -> NoReturn:
 def print_summary(result: EvalResult, console: Console) -> None:
     """The terminal summary: metrics per mode, baselines, published reference, run cost."""
     results = result.results
-    console.print(f"[bold]{results.get('benchmark')}/{results.get('task')}/"
-                  f"{results.get('prompt')}[/bold] · model {results.get('model')}")
+    console.print(
+        f"[bold]{results.get('benchmark')}/{results.get('task')}/"
+        f"{results.get('prompt')}[/bold] · model {results.get('model')}"
+    )
     table = Table()
     metrics = results.get("metrics", {})
     names = sorted({name for values in metrics.values() for name in values})
@@ -49,13 +51,16 @@ def print_summary(result: EvalResult, console: Console) -> None:
         table.add_row(mode, *(f"{values[n]:.2f}" if n in values else "—" for n in names))
     for label, values in (results.get("baselines") or {}).items():
         if isinstance(values, dict):
-            table.add_row(f"[dim]{label}[/dim]",
-                          *(f"[dim]{values[n]:.2f}[/dim]" if n in values else "" for n in names))
+            table.add_row(
+                f"[dim]{label}[/dim]",
+                *(f"[dim]{values[n]:.2f}[/dim]" if n in values else "" for n in names),
+            )
     reference = results.get("reference_numbers") or {}
     if reference:
-        table.add_row("[italic]reference[/italic]",
-                      *(f"[italic]{reference[n]:.2f}[/italic]" if n in reference else ""
-                        for n in names))
+        table.add_row(
+            "[italic]reference[/italic]",
+            *(f"[italic]{reference[n]:.2f}[/italic]" if n in reference else "" for n in names),
+        )
     console.print(table)
     if results.get("reference_source"):
         console.print(f"reference: {results['reference_source']}")
@@ -64,20 +69,27 @@ def print_summary(result: EvalResult, console: Console) -> None:
     differences = results.get("differences") or {}
     if differences.get("total"):
         console.print(f"verdicts that differ between modes: {differences['total']}")
-    console.print(f"{result.samples_scored_now} samples scored now, {result.samples_resumed} "
-                  f"resumed ({results.get('samples')} in results.json); {result.requests} "
-                  f"model requests, {result.cache_hits} cache hits; {result.seconds:.1f} s")
+    console.print(
+        f"{result.samples_scored_now} samples scored now, {result.samples_resumed} "
+        f"resumed ({results.get('samples')} in results.json); {result.requests} "
+        f"model requests, {result.cache_hits} cache hits; {result.seconds:.1f} s"
+    )
     console.print(f"log: {result.out_dir / 'samples.jsonl'}")
     if result.report is not None:
         console.print(f"report: [bold]{result.report.resolve()}[/bold]")
 
 
 def eval_command(
-    benchmark: Annotated[str, typer.Option(
-        help="Benchmark: " + ", ".join(benchmark_names()) + ".")],
-    task: Annotated[str | None, typer.Option(
-        help="A task of the benchmark (e.g. cruxeval: input, output); default: the "
-             "benchmark's default task (its first).")] = None,
+    benchmark: Annotated[
+        str, typer.Option(help="Benchmark: " + ", ".join(benchmark_names()) + ".")
+    ],
+    task: Annotated[
+        str | None,
+        typer.Option(
+            help="A task of the benchmark (e.g. cruxeval: input, output); default: the "
+            "benchmark's default task (its first)."
+        ),
+    ] = None,
     model: Annotated[str, typer.Option(help="Model name at the server, or 'local'.")] = "local",
     prompt: Annotated[str, typer.Option(help="direct | cot")] = "direct",
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server URL.")] = None,
@@ -86,46 +98,74 @@ def eval_command(
     top_p: Annotated[float | None, typer.Option()] = None,
     max_tokens: Annotated[int | None, typer.Option()] = None,
     seed: Annotated[int | None, typer.Option()] = 0,
-    endpoint: Annotated[str, typer.Option(help="chat (instruct models) | completion "
-                                               "(base models, no chat template)")] = "chat",
+    endpoint: Annotated[
+        str,
+        typer.Option(help="chat (instruct models) | completion (base models, no chat template)"),
+    ] = "chat",
     limit: Annotated[int | None, typer.Option(help="Only the first N samples.")] = None,
     offset: Annotated[int, typer.Option(help="Skip the first N samples.")] = 0,
-    data: Annotated[str | None, typer.Option(
-        help="Local data: a .jsonl/.json/.parquet file, a directory holding one, or a "
-             "datasets save_to_disk directory (pin it to its fingerprint as "
-             "DIR@FINGERPRINT); default: the benchmark's shipped copy or the hub.")] = None,
-    data_revision: Annotated[str | None, typer.Option(
-        help="Load the hub dataset at this revision (a commit hash or tag), recorded in "
-             "the run's identity; without it a hub load is unpinned (a warning says so).")
+    data: Annotated[
+        str | None,
+        typer.Option(
+            help="Local data: a .jsonl/.json/.parquet file, a directory holding one, or a "
+            "datasets save_to_disk directory (pin it to its fingerprint as "
+            "DIR@FINGERPRINT); default: the benchmark's shipped copy or the hub."
+        ),
+    ] = None,
+    data_revision: Annotated[
+        str | None,
+        typer.Option(
+            help="Load the hub dataset at this revision (a commit hash or tag), recorded in "
+            "the run's identity; without it a hub load is unpinned (a warning says so)."
+        ),
     ] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Run directory.")] = None,
     workers: Annotated[int | None, typer.Option(help="Scoring servers (>= 1).")] = None,
     concurrency: Annotated[int | None, typer.Option(help="Requests in flight.")] = None,
-    retries: Annotated[int | None, typer.Option(
-        help="Retries of a failed request (default 5, with backoff).")] = None,
+    retries: Annotated[
+        int | None, typer.Option(help="Retries of a failed request (default 5, with backoff).")
+    ] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Bypass the request cache.")] = False,
-    extra_body: Annotated[str | None, typer.Option(
-        help='Server-specific request fields as a JSON object, e.g. '
-             '\'{"top_k": 20, "chat_template_kwargs": {"enable_thinking": false}}\'.')] = None,
+    extra_body: Annotated[
+        str | None,
+        typer.Option(
+            help="Server-specific request fields as a JSON object, e.g. "
+            '\'{"top_k": 20, "chat_template_kwargs": {"enable_thinking": false}}\'.'
+        ),
+    ] = None,
     overwrite: Annotated[bool, typer.Option(help="Replace a different run in --out.")] = False,
-    reasoning: Annotated[str, typer.Option(
-        help="auto: set apart any thought found (a reasoning_content field, <think> tags, "
-             "harmony channels) and detect a thinking model from its first answer; on: a "
-             "thinking model; off: the whole content is the answer.  A thinker is sent no "
-             "stop strings (they would end its thought at a draft) and gets the "
-             "benchmark's reasoning budget (32k tokens) unless --max-tokens is given; "
-             "answers are read from the final part only.")] = "auto",
-    stop: Annotated[list[str] | None, typer.Option(
-        help="A stop string instead of the benchmark's (repeat for several); applied to "
-             "the final part after the fact for a thinker.")] = None,
+    reasoning: Annotated[
+        str,
+        typer.Option(
+            help="auto: set apart any thought found (a reasoning_content field, <think> tags, "
+            "harmony channels) and detect a thinking model from its first answer; on: a "
+            "thinking model; off: the whole content is the answer.  A thinker is sent no "
+            "stop strings (they would end its thought at a draft) and gets the "
+            "benchmark's reasoning budget (32k tokens) unless --max-tokens is given; "
+            "answers are read from the final part only."
+        ),
+    ] = "auto",
+    stop: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="A stop string instead of the benchmark's (repeat for several); applied to "
+            "the final part after the fact for a thinker."
+        ),
+    ] = None,
     no_stop: Annotated[bool, typer.Option("--no-stop", help="Send no stop string.")] = False,
-    think_tags: Annotated[tuple[str, str] | None, typer.Option(
-        help="The two tags around an inline thought (default: <think> </think>).")] = None,
-    perturb: Annotated[list[str] | None, typer.Option(
-        help="Rewrite every program first, keeping what it computes (repeat or comma "
-             "list; applied in order): " + ", ".join(PERTURB_KINDS) + ".  Each perturbed "
-             "program is re-executed; one that behaves differently is dropped and counted "
-             "in results.json.")] = None,
+    think_tags: Annotated[
+        tuple[str, str] | None,
+        typer.Option(help="The two tags around an inline thought (default: <think> </think>)."),
+    ] = None,
+    perturb: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Rewrite every program first, keeping what it computes (repeat or comma "
+            "list; applied in order): " + ", ".join(PERTURB_KINDS) + ".  Each perturbed "
+            "program is re-executed; one that behaves differently is dropped and counted "
+            "in results.json."
+        ),
+    ] = None,
     perturb_seed: Annotated[int, typer.Option(help="Seed of --perturb's choices.")] = 0,
 ) -> None:
     """Run inference and scoring; write samples.jsonl, results.json and report.html."""
@@ -135,16 +175,33 @@ def eval_command(
         except BenchmarkError as exc:
             fail(str(exc))
         task = getattr(chosen, "default_task", None) or next(iter(chosen.tasks))
-    config = EvalConfig(benchmark=benchmark, task=task, prompt=prompt, model=model,
-                        base_url=base_url, n=n, temperature=temperature, top_p=top_p,
-                        max_tokens=max_tokens, seed=seed, endpoint=endpoint, limit=limit,
-                        offset=offset, data=data, workers=workers, no_cache=no_cache,
-                        max_concurrency=concurrency, retries=retries,
-                        extra_body=_json_object(extra_body, "--extra-body"),
-                        reasoning=reasoning, stop=_stop_option(stop, no_stop),
-                        think_tags=think_tags or DEFAULT_THINK_TAGS,
-                        perturb=tuple(perturb or ()), perturb_seed=perturb_seed,
-                        data_revision=data_revision)
+    config = EvalConfig(
+        benchmark=benchmark,
+        task=task,
+        prompt=prompt,
+        model=model,
+        base_url=base_url,
+        n=n,
+        temperature=temperature,
+        top_p=top_p,
+        max_tokens=max_tokens,
+        seed=seed,
+        endpoint=endpoint,
+        limit=limit,
+        offset=offset,
+        data=data,
+        workers=workers,
+        no_cache=no_cache,
+        max_concurrency=concurrency,
+        retries=retries,
+        extra_body=_json_object(extra_body, "--extra-body"),
+        reasoning=reasoning,
+        stop=_stop_option(stop, no_stop),
+        think_tags=think_tags or DEFAULT_THINK_TAGS,
+        perturb=tuple(perturb or ()),
+        perturb_seed=perturb_seed,
+        data_revision=data_revision,
+    )
     target = out or Path("runs") / f"{benchmark}-{task}-{prompt}-{model.replace('/', '_')}"
     if out is None and config.perturb:  # beside the unperturbed run, not over it
         target = target.with_name(f"{target.name}-perturb-{'+'.join(config.perturb)}")

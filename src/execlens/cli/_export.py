@@ -27,8 +27,11 @@ def _eval_patterns() -> list[str]:
     (its ``eval_files``), so a new benchmark is decontaminated against without edits here."""
     from execlens.bench import benchmark_names, get_benchmark
 
-    return [pattern for name in benchmark_names()
-            for pattern in getattr(get_benchmark(name), "eval_files", ())]
+    return [
+        pattern
+        for name in benchmark_names()
+        for pattern in getattr(get_benchmark(name), "eval_files", ())
+    ]
 
 
 def _question_readers() -> list[Any]:
@@ -36,8 +39,11 @@ def _question_readers() -> list[Any]:
     asks, or ``None`` when the row is not its shape (a new benchmark needs no edit here)."""
     from execlens.bench import benchmark_names, get_benchmark
 
-    return [hook for name in benchmark_names()
-            if (hook := getattr(get_benchmark(name), "question_task", None)) is not None]
+    return [
+        hook
+        for name in benchmark_names()
+        if (hook := getattr(get_benchmark(name), "question_task", None)) is not None
+    ]
 
 
 def _question(readers: list[Any], record: dict[str, Any]) -> Any:
@@ -51,8 +57,9 @@ def _question(readers: list[Any], record: dict[str, Any]) -> Any:
 
 def _records(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
-        usage_error(f"{path} does not exist; give a JSONL file of tasks, problems or "
-                    f"CodeI/O records")
+        usage_error(
+            f"{path} does not exist; give a JSONL file of tasks, problems or CodeI/O records"
+        )
     records = []
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
@@ -93,8 +100,7 @@ def _tasks(path: Path, kinds: list[str]) -> tuple[str, list[Any]]:
                 try:
                     task = RuntimeTask.from_dict(json.loads(record["ground_truth"]))
                 except (TaskError, TypeError, ValueError, KeyError) as exc:
-                    usage_error(f"{path}:{number}: ground_truth is not a runtime task "
-                                f"({exc})")
+                    usage_error(f"{path}:{number}: ground_truth is not a runtime task ({exc})")
                 try:
                     out.append(tasks_from_runtime(task))
                 except TaskError:
@@ -121,15 +127,19 @@ def _tasks(path: Path, kinds: list[str]) -> tuple[str, list[Any]]:
             for number, record in enumerate(records, 1):
                 question = _question(readers, record)
                 if question is None:
-                    usage_error(f"{path}:{number}: not a benchmark problem like the first "
-                                f"record (code, input, output): {sorted(record)[:8]}")
+                    usage_error(
+                        f"{path}:{number}: not a benchmark problem like the first "
+                        f"record (code, input, output): {sorted(record)[:8]}"
+                    )
                 out += tasks_from_prediction(question, kinds=kinds)
             return "benchmark problems", out
     except (TaskError, KeyError, ValueError) as exc:
         usage_error(f"{path}: {exc}")
-    usage_error(f"{path}: the first record is neither a benchmark problem (code, input, "
-                f"output), a runtime task (kind, program, reference) nor a CodeI/O record "
-                f"(refcode, ios)")
+    usage_error(
+        f"{path}: the first record is neither a benchmark problem (code, input, "
+        f"output), a runtime task (kind, program, reference) nor a CodeI/O record "
+        f"(refcode, ios)"
+    )
 
 
 def _decontaminator(eval_data: Path | None) -> Any:
@@ -147,8 +157,10 @@ def _decontaminator(eval_data: Path | None) -> Any:
     if eval_data is None:
         return found
     if not eval_data.is_dir():
-        usage_error(f"--eval-data {eval_data} is not a directory; point it at the folder "
-                    f"holding the evaluation data (e.g. lcb*/), or leave it out")
+        usage_error(
+            f"--eval-data {eval_data} is not a directory; point it at the folder "
+            f"holding the evaluation data (e.g. lcb*/), or leave it out"
+        )
     patterns = _eval_patterns()
     before = len(found.sources)
     for pattern in patterns:
@@ -156,25 +168,37 @@ def _decontaminator(eval_data: Path | None) -> Any:
             if path.is_file():
                 found.add_jsonl(path)
     if len(found.sources) == before:
-        usage_error(f"--eval-data {eval_data} holds none of {patterns}; leave it out to "
-                    f"check against the shipped benchmarks only")
+        usage_error(
+            f"--eval-data {eval_data} holds none of {patterns}; leave it out to "
+            f"check against the shipped benchmarks only"
+        )
     return found
 
 
 def export(
-    source: Annotated[Path, typer.Argument(help="JSONL of benchmark problems, runtime tasks "
-                                                "or CodeI/O records")],
+    source: Annotated[
+        Path, typer.Argument(help="JSONL of benchmark problems, runtime tasks or CodeI/O records")
+    ],
     out: Annotated[Path, typer.Option("--out", help="output folder")],
-    kind: Annotated[list[str] | None, typer.Option(
-        "--kind", help="prediction kinds for problems / CodeI/O: output, input")] = None,
-    fmt: Annotated[list[str] | None, typer.Option(
-        "--format", help="trl and/or verl (default both)")] = None,
-    eval_data: Annotated[Path | None, typer.Option(
-        "--eval-data", help="folder with more evaluation data (e.g. lcb*/); the "
-                            "benchmarks whose data ships are always checked",
-        envvar="EXECLENS_EVAL_DATA")] = None,
-    decontaminate: Annotated[bool, typer.Option(
-        "--decontaminate/--no-decontaminate", help="drop evaluation programs")] = True,
+    kind: Annotated[
+        list[str] | None,
+        typer.Option("--kind", help="prediction kinds for problems / CodeI/O: output, input"),
+    ] = None,
+    fmt: Annotated[
+        list[str] | None, typer.Option("--format", help="trl and/or verl (default both)")
+    ] = None,
+    eval_data: Annotated[
+        Path | None,
+        typer.Option(
+            "--eval-data",
+            help="folder with more evaluation data (e.g. lcb*/); the "
+            "benchmarks whose data ships are always checked",
+            envvar="EXECLENS_EVAL_DATA",
+        ),
+    ] = None,
+    decontaminate: Annotated[
+        bool, typer.Option("--decontaminate/--no-decontaminate", help="drop evaluation programs")
+    ] = True,
     split: Annotated[str, typer.Option("--split", help="verl extra_info.split")] = "train",
 ) -> None:
     """Export tasks as a TRL prompt dataset and verl Parquet rows (ground truth as JSON)."""
@@ -201,9 +225,11 @@ def export(
     by_kind = ", ".join(f"{k} {n}" for k, n in sorted(result.by_kind.items())) or "none"
     typer.echo(f"read {len(tasks)} tasks from {what}; wrote {result.written} ({by_kind})")
     if checker is not None:
-        typer.echo(f"decontamination: dropped {result.dropped} whose program matches an "
-                   f"evaluation program ({len(checker)} programs from "
-                   f"{len(checker.sources)} sources: {', '.join(checker.sources)})")
+        typer.echo(
+            f"decontamination: dropped {result.dropped} whose program matches an "
+            f"evaluation program ({len(checker)} programs from "
+            f"{len(checker.sources)} sources: {', '.join(checker.sources)})"
+        )
     if result.duplicates:
         typer.echo(f"skipped {result.duplicates} duplicate tasks")
     for name, path in sorted(result.files.items()):

@@ -9,8 +9,12 @@ from typing import Any
 
 import typer
 
-__all__ = ["benchmark_requirements", "program_identity", "program_source",
-           "warn_program_environment"]
+__all__ = [
+    "benchmark_requirements",
+    "program_identity",
+    "program_source",
+    "warn_program_environment",
+]
 
 
 def benchmark_requirements(names: Iterable[str] | None = None) -> dict[str, tuple[str, ...]]:
@@ -19,7 +23,7 @@ def benchmark_requirements(names: Iterable[str] | None = None) -> dict[str, tupl
     from execlens.bench import BenchmarkError, benchmark_names, get_benchmark
 
     needs: dict[str, tuple[str, ...]] = {}
-    for name in (benchmark_names() if names is None else names):
+    for name in benchmark_names() if names is None else names:
         try:
             bench: Any = get_benchmark(name)
         except BenchmarkError:
@@ -42,8 +46,9 @@ def program_source(python: str | None = None) -> str:
     return f"{located.source} ({located.origin})" if located.origin else located.source
 
 
-def warn_program_environment(needs: Mapping[str, Iterable[str]],
-                             python: str | None = None) -> str | None:
+def warn_program_environment(
+    needs: Mapping[str, Iterable[str]], python: str | None = None
+) -> str | None:
     """Print (and return) one ``warning:`` line when the program interpreter (``python``,
     else the engine's default) does not meet ``needs``; a warning, never an error: the
     run goes on, its numbers just will not match the published ones."""
@@ -68,8 +73,12 @@ def program_identity() -> dict[str, Any]:
     except EngineError as exc:
         usage_error(str(exc))
     except (OSError, ValueError, KeyError) as exc:  # it runs, but cannot report itself
-        usage_error(f"the program interpreter {resolve_program_python()} could not report "
-                    f"its packages ({type(exc).__name__}: {exc}); give a CPython >= 3.11")
+        usage_error(
+            f"the program interpreter {resolve_program_python()} could not report "
+            f"its packages ({type(exc).__name__}: {exc}); give a CPython >= 3.11"
+        )
     except Exception as exc:  # noqa: BLE001 - subprocess errors: named, not a traceback
-        usage_error(f"the program interpreter {resolve_program_python()} could not report "
-                    f"its packages ({type(exc).__name__}); give a CPython >= 3.11")
+        usage_error(
+            f"the program interpreter {resolve_program_python()} could not report "
+            f"its packages ({type(exc).__name__}); give a CPython >= 3.11"
+        )

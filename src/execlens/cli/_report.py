@@ -12,10 +12,12 @@ from execlens.cli._eval import fail
 
 
 def report(
-    run_dirs: Annotated[list[Path], typer.Argument(
-        help="Run directories (each with results.json).")],
-    out: Annotated[Path | None, typer.Option("--out", "-o",
-                                                help="Where to write the HTML report.")] = None,
+    run_dirs: Annotated[
+        list[Path], typer.Argument(help="Run directories (each with results.json).")
+    ],
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Where to write the HTML report.")
+    ] = None,
 ) -> None:
     """Render (or re-render) the HTML report for one or more runs (any benchmark)."""
     from execlens.bench import ReportError, load_run, write_report
@@ -25,8 +27,9 @@ def report(
             load_run(path)  # every directory checked before anything is written
     except ReportError as exc:
         fail(str(exc))
-    target = out or (run_dirs[0] / "report.html" if len(run_dirs) == 1
-                     else Path("execlens-report.html"))
+    target = out or (
+        run_dirs[0] / "report.html" if len(run_dirs) == 1 else Path("execlens-report.html")
+    )
     if target.is_dir():
         fail(f"--out {target} is a directory; name the HTML file to write")
     for parent in target.parents:  # a file where a folder of --out must be

@@ -38,16 +38,21 @@ def _print_outcome(outcome: Outcome, console: Console) -> None:
     if outcome.peak_memory_mb is not None:
         table.add_row("peak memory", f"{outcome.peak_memory_mb:.1f} MB")
     console.print(table)
-    for name, text, truncated in (("stdout", outcome.stdout, outcome.stdout_truncated),
-                                  ("stderr", outcome.stderr, outcome.stderr_truncated)):
+    for name, text, truncated in (
+        ("stdout", outcome.stdout, outcome.stdout_truncated),
+        ("stderr", outcome.stderr, outcome.stderr_truncated),
+    ):
         if text:
             note = " (truncated)" if truncated else ""
             console.rule(f"{name}{note}")
             console.print(text, markup=False, highlight=False, end="")
 
 
-_LIMIT_OPTIONS = {"wall_time": "--timeout", "memory_mb": "--memory",
-                  "output_bytes": "--output-limit"}
+_LIMIT_OPTIONS = {
+    "wall_time": "--timeout",
+    "memory_mb": "--memory",
+    "output_bytes": "--output-limit",
+}
 _ISOLATION_MODES = ("full", "auto", "none")
 
 
@@ -70,8 +75,10 @@ def read_source_file(path: Path, what: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        usage_error(f"{what} {path} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
-                    f"{exc.start}); save it as UTF-8")
+        usage_error(
+            f"{what} {path} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
+            f"{exc.start}); save it as UTF-8"
+        )
 
 
 def build_limits(timeout: float, memory: int, output_limit: int) -> Limits:
@@ -82,7 +89,7 @@ def build_limits(timeout: float, memory: int, output_limit: int) -> Limits:
         text = str(exc)
         for field_name, option in _LIMIT_OPTIONS.items():
             if text.startswith(field_name):
-                text = option + text[len(field_name):]
+                text = option + text[len(field_name) :]
         usage_error(text)
 
 
@@ -91,19 +98,22 @@ def check_program_python(program_python: Path | None) -> str | None:
     if program_python is None:
         return None
     if not program_python.exists():
-        usage_error(f"--program-python {program_python} does not exist; give the path of a "
-                    "Python >= 3.11 interpreter (e.g. .venv-programs/bin/python)")
+        usage_error(
+            f"--program-python {program_python} does not exist; give the path of a "
+            "Python >= 3.11 interpreter (e.g. .venv-programs/bin/python)"
+        )
     if program_python.is_dir() or not os.access(program_python, os.X_OK):
-        usage_error(f"--program-python {program_python} is not an executable file; give the "
-                    "path of a Python >= 3.11 interpreter (e.g. .venv-programs/bin/python)")
+        usage_error(
+            f"--program-python {program_python} is not an executable file; give the "
+            "path of a Python >= 3.11 interpreter (e.g. .venv-programs/bin/python)"
+        )
     return str(program_python)
 
 
 def check_isolation(isolation: str) -> None:
     """A usage error unless ``isolation`` is one of the engine's modes."""
     if isolation not in _ISOLATION_MODES:
-        usage_error(f"--isolation must be one of {', '.join(_ISOLATION_MODES)}, "
-                    f"not {isolation!r}")
+        usage_error(f"--isolation must be one of {', '.join(_ISOLATION_MODES)}, not {isolation!r}")
 
 
 def check_mount_ro(paths: list[Path] | None) -> list[str]:
@@ -112,36 +122,53 @@ def check_mount_ro(paths: list[Path] | None) -> list[str]:
     checked = []
     for path in paths or []:
         if not path.exists():
-            usage_error(f"--mount-ro {path} does not exist; give an existing directory or file "
-                        "to show read-only in the sandbox")
+            usage_error(
+                f"--mount-ro {path} does not exist; give an existing directory or file "
+                "to show read-only in the sandbox"
+            )
         checked.append(str(path))
     return checked
 
 
 def run(
     file: Annotated[Path, typer.Argument(help="Python source file to run ('-' for stdin).")],
-    call: Annotated[str | None, typer.Option(
-        "--call", help='Source run after the module, e.g. "f(1, 2)"; its value is reported.')
+    call: Annotated[
+        str | None,
+        typer.Option(
+            "--call", help='Source run after the module, e.g. "f(1, 2)"; its value is reported.'
+        ),
     ] = None,
-    timeout: Annotated[float, typer.Option(
-        help="Wall-time limit in seconds (> 0, at most 86400).")] = 5.0,
-    memory: Annotated[int, typer.Option(
-        help="Memory limit in MB on top of the interpreter (at least 16).")] = 512,
-    output_limit: Annotated[int, typer.Option(
-        help=f"stdout+stderr limit in characters (at most {MAX_OUTPUT_BYTES}).")] = 65536,
+    timeout: Annotated[
+        float, typer.Option(help="Wall-time limit in seconds (> 0, at most 86400).")
+    ] = 5.0,
+    memory: Annotated[
+        int, typer.Option(help="Memory limit in MB on top of the interpreter (at least 16).")
+    ] = 512,
+    output_limit: Annotated[
+        int, typer.Option(help=f"stdout+stderr limit in characters (at most {MAX_OUTPUT_BYTES}).")
+    ] = 65536,
     stdin: Annotated[Path | None, typer.Option(help="File fed to the program's stdin.")] = None,
     isolation: Annotated[str, typer.Option(help="full | auto | none")] = "auto",
     hash_seed: Annotated[int, typer.Option(help="PYTHONHASHSEED of the run.")] = 0,
-    program_python: Annotated[Path | None, typer.Option(
-        "--program-python",
-        help="Interpreter the sandboxed program runs under (its own packages, e.g. NumPy "
-             "1.x); default: $EXECLENS_PROGRAM_PYTHON, else this interpreter.")] = None,
-    mount_ro: Annotated[list[Path] | None, typer.Option(
-        "--mount-ro",
-        help="A host directory or file the program may read (read-only); repeatable. By "
-             "default the sandbox sees only what the program interpreter needs.")] = None,
-    as_json: Annotated[bool, typer.Option(
-        "--json", help="Print the outcome as one JSON object.")] = False,
+    program_python: Annotated[
+        Path | None,
+        typer.Option(
+            "--program-python",
+            help="Interpreter the sandboxed program runs under (its own packages, e.g. NumPy "
+            "1.x); default: $EXECLENS_PROGRAM_PYTHON, else this interpreter.",
+        ),
+    ] = None,
+    mount_ro: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--mount-ro",
+            help="A host directory or file the program may read (read-only); repeatable. By "
+            "default the sandbox sees only what the program interpreter needs.",
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the outcome as one JSON object.")
+    ] = False,
 ) -> None:
     """Run a program (and optionally a call) in the sandbox and report its outcome."""
     check_isolation(isolation)
@@ -157,14 +184,23 @@ def run(
     stdin_text = read_source_file(stdin, "--stdin file") if stdin is not None else None
     job = Job(program=source, call=call, limits=limits, stdin=stdin_text)
     try:
-        with Engine(workers=1, limits=limits, isolation=isolation, hash_seed=hash_seed,
-                    python=python, mount_ro=visible) as engine:
+        with Engine(
+            workers=1,
+            limits=limits,
+            isolation=isolation,
+            hash_seed=hash_seed,
+            python=python,
+            mount_ro=visible,
+        ) as engine:
             outcome = engine.run(job)
     except ValueError as exc:  # only the engine's checks of --mount-ro reach here
         usage_error(f"--mount-ro: {exc}")
     except EngineError as exc:
-        fix = ("use --isolation auto" if isolation == "full" else
-               "check --program-python / $EXECLENS_PROGRAM_PYTHON")
+        fix = (
+            "use --isolation auto"
+            if isolation == "full"
+            else "check --program-python / $EXECLENS_PROGRAM_PYTHON"
+        )
         usage_error(f"{exc}; {fix}")
     if as_json:
         typer.echo(json.dumps(outcome.to_dict(), ensure_ascii=False))

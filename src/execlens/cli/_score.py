@@ -38,20 +38,30 @@ def _explain(reason: str) -> str:
 
 
 def _summary(results: dict[str, Any], console: Console) -> None:
-    title = (f"{results['benchmark']} · task {results['task']} · {results['samples']} samples · "
-             f"{results['generations']} generations")
+    title = (
+        f"{results['benchmark']} · task {results['task']} · {results['samples']} samples · "
+        f"{results['generations']} generations"
+    )
     table = Table(title=title)
     names = sorted({name for values in results["metrics"].values() for name in values})
     for column in ("mode", *names, "solved", "denominator"):
         table.add_column(column, justify="left" if column == "mode" else "right")
     for mode, data in results["modes"].items():
         shown = results["metrics"].get(mode, {})
-        table.add_row(mode, *(f"{shown[k]:.2f}" if k in shown else "—" for k in names),
-                      str(data["solved"]), str(data["denominator"]))
+        table.add_row(
+            mode,
+            *(f"{shown[k]:.2f}" if k in shown else "—" for k in names),
+            str(data["solved"]),
+            str(data["denominator"]),
+        )
     reference = results.get("reference_numbers") or {}
     if reference:
-        table.add_row("[italic]reference[/italic]",
-                      *(f"{reference[k]:.2f}" if k in reference else "" for k in names), "", "")
+        table.add_row(
+            "[italic]reference[/italic]",
+            *(f"{reference[k]:.2f}" if k in reference else "" for k in names),
+            "",
+            "",
+        )
     console.print(table)
     if results.get("reference_source"):
         console.print(f"reference: {results['reference_source']}")
@@ -61,8 +71,10 @@ def _summary(results: dict[str, Any], console: Console) -> None:
     table = Table(title=f"generations judged differently: {diff['total']}")
     for column in ("direction", "reason", "count", "meaning"):
         table.add_column(column, justify="right" if column == "count" else "left")
-    for key, direction in (("official_pass_strict_fail", "official ✓ strict ✗"),
-                           ("official_fail_strict_pass", "official ✗ strict ✓")):
+    for key, direction in (
+        ("official_pass_strict_fail", "official ✓ strict ✗"),
+        ("official_fail_strict_pass", "official ✗ strict ✓"),
+    ):
         for reason, count in diff[key].items():
             table.add_row(direction, reason.split(" ", 1)[1], str(count), _explain(reason))
     if diff["total"]:
@@ -70,46 +82,74 @@ def _summary(results: dict[str, Any], console: Console) -> None:
     else:
         console.print(f"[green]{table.title}[/green]")
     if results.get("official_task", results["task"]) != results["task"]:
-        console.print(f"[yellow]official mode scored the file as task "
-                      f"{results['official_task']!r} (inferred from its path, as the official "
-                      f"script does); strict mode used {results['task']!r}[/yellow]")
+        console.print(
+            f"[yellow]official mode scored the file as task "
+            f"{results['official_task']!r} (inferred from its path, as the official "
+            f"script does); strict mode used {results['task']!r}[/yellow]"
+        )
 
 
 def _timing(result: ScoreRunResult, console: Console) -> None:
-    console.print(f"{result.scored_now} samples scored in {result.seconds:.1f} s "
-                  f"({result.resumed} resumed from an earlier run; {result.results['samples']} "
-                  f"in results.json)")
+    console.print(
+        f"{result.scored_now} samples scored in {result.seconds:.1f} s "
+        f"({result.resumed} resumed from an earlier run; {result.results['samples']} "
+        f"in results.json)"
+    )
 
 
 def score(
     generations: Annotated[Path, typer.Argument(help="Generations file (official format).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")],
-    benchmark: Annotated[str | None, typer.Option(
-        help="Benchmark: " + ", ".join(benchmark_names()) + " (default: the one that "
-             "declares itself the default, CRUXEval).")] = None,
-    task: Annotated[str | None, typer.Option(
-        help="A task of the benchmark (CRUXEval default: 'input' if the path says so, as "
-             "the official script decides).")] = None,
-    data: Annotated[Path | None, typer.Option(
-        help="Local benchmark data: a .jsonl/.json/.parquet file (cruxeval.jsonl, "
-             "execution-v2 rows), a directory holding one, or a datasets save_to_disk "
-             "directory (DIR@FINGERPRINT pins it); default: the shipped copy or the hub.")
+    benchmark: Annotated[
+        str | None,
+        typer.Option(
+            help="Benchmark: " + ", ".join(benchmark_names()) + " (default: the one that "
+            "declares itself the default, CRUXEval)."
+        ),
     ] = None,
-    data_revision: Annotated[str | None, typer.Option(
-        help="Load the hub dataset at this revision (a commit hash or tag), recorded in "
-             "the run's identity; without it a hub load is unpinned (a warning says so).")
+    task: Annotated[
+        str | None,
+        typer.Option(
+            help="A task of the benchmark (CRUXEval default: 'input' if the path says so, as "
+            "the official script decides)."
+        ),
     ] = None,
-    workers: Annotated[int | None, typer.Option(
-        help="Execution servers (>= 1), so timeouts overlap (default: the benchmark's).")
+    data: Annotated[
+        Path | None,
+        typer.Option(
+            help="Local benchmark data: a .jsonl/.json/.parquet file (cruxeval.jsonl, "
+            "execution-v2 rows), a directory holding one, or a datasets save_to_disk "
+            "directory (DIR@FINGERPRINT pins it); default: the shipped copy or the hub."
+        ),
     ] = None,
-    model: Annotated[str | None, typer.Option(
-        help="Who generated the file (e.g. codellama-7b): recorded, and a published "
-             "reference is shown beside the scores when one is known.")] = None,
-    temperature: Annotated[float | None, typer.Option(
-        help="The sampling temperature of the generations (with --model).")] = None,
+    data_revision: Annotated[
+        str | None,
+        typer.Option(
+            help="Load the hub dataset at this revision (a commit hash or tag), recorded in "
+            "the run's identity; without it a hub load is unpinned (a warning says so)."
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            help="Execution servers (>= 1), so timeouts overlap (default: the benchmark's)."
+        ),
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            help="Who generated the file (e.g. codellama-7b): recorded, and a published "
+            "reference is shown beside the scores when one is known."
+        ),
+    ] = None,
+    temperature: Annotated[
+        float | None,
+        typer.Option(help="The sampling temperature of the generations (with --model)."),
+    ] = None,
     overwrite: Annotated[bool, typer.Option(help="Discard an earlier run in --out.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print results.json on one line.")
-                       ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print results.json on one line.")
+    ] = False,
 ) -> None:
     """Score a generations file in official and strict modes (resumable)."""
     from execlens.bench import (
@@ -135,8 +175,7 @@ def score(
     except BenchmarkError as exc:
         fail(str(exc))
     if task is not None and task not in bench.tasks:
-        fail(f"{bench.name} has no task {task!r}; use --task "
-             f"{' or '.join(sorted(bench.tasks))}")
+        fail(f"{bench.name} has no task {task!r}; use --task {' or '.join(sorted(bench.tasks))}")
     if workers is not None and workers < 1:
         fail(f"--workers must be at least 1, got {workers}")
     if temperature is not None and not 0.0 <= temperature <= 2.0:
@@ -144,21 +183,35 @@ def score(
     try:
         check_data_options(None if data is None else str(data), data_revision)
         with data_revision_block(data_revision) as hub_loads:
-            loaded = bench.read_generations(generations, None if data is None else str(data),
-                                            task)
+            loaded = bench.read_generations(generations, None if data is None else str(data), task)
         check_revision_used(hub_loads, bench.name)
-        unpinned = unpinned_warning(hub_loads, data_fingerprint(
-            [item for item, _ in loaded.items], hub_loads))  # the identity's data_sha256
+        unpinned = unpinned_warning(
+            hub_loads, data_fingerprint([item for item, _ in loaded.items], hub_loads)
+        )  # the identity's data_sha256
         if unpinned is not None:
             warn(unpinned)
         warn_program_environment(benchmark_requirements([bench.name]))
         with _progress(len(loaded.items), plain=not as_json) as report:
-            result = run_score(out, bench, loaded, generations_file=str(generations),
-                               workers=workers, overwrite=overwrite, progress=report,
-                               model=model, temperature=temperature,
-                               data_revision=data_revision)
-    except (GenerationsError, ProblemError, DatasetError, ScoreRunError, BenchmarkError,
-            DataOptionError) as exc:
+            result = run_score(
+                out,
+                bench,
+                loaded,
+                generations_file=str(generations),
+                workers=workers,
+                overwrite=overwrite,
+                progress=report,
+                model=model,
+                temperature=temperature,
+                data_revision=data_revision,
+            )
+    except (
+        GenerationsError,
+        ProblemError,
+        DatasetError,
+        ScoreRunError,
+        BenchmarkError,
+        DataOptionError,
+    ) as exc:
         fail(str(exc))
     _summary(result.results, console)
     _timing(result, console)

@@ -10,8 +10,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-synth_app = typer.Typer(help="CodeI/O and CodeI/O++ synthesis: verified training data from code.",
-                        no_args_is_help=True)
+synth_app = typer.Typer(
+    help="CodeI/O and CodeI/O++ synthesis: verified training data from code.", no_args_is_help=True
+)
 
 
 def _fail(console: Console, message: str) -> None:
@@ -21,14 +22,18 @@ def _fail(console: Console, message: str) -> None:
 
 @synth_app.command("run")
 def run(
-    config_path: Annotated[Path, typer.Argument(metavar="CONFIG.yaml",
-                                                help="The run's YAML config.")],
-    out: Annotated[Path | None, typer.Option("--out", "-o",
-                                                help="Override the config's out.")] = None,
-    executor: Annotated[str | None, typer.Option(help="Override the executor: local or "
-                                                    "ray.")] = None,
-    overwrite: Annotated[bool, typer.Option(help="Clear a run directory holding a "
-                                            "different run.")] = False,
+    config_path: Annotated[
+        Path, typer.Argument(metavar="CONFIG.yaml", help="The run's YAML config.")
+    ],
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Override the config's out.")
+    ] = None,
+    executor: Annotated[
+        str | None, typer.Option(help="Override the executor: local or ray.")
+    ] = None,
+    overwrite: Annotated[
+        bool, typer.Option(help="Clear a run directory holding a different run.")
+    ] = False,
     quiet: Annotated[bool, typer.Option(help="No progress bars.")] = False,
 ) -> None:
     """Run (or resume) a synthesis pipeline."""
@@ -57,9 +62,12 @@ def run(
     if not status.get("kept", 1):
         # Finished and kept (a rerun redoes nothing), but the dataset is empty: not a success.
         named = ", ".join(f"{n} {reason}" for reason, n in status.get("rejections", {}).items())
-        _fail(console, f"every record was rejected ({named or 'none reached the end'}); the "
-                       f"dataset is empty -- see `execlens synth status {status['out']}` and "
-                       f"each record's reject reason")
+        _fail(
+            console,
+            f"every record was rejected ({named or 'none reached the end'}); the "
+            f"dataset is empty -- see `execlens synth status {status['out']}` and "
+            f"each record's reject reason",
+        )
     _print_status(status, console)
     card = Path(status["out"]) / "card.md"
     if card.is_file():
@@ -96,8 +104,9 @@ def _print_status(summary: dict, console: Console) -> None:
             table.add_row(name, "done" if entry["done"] else "pending", "", "")
             continue
         planned = "?" if entry["shards"] is None else str(entry["shards"])
-        table.add_row(name, f"{entry['shards_done']}/{planned}", str(entry["records"]),
-                      str(entry["rejected"]))
+        table.add_row(
+            name, f"{entry['shards_done']}/{planned}", str(entry["records"]), str(entry["rejected"])
+        )
     console.print(table)
 
 

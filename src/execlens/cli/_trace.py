@@ -57,25 +57,49 @@ def _data_digest(dataset: Path) -> str:
 
 
 def trace(
-    dataset: Annotated[Path, typer.Argument(
-        help="REval data: a directory holding DREval_data.jsonl (and DREval_tasks.jsonl), "
-             "or that file.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Run directory for "
-                                      "executions.jsonl and states.jsonl (JetBrains REval "
-                                      "layout); rerun to resume.")],
-    mode: Annotated[str, typer.Option(help="frame-blind (REval's reference tracer: one "
-                                      "state list across frames; alias: reval) or exact "
-                                      "(per-frame, corrected).")] = "exact",
-    rows: Annotated[str, typer.Option(help="all (every input) or pairs (the inputs REval "
-                                      "asks about).")] = "all",
-    fmt: Annotated[str, typer.Option("--format", help="jetbrains (the REval layout) or cwm "
-                                     "(also cwm.jsonl: each run in Code World Model's trace "
-                                     "format; exact mode).")] = "jetbrains",
+    dataset: Annotated[
+        Path,
+        typer.Argument(
+            help="REval data: a directory holding DREval_data.jsonl (and DREval_tasks.jsonl), "
+            "or that file."
+        ),
+    ],
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Run directory for "
+            "executions.jsonl and states.jsonl (JetBrains REval "
+            "layout); rerun to resume.",
+        ),
+    ],
+    mode: Annotated[
+        str,
+        typer.Option(
+            help="frame-blind (REval's reference tracer: one "
+            "state list across frames; alias: reval) or exact "
+            "(per-frame, corrected)."
+        ),
+    ] = "exact",
+    rows: Annotated[
+        str, typer.Option(help="all (every input) or pairs (the inputs REval asks about).")
+    ] = "all",
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="jetbrains (the REval layout) or cwm "
+            "(also cwm.jsonl: each run in Code World Model's trace "
+            "format; exact mode).",
+        ),
+    ] = "jetbrains",
     workers: WorkersOption = None,
     max_steps: MaxStepsOption = 200_000,
     wall_limit: WallLimitOption = DEFAULT_WALL_LIMIT,
-    overwrite: Annotated[bool, typer.Option(help="Replace a different earlier run in "
-                                            "--out instead of refusing.")] = False,
+    overwrite: Annotated[
+        bool, typer.Option(help="Replace a different earlier run in --out instead of refusing.")
+    ] = False,
     progress: ProgressOption = True,
 ) -> None:
     """Trace every input of an REval dataset and export the traces (resumable)."""
@@ -93,16 +117,25 @@ def trace(
     for problem in problems:
         if problem.skip_reason:
             typer.echo(f"skipped {problem.task_id}: {problem.skip_reason}", err=True)
-    selected = [run for problem in problems
-                for run in problem.runs
-                if rows == "all" or run.index in {p.input_idx for p in problem.pairs}]
+    selected = [
+        run
+        for problem in problems
+        for run in problem.runs
+        if rows == "all" or run.index in {p.input_idx for p in problem.pairs}
+    ]
     warn_program_environment(benchmark_requirements([BENCHMARK.name]))
-    identity = {"verb": "trace", "data": _data_digest(dataset), "mode": mode, "rows": rows,
-                "max_steps": max_steps, "wall_limit": wall_limit,
-                "program": program_identity(),
-                **({"format": fmt} if fmt != "jetbrains" else {})}
+    identity = {
+        "verb": "trace",
+        "data": _data_digest(dataset),
+        "mode": mode,
+        "rows": rows,
+        "max_steps": max_steps,
+        "wall_limit": wall_limit,
+        "program": program_identity(),
+        **({"format": fmt} if fmt != "jetbrains" else {}),
+    }
     limits = TraceLimits(max_steps=max_steps)
-    chunks = [selected[i:i + SHARD_RUNS] for i in range(0, len(selected), SHARD_RUNS)]
+    chunks = [selected[i : i + SHARD_RUNS] for i in range(0, len(selected), SHARD_RUNS)]
     with open_run(out, identity, overwrite) as run_dir:
         engine = None
 
@@ -116,42 +149,57 @@ def trace(
                     request = item.request(mode, limits)
                     base = trace_job(request).limits
                     assert base is not None  # a tracing job always carries its limits
-                    requests.append(_with_engine_limits(request,
-                                                        base.with_(wall_time=wall_limit)))
+                    requests.append(_with_engine_limits(request, base.with_(wall_time=wall_limit)))
             results = iter(trace_many(engine, requests))
             # One record per run holds both of its rows, so the two files can never
             # disagree on which runs are done.
-            pairs = [(item, None if item.problem.skip_reason else next(results))
-                     for item in chunk]
-            return [{"execution": execution_record(item, t), "states": states_record(item, t),
-                     **({"cwm": _cwm_record(item, t)} if fmt == "cwm" else {})}
-                    for item, t in pairs]
+            pairs = [(item, None if item.problem.skip_reason else next(results)) for item in chunk]
+            return [
+                {
+                    "execution": execution_record(item, t),
+                    "states": states_record(item, t),
+                    **({"cwm": _cwm_record(item, t)} if fmt == "cwm" else {}),
+                }
+                for item, t in pairs
+            ]
 
         try:
-            executor = traced_in_shards(run_dir, "traces", chunks, work, progress=progress,
-                                        label="tracing")
+            executor = traced_in_shards(
+                run_dir, "traces", chunks, work, progress=progress, label="tracing"
+            )
         finally:
             if engine is not None:
                 engine.__exit__(None, None, None)
         # The REval layout: each file streamed from the shards in run order.
-        total = write_jsonl_stream(run_dir.file("executions.jsonl"),
-                                   (r["execution"] for r in executor.records("traces")),
-                                   sort_keys=False)
-        write_jsonl_stream(run_dir.file("states.jsonl"),
-                           (r["states"] for r in executor.records("traces")), sort_keys=False)
+        total = write_jsonl_stream(
+            run_dir.file("executions.jsonl"),
+            (r["execution"] for r in executor.records("traces")),
+            sort_keys=False,
+        )
+        write_jsonl_stream(
+            run_dir.file("states.jsonl"),
+            (r["states"] for r in executor.records("traces")),
+            sort_keys=False,
+        )
         if fmt == "cwm":
-            write_jsonl_stream(run_dir.file("cwm.jsonl"),
-                               (r["cwm"] for r in executor.records("traces")), sort_keys=False)
+            write_jsonl_stream(
+                run_dir.file("cwm.jsonl"),
+                (r["cwm"] for r in executor.records("traces")),
+                sort_keys=False,
+            )
         records = [r["execution"] for r in executor.records("traces")]
     statuses = Counter(r["status"] for r in records)
-    typer.echo(f"{total} executions ({statuses['ok']} ok, {statuses['skipped']} skipped) "
-               f"written to {out}/executions.jsonl and {out}/states.jsonl ({mode} mode)",
-               err=True)
+    typer.echo(
+        f"{total} executions ({statuses['ok']} ok, {statuses['skipped']} skipped) "
+        f"written to {out}/executions.jsonl and {out}/states.jsonl ({mode} mode)",
+        err=True,
+    )
     for status in sorted(set(statuses) - set(_EXPECTED)):
         runs = [f"{r['task_id']}#{r['input_idx']}" for r in records if r["status"] == status]
         typer.echo(f"{len(runs)} runs {status}: {named_runs(runs)}", err=True)
-    cut = [f"{r['task_id']}#{r['input_idx']} ({r['truncated']})" for r in records
-           if r.get("truncated")]
+    cut = [
+        f"{r['task_id']}#{r['input_idx']} ({r['truncated']})" for r in records if r.get("truncated")
+    ]
     if cut:
         typer.echo(f"{len(cut)} runs hit a recording limit: {named_runs(cut)}", err=True)
 
@@ -160,8 +208,7 @@ def _cwm_record(item: Any, trace: Any) -> dict[str, Any]:
     """One run in CWM's trace format (``execlens.trace.cwm_trace``), or why it has none."""
     from execlens.trace import cwm_trace
 
-    row: dict[str, Any] = {"task_id": item.problem.task_id, "input_idx": item.index,
-                           "cwm": None}
+    row: dict[str, Any] = {"task_id": item.problem.task_id, "input_idx": item.index, "cwm": None}
     if trace is None or not trace.recorded or trace.truncated:
         row["error"] = "no complete trace"
         return row

@@ -15,8 +15,10 @@ import typer
 
 from execlens.cli._run import usage_error
 
-train_app = typer.Typer(help="Train with TRL: collect teacher chains, SFT on them, GRPO on "
-                             "execution-verified rewards.", no_args_is_help=True)
+train_app = typer.Typer(
+    help="Train with TRL: collect teacher chains, SFT on them, GRPO on execution-verified rewards.",
+    no_args_is_help=True,
+)
 
 
 def _load(config: Path, kind: str) -> Any:
@@ -43,17 +45,23 @@ def _chains(config_path: Path) -> None:
     sampled = sum(stats.sampled.values())
     if sampled and stats.failed_requests == sampled:
         # Not one answer: the teacher is down or refuses every request (nothing is cached).
-        typer.echo(f"error: all {sampled} requests to the teacher {config.model} failed; "
-                   f"check that its server is running and rerun", err=True)
+        typer.echo(
+            f"error: all {sampled} requests to the teacher {config.model} failed; "
+            f"check that its server is running and rerun",
+            err=True,
+        )
         raise typer.Exit(1)
-    typer.echo(f"chains: {accepted} of {sum(stats.sampled.values())} accepted; written to "
-               f"{Path(config.output_dir) / 'chains.jsonl'}")
+    typer.echo(
+        f"chains: {accepted} of {sum(stats.sampled.values())} accepted; written to "
+        f"{Path(config.output_dir) / 'chains.jsonl'}"
+    )
     for kind, rate in sorted(stats.acceptance().items()):
-        typer.echo(f"  {kind}: {stats.accepted.get(kind, 0)}/{stats.sampled[kind]} "
-                   f"({rate:.1%})")
+        typer.echo(f"  {kind}: {stats.accepted.get(kind, 0)}/{stats.sampled[kind]} ({rate:.1%})")
     if stats.failed_requests:
-        typer.echo(f"  {stats.failed_requests} samples failed (request errors); a rerun "
-                   f"retries them, the answered ones come from the cache")
+        typer.echo(
+            f"  {stats.failed_requests} samples failed (request errors); a rerun "
+            f"retries them, the answered ones come from the cache"
+        )
 
 
 def _run(kind: str, config_path: Path) -> None:
@@ -71,22 +79,21 @@ def _run(kind: str, config_path: Path) -> None:
 
 
 @train_app.command("chains")
-def chains(config: Annotated[Path, typer.Argument(help="a chains config (.yaml/.toml/.json)")]
-           ) -> None:
+def chains(
+    config: Annotated[Path, typer.Argument(help="a chains config (.yaml/.toml/.json)")],
+) -> None:
     """Collect teacher reasoning chains the judge accepts (SFT data; acceptance per kind)."""
     _chains(config)
 
 
 @train_app.command("sft")
-def sft(config: Annotated[Path, typer.Argument(help="an SFT config (.yaml/.toml/.json)")]
-        ) -> None:
+def sft(config: Annotated[Path, typer.Argument(help="an SFT config (.yaml/.toml/.json)")]) -> None:
     """Supervised fine-tuning (TRL SFTTrainer) on chat messages or teacher chains."""
     _run("sft", config)
 
 
 @train_app.command("grpo")
-def grpo(config: Annotated[Path, typer.Argument(help="a GRPO config (.yaml/.toml/.json)")]
-         ) -> None:
+def grpo(config: Annotated[Path, typer.Argument(help="a GRPO config (.yaml/.toml/.json)")]) -> None:
     """GRPO (TRL GRPOTrainer) with execlens' execution-verified rewards."""
     _run("grpo", config)
 

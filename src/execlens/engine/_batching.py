@@ -12,22 +12,37 @@ from typing import Any
 from execlens.engine._types import Job, Limits, Outcome
 from execlens.values import encode
 
-__all__ = ["HELD_PER_WINDOW", "REQUEST_GROUP", "build_request", "chunk_groups", "group_key",
-           "host_timeout", "stream_in_groups"]
+__all__ = [
+    "HELD_PER_WINDOW",
+    "REQUEST_GROUP",
+    "build_request",
+    "chunk_groups",
+    "group_key",
+    "host_timeout",
+    "stream_in_groups",
+]
 
 REQUEST_GROUP = 16  # jobs of one program sent to a server in one request
 
 
 def group_key(job: Job, limits: Limits, seed: int) -> tuple[Any, ...]:
     """What jobs must share to travel in one request (and so run in one server)."""
-    return (job.program, job.module_name, limits, seed, job.stdin, job.runner,
-            json.dumps(job.runner_options, sort_keys=True) if job.runner_options else None)
+    return (
+        job.program,
+        job.module_name,
+        limits,
+        seed,
+        job.stdin,
+        job.runner,
+        json.dumps(job.runner_options, sort_keys=True) if job.runner_options else None,
+    )
 
 
 def _limits_dict(limits: Limits) -> dict[str, Any]:
     data = limits.to_dict()
-    data["cpu_seconds"] = limits.cpu_time if limits.cpu_time is not None else (
-        limits.wall_time + 1.0)
+    data["cpu_seconds"] = (
+        limits.cpu_time if limits.cpu_time is not None else (limits.wall_time + 1.0)
+    )
     return data
 
 
@@ -45,8 +60,9 @@ def _call_spec(job: Job) -> dict[str, Any]:
     return spec
 
 
-def build_request(jobs: Sequence[Job], limits: Limits, request_id: int,
-                  per_child: int | None) -> dict[str, Any]:
+def build_request(
+    jobs: Sequence[Job], limits: Limits, request_id: int, per_child: int | None
+) -> dict[str, Any]:
     """The ``run`` request for ``jobs`` (one group: the first job speaks for all)."""
     first = jobs[0]
     return {
@@ -144,12 +160,16 @@ def stream_in_groups(
         yield next_outcome()
 
 
-def chunk_groups(jobs: Sequence[Job], key: Callable[[Job], Hashable], group_size: int
-                 ) -> list[list[int]]:
+def chunk_groups(
+    jobs: Sequence[Job], key: Callable[[Job], Hashable], group_size: int
+) -> list[list[int]]:
     """Indices of ``jobs`` grouped by ``key`` (wherever they stand), cut into chunks of
     at most ``group_size``: one request each."""
     groups: dict[Hashable, list[int]] = {}
     for index, job in enumerate(jobs):
         groups.setdefault(key(job), []).append(index)
-    return [indices[i:i + group_size] for indices in groups.values()
-            for i in range(0, len(indices), group_size)]
+    return [
+        indices[i : i + group_size]
+        for indices in groups.values()
+        for i in range(0, len(indices), group_size)
+    ]

@@ -22,8 +22,7 @@ from execlens.engine._isolation import ServerIsolation, set_parent_death_signal
 from execlens.engine._protocol import RESULT_FRAME_LIMIT, encode_frame, write_bytes, write_frame
 from execlens.values import Caps, decode, encode
 
-__all__ = ["RESULT_FD", "Prepared", "address_space_now", "prepare_server", "run_child",
-           "warm_up"]
+__all__ = ["RESULT_FD", "Prepared", "address_space_now", "prepare_server", "run_child", "warm_up"]
 
 
 RESULT_FD = 199
@@ -49,6 +48,7 @@ range = range  # noqa: PLW0127
 str = str  # noqa: PLW0127
 type = type  # noqa: PLW0127
 
+
 class _ChildState:
     """Mutable per-child state, reachable from the output capture on overflow.
 
@@ -57,8 +57,17 @@ class _ChildState:
     itself — in a forked child, each such write is a copy-on-write page fault.
     """
 
-    __slots__ = ("index", "limit", "result_fd", "seed", "started", "stderr", "stdout", "token",
-                 "used")
+    __slots__ = (
+        "index",
+        "limit",
+        "result_fd",
+        "seed",
+        "started",
+        "stderr",
+        "stdout",
+        "token",
+        "used",
+    )
 
     def __init__(self) -> None:
         self.token = ""
@@ -86,10 +95,13 @@ def _emit(record: dict[str, Any]) -> None:
 def _within_frame_limit(record: dict[str, Any], size: int) -> bytes:
     """A frame the server accepts for a result too large for one (the value or runner
     data is what overflows: captured output alone always fits, see Limits.output_bytes)."""
-    message = (f"the result ({size} bytes encoded) exceeds the {RESULT_FRAME_LIMIT}-byte "
-               "result frame; its value and runner data were dropped")
-    slim: dict[str, Any] = {key: record[key] for key in ("t", "i", "duration", "peak_memory_mb")
-                            if key in record}
+    message = (
+        f"the result ({size} bytes encoded) exceeds the {RESULT_FRAME_LIMIT}-byte "
+        "result frame; its value and runner data were dropped"
+    )
+    slim: dict[str, Any] = {
+        key: record[key] for key in ("t", "i", "duration", "peak_memory_mb") if key in record
+    }
     slim.update(status="sandbox_error", message=message)
     for key in ("stdout", "stderr", "stdout_truncated", "stderr_truncated"):
         if key in record:
@@ -191,9 +203,12 @@ def _captured() -> dict[str, Any]:
 
 
 def _overflow() -> NoReturn:
-    record = {"i": _State.index, "status": "output_limit",
-              "duration": time.perf_counter() - _State.started,
-              "message": f"stdout+stderr exceeded {_State.limit} characters"}
+    record = {
+        "i": _State.index,
+        "status": "output_limit",
+        "duration": time.perf_counter() - _State.started,
+        "message": f"stdout+stderr exceeded {_State.limit} characters",
+    }
     record.update(_captured())
     try:
         _emit(record)
@@ -264,9 +279,12 @@ def _load_runner(name: str) -> Callable[..., tuple[Any, dict[str, Any] | None]]:
     return getattr(module, attr)
 
 
-def _default_runner(run_program: Callable[[], None], run_call: Callable[[], Any],
-                    namespace: dict[str, Any], options: dict[str, Any]
-                    ) -> tuple[Any, dict[str, Any] | None]:
+def _default_runner(
+    run_program: Callable[[], None],
+    run_call: Callable[[], Any],
+    namespace: dict[str, Any],
+    options: dict[str, Any],
+) -> tuple[Any, dict[str, Any] | None]:
     run_program()
     return run_call(), None
 
@@ -314,8 +332,19 @@ class Prepared:
     the zygote never spends long on one job.
     """
 
-    __slots__ = ("address_space", "calls", "compile_error", "memory_bytes", "nproc",
-                 "output_limit", "program_code", "request", "rlimits", "start", "token")
+    __slots__ = (
+        "address_space",
+        "calls",
+        "compile_error",
+        "memory_bytes",
+        "nproc",
+        "output_limit",
+        "program_code",
+        "request",
+        "rlimits",
+        "start",
+        "token",
+    )
 
     def __init__(self, payload: bytes) -> None:
         self.retarget(payload[:20])
@@ -334,10 +363,12 @@ class Prepared:
         cpu = int(limits["cpu_seconds"]) + 1
         file_size = int(limits["file_size_mb"]) * 1024 * 1024
         nofile = int(limits["open_files"])
-        self.rlimits = ((resource.RLIMIT_CPU, (cpu, cpu + 1)),
-                        (resource.RLIMIT_FSIZE, (file_size, file_size)),
-                        (resource.RLIMIT_CORE, (0, 0)),
-                        (resource.RLIMIT_NOFILE, (nofile, nofile)))
+        self.rlimits = (
+            (resource.RLIMIT_CPU, (cpu, cpu + 1)),
+            (resource.RLIMIT_FSIZE, (file_size, file_size)),
+            (resource.RLIMIT_CORE, (0, 0)),
+            (resource.RLIMIT_NOFILE, (nofile, nofile)),
+        )
         nproc = int(limits["max_processes"])
         self.nproc = (nproc, nproc)
         source: str = self.request["program"]
@@ -367,8 +398,11 @@ class Prepared:
 
     def call(self, index: int) -> tuple[Any, bool] | None:
         """The compiled call of input ``index`` (code, is_expression); raises its error."""
-        compiled = self.calls[index] if index < len(self.calls) else _try_compile_call(
-            self.request["calls"][index].get("call"))
+        compiled = (
+            self.calls[index]
+            if index < len(self.calls)
+            else _try_compile_call(self.request["calls"][index].get("call"))
+        )
         if isinstance(compiled, BaseException):
             raise compiled
         return compiled
@@ -461,8 +495,9 @@ def _run_inputs(job: Prepared) -> None:
         try:
             _emit(record)
         except (TypeError, ValueError) as exc:  # e.g. a runner returned non-JSON extra
-            _emit({"i": index, "status": "sandbox_error",
-                   "message": f"unserialisable result: {exc}"})
+            _emit(
+                {"i": index, "status": "sandbox_error", "message": f"unserialisable result: {exc}"}
+            )
         if index + 1 == stop:
             break  # the server kills us now; nothing to tidy for
         # The next input of the batch starts from the interpreter the server forked.
@@ -487,7 +522,7 @@ def _seed_generators(seed: int) -> None:
 
 def _seed_numpy(numpy: Any, seed: int) -> None:
     try:
-        numpy.random.seed(seed % (2 ** 32))
+        numpy.random.seed(seed % (2**32))
     except Exception:  # noqa: BLE001 - a broken NumPy is the program's problem
         pass
 
@@ -566,10 +601,14 @@ _WARM_UP_PROGRAM = (
     "        raise ValueError(x)\n"
     "    return [x, (y, 1.5), {'k': {x}}, Box(x), None, True, b'b']\n"
 )
-_WARM_UP_CALLS = [{"call": "f(1)"}, {"call": "f('s', y=3)"}, {"call": "assert f(2)"},
-                  {"call": "f('boom')"}, {"call": "f("},
-                  {"entry_point": "f", "args": [{"__type__": "int", "__value__": 4}],
-                   "kwargs": {}}]
+_WARM_UP_CALLS = [
+    {"call": "f(1)"},
+    {"call": "f('s', y=3)"},
+    {"call": "assert f(2)"},
+    {"call": "f('boom')"},
+    {"call": "f("},
+    {"entry_point": "f", "args": [{"__type__": "int", "__value__": 4}], "kwargs": {}},
+]
 
 
 def warm_up(iterations: int = 3) -> None:
@@ -581,10 +620,22 @@ def warm_up(iterations: int = 3) -> None:
     """
     sink = os.open(os.devnull, os.O_WRONLY)
     saved_streams = (sys.stdin, sys.stdout, sys.stderr)
-    request = {"program": _WARM_UP_PROGRAM, "module_name": "__main__", "runner": None,
-               "runner_options": None, "stdin": None, "calls": _WARM_UP_CALLS,
-               "limits": {"output_bytes": 1 << 20, "memory_mb": 512, "cpu_seconds": 5,
-                          "file_size_mb": 16, "open_files": 256, "max_processes": 32}}
+    request = {
+        "program": _WARM_UP_PROGRAM,
+        "module_name": "__main__",
+        "runner": None,
+        "runner_options": None,
+        "stdin": None,
+        "calls": _WARM_UP_CALLS,
+        "limits": {
+            "output_bytes": 1 << 20,
+            "memory_mb": 512,
+            "cpu_seconds": 5,
+            "file_size_mb": 16,
+            "open_files": 256,
+            "max_processes": 32,
+        },
+    }
     payload = b"0" * 16 + bytes(4) + marshal.dumps(request)
     try:
         _State.result_fd = sink
@@ -607,8 +658,9 @@ def prepare_server(scratch: str) -> None:
     _Snapshot.get()
 
 
-def run_child(job: Prepared, result_fd: int, output_fd: int, iso: ServerIsolation,
-              scratch: str) -> NoReturn:
+def run_child(
+    job: Prepared, result_fd: int, output_fd: int, iso: ServerIsolation, scratch: str
+) -> NoReturn:
     """Entry point right after ``fork()``: lock down, run the job's inputs, exit."""
     request = job.request
     try:
@@ -625,8 +677,15 @@ def run_child(job: Prepared, result_fd: int, output_fd: int, iso: ServerIsolatio
         _lock_down(job, iso, scratch)
     except BaseException as exc:  # noqa: BLE001
         try:
-            write_frame(RESULT_FD, {"t": _State.token, "i": job.start, "status": "sandbox_error",
-                                    "message": f"sandbox setup failed: {exc!r}"})
+            write_frame(
+                RESULT_FD,
+                {
+                    "t": _State.token,
+                    "i": job.start,
+                    "status": "sandbox_error",
+                    "message": f"sandbox setup failed: {exc!r}",
+                },
+            )
         finally:
             os._exit(70)
     try:
@@ -640,6 +699,6 @@ def _memfd_with(text: str) -> int:
     fd = os.memfd_create("stdin")
     view = memoryview(text.encode("utf-8"))
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
     os.lseek(fd, 0, os.SEEK_SET)
     return fd

@@ -25,13 +25,15 @@ def _fingerprint(outcome: Outcome) -> dict[str, object]:
         "status": outcome.status.value,
         "value": json.dumps(outcome.value, sort_keys=True),
         "stdout": outcome.stdout,
-        "exception": None if outcome.exception is None else (
-            outcome.exception.type, outcome.exception.message),
+        "exception": None
+        if outcome.exception is None
+        else (outcome.exception.type, outcome.exception.message),
     }
 
 
-def check_determinism(engine: Engine, job: Job, seeds: tuple[int, int] = (0, 1)
-                      ) -> DeterminismReport:
+def check_determinism(
+    engine: Engine, job: Job, seeds: tuple[int, int] = (0, 1)
+) -> DeterminismReport:
     """Run ``job`` in two fresh children whose servers use different hash seeds.
 
     Each server also seeds ``random`` independently at start-up, so unseeded randomness

@@ -40,9 +40,27 @@ __all__ = ["DEFAULT_PRELOAD", "Engine"]
 # that register at-fork hooks (random, threading) or map much memory (numpy) are left
 # out: they would make *every* fork slower; programs that need them import them.
 DEFAULT_PRELOAD: tuple[str, ...] = (
-    "abc", "array", "bisect", "collections", "copy", "dataclasses", "datetime", "decimal",
-    "enum", "fractions", "functools", "hashlib", "heapq", "itertools", "json", "math",
-    "operator", "re", "string", "typing", "unittest",
+    "abc",
+    "array",
+    "bisect",
+    "collections",
+    "copy",
+    "dataclasses",
+    "datetime",
+    "decimal",
+    "enum",
+    "fractions",
+    "functools",
+    "hashlib",
+    "heapq",
+    "itertools",
+    "json",
+    "math",
+    "operator",
+    "re",
+    "string",
+    "typing",
+    "unittest",
 )
 
 _MAX_WORKERS = 4096
@@ -107,8 +125,9 @@ class Engine:
         if filesystem not in ("minimal", "host"):
             raise ValueError("filesystem must be 'minimal' or 'host'")
         if filesystem == "host" and isolation == "full":
-            raise ValueError("isolation='full' needs the minimal root: filesystem='host' "
-                             "shows every host file")
+            raise ValueError(
+                "isolation='full' needs the minimal root: filesystem='host' shows every host file"
+            )
         if isinstance(mount_ro, (str, bytes)):
             raise TypeError("mount_ro must be a list of paths, not one string")
         for path in mount_ro:
@@ -118,10 +137,15 @@ class Engine:
                 raise ValueError(str(exc)) from exc
         if batch_size < 1:
             raise ValueError("batch_size must be >= 1")
-        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
-                                    or not 1 <= workers <= _MAX_WORKERS):
-            raise ValueError(f"workers must be an integer from 1 to {_MAX_WORKERS} "
-                             f"(or None: one per core), not {workers!r}")
+        if workers is not None and (
+            isinstance(workers, bool)
+            or not isinstance(workers, int)
+            or not 1 <= workers <= _MAX_WORKERS
+        ):
+            raise ValueError(
+                f"workers must be an integer from 1 to {_MAX_WORKERS} "
+                f"(or None: one per core), not {workers!r}"
+            )
         self.workers = workers or os.cpu_count() or 1
         self.limits = limits or Limits()
         self.hash_seed = hash_seed
@@ -167,8 +191,9 @@ class Engine:
             return pool
 
     def _spawn(self, seed: int) -> ServerProcess:
-        return ServerProcess(self.python, seed, self.preload, self.isolation,
-                             self.filesystem, self.mount_ro)
+        return ServerProcess(
+            self.python, seed, self.preload, self.isolation, self.filesystem, self.mount_ro
+        )
 
     # ------------------------------------------------------------------- reports
     def isolation_report(self) -> IsolationReport:
@@ -181,8 +206,12 @@ class Engine:
 
     def server_reports(self) -> list[IsolationReport]:
         """The isolation report of every running server (each has its own sandbox uid)."""
-        return [server.report for pool in list(self._pools.values())
-                for server in pool.servers if server is not None]
+        return [
+            server.report
+            for pool in list(self._pools.values())
+            for server in pool.servers
+            if server is not None
+        ]
 
     @property
     def preload_errors(self) -> dict[str, str]:
@@ -192,15 +221,17 @@ class Engine:
                 return dict(server.preload_errors)
         return {}
 
-    def program_environment(self, packages: Sequence[str] = ("numpy", "pandas")
-                            ) -> dict[str, Any]:
+    def program_environment(self, packages: Sequence[str] = ("numpy", "pandas")) -> dict[str, Any]:
         """The interpreter programs run under, as a sandboxed job sees it.
 
         ``{"executable", "prefix", "version", "packages": {name: version or None}}``;
         versions come from the environment's package metadata (nothing is imported).
         """
-        outcome = self.run(Job(_PROGRAM_ENV_PROBE, call=f"probe({list(packages)!r})",
-                               limits=Limits(wall_time=30.0)))
+        outcome = self.run(
+            Job(
+                _PROGRAM_ENV_PROBE, call=f"probe({list(packages)!r})", limits=Limits(wall_time=30.0)
+            )
+        )
         if not outcome.ok:
             raise EngineError(f"could not inspect the program environment: {outcome.message}")
         return dict(outcome.decoded())
@@ -222,14 +253,16 @@ class Engine:
     def _group_key(self, job: Job) -> tuple[Any, ...]:
         return group_key(job, job.limits or self.limits, self._seed(job))
 
-    def _dispatch(self, jobs: list[Job], futures: list[Future[Outcome]],
-                  per_child: int | None = None) -> None:
+    def _dispatch(
+        self, jobs: list[Job], futures: list[Future[Outcome]], per_child: int | None = None
+    ) -> None:
         batch = self._batch(jobs, futures, per_child)
         if batch is not None:
             self._pool(self._seed(jobs[0])).put(batch)
 
-    def _batch(self, jobs: list[Job], futures: list[Future[Outcome]],
-               per_child: int | None = None) -> Batch | None:
+    def _batch(
+        self, jobs: list[Job], futures: list[Future[Outcome]], per_child: int | None = None
+    ) -> Batch | None:
         """The request for ``jobs`` (one group), framed; None (and the jobs failed) if
         it cannot be encoded.  Also rebuilds part of a batch for an idle worker."""
         limits = jobs[0].limits or self.limits
@@ -240,11 +273,20 @@ class Engine:
             # runner_options, a lone surrogate...) fails these jobs, not a worker thread.
             payload = encode_frame(request)
         except (TypeError, ValueError, OverflowError, UnicodeError) as exc:
-            fail(jobs, futures, f"the job could not be sent to the sandbox: "
-                                f"{type(exc).__name__}: {exc}")
+            fail(
+                jobs,
+                futures,
+                f"the job could not be sent to the sandbox: {type(exc).__name__}: {exc}",
+            )
             return None
-        return Batch(payload, jobs, futures, host_timeout(jobs, limits), request_id,
-                     rebuild=functools.partial(self._batch, per_child=per_child))
+        return Batch(
+            payload,
+            jobs,
+            futures,
+            host_timeout(jobs, limits),
+            request_id,
+            rebuild=functools.partial(self._batch, per_child=per_child),
+        )
 
     def submit(self, job: Job) -> Future[Outcome]:
         """Queue one job; returns a future of its outcome."""
@@ -252,8 +294,9 @@ class Engine:
         self._dispatch([job], [future])
         return future
 
-    def submit_batch(self, jobs: Sequence[Job], per_child: int | None = None
-                     ) -> list[Future[Outcome]]:
+    def submit_batch(
+        self, jobs: Sequence[Job], per_child: int | None = None
+    ) -> list[Future[Outcome]]:
         """Queue jobs that share program, limits, seed, stdin and runner as one request.
 
         They run in one forked child (``per_child=None``), or ``per_child`` at a time.
@@ -297,9 +340,14 @@ class Engine:
         window = window or self.workers * group_size * 8
         callback, finish = progress_hook(progress, jobs)
         try:
-            yield from stream_in_groups(jobs, self._group_key,
-                                        functools.partial(self._dispatch, per_child=size),
-                                        group_size, window, callback)
+            yield from stream_in_groups(
+                jobs,
+                self._group_key,
+                functools.partial(self._dispatch, per_child=size),
+                group_size,
+                window,
+                callback,
+            )
         finally:
             finish()
 
@@ -308,8 +356,9 @@ class Engine:
         """Run one job from asyncio code."""
         return await asyncio.wrap_future(self.submit(job))
 
-    async def amap(self, jobs: Iterable[Job], *, batch_size: int | None = None,
-                   concurrency: int | None = None) -> list[Outcome]:
+    async def amap(
+        self, jobs: Iterable[Job], *, batch_size: int | None = None, concurrency: int | None = None
+    ) -> list[Outcome]:
         """Run many jobs from asyncio code; outcomes in input order.
 
         ``concurrency`` bounds the requests in flight (default: 8 per worker).

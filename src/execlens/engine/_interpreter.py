@@ -18,9 +18,11 @@ def resolve_program_python(python: str | None = None) -> str:
     located = locate_program_python(python)
     chosen = located.path
     if not os.path.isfile(chosen) or not os.access(chosen, os.X_OK):
-        raise EngineError(f"program interpreter ({located.describe()}) is not an executable "
-                          "file; give a Python >= 3.11 interpreter (e.g. "
-                          ".venv-programs/bin/python, built by make install)")
+        raise EngineError(
+            f"program interpreter ({located.describe()}) is not an executable "
+            "file; give a Python >= 3.11 interpreter (e.g. "
+            ".venv-programs/bin/python, built by make install)"
+        )
     # Absolute (symlinks kept: a venv's python is a link to its base): the servers start
     # in their own working directory, where a relative path would name nothing.
     return os.path.abspath(chosen)

@@ -107,8 +107,13 @@ class LayerStatus:
 class IsolationReport:
     """All layers of one server, as set up on this machine."""
 
-    def __init__(self, uid: int | None = None, gid: int | None = None,
-                 python: str | None = None, kernel: str | None = None) -> None:
+    def __init__(
+        self,
+        uid: int | None = None,
+        gid: int | None = None,
+        python: str | None = None,
+        kernel: str | None = None,
+    ) -> None:
         self.layers: list[LayerStatus] = []
         # What the sandbox's filesystem shows: every path bound into the minimal root
         # (["/"] for the host view, [] without a mount namespace).
@@ -128,15 +133,24 @@ class IsolationReport:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form."""
-        return {"layers": [layer.to_dict() for layer in self.layers], "uid": self.uid,
-                "gid": self.gid, "python": self.python, "kernel": self.kernel,
-                "visible": list(self.visible)}
+        return {
+            "layers": [layer.to_dict() for layer in self.layers],
+            "uid": self.uid,
+            "gid": self.gid,
+            "python": self.python,
+            "kernel": self.kernel,
+            "visible": list(self.visible),
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> IsolationReport:
         """Rebuild from :meth:`to_dict` output."""
-        report = cls(uid=data.get("uid"), gid=data.get("gid"),
-                     python=data.get("python", ""), kernel=data.get("kernel", ""))
+        report = cls(
+            uid=data.get("uid"),
+            gid=data.get("gid"),
+            python=data.get("python", ""),
+            kernel=data.get("kernel", ""),
+        )
         report.layers = [LayerStatus(**layer) for layer in data.get("layers", [])]
         report.visible = list(data.get("visible", []))
         return report
@@ -173,8 +187,13 @@ def _others_can_traverse(path: str) -> bool:
 
 
 def _import_roots() -> list[str]:
-    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
-             os.path.dirname(os.path.realpath(sys.executable))}
+    roots = {
+        sys.prefix,
+        sys.base_prefix,
+        sys.exec_prefix,
+        sys.base_exec_prefix,
+        os.path.dirname(os.path.realpath(sys.executable)),
+    }
     roots.update(p for p in sys.path if p and os.path.isdir(p))
     # execlens itself, wherever a link on the path leads (see _process._execlens_root).
     roots.add(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -222,8 +241,9 @@ class _BindBack:
             os.close(fd)
 
 
-def _setup_filesystem(report: IsolationReport, root_plan: dict[str, Any] | None,
-                      uid: int | None, gid: int | None) -> bool:
+def _setup_filesystem(
+    report: IsolationReport, root_plan: dict[str, Any] | None, uid: int | None, gid: int | None
+) -> bool:
     """A private mount namespace with the minimal root (``root_plan``), or, without a plan
     or where building it fails, the read-only host view.  Returns whether the mount
     namespace exists (the PID namespace layer mounts its ``/proc`` there)."""
@@ -234,9 +254,12 @@ def _setup_filesystem(report: IsolationReport, root_plan: dict[str, Any] | None,
         report.add("filesystem", False, f"no mount namespace ({exc.strerror})")
         return False
     if root_plan is None:
-        return _setup_host_view(report, "the read-only host view was asked for "
-                                        "(filesystem='host'): every world-readable host "
-                                        "file is visible")
+        return _setup_host_view(
+            report,
+            "the read-only host view was asked for "
+            "(filesystem='host'): every world-readable host "
+            "file is visible",
+        )
     staging = "/tmp"
     try:
         visible = build_root(root_plan, staging, uid, gid)
@@ -248,18 +271,22 @@ def _setup_filesystem(report: IsolationReport, root_plan: dict[str, Any] | None,
             detach(staging)
         except OSError:
             pass
-        return _setup_host_view(report, f"the minimal root could not be built ({exc}); "
-                                        "fell back to the read-only host view")
+        return _setup_host_view(
+            report,
+            f"the minimal root could not be built ({exc}); fell back to the read-only host view",
+        )
     report.visible = visible
     python = root_plan.get("python", [])
-    detail = (f"minimal root: a fresh tmpfs; bound read-only: the interpreter's import "
-              f"roots ({', '.join(python)}), {root_plan.get('libraries', 0)} shared "
-              f"libraries and the loader, /bin/sh, {', '.join(TOOLS)}, "
-              f"{', '.join(DEVICES)}, /usr/share/zoneinfo; synthetic /etc (passwd and "
-              f"group naming root and the sandbox uid, nsswitch.conf, hosts; localtime and "
-              f"ld.so.cache bound); private tmpfs on {', '.join(SANDBOX_TMPFS_DIRS)}; "
-              f"writable: the job's scratch dir only; {len(visible)} paths visible "
-              f"(doctor lists them)")
+    detail = (
+        f"minimal root: a fresh tmpfs; bound read-only: the interpreter's import "
+        f"roots ({', '.join(python)}), {root_plan.get('libraries', 0)} shared "
+        f"libraries and the loader, /bin/sh, {', '.join(TOOLS)}, "
+        f"{', '.join(DEVICES)}, /usr/share/zoneinfo; synthetic /etc (passwd and "
+        f"group naming root and the sandbox uid, nsswitch.conf, hosts; localtime and "
+        f"ld.so.cache bound); private tmpfs on {', '.join(SANDBOX_TMPFS_DIRS)}; "
+        f"writable: the job's scratch dir only; {len(visible)} paths visible "
+        f"(doctor lists them)"
+    )
     if root_plan.get("mount_ro"):
         detail += "; mount_ro: " + ", ".join(root_plan["mount_ro"])
     report.add("filesystem", True, detail)
@@ -290,15 +317,15 @@ def _setup_host_view(report: IsolationReport, why: str) -> bool:
             if mount_point.startswith(("/proc", "/sys", "/dev/pts")):
                 continue
             try:
-                _mount(None, mount_point, None,
-                       MS_REMOUNT | MS_BIND | MS_RDONLY | _flags_of(options))
+                _mount(
+                    None, mount_point, None, MS_REMOUNT | MS_BIND | MS_RDONLY | _flags_of(options)
+                )
             except OSError:
                 continue
         # Not world-writable: the only place a child may write is its own scratch dir.
         for directory in SANDBOX_TMPFS_DIRS:
             if os.path.isdir(directory):
-                _mount("tmpfs", directory, "tmpfs", MS_NOSUID | MS_NODEV,
-                       "mode=755,size=512m")
+                _mount("tmpfs", directory, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=512m")
                 bound_back += bind_back.restore(directory)
         os.makedirs(SCRATCH_ROOT, mode=0o711, exist_ok=True)
     except OSError as exc:
@@ -307,8 +334,12 @@ def _setup_host_view(report: IsolationReport, why: str) -> bool:
     finally:
         if bind_back is not None:
             bind_back.close()
-    detail = (why + "; read-only view; private root-owned tmpfs on "
-              + ", ".join(SANDBOX_TMPFS_DIRS) + "; writable: the job's scratch dir only")
+    detail = (
+        why
+        + "; read-only view; private root-owned tmpfs on "
+        + ", ".join(SANDBOX_TMPFS_DIRS)
+        + "; writable: the job's scratch dir only"
+    )
     if hidden:
         detail += "; hidden: " + ", ".join(hidden)
     if bound_back:
@@ -338,8 +369,11 @@ def _setup_pid_namespace(report: IsolationReport, filesystem: bool) -> int | Non
     ``None`` when the layer is missing (the server then runs as before).
     """
     if not filesystem:
-        report.add("pid_namespace", False,
-                   "needs the filesystem layer's mount namespace for a private /proc")
+        report.add(
+            "pid_namespace",
+            False,
+            "needs the filesystem layer's mount namespace for a private /proc",
+        )
         return None
     try:
         _check(_libc.unshare(_CLONE_NEWPID), "unshare(CLONE_NEWPID)")
@@ -360,9 +394,12 @@ def _setup_pid_namespace(report: IsolationReport, filesystem: bool) -> int | Non
         _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     except OSError as exc:
         raise RuntimeError(f"PID namespace without a private /proc: {exc}") from exc
-    report.add("pid_namespace", True,
-               "the server is pid 1 of its own PID namespace; a private /proc shows the "
-               "sandbox's processes only")
+    report.add(
+        "pid_namespace",
+        True,
+        "the server is pid 1 of its own PID namespace; a private /proc shows the "
+        "sandbox's processes only",
+    )
     return host_pid
 
 
@@ -388,8 +425,12 @@ class SeccompProgram:
 
     def __init__(self, bpf: bytes) -> None:
         class _Filter(ctypes.Structure):
-            _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte),
-                        ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint)]
+            _fields_ = [
+                ("code", ctypes.c_ushort),
+                ("jt", ctypes.c_ubyte),
+                ("jf", ctypes.c_ubyte),
+                ("k", ctypes.c_uint),
+            ]
 
         class _Program(ctypes.Structure):
             _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_Filter))]
@@ -403,23 +444,70 @@ class SeccompProgram:
         """Install the filter in the calling process (irreversible)."""
         _check(_libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, None, 0, 0), "PR_SET_NO_NEW_PRIVS")
         _check(
-            _libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER,
-                        ctypes.cast(ctypes.byref(self._program), ctypes.c_void_p), 0, 0),
+            _libc.prctl(
+                _PR_SET_SECCOMP,
+                _SECCOMP_MODE_FILTER,
+                ctypes.cast(ctypes.byref(self._program), ctypes.c_void_p),
+                0,
+                0,
+            ),
             "PR_SET_SECCOMP",
         )
 
 
 # Syscalls no model-written program needs and that widen the attack surface.
 _DENIED_SYSCALLS = (
-    "ptrace", "process_vm_readv", "process_vm_writev", "mount", "umount2", "pivot_root",
-    "chroot", "unshare", "setns", "keyctl", "add_key", "request_key", "bpf",
-    "perf_event_open", "kexec_load", "kexec_file_load", "reboot", "swapon", "swapoff",
-    "init_module", "finit_module", "delete_module", "acct", "settimeofday",
-    "clock_settime", "clock_adjtime", "adjtimex", "sethostname", "setdomainname",
-    "iopl", "ioperm", "userfaultfd", "io_uring_setup", "io_uring_enter",
-    "io_uring_register", "open_by_handle_at", "name_to_handle_at", "quotactl", "syslog",
-    "lookup_dcookie", "vhangup", "fanotify_init", "mknod", "mknodat", "move_mount",
-    "open_tree", "fsopen", "fsmount", "fsconfig", "fspick", "mount_setattr",
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "unshare",
+    "setns",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "bpf",
+    "perf_event_open",
+    "kexec_load",
+    "kexec_file_load",
+    "reboot",
+    "swapon",
+    "swapoff",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "acct",
+    "settimeofday",
+    "clock_settime",
+    "clock_adjtime",
+    "adjtimex",
+    "sethostname",
+    "setdomainname",
+    "iopl",
+    "ioperm",
+    "userfaultfd",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    "quotactl",
+    "syslog",
+    "lookup_dcookie",
+    "vhangup",
+    "fanotify_init",
+    "mknod",
+    "mknodat",
+    "move_mount",
+    "open_tree",
+    "fsopen",
+    "fsmount",
+    "fsconfig",
+    "fspick",
+    "mount_setattr",
 )
 _AF_UNIX = 1
 
@@ -443,14 +531,22 @@ def build_seccomp_bpf(block_network: bool) -> tuple[bytes, str]:
             continue  # not a syscall on this architecture
     # clone3 passes its flags in memory a filter cannot read: make libc fall back to clone.
     filt.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
-    for bit in (0x00020000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000,
-                0x02000000, 0x00000080):
-        filt.add_rule(seccomp.ERRNO(errno.EPERM), "clone",
-                      seccomp.Arg(0, seccomp.MASKED_EQ, bit, bit))
+    for bit in (
+        0x00020000,
+        0x04000000,
+        0x08000000,
+        0x10000000,
+        0x20000000,
+        0x40000000,
+        0x02000000,
+        0x00000080,
+    ):
+        filt.add_rule(
+            seccomp.ERRNO(errno.EPERM), "clone", seccomp.Arg(0, seccomp.MASKED_EQ, bit, bit)
+        )
     detail = f"{denied} syscalls denied, clone3 → ENOSYS, namespace clones denied"
     if block_network:
-        filt.add_rule(seccomp.ERRNO(errno.EACCES), "socket",
-                      seccomp.Arg(0, seccomp.NE, _AF_UNIX))
+        filt.add_rule(seccomp.ERRNO(errno.EACCES), "socket", seccomp.Arg(0, seccomp.NE, _AF_UNIX))
         detail += ", non-unix sockets denied"
     with tempfile.TemporaryFile() as handle:
         filt.export_bpf(handle)
@@ -474,9 +570,15 @@ def compile_seccomp_filters() -> dict[str, Any]:
 class ServerIsolation:
     """What a server set up, for its children to apply after each fork."""
 
-    def __init__(self, report: IsolationReport, uid: int | None, gid: int | None,
-                 seccomp: SeccompProgram | None, scratch_root: str,
-                 host_pid: int | None = None) -> None:
+    def __init__(
+        self,
+        report: IsolationReport,
+        uid: int | None,
+        gid: int | None,
+        seccomp: SeccompProgram | None,
+        scratch_root: str,
+        host_pid: int | None = None,
+    ) -> None:
         self.report = report
         self.uid = uid
         self.gid = gid
@@ -486,8 +588,11 @@ class ServerIsolation:
         self.host_pid = host_pid if host_pid is not None else os.getpid()
 
 
-def setup_server_isolation(mode: str, seccomp_filters: dict[str, Any] | None = None,
-                           root_plan: dict[str, Any] | None = None) -> ServerIsolation:
+def setup_server_isolation(
+    mode: str,
+    seccomp_filters: dict[str, Any] | None = None,
+    root_plan: dict[str, Any] | None = None,
+) -> ServerIsolation:
     """Set up every layer ``mode`` asks for (``full``, ``auto``, ``none``) in this process.
 
     ``full`` raises :class:`RuntimeError` naming the missing layers; ``auto`` keeps what
@@ -496,15 +601,28 @@ def setup_server_isolation(mode: str, seccomp_filters: dict[str, Any] | None = N
     one the filesystem layer is the read-only host view, reported as missing.
     """
     report = IsolationReport()
-    report.add("clean_env", not any(k for k in os.environ if k not in _ALLOWED_ENV),
-               "server started with a minimal environment")
+    report.add(
+        "clean_env",
+        not any(k for k in os.environ if k not in _ALLOWED_ENV),
+        "server started with a minimal environment",
+    )
     report.add("rlimits", True, "CPU, address space, file size, open files, core=0")
     is_root = os.geteuid() == 0
-    report.add("reaper", True, "the zygote is a child subreaper: orphans are reaped, "
-                               "leftovers are SIGKILLed after every job")
+    report.add(
+        "reaper",
+        True,
+        "the zygote is a child subreaper: orphans are reaped, "
+        "leftovers are SIGKILLed after every job",
+    )
     if mode == "none":
-        for name in ("network", "filesystem", "pid_namespace", "unprivileged_uid",
-                     "process_limit", "seccomp"):
+        for name in (
+            "network",
+            "filesystem",
+            "pid_namespace",
+            "unprivileged_uid",
+            "process_limit",
+            "seccomp",
+        ):
             report.add(name, False, "disabled (isolation='none')")
         scratch = os.path.join("/tmp", f"execlens-scratch-{os.getpid()}")
         os.makedirs(scratch, exist_ok=True)
@@ -518,10 +636,16 @@ def setup_server_isolation(mode: str, seccomp_filters: dict[str, Any] | None = N
         report.add("unprivileged_uid", True, f"children run as uid/gid {uid}, no groups")
         report.add("process_limit", True, "RLIMIT_NPROC per server uid bounds forks and threads")
     else:
-        report.add("unprivileged_uid", False,
-                   "the host does not run as root, so children keep the host's uid")
-        report.add("process_limit", True,
-                   "RLIMIT_NPROC applies to the host user's processes (shared with the host)")
+        report.add(
+            "unprivileged_uid",
+            False,
+            "the host does not run as root, so children keep the host's uid",
+        )
+        report.add(
+            "process_limit",
+            True,
+            "RLIMIT_NPROC applies to the host user's processes (shared with the host)",
+        )
     report.uid, report.gid = uid, gid
     seccomp_program = None
     choice = (seccomp_filters or {}).get("plain" if network else "socket_filter")
@@ -542,19 +666,38 @@ def setup_server_isolation(mode: str, seccomp_filters: dict[str, Any] | None = N
         if is_root is False:
             missing = [m for m in missing if m != "unprivileged_uid"]
         if missing:
-            raise RuntimeError("isolation='full' but these layers are missing: "
-                               + ", ".join(missing))
-    scratch_root = SCRATCH_ROOT if filesystem else os.path.join(
-        "/tmp", f"execlens-scratch-{os.getpid()}")
+            raise RuntimeError(
+                "isolation='full' but these layers are missing: " + ", ".join(missing)
+            )
+    scratch_root = (
+        SCRATCH_ROOT if filesystem else os.path.join("/tmp", f"execlens-scratch-{os.getpid()}")
+    )
     os.makedirs(scratch_root, mode=0o711, exist_ok=True)
     return ServerIsolation(report, uid, gid, seccomp_program, scratch_root, host_pid)
 
 
-_ALLOWED_ENV = frozenset({
-    "PATH", "LANG", "LC_ALL", "HOME", "PYTHONHASHSEED", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE",
-    "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
-    "PYTHONIOENCODING", "TMPDIR", "PWD", "SHLVL", "_", "LC_CTYPE", "LD_BIND_NOW",
-})
+_ALLOWED_ENV = frozenset(
+    {
+        "PATH",
+        "LANG",
+        "LC_ALL",
+        "HOME",
+        "PYTHONHASHSEED",
+        "PYTHONPATH",
+        "PYTHONDONTWRITEBYTECODE",
+        "OPENBLAS_NUM_THREADS",
+        "OMP_NUM_THREADS",
+        "MKL_NUM_THREADS",
+        "NUMEXPR_NUM_THREADS",
+        "PYTHONIOENCODING",
+        "TMPDIR",
+        "PWD",
+        "SHLVL",
+        "_",
+        "LC_CTYPE",
+        "LD_BIND_NOW",
+    }
+)
 
 
 def set_child_subreaper() -> None:

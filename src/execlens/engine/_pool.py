@@ -83,9 +83,12 @@ class Pool:
         first_error: list[BaseException] = []
         ready = threading.Barrier(self.size + 1)
         for slot in range(self.size):
-            thread = threading.Thread(target=self._work, args=(slot, ready, first_error),
-                                      name=f"execlens-engine-{self.hash_seed}-{slot}",
-                                      daemon=True)
+            thread = threading.Thread(
+                target=self._work,
+                args=(slot, ready, first_error),
+                name=f"execlens-engine-{self.hash_seed}-{slot}",
+                daemon=True,
+            )
             thread.start()
             self.threads.append(thread)
         ready.wait()
@@ -145,9 +148,12 @@ class Pool:
                 pass
         if self.stopping:
             return
-        thread = threading.Thread(target=self._run_slot, args=(slot,),
-                                  name=f"execlens-engine-{self.hash_seed}-{slot}",
-                                  daemon=True)
+        thread = threading.Thread(
+            target=self._run_slot,
+            args=(slot,),
+            name=f"execlens-engine-{self.hash_seed}-{slot}",
+            daemon=True,
+        )
         self.threads.append(thread)
         thread.start()
 
@@ -284,10 +290,14 @@ class Pool:
             try:
                 future.set_result(Outcome.from_dict(reply, tag=job.tag))
             except (KeyError, ValueError, TypeError) as exc:
-                future.set_result(Outcome(Status.SANDBOX_ERROR, tag=job.tag,
-                                          message=f"malformed outcome: {exc}"))
-        fail(batch.jobs[len(replies):], batch.futures[len(replies):],
-             "the execution server returned too few outcomes")
+                future.set_result(
+                    Outcome(Status.SANDBOX_ERROR, tag=job.tag, message=f"malformed outcome: {exc}")
+                )
+        fail(
+            batch.jobs[len(replies) :],
+            batch.futures[len(replies) :],
+            "the execution server returned too few outcomes",
+        )
 
     def _begin(self, batch: Batch) -> None:
         """(Called under ``lock``.)  ``batch`` now runs on its server: idle workers

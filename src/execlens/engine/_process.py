@@ -103,8 +103,15 @@ _ROOT_PLANS: dict[tuple[str, tuple[str, ...]], dict[str, Any]] = {}
 class ServerProcess:
     """One fork server and its socket."""
 
-    def __init__(self, python: str, hash_seed: int, preload: Sequence[str], isolation: str,
-                 filesystem: str = "minimal", mount_ro: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        python: str,
+        hash_seed: int,
+        preload: Sequence[str],
+        isolation: str,
+        filesystem: str = "minimal",
+        mount_ro: tuple[str, ...] = (),
+    ) -> None:
         host_sock, server_sock = socket.socketpair()
         self.sock = host_sock
         # Its worker thread sends requests, an idle one may send a trim: one at a time.
@@ -121,10 +128,18 @@ class ServerProcess:
         finally:
             server_sock.close()
         plan_key = (python, mount_ro)
-        self.sock.sendall(encode_frame({"preload": list(preload), "isolation": isolation,
-                                        "seccomp": _seccomp_filters(),
-                                        "filesystem": filesystem, "mount_ro": list(mount_ro),
-                                        "root_plan": _ROOT_PLANS.get(plan_key)}))
+        self.sock.sendall(
+            encode_frame(
+                {
+                    "preload": list(preload),
+                    "isolation": isolation,
+                    "seccomp": _seccomp_filters(),
+                    "filesystem": filesystem,
+                    "mount_ro": list(mount_ro),
+                    "root_plan": _ROOT_PLANS.get(plan_key),
+                }
+            )
+        )
         try:
             hello = _recv_frame(self.sock, _HANDSHAKE_TIMEOUT)
         except (EOFError, TimeoutError, OSError, FrameError) as exc:

@@ -30,10 +30,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PROGRAM_PYTHON_ENV", "RECORDED_PROGRAM_PYTHON", "ProgramFingerprint",
-           "ProgramPython", "locate_program_python", "program_environment_warning",
-           "program_fingerprint",
-           "record_program_python", "recorded_program_python_file", "unmet_requirements"]
+__all__ = [
+    "PROGRAM_PYTHON_ENV",
+    "RECORDED_PROGRAM_PYTHON",
+    "ProgramFingerprint",
+    "ProgramPython",
+    "locate_program_python",
+    "program_environment_warning",
+    "program_fingerprint",
+    "record_program_python",
+    "recorded_program_python_file",
+    "unmet_requirements",
+]
 
 PROGRAM_PYTHON_ENV = "EXECLENS_PROGRAM_PYTHON"
 #: The file (under the host interpreter's ``sys.prefix``) ``make install`` writes.
@@ -68,8 +76,9 @@ def recorded_program_python_file(prefix: str | os.PathLike[str] | None = None) -
     return Path(prefix if prefix is not None else sys.prefix) / RECORDED_PROGRAM_PYTHON
 
 
-def record_program_python(python: str | os.PathLike[str],
-                          prefix: str | os.PathLike[str] | None = None) -> Path:
+def record_program_python(
+    python: str | os.PathLike[str], prefix: str | os.PathLike[str] | None = None
+) -> Path:
     """Record ``python`` (made absolute) as the default program interpreter of the
     installation at ``prefix``; returns the file written."""
     path = recorded_program_python_file(prefix)
@@ -80,8 +89,9 @@ def record_program_python(python: str | os.PathLike[str],
     return path
 
 
-def locate_program_python(python: str | os.PathLike[str] | None = None, *,
-                          prefix: str | os.PathLike[str] | None = None) -> ProgramPython:
+def locate_program_python(
+    python: str | os.PathLike[str] | None = None, *, prefix: str | os.PathLike[str] | None = None
+) -> ProgramPython:
     """The program interpreter and its source: ``python``, else
     ``$EXECLENS_PROGRAM_PYTHON``, else the interpreter recorded under ``prefix`` (default
     ``sys.prefix``), else this interpreter.  Nothing is checked here: the engine raises
@@ -139,25 +149,36 @@ class ProgramFingerprint:
 
     def key(self) -> dict[str, Any]:
         """The part of a cache key that names this environment."""
-        return {"executable": self.executable, "python": self.version,
-                "numpy": self.package("numpy"), "distributions": self.digest}
+        return {
+            "executable": self.executable,
+            "python": self.version,
+            "numpy": self.package("numpy"),
+            "distributions": self.digest,
+        }
 
 
 @functools.lru_cache(maxsize=16)
 def _fingerprint(executable: str) -> ProgramFingerprint:
     # -I: the interpreter's own site-packages only (no PYTHONPATH, no user site), as
     # the engine's servers see them; execlens itself reaches them through PYTHONPATH.
-    done = subprocess.run([executable, "-I", "-c", _FINGERPRINT], capture_output=True,
-                          text=True, timeout=120, check=True)
+    done = subprocess.run(
+        [executable, "-I", "-c", _FINGERPRINT],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     data = json.loads(done.stdout.strip().splitlines()[-1])
-    packages = {_normalise(name): str(version)
-                for name, version in sorted(data["packages"].items())}
+    packages = {
+        _normalise(name): str(version) for name, version in sorted(data["packages"].items())
+    }
     listing = "\n".join(f"{name}=={version}" for name, version in sorted(packages.items()))
     digest = hashlib.sha256(
         f"{data['implementation']} {data['version']} {data['prefix']}\n{listing}".encode()
     ).hexdigest()[:16]
-    return ProgramFingerprint(executable, str(data["version"]), str(data["prefix"]),
-                              packages, digest)
+    return ProgramFingerprint(
+        executable, str(data["version"]), str(data["prefix"]), packages, digest
+    )
 
 
 def program_fingerprint(python: str | os.PathLike[str] | None = None) -> ProgramFingerprint:
@@ -195,8 +216,14 @@ def _compare(left: tuple[int, ...], right: tuple[int, ...]) -> int:
     return (a > b) - (a < b)
 
 
-_OPS = {"<": lambda c: c < 0, "<=": lambda c: c <= 0, ">": lambda c: c > 0,
-        ">=": lambda c: c >= 0, "==": lambda c: c == 0, "!=": lambda c: c != 0}
+_OPS = {
+    "<": lambda c: c < 0,
+    "<=": lambda c: c <= 0,
+    ">": lambda c: c > 0,
+    ">=": lambda c: c >= 0,
+    "==": lambda c: c == 0,
+    "!=": lambda c: c != 0,
+}
 
 
 def _satisfies(version: str, clauses: str) -> bool:
@@ -210,8 +237,7 @@ def _satisfies(version: str, clauses: str) -> bool:
     return True
 
 
-def unmet_requirements(requirements: Iterable[str],
-                       fingerprint: ProgramFingerprint) -> list[str]:
+def unmet_requirements(requirements: Iterable[str], fingerprint: ProgramFingerprint) -> list[str]:
     """The requirements (``"numpy<2"``, ``"pandas>=1.5,<3"``, ``"scipy"``) the program
     environment does not meet, each as ``"numpy<2 (found 2.1.3)"`` or
     ``"numpy<2 (not installed)"``.  Only numeric release comparisons are supported."""
@@ -220,7 +246,7 @@ def unmet_requirements(requirements: Iterable[str],
         name_match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
         if name_match is None:
             raise ValueError(f"unsupported requirement {requirement!r}")
-        name, clauses = name_match.group(1), requirement[name_match.end():]
+        name, clauses = name_match.group(1), requirement[name_match.end() :]
         found = fingerprint.package(name)
         if found is None:
             unmet.append(f"{requirement.strip()} (not installed)")
@@ -229,8 +255,9 @@ def unmet_requirements(requirements: Iterable[str],
     return unmet
 
 
-def program_environment_warning(needs: Mapping[str, Iterable[str]],
-                                python: str | os.PathLike[str] | None = None) -> str | None:
+def program_environment_warning(
+    needs: Mapping[str, Iterable[str]], python: str | os.PathLike[str] | None = None
+) -> str | None:
     """One line saying which of ``needs`` (who -> requirements, e.g. ``{"a benchmark":
     ("numpy<2",)}``) the program interpreter fails, or None when it meets them all.
 
@@ -248,9 +275,13 @@ def program_environment_warning(needs: Mapping[str, Iterable[str]],
             by_unmet.setdefault(unmet, []).append(who)
     if not by_unmet:
         return None
-    wanted = "; ".join(f"{', '.join(names)} need{'s' if len(names) == 1 else ''} {unmet}"
-                       for unmet, names in by_unmet.items())
-    return (f"programs run under {located.path} ({located.source}), where {wanted}: "
-            "ground truth will differ from the published numbers; build the program "
-            "environment (make install) or set $EXECLENS_PROGRAM_PYTHON / --program-python "
-            "to an interpreter that has it")
+    wanted = "; ".join(
+        f"{', '.join(names)} need{'s' if len(names) == 1 else ''} {unmet}"
+        for unmet, names in by_unmet.items()
+    )
+    return (
+        f"programs run under {located.path} ({located.source}), where {wanted}: "
+        "ground truth will differ from the published numbers; build the program "
+        "environment (make install) or set $EXECLENS_PROGRAM_PYTHON / --program-python "
+        "to an interpreter that has it"
+    )

@@ -9,8 +9,9 @@ from execlens.engine._types import Job, Outcome
 __all__ = ["progress_hook"]
 
 
-def progress_hook(progress: bool | Callable[[Outcome], None], jobs: Iterable[Job]
-                  ) -> tuple[Callable[[Outcome], None], Callable[[], None]]:
+def progress_hook(
+    progress: bool | Callable[[Outcome], None], jobs: Iterable[Job]
+) -> tuple[Callable[[Outcome], None], Callable[[], None]]:
     """``(called with each outcome, called once at the end)`` for ``map``'s ``progress``."""
     if callable(progress):
         return progress, lambda: None

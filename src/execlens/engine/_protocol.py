@@ -11,8 +11,16 @@ import os
 import struct
 from typing import Any
 
-__all__ = ["RESULT_FRAME_LIMIT", "FrameError", "FrameReader", "encode_frame", "read_frame",
-           "read_frame_bytes", "write_bytes", "write_frame"]
+__all__ = [
+    "RESULT_FRAME_LIMIT",
+    "FrameError",
+    "FrameReader",
+    "encode_frame",
+    "read_frame",
+    "read_frame_bytes",
+    "write_bytes",
+    "write_frame",
+]
 
 _HEADER = struct.Struct(">I")
 MAX_FRAME = 256 * 1024 * 1024
@@ -30,6 +38,7 @@ min = min  # noqa: PLW0127
 type = type  # noqa: PLW0127
 isinstance = isinstance  # noqa: PLW0127
 dict = dict  # noqa: PLW0127
+
 
 class FrameError(Exception):
     """A malformed or oversized frame: the peer broke the protocol."""
@@ -50,10 +59,12 @@ def _make_encoder() -> Any:
     except ImportError:  # pragma: no cover - CPython always has _json
         c_make_encoder = None
     if c_make_encoder is None:  # pragma: no cover
-        return lambda message: json.dumps(message, ensure_ascii=False, separators=(",", ":"),
-                                          allow_nan=False)
-    encoder = c_make_encoder({}, _unserialisable, encode_basestring, None, ":", ",",
-                             False, False, False)
+        return lambda message: json.dumps(
+            message, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+        )
+    encoder = c_make_encoder(
+        {}, _unserialisable, encode_basestring, None, ":", ",", False, False, False
+    )
     return lambda message: "".join(encoder(message, 0))
 
 
@@ -141,7 +152,7 @@ class FrameReader:
             end = _HEADER.size + length
             if len(self._buffer) < end:
                 break
-            body = bytes(self._buffer[_HEADER.size:end])
+            body = bytes(self._buffer[_HEADER.size : end])
             del self._buffer[:end]
             try:
                 messages.append(json.loads(body))

@@ -54,8 +54,12 @@ TOOLS = ("uname", "id")
 DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/tty")
 # Data the interpreter itself reads: time zones (zoneinfo, time.localtime) and the
 # locale the servers run under (LANG=C.UTF-8).
-_SYSTEM_DATA = ("/etc/localtime", "/etc/ld.so.cache", "/usr/share/zoneinfo",
-                "/usr/lib/locale/C.utf8")
+_SYSTEM_DATA = (
+    "/etc/localtime",
+    "/etc/ld.so.cache",
+    "/usr/share/zoneinfo",
+    "/usr/lib/locale/C.utf8",
+)
 #: Private, writable tmpfs in every sandbox (the scratch dirs live there).
 SANDBOX_TMPFS_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
 _MAX_LINKS = 40
@@ -70,8 +74,7 @@ MS_REC = 16384
 MS_PRIVATE = 1 << 18
 _MNT_DETACH = 2
 # pivot_root has no glibc wrapper: the raw syscall, by architecture.
-_SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203,
-                   "s390x": 217}
+_SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}
 
 
 # ----------------------------------------------------------------------------- ELF
@@ -80,8 +83,14 @@ class _Elf:
 
     __slots__ = ("interp", "kind", "needed", "rpath", "runpath")
 
-    def __init__(self, kind: tuple[int, int, int], interp: str | None, needed: list[str],
-                 rpath: list[str], runpath: list[str]) -> None:
+    def __init__(
+        self,
+        kind: tuple[int, int, int],
+        interp: str | None,
+        needed: list[str],
+        rpath: list[str],
+        runpath: list[str],
+    ) -> None:
         self.kind = kind  # (class, byte order, machine): a library must match its loader
         self.interp = interp
         self.needed = needed
@@ -110,13 +119,15 @@ def _read_elf(path: str) -> _Elf | None:
             interp = None
             dynamic: tuple[int, int] | None = None
             for index in range(phnum):
-                entry = table[index * phentsize:(index + 1) * phentsize]
+                entry = table[index * phentsize : (index + 1) * phentsize]
                 if wide:
                     p_type, _, p_offset, p_vaddr, _, p_filesz = struct.unpack(
-                        order + "IIQQQQ", entry[:40])
+                        order + "IIQQQQ", entry[:40]
+                    )
                 else:
                     p_type, p_offset, p_vaddr, _, p_filesz = struct.unpack(
-                        order + "IIIII", entry[:20])
+                        order + "IIIII", entry[:20]
+                    )
                 if p_type == 1:
                     loads.append((p_vaddr, p_offset, p_filesz))
                 elif p_type == 2:
@@ -133,7 +144,7 @@ def _read_elf(path: str) -> _Elf | None:
                 raw = handle.read(dynamic[1])
                 step, fmt = (16, order + "qQ") if wide else (8, order + "iI")
                 for offset in range(0, len(raw) - step + 1, step):
-                    tag, value = struct.unpack(fmt, raw[offset:offset + step])
+                    tag, value = struct.unpack(fmt, raw[offset : offset + step])
                     if tag == 0:
                         break
                     if tag == 1:
@@ -157,14 +168,18 @@ def _read_elf(path: str) -> _Elf | None:
         return None
 
     def text(offsets: list[int]) -> list[str]:
-        return [strings[o:strings.index(b"\0", o)].decode("utf-8", "replace")
-                for o in offsets if 0 <= o < len(strings) and b"\0" in strings[o:]]
+        return [
+            strings[o : strings.index(b"\0", o)].decode("utf-8", "replace")
+            for o in offsets
+            if 0 <= o < len(strings) and b"\0" in strings[o:]
+        ]
 
     def search_path(offsets: list[int]) -> list[str]:
         return [d for joined in text(offsets) for d in joined.split(":") if d]
 
-    return _Elf((head[4], head[5], machine), interp, text(needed), search_path(rpath),
-                search_path(runpath))
+    return _Elf(
+        (head[4], head[5], machine), interp, text(needed), search_path(rpath), search_path(runpath)
+    )
 
 
 def _ld_conf_dirs(path: str = "/etc/ld.so.conf", depth: int = 0) -> list[str]:
@@ -277,7 +292,7 @@ class _Plan:
             if os.path.islink(candidate):
                 target = os.readlink(candidate)
                 self.links[candidate] = target
-                rest = "/".join(parts[index + 1:])
+                rest = "/".join(parts[index + 1 :])
                 joined = os.path.join(current, target)  # an absolute target replaces it
                 return self._resolve(os.path.join(joined, rest) if rest else joined, depth + 1)
             current = candidate
@@ -343,8 +358,10 @@ def check_mount_ro(path: str) -> str:
         raise FileNotFoundError(f"mount_ro path {path} does not exist")
     real = os.path.realpath(path)
     if real in RESERVED:
-        raise ValueError(f"mount_ro path {path} would replace the sandbox's own {real}; "
-                         "give a directory below it")
+        raise ValueError(
+            f"mount_ro path {path} would replace the sandbox's own {real}; "
+            "give a directory below it"
+        )
     return real
 
 
@@ -379,9 +396,13 @@ def plan_root(mount_ro: Sequence[str] = ()) -> dict[str, Any]:
         user.append(os.path.realpath(path))
     binds = outermost(plan.binds)
     links = {k: v for k, v in plan.links.items() if not any(is_under(k, b) for b in binds)}
-    return {"links": sorted(links.items()), "binds": binds,
-            "python": sorted({os.path.realpath(p) for p in python}),
-            "libraries": len(libraries.found), "mount_ro": user}
+    return {
+        "links": sorted(links.items()),
+        "binds": binds,
+        "python": sorted({os.path.realpath(p) for p in python}),
+        "libraries": len(libraries.found),
+        "mount_ro": user,
+    }
 
 
 # --------------------------------------------------------------------------- build
@@ -397,12 +418,22 @@ def _load_libc() -> ctypes.CDLL:
 #: libc with the calls the isolation layers make (mount, umount2, unshare, prctl); one
 #: handle for this module and ``_isolation``.
 libc = _load_libc()
-libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong,
-                       ctypes.c_void_p]
+libc.mount.argtypes = [
+    ctypes.c_char_p,
+    ctypes.c_char_p,
+    ctypes.c_char_p,
+    ctypes.c_ulong,
+    ctypes.c_void_p,
+]
 libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
 libc.unshare.argtypes = [ctypes.c_int]
-libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong,
-                       ctypes.c_ulong]
+libc.prctl.argtypes = [
+    ctypes.c_int,
+    ctypes.c_ulong,
+    ctypes.c_void_p,
+    ctypes.c_ulong,
+    ctypes.c_ulong,
+]
 
 
 def check_call(result: int, what: str) -> None:
@@ -412,12 +443,20 @@ def check_call(result: int, what: str) -> None:
         raise OSError(err, f"{what}: {os.strerror(err)}")
 
 
-def mount(source: str | None, target: str, fstype: str | None, flags: int,
-          data: str | None = None) -> None:
+def mount(
+    source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None
+) -> None:
     """``mount(2)``; ``OSError`` naming ``target`` on failure."""
-    check_call(libc.mount(source.encode() if source else None, target.encode(),
-                          fstype.encode() if fstype else None, flags,
-                          data.encode() if data else None), f"mount {target}")
+    check_call(
+        libc.mount(
+            source.encode() if source else None,
+            target.encode(),
+            fstype.encode() if fstype else None,
+            flags,
+            data.encode() if data else None,
+        ),
+        f"mount {target}",
+    )
 
 
 def detach(target: str) -> None:
@@ -461,13 +500,21 @@ def _etc_files(uid: int | None, gid: int | None) -> dict[str, str]:
         passwd += f"sandbox:x:{own_uid}:{own_gid}:execlens sandbox:/tmp:/usr/sbin/nologin\n"
     if own_gid != 0:
         group += f"sandbox:x:{own_gid}:\n"
-    return {"passwd": passwd, "group": group,
-            "nsswitch.conf": "passwd: files\ngroup: files\nhosts: files\n",
-            "hosts": "127.0.0.1\tlocalhost\n::1\tlocalhost\n"}
+    return {
+        "passwd": passwd,
+        "group": group,
+        "nsswitch.conf": "passwd: files\ngroup: files\nhosts: files\n",
+        "hosts": "127.0.0.1\tlocalhost\n::1\tlocalhost\n",
+    }
 
 
-def build_root(plan: dict[str, Any], staging: str, uid: int | None, gid: int | None,
-               keep_host_proc: bool = True) -> list[str]:
+def build_root(
+    plan: dict[str, Any],
+    staging: str,
+    uid: int | None,
+    gid: int | None,
+    keep_host_proc: bool = True,
+) -> list[str]:
     """Build the planned root on a tmpfs at ``staging`` and pivot into it.
 
     Call in a private mount namespace (``/`` made private).  Every source is opened
@@ -481,8 +528,11 @@ def build_root(plan: dict[str, Any], staging: str, uid: int | None, gid: int | N
         for path in plan["binds"]:
             fd = os.open(path, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
             sources.append((path, fd, os.path.isdir(path)))
-        devices = [(path, os.open(path, os.O_PATH | os.O_CLOEXEC)) for path in DEVICES
-                   if os.path.exists(path)]
+        devices = [
+            (path, os.open(path, os.O_PATH | os.O_CLOEXEC))
+            for path in DEVICES
+            if os.path.exists(path)
+        ]
         proc_fd = os.open("/proc", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
             mount("tmpfs", staging, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=16m")
@@ -501,8 +551,12 @@ def build_root(plan: dict[str, Any], staging: str, uid: int | None, gid: int | N
                 # nodev would make them unusable; a read-only mount still lets a
                 # character device be written (only regular files are refused).
                 _bind(fd, staging + path, False, MS_NOSUID | MS_NOEXEC)
-            for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
-                                 ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
+            for name, target in (
+                ("fd", "/proc/self/fd"),
+                ("stdin", "/proc/self/fd/0"),
+                ("stdout", "/proc/self/fd/1"),
+                ("stderr", "/proc/self/fd/2"),
+            ):
                 if not os.path.lexists(f"{staging}/dev/{name}"):
                     os.symlink(target, f"{staging}/dev/{name}")
             _mkdirs(staging + "/etc")

@@ -76,8 +76,14 @@ def _read_exact(fd: int, size: int) -> bytes | None:
     return data
 
 
-def _zygote_main(command_fd: int, reply_fd: int, result_fd: int, output_fd: int,
-                 iso: ServerIsolation, scratch: str) -> NoReturn:
+def _zygote_main(
+    command_fd: int,
+    reply_fd: int,
+    result_fd: int,
+    output_fd: int,
+    iso: ServerIsolation,
+    scratch: str,
+) -> NoReturn:
     """The zygote's loop: fork on ``R``, report a child's exit on ``W``.
 
     Kept to a handful of syscalls per job on purpose (see the module docstring).
@@ -141,8 +147,14 @@ def _reap_all() -> None:
 class _Zygote:
     """The server's handle on its zygote process."""
 
-    def __init__(self, iso: ServerIsolation, scratch: str, result_w: int, output_w: int,
-                 keep_closed: list[int]) -> None:
+    def __init__(
+        self,
+        iso: ServerIsolation,
+        scratch: str,
+        result_w: int,
+        output_w: int,
+        keep_closed: list[int],
+    ) -> None:
         command_r, self.command_w = os.pipe()
         self.reply_r, reply_w = os.pipe()
         self.pid = os.fork()
@@ -156,7 +168,7 @@ class _Zygote:
     def _send(self, payload: bytes) -> None:
         data = memoryview(len(payload).to_bytes(4, "big") + payload)
         while data:
-            data = data[os.write(self.command_w, data):]
+            data = data[os.write(self.command_w, data) :]
 
     def fork(self, request: bytes, timeout: float) -> int:
         """Have the zygote fork a child for ``request``; returns the child's pid.
@@ -226,8 +238,11 @@ class _Scratch:
             # One lstat answers "a real directory (not a link), mode 0700"; the common
             # case then costs one more syscall, the listing.
             st = os.lstat(self.path)
-            fresh = (stat.S_ISDIR(st.st_mode) and st.st_mode & 0o7777 == 0o700
-                     and not os.listdir(self.path))
+            fresh = (
+                stat.S_ISDIR(st.st_mode)
+                and st.st_mode & 0o7777 == 0o700
+                and not os.listdir(self.path)
+            )
         except OSError:
             fresh = False
         if fresh:
@@ -278,9 +293,16 @@ def _signal_name(number: int) -> str:
 class _ChildWatch:
     """Reads one child's result frames and raw output; tracks which input is running."""
 
-    def __init__(self, token: str, start: int, stop: int,
-                 results: list[dict[str, Any] | None], cap: int, result_fd: int,
-                 output_fd: int) -> None:
+    def __init__(
+        self,
+        token: str,
+        start: int,
+        stop: int,
+        results: list[dict[str, Any] | None],
+        cap: int,
+        result_fd: int,
+        output_fd: int,
+    ) -> None:
         self.token = token
         self.current = start
         self.stop = stop
@@ -336,10 +358,14 @@ class _ChildWatch:
         for message in messages:
             if self.current >= self.stop:
                 return  # results past a trimmed stop: the host runs those inputs elsewhere
-            if (not isinstance(message, dict) or message.get("t") != self.token
-                    or message.get("i") != self.current):
-                self.fail("crashed", "the child broke the result channel "
-                                     "(a frame without the job token)")
+            if (
+                not isinstance(message, dict)
+                or message.get("t") != self.token
+                or message.get("i") != self.current
+            ):
+                self.fail(
+                    "crashed", "the child broke the result channel (a frame without the job token)"
+                )
                 return
             del message["t"], message["i"]
             self.results[self.current] = message
@@ -394,8 +420,13 @@ class _Server:
         # stay cheap (fewer copy-on-write page faults).
         gc.collect()
         gc.freeze()
-        return _Zygote(self.iso, self.scratch.path, self.result_w, self.output_w,
-                       keep_closed=[self.sock, self.result_r, self.output_r])
+        return _Zygote(
+            self.iso,
+            self.scratch.path,
+            self.result_w,
+            self.output_w,
+            keep_closed=[self.sock, self.result_r, self.output_r],
+        )
 
     def serve(self) -> None:
         while True:
@@ -455,8 +486,9 @@ class _Server:
             self.limit = kept
             watch.stop = min(watch.stop, kept)
         elif isinstance(request_id, int) and any(
-                pending is not None and pending.get("op") == "run"
-                and pending.get("id") == request_id for pending in self.pending):
+            pending is not None and pending.get("op") == "run" and pending.get("id") == request_id
+            for pending in self.pending
+        ):
             kept = 0
             self.given_away.add(request_id)
         else:
@@ -477,8 +509,10 @@ class _Server:
                 start = self._run_child(request, encoded, start, results)
         finally:
             self.request_id = self.watch = None
-        return [r if r is not None else {"status": "sandbox_error", "message": "no result"}
-                for r in results[:self.limit]]
+        return [
+            r if r is not None else {"status": "sandbox_error", "message": "no result"}
+            for r in results[: self.limit]
+        ]
 
     def _replace_zygote(self) -> None:
         self.zygote.close()
@@ -499,8 +533,13 @@ class _Server:
             self._replace_zygote()
             return self.zygote.fork(payload, timeout)
 
-    def _run_child(self, request: dict[str, Any], encoded: bytes, start: int,
-                   results: list[dict[str, Any] | None]) -> int:
+    def _run_child(
+        self,
+        request: dict[str, Any],
+        encoded: bytes,
+        start: int,
+        results: list[dict[str, Any] | None],
+    ) -> int:
         """Fork one child for ``calls[start:start + per_child]``; return where to resume."""
         limits = request["limits"]
         wall = float(limits["wall_time"])
@@ -511,14 +550,17 @@ class _Server:
         payload = token.encode("ascii") + start.to_bytes(4, "big") + encoded
         pid = self._fork(payload, timeout=wall + 5.0)
         if pid is None:
-            results[start] = {"status": "timeout", "duration": wall + 5.0,
-                              "message": "compiling the program exceeded the time limit"}
+            results[start] = {
+                "status": "timeout",
+                "duration": wall + 5.0,
+                "message": "compiling the program exceeded the time limit",
+            }
             return start + 1
         per_child = int(request.get("per_child") or len(results))
         stop = min(self.limit, start + per_child)
-        watch = self.watch = _ChildWatch(token, start, stop, results,
-                                         int(limits["output_bytes"]), self.result_r,
-                                         self.output_r)
+        watch = self.watch = _ChildWatch(
+            token, start, stop, results, int(limits["output_bytes"]), self.result_r, self.output_r
+        )
         # The pidfd turns readable when the child exits, even if a grandchild still holds
         # a pipe open: then we stop waiting instead of running into the deadline.
         pidfd = os.pidfd_open(pid)
@@ -574,8 +616,9 @@ class _Server:
         for child in self.zygote.children():
             _kill_group(child)
 
-    def _failure_record(self, failure: tuple[str, str] | None, wait_status: int,
-                        peak_mb: float) -> dict[str, Any]:
+    def _failure_record(
+        self, failure: tuple[str, str] | None, wait_status: int, peak_mb: float
+    ) -> dict[str, Any]:
         record: dict[str, Any] = {"peak_memory_mb": peak_mb}
         if failure is not None:
             record["status"], record["message"] = failure
@@ -632,14 +675,17 @@ def main() -> None:
     except Exception as exc:  # noqa: BLE001 - reported to the host, which raises
         write_frame(sock, {"ready": False, "error": f"{type(exc).__name__}: {exc}"})
         return
-    write_frame(sock, {
-        "ready": True,
-        "pid": iso.host_pid,
-        "report": iso.report.to_dict(),
-        "preload_errors": preload_errors,
-        "hash_seed": os.environ.get("PYTHONHASHSEED"),
-        "root_plan": root_plan,
-    })
+    write_frame(
+        sock,
+        {
+            "ready": True,
+            "pid": iso.host_pid,
+            "report": iso.report.to_dict(),
+            "preload_errors": preload_errors,
+            "hash_seed": os.environ.get("PYTHONHASHSEED"),
+            "root_plan": root_plan,
+        },
+    )
     server.serve()
 
 

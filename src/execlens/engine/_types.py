@@ -25,8 +25,16 @@ MAX_PROCESSES = 1 << 16
 MAX_OUTPUT_BYTES = 8 * 1024 * 1024
 
 
-def _check_number(name: str, value: Any, low: float, high: float, unit: str, *,
-                  integer: bool = True, minimum_ok: bool = False) -> None:
+def _check_number(
+    name: str,
+    value: Any,
+    low: float,
+    high: float,
+    unit: str,
+    *,
+    integer: bool = True,
+    minimum_ok: bool = False,
+) -> None:
     """Raise ``ValueError`` naming the field and the accepted range unless ``value`` fits."""
     integral = hasattr(value, "__index__")  # int and integer-like (numpy.int64)
     if isinstance(value, bool) or not (integral or (not integer and isinstance(value, float))):
@@ -36,8 +44,9 @@ def _check_number(name: str, value: Any, low: float, high: float, unit: str, *,
     # NaN fails every comparison, inf fails the upper bound: both end up here.
     if not (low_ok and value <= high and math.isfinite(value)):
         bound = f">= {_plain(low)}" if minimum_ok else f"> {_plain(low)}"
-        raise ValueError(f"{name} must be a finite number {bound} and <= {_plain(high)} "
-                         f"{unit}, not {value!r}")
+        raise ValueError(
+            f"{name} must be a finite number {bound} and <= {_plain(high)} {unit}, not {value!r}"
+        )
 
 
 def _plain(number: float) -> str:
@@ -76,17 +85,18 @@ class Limits:
     def __post_init__(self) -> None:
         _check_number("wall_time", self.wall_time, 0.0, MAX_WALL_TIME, "seconds", integer=False)
         if self.cpu_time is not None:
-            _check_number("cpu_time", self.cpu_time, 0.0, MAX_WALL_TIME, "seconds",
-                          integer=False)
+            _check_number("cpu_time", self.cpu_time, 0.0, MAX_WALL_TIME, "seconds", integer=False)
         _check_number("memory_mb", self.memory_mb, 16, MAX_MEMORY_MB, "MB", minimum_ok=True)
-        _check_number("output_bytes", self.output_bytes, 0, MAX_OUTPUT_BYTES, "bytes",
-                      minimum_ok=True)
-        _check_number("file_size_mb", self.file_size_mb, 0, MAX_FILE_SIZE_MB, "MB",
-                      minimum_ok=True)
-        _check_number("open_files", self.open_files, 16, MAX_OPEN_FILES, "descriptors",
-                      minimum_ok=True)
-        _check_number("max_processes", self.max_processes, 1, MAX_PROCESSES, "processes",
-                      minimum_ok=True)
+        _check_number(
+            "output_bytes", self.output_bytes, 0, MAX_OUTPUT_BYTES, "bytes", minimum_ok=True
+        )
+        _check_number("file_size_mb", self.file_size_mb, 0, MAX_FILE_SIZE_MB, "MB", minimum_ok=True)
+        _check_number(
+            "open_files", self.open_files, 16, MAX_OPEN_FILES, "descriptors", minimum_ok=True
+        )
+        _check_number(
+            "max_processes", self.max_processes, 1, MAX_PROCESSES, "processes", minimum_ok=True
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form."""
@@ -137,8 +147,9 @@ class Job:
             raise ValueError("give either call or entry_point, not both")
         if (self.args or self.kwargs) and self.entry_point is None:
             raise ValueError("args/kwargs need an entry_point")
-        if self.seed is not None and (isinstance(self.seed, bool)
-                                      or not isinstance(self.seed, int) or self.seed < 0):
+        if self.seed is not None and (
+            isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0
+        ):
             raise ValueError(f"Job.seed must be a non-negative integer or None, not {self.seed!r}")
 
 

@@ -36,8 +36,14 @@ if TYPE_CHECKING:
     from execlens.engine import Engine
     from execlens.tasks import Task
 
-__all__ = ["DEFAULT_PROBE", "ExecStats", "Executor", "score_sample", "score_samples",
-           "scoring_engine"]
+__all__ = [
+    "DEFAULT_PROBE",
+    "ExecStats",
+    "Executor",
+    "score_sample",
+    "score_samples",
+    "scoring_engine",
+]
 
 K = TypeVar("K")
 
@@ -46,8 +52,9 @@ SCORING_WORKERS = 16
 _RERUN_SPACING = 0.01
 
 
-def scoring_engine(workers: int = SCORING_WORKERS, *, preload: Sequence[str] | None = None,
-                   **options: Any) -> Engine:
+def scoring_engine(
+    workers: int = SCORING_WORKERS, *, preload: Sequence[str] | None = None, **options: Any
+) -> Engine:
     """An engine sized for judging: many servers, since a timed-out check only waits.
 
     16 servers on 2 cores let 3 s timeouts overlap; the servers themselves cost little
@@ -75,8 +82,13 @@ class ExecStats:
 
     def to_dict(self) -> dict[str, int]:
         """A JSON-ready form."""
-        return {"jobs": self.jobs, "unique": self.unique, "batches": self.batches,
-                "probe_timeouts": self.probe_timeouts, "retries": self.retries}
+        return {
+            "jobs": self.jobs,
+            "unique": self.unique,
+            "batches": self.batches,
+            "probe_timeouts": self.probe_timeouts,
+            "retries": self.retries,
+        }
 
     def add(self, **counts: int) -> None:
         with self.lock:
@@ -87,29 +99,49 @@ class ExecStats:
 def _identity(job: Job) -> tuple[Any, ...]:
     # repr() of parsed literals tells 1, 1.0 and True apart; equal values that print
     # differently (set order) merely run twice.
-    return (job.program, job.call, job.entry_point, repr(job.args),
-            repr(sorted(job.kwargs.items())), job.limits, job.hash_seed, job.stdin,
-            job.module_name, job.runner, repr(job.runner_options))
+    return (
+        job.program,
+        job.call,
+        job.entry_point,
+        repr(job.args),
+        repr(sorted(job.kwargs.items())),
+        job.limits,
+        job.hash_seed,
+        job.stdin,
+        job.module_name,
+        job.runner,
+        repr(job.runner_options),
+    )
 
 
 def _group(job: Job) -> tuple[Any, ...]:
     options = json.dumps(job.runner_options, sort_keys=True) if job.runner_options else None
-    return (job.program, job.module_name, job.limits, job.hash_seed, job.stdin, job.runner,
-            options)
+    return (job.program, job.module_name, job.limits, job.hash_seed, job.stdin, job.runner, options)
 
 
 def _with_limits(job: Job, limits: Limits) -> Job:
-    return Job(program=job.program, call=job.call, entry_point=job.entry_point, args=job.args,
-               kwargs=job.kwargs, limits=limits, hash_seed=job.hash_seed, stdin=job.stdin,
-               module_name=job.module_name, runner=job.runner,
-               runner_options=job.runner_options, tag=job.tag)
+    return Job(
+        program=job.program,
+        call=job.call,
+        entry_point=job.entry_point,
+        args=job.args,
+        kwargs=job.kwargs,
+        limits=limits,
+        hash_seed=job.hash_seed,
+        stdin=job.stdin,
+        module_name=job.module_name,
+        runner=job.runner,
+        runner_options=job.runner_options,
+        tag=job.tag,
+    )
 
 
 class _Item:
     """One work item in flight: its unique jobs and the outcomes gathered so far."""
 
-    def __init__(self, key: Any, jobs: Sequence[Job], done: queue.Queue[Any],
-                 dedupe: bool = True) -> None:
+    def __init__(
+        self, key: Any, jobs: Sequence[Job], done: queue.Queue[Any], dedupe: bool = True
+    ) -> None:
         self.key = key
         self.done = done
         self.lock = threading.Lock()
@@ -146,8 +178,15 @@ class Executor:
     ``dedupe=False`` runs identical jobs of an item separately.
     """
 
-    def __init__(self, engine: Engine, *, probe: float | None = DEFAULT_PROBE,
-                 window: int | None = None, retries: int = 1, dedupe: bool = True) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        probe: float | None = DEFAULT_PROBE,
+        window: int | None = None,
+        retries: int = 1,
+        dedupe: bool = True,
+    ) -> None:
         if probe is not None and probe <= 0:
             raise ValueError("probe must be positive (or None)")
         self.engine = engine
@@ -203,8 +242,9 @@ class Executor:
             for slot, future in zip(slots, futures):
                 future.add_done_callback(self._callback(item, slot, probing, self.retries))
 
-    def _callback(self, item: _Item, slot: int, probing: bool, retries: int
-                  ) -> Callable[[Future[Outcome]], None]:
+    def _callback(
+        self, item: _Item, slot: int, probing: bool, retries: int
+    ) -> Callable[[Future[Outcome]], None]:
         def done(future: Future[Outcome]) -> None:
             try:
                 outcome = future.result()
@@ -225,8 +265,9 @@ class Executor:
     def _rerun(self, item: _Item, slot: int, retries: int) -> None:
         with self._rerun_lock:
             if self._rerun_thread is None:
-                self._rerun_thread = threading.Thread(target=self._submit_reruns,
-                                                      name="execlens-judge-reruns", daemon=True)
+                self._rerun_thread = threading.Thread(
+                    target=self._submit_reruns, name="execlens-judge-reruns", daemon=True
+                )
                 self._rerun_thread.start()
         self._reruns.put((item, slot, retries))
 
@@ -244,8 +285,10 @@ class Executor:
             try:
                 future = self.engine.submit(_with_limits(job, self._full_limits(job)))
             except BaseException as exc:  # noqa: BLE001 - e.g. the engine was closed
-                item.settle(slot, Outcome(Status.SANDBOX_ERROR,
-                                          message=f"could not rerun the check: {exc!r}"))
+                item.settle(
+                    slot,
+                    Outcome(Status.SANDBOX_ERROR, message=f"could not rerun the check: {exc!r}"),
+                )
                 continue
             future.add_done_callback(self._callback(item, slot, False, retries))
             time.sleep(_RERUN_SPACING)
@@ -334,9 +377,14 @@ def score_samples(
             runner.close()
 
 
-def score_sample(scorer: Scorer, task: Task, generations: Sequence[str],
-                 engine: Engine | None = None, *, probe: float | None = DEFAULT_PROBE
-                 ) -> SampleScore:
+def score_sample(
+    scorer: Scorer,
+    task: Task,
+    generations: Sequence[str],
+    engine: Engine | None = None,
+    *,
+    probe: float | None = DEFAULT_PROBE,
+) -> SampleScore:
     """Score one sample's generations with one scorer."""
     for _, scores in score_samples([scorer], [(task, generations)], engine, probe=probe):
         return scores[scorer.name]

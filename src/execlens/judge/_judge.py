@@ -24,6 +24,7 @@ __all__ = [
     "make_scorer",
 ]
 
+
 def make_scorer(mode: str, task: str, *, official: Scorer | None = None) -> Scorer:
     """The scorer for ``mode`` (``strict`` / ``official``) and ``task`` (input / output).
 
@@ -35,14 +36,22 @@ def make_scorer(mode: str, task: str, *, official: Scorer | None = None) -> Scor
         return StrictScorer(task)
     if mode == "official":
         if official is None:
-            raise ValueError("official mode needs the benchmark's own scorer: pass "
-                             "official=<its scorer> (see execlens.bench.get_benchmark)")
+            raise ValueError(
+                "official mode needs the benchmark's own scorer: pass "
+                "official=<its scorer> (see execlens.bench.get_benchmark)"
+            )
         return official
     raise ValueError(f"mode must be 'strict' or 'official', got {mode!r}")
 
 
-def _judge_one(question: Task, answer: str, kind: str, mode: str,
-               engine: Engine | None, official: Scorer | None) -> Verdict:
+def _judge_one(
+    question: Task,
+    answer: str,
+    kind: str,
+    mode: str,
+    engine: Engine | None,
+    official: Scorer | None,
+) -> Verdict:
     scorer = make_scorer(mode, kind, official=official)
     plan_needs_engine = bool(scorer.plan(question, [answer]).jobs)
     if plan_needs_engine and engine is None:
@@ -55,9 +64,14 @@ def _judge_one(question: Task, answer: str, kind: str, mode: str,
     raise RuntimeError("no verdict produced")  # pragma: no cover
 
 
-def judge_output_prediction(task: Task, answer: str, *, mode: str = "strict",
-                            engine: Engine | None = None, official: Scorer | None = None
-                            ) -> Verdict:
+def judge_output_prediction(
+    task: Task,
+    answer: str,
+    *,
+    mode: str = "strict",
+    engine: Engine | None = None,
+    official: Scorer | None = None,
+) -> Verdict:
     """Judge one output-prediction answer (the predicted return value, as text) to a
     prediction task (:func:`execlens.tasks.prediction_task`).
 
@@ -70,9 +84,14 @@ def judge_output_prediction(task: Task, answer: str, *, mode: str = "strict",
     return _judge_one(task, answer, "output", mode, engine, official)
 
 
-def judge_input_prediction(task: Task, answer: str, *, mode: str = "strict",
-                           engine: Engine | None = None, official: Scorer | None = None
-                           ) -> Verdict:
+def judge_input_prediction(
+    task: Task,
+    answer: str,
+    *,
+    mode: str = "strict",
+    engine: Engine | None = None,
+    official: Scorer | None = None,
+) -> Verdict:
     """Judge one input-prediction answer (a call such as ``f('abc', 2)``).
 
     ``strict`` requires exactly one call to ``task.entry`` (its function) with literal
@@ -83,26 +102,42 @@ def judge_input_prediction(task: Task, answer: str, *, mode: str = "strict",
     return _judge_one(task, answer, "input", mode, engine, official)
 
 
-async def ajudge_output_prediction(task: Task, answer: str, *,
-                                   mode: str = "strict", engine: Engine | None = None,
-                                   official: Scorer | None = None) -> Verdict:
+async def ajudge_output_prediction(
+    task: Task,
+    answer: str,
+    *,
+    mode: str = "strict",
+    engine: Engine | None = None,
+    official: Scorer | None = None,
+) -> Verdict:
     """:func:`judge_output_prediction` for asyncio code (runs in a worker thread)."""
-    return await asyncio.to_thread(judge_output_prediction, task, answer, mode=mode,
-                                   engine=engine, official=official)
+    return await asyncio.to_thread(
+        judge_output_prediction, task, answer, mode=mode, engine=engine, official=official
+    )
 
 
-async def ajudge_input_prediction(task: Task, answer: str, *, mode: str = "strict",
-                                  engine: Engine | None = None, official: Scorer | None = None
-                                  ) -> Verdict:
+async def ajudge_input_prediction(
+    task: Task,
+    answer: str,
+    *,
+    mode: str = "strict",
+    engine: Engine | None = None,
+    official: Scorer | None = None,
+) -> Verdict:
     """:func:`judge_input_prediction` for asyncio code (runs in a worker thread)."""
-    return await asyncio.to_thread(judge_input_prediction, task, answer, mode=mode,
-                                   engine=engine, official=official)
+    return await asyncio.to_thread(
+        judge_input_prediction, task, answer, mode=mode, engine=engine, official=official
+    )
 
 
-async def ascore_samples(scorers: Sequence[Scorer],
-                         items: Iterable[tuple[Task, Sequence[str]]],
-                         engine: Engine | None = None, *, probe: float | None = DEFAULT_PROBE
-                         ) -> list[tuple[Task, dict[str, SampleScore]]]:
+async def ascore_samples(
+    scorers: Sequence[Scorer],
+    items: Iterable[tuple[Task, Sequence[str]]],
+    engine: Engine | None = None,
+    *,
+    probe: float | None = DEFAULT_PROBE,
+) -> list[tuple[Task, dict[str, SampleScore]]]:
     """:func:`score_samples` for asyncio code: every sample, in completion order."""
     return await asyncio.to_thread(
-        lambda: list(score_samples(scorers, list(items), engine, probe=probe)))
+        lambda: list(score_samples(scorers, list(items), engine, probe=probe))
+    )

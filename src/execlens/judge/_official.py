@@ -36,16 +36,16 @@ def official_check_verdict(outcome: Outcome) -> Verdict:
     if outcome.ok:
         return Verdict.passing()
     if outcome.exception is not None and outcome.exception.type == "AssertionError":
-        return Verdict.failing(VerdictStatus.WRONG, "assertion",
-                               "the assertion `<output> == <answer>` failed")
+        return Verdict.failing(
+            VerdictStatus.WRONG, "assertion", "the assertion `<output> == <answer>` failed"
+        )
     return failure_verdict(outcome)
 
 
 def _check_job(task: Task, generation: str, limits: Limits) -> Job:
     # The official source is f"{code}\nassert {output} == {generation}"; the call runs
     # in the program's namespace right after it, so splitting changes nothing.
-    return Job(program=task.program, call=f"assert {task.reference} == {generation}",
-               limits=limits)
+    return Job(program=task.program, call=f"assert {task.reference} == {generation}", limits=limits)
 
 
 class AssertCheckScorer:
@@ -97,7 +97,8 @@ class AssertCheckScorer:
                 verdicts.append(verdict)
                 executed.append(verdict.passed)
             scored = self.reset(executed, len(gens))
-            return SampleScore(task.id, self.name, verdicts, scored,
-                               info={"skipped": len(gens) - len(run_at)})
+            return SampleScore(
+                task.id, self.name, verdicts, scored, info={"skipped": len(gens) - len(run_at)}
+            )
 
         return ScorePlan(jobs, finish)

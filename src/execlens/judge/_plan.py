@@ -22,8 +22,12 @@ __all__ = ["JudgePlan", "guarded", "scoring_error"]
 
 def scoring_error(exc: BaseException, **data: Any) -> Verdict:
     """The verdict of an answer the judge failed on: ``scoring_error`` naming the exception."""
-    return Verdict.failing(VerdictStatus.SCORING_ERROR, type(exc).__name__,
-                           f"{type(exc).__name__}: {exc}"[:500], **data)
+    return Verdict.failing(
+        VerdictStatus.SCORING_ERROR,
+        type(exc).__name__,
+        f"{type(exc).__name__}: {exc}"[:500],
+        **data,
+    )
 
 
 @dataclass(slots=True)

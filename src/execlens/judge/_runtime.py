@@ -122,12 +122,12 @@ def _path_lines(answer: str | int | Sequence[int], code: str | None) -> list[int
         found = [n for n, line in enumerate(code.splitlines(), 1) if line.strip() == text]
         if found:
             return found
-    raise AnswerParseError("no_match", "the answer names no line (a number, -1, or a line's "
-                                       "text)")
+    raise AnswerParseError("no_match", "the answer names no line (a number, -1, or a line's text)")
 
 
-def judge_path(reference: Sequence[int], answer: str | int | Sequence[int], *,
-               code: str | None = None) -> Verdict:
+def judge_path(
+    reference: Sequence[int], answer: str | int | Sequence[int], *, code: str | None = None
+) -> Verdict:
     """Which line runs next?  ``reference``: the acceptable next lines (``-1``: none).
 
     ``answer``: a line number, several (a text that matched several lines: any acceptable
@@ -163,15 +163,18 @@ def _class_match(value_text: str, envelope: Mapping[str, Any]) -> bool:
     name = match.group(1) if match else text
     expected = decode(dict(envelope))
     return isinstance(expected, OpaqueRecord) and expected.description in (
-        name, name.rsplit(".", 1)[-1])
+        name,
+        name.rsplit(".", 1)[-1],
+    )
 
 
 def _typed(type_text: str, envelope: Mapping[str, Any]) -> bool:
     return type_text in type_names(*envelope_type_key(envelope))
 
 
-def judge_state_value(reference: Sequence[Mapping[str, Any]], value_text: str | None,
-                      type_text: str | None = None) -> Verdict:
+def judge_state_value(
+    reference: Sequence[Mapping[str, Any]], value_text: str | None, type_text: str | None = None
+) -> Verdict:
     """The state judge on an answer already split: ``value_text`` None means ``Nil``.
 
     ``reference``: the accepted value envelopes (none, or only Nil envelopes, = Nil).
@@ -183,11 +186,15 @@ def judge_state_value(reference: Sequence[Mapping[str, Any]], value_text: str | 
     if value_text is None:
         if not accepted:
             return Verdict.passing(answer="Nil", expected_types=expected)
-        return _wrong("nil", "answered Nil, the variable has a value", answer="Nil",
-                      expected_types=expected)
+        return _wrong(
+            "nil", "answered Nil, the variable has a value", answer="Nil", expected_types=expected
+        )
     kind = _type_text(type_text) if type_text is not None else None
-    data: dict[str, Any] = {"answer": value_text, "answer_type_text": kind,
-                            "expected_types": expected}
+    data: dict[str, Any] = {
+        "answer": value_text,
+        "answer_type_text": kind,
+        "expected_types": expected,
+    }
     if kind is None:
         del data["answer_type_text"]
     if not accepted:
@@ -241,19 +248,24 @@ def judge_output(reference: Mapping[str, Any], answer: str) -> Verdict:
     text = str(answer).strip()
     if raised is not None:
         if not raised:
-            return Verdict.failing(VerdictStatus.REFERENCE_ERROR, "no_output",
-                                   f"the run ended {reference.get('status')}, with no value")
+            return Verdict.failing(
+                VerdictStatus.REFERENCE_ERROR,
+                "no_output",
+                f"the run ended {reference.get('status')}, with no value",
+            )
         data = {"answer": text[:300], "expected_exception": raised}
         if not _DOTTED.match(text):
-            return _unparseable("format", "the run raised: answer the exception's class name",
-                                **data)
+            return _unparseable(
+                "format", "the run raised: answer the exception's class name", **data
+            )
         if text.rsplit(".", 1)[-1] == raised.rsplit(".", 1)[-1]:
             return Verdict.passing(**data)
         return _wrong("exception", **data)
     envelope = reference.get("value") if "status" in reference else reference
     if not isinstance(envelope, Mapping):
-        return Verdict.failing(VerdictStatus.REFERENCE_ERROR, "no_output",
-                               "the reference holds no value envelope")
+        return Verdict.failing(
+            VerdictStatus.REFERENCE_ERROR, "no_output", "the reference holds no value envelope"
+        )
     try:
         value = parse_state_value(text)
     except (AnswerParseError, SyntaxError, ValueError, RecursionError) as exc:
@@ -262,8 +274,9 @@ def judge_output(reference: Mapping[str, Any], answer: str) -> Verdict:
     if strict_equal(value, expected):
         return Verdict.passing(answer=text[:300])
     if values_equal(value, expected, "python"):
-        return _wrong("type_mismatch", "equal under Python ==, but not of the same types",
-                      answer=text[:300])
+        return _wrong(
+            "type_mismatch", "equal under Python ==, but not of the same types", answer=text[:300]
+        )
     return _wrong("value", answer=text[:300])
 
 
@@ -279,8 +292,11 @@ def _reference_literal(text: str, allow_json: bool) -> Any:
 
 
 def _bad_reference(error: AnswerParseError) -> Verdict:
-    return Verdict.failing(VerdictStatus.REFERENCE_ERROR, error.kind,
-                           f"the reference output is not a literal: {error.message}")
+    return Verdict.failing(
+        VerdictStatus.REFERENCE_ERROR,
+        error.kind,
+        f"the reference output is not a literal: {error.message}",
+    )
 
 
 def compare_values(predicted: Any, reference: Any) -> Verdict:
@@ -296,8 +312,9 @@ def compare_values(predicted: Any, reference: Any) -> Verdict:
 _UNPARSED = object()
 
 
-def judge_output_literal(reference: str, answer: str, *, allow_json: bool = False,
-                         expected: Any = _UNPARSED) -> Verdict:
+def judge_output_literal(
+    reference: str, answer: str, *, allow_json: bool = False, expected: Any = _UNPARSED
+) -> Verdict:
     """Output prediction against an output literal's text (CRUXEval-style tasks): the
     answer must be a literal (``allow_json``: JSON spellings too), compared type-strictly
     in the host; no code runs.  ``expected``: the reference already parsed."""
@@ -361,8 +378,9 @@ def _json_text(value: Any) -> str:
         return repr(value)
 
 
-def _call_job(program: str, function: str, args: Any, kwargs: Any, limits: Limits | None,
-              compare: str) -> Job:
+def _call_job(
+    program: str, function: str, args: Any, kwargs: Any, limits: Limits | None, compare: str
+) -> Job:
     """The engine job of a predicted call: the program's own function on the answered
     arguments (``exact``), or the shared JSON driver calling it (``tolerant``: keyword
     arguments, else the one positional argument)."""
@@ -371,11 +389,19 @@ def _call_job(program: str, function: str, args: Any, kwargs: Any, limits: Limit
     if compare == "tolerant":
         given = args[0] if args else kwargs
         # No limits of its own: the engine's (synthesis runs CodeI/O's 5 s there).
-        return Job(program=_JSON_CALL_DRIVER, entry_point="__judge_json_call__",
-                   kwargs={"code": program, "function": function, "given": given},
-                   limits=limits)
-    return Job(program=program, entry_point=function, args=args, kwargs=kwargs,
-               limits=limits or JUDGE_LIMITS)
+        return Job(
+            program=_JSON_CALL_DRIVER,
+            entry_point="__judge_json_call__",
+            kwargs={"code": program, "function": function, "given": given},
+            limits=limits,
+        )
+    return Job(
+        program=program,
+        entry_point=function,
+        args=args,
+        kwargs=kwargs,
+        limits=limits or JUDGE_LIMITS,
+    )
 
 
 def _failed_run(outcome: Outcome) -> Verdict:
@@ -401,21 +427,32 @@ def returned_verdict(outcome: Outcome, expected: Any, compare: str = "exact") ->
     try:
         returned = outcome.decoded()
     except Exception as exc:  # noqa: BLE001 - a malformed envelope is the engine's fault
-        return Verdict.failing(VerdictStatus.SANDBOX_ERROR, "decode",
-                               f"could not decode the returned value: {exc}")
+        return Verdict.failing(
+            VerdictStatus.SANDBOX_ERROR, "decode", f"could not decode the returned value: {exc}"
+        )
     if compare != "tolerant":
         return compare_values(returned, expected)
     probe = returned if isinstance(returned, Mapping) else {}
     got, json_ok = probe.get("output"), bool(probe.get("json_ok"))
     if json_ok and tolerant_match(got, expected):
         return Verdict.passing()
-    return _wrong("value" if json_ok else "not_json", "a different value",
-                  returned=_json_text(got) if json_ok else str(got))
+    return _wrong(
+        "value" if json_ok else "not_json",
+        "a different value",
+        returned=_json_text(got) if json_ok else str(got),
+    )
 
 
-def plan_input(program: str, function: str, reference: Any, answer: Any, *,
-               limits: Limits | None = None, compare: str = "exact",
-               allow_json: bool = False) -> JudgePlan:
+def plan_input(
+    program: str,
+    function: str,
+    reference: Any,
+    answer: Any,
+    *,
+    limits: Limits | None = None,
+    compare: str = "exact",
+    allow_json: bool = False,
+) -> JudgePlan:
     """Input prediction, the one judge of it: the answered call becomes one engine job
     running ``function`` of ``program``, and what it returns is compared with the
     reference in the host (:func:`returned_verdict`).
@@ -430,8 +467,10 @@ def plan_input(program: str, function: str, reference: Any, answer: Any, *,
     """
     if compare == "tolerant":
         args, kwargs = ((), answer) if isinstance(answer, Mapping) else ((answer,), {})
-        return JudgePlan([_call_job(program, function, args, kwargs, limits, compare)],
-                         lambda outcomes: returned_verdict(outcomes[0], reference, compare))
+        return JudgePlan(
+            [_call_job(program, function, args, kwargs, limits, compare)],
+            lambda outcomes: returned_verdict(outcomes[0], reference, compare),
+        )
     if isinstance(reference, str):
         expected = _reference_literal(reference, allow_json)
         if isinstance(expected, AnswerParseError):
@@ -439,8 +478,13 @@ def plan_input(program: str, function: str, reference: Any, answer: Any, *,
     else:
         envelope = reference.get("value") if "status" in reference else reference
         if not isinstance(envelope, Mapping):
-            return JudgePlan.done(Verdict.failing(VerdictStatus.REFERENCE_ERROR, "no_output",
-                                                  "the reference holds no value envelope"))
+            return JudgePlan.done(
+                Verdict.failing(
+                    VerdictStatus.REFERENCE_ERROR,
+                    "no_output",
+                    "the reference holds no value envelope",
+                )
+            )
         expected = decode(dict(envelope))
     try:
         call = parse_call(str(answer), name=function)
@@ -463,7 +507,14 @@ def run_plan(plan: JudgePlan, engine: Engine | None) -> Verdict:
     return plan.verdict([engine.run(job) for job in plan.jobs])
 
 
-def judge_input(program: str, function: str, reference: Mapping[str, Any], answer: str, *,
-                engine: Engine | None = None, limits: Limits | None = None) -> Verdict:
+def judge_input(
+    program: str,
+    function: str,
+    reference: Mapping[str, Any],
+    answer: str,
+    *,
+    engine: Engine | None = None,
+    limits: Limits | None = None,
+) -> Verdict:
     """:func:`plan_input`, run: one engine job (a one-server engine when none is given)."""
     return run_plan(plan_input(program, function, reference, answer, limits=limits), engine)

@@ -49,9 +49,13 @@ class SampleScore:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form."""
-        return {"sample_id": self.sample_id, "mode": self.mode, "scored": list(self.scored),
-                "verdicts": [v.to_dict() for v in self.verdicts], **({"info": self.info}
-                                                                     if self.info else {})}
+        return {
+            "sample_id": self.sample_id,
+            "mode": self.mode,
+            "scored": list(self.scored),
+            "verdicts": [v.to_dict() for v in self.verdicts],
+            **({"info": self.info} if self.info else {}),
+        }
 
 
 @dataclass(slots=True)

@@ -57,8 +57,9 @@ class StrictScorer:
 
     name = "strict"
 
-    def __init__(self, task: str, *, limits: Limits = JUDGE_LIMITS,
-                 allow_json: bool = False) -> None:
+    def __init__(
+        self, task: str, *, limits: Limits = JUDGE_LIMITS, allow_json: bool = False
+    ) -> None:
         if task not in TASKS:
             raise ValueError(f"task must be 'input' or 'output', got {task!r}")
         self.task = task
@@ -77,15 +78,26 @@ class StrictScorer:
         reference = self._reference(task)
         gens = list(generations)
         if isinstance(reference, AnswerParseError):
-            bad = Verdict.failing(VerdictStatus.REFERENCE_ERROR, reference.kind,
-                                  f"the reference output is not a literal: {reference.message}")
+            bad = Verdict.failing(
+                VerdictStatus.REFERENCE_ERROR,
+                reference.kind,
+                f"the reference output is not a literal: {reference.message}",
+            )
             return ScorePlan([], lambda outcomes: self._score(task, [bad] * len(gens)))
         if self.task == "output":
             verdicts = [self.judge_output(g, reference) for g in gens]
             return ScorePlan([], lambda outcomes: self._score(task, verdicts))
         plans: list[JudgePlan] = [
-            plan_input(task.program, task.entry, task.reference, g,
-                       limits=self.limits, allow_json=self.allow_json) for g in gens]
+            plan_input(
+                task.program,
+                task.entry,
+                task.reference,
+                g,
+                limits=self.limits,
+                allow_json=self.allow_json,
+            )
+            for g in gens
+        ]
         jobs = [job for plan in plans for job in plan.jobs]
 
         def finish(outcomes: Sequence[Outcome]) -> SampleScore:
@@ -94,7 +106,7 @@ class StrictScorer:
             verdicts: list[Verdict] = []
             start = 0
             for plan in plans:
-                verdicts.append(plan.verdict(outcomes[start:start + len(plan.jobs)]))
+                verdicts.append(plan.verdict(outcomes[start : start + len(plan.jobs)]))
                 start += len(plan.jobs)
             return self._score(task, verdicts)
 

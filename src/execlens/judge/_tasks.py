@@ -60,11 +60,19 @@ TASK_JUDGES: dict[str, Callable[[Any, Any], JudgePlan | Verdict]] = {
     "path": lambda task, answer: judge_path(task.reference, answer, code=task.program),
     "state": lambda task, answer: judge_state(task.reference, answer),
     "output": lambda task, answer: (
-        judge_output_tolerant(task.reference, answer) if _tolerant(task)
-        else judge_output_literal(task.reference, answer) if isinstance(task.reference, str)
-        else judge_output(task.reference, answer)),
-    "input": lambda task, answer: plan_input(task.program, _function_of(task), task.reference,
-                                             answer, compare=getattr(task, "compare", "exact")),
+        judge_output_tolerant(task.reference, answer)
+        if _tolerant(task)
+        else judge_output_literal(task.reference, answer)
+        if isinstance(task.reference, str)
+        else judge_output(task.reference, answer)
+    ),
+    "input": lambda task, answer: plan_input(
+        task.program,
+        _function_of(task),
+        task.reference,
+        answer,
+        compare=getattr(task, "compare", "exact"),
+    ),
     "trace": lambda task, answer: judge_trace(task.reference, answer),
 }
 
@@ -77,8 +85,10 @@ def plan_task(task: Any, answer: Any) -> JudgePlan:
     """
     judge = TASK_JUDGES.get(getattr(task, "kind", None))  # type: ignore[arg-type]
     if judge is None:
-        raise ValueError(f"no judge for task kind {getattr(task, 'kind', None)!r} "
-                         f"(kinds: {', '.join(TASK_JUDGES)})")
+        raise ValueError(
+            f"no judge for task kind {getattr(task, 'kind', None)!r} "
+            f"(kinds: {', '.join(TASK_JUDGES)})"
+        )
     return guarded(judge, task, answer)
 
 
@@ -107,7 +117,7 @@ class TaskScorer:
             verdicts: list[Verdict] = []
             start = 0
             for plan in plans:
-                verdicts.append(plan.verdict(outcomes[start:start + len(plan.jobs)]))
+                verdicts.append(plan.verdict(outcomes[start : start + len(plan.jobs)]))
                 start += len(plan.jobs)
             return SampleScore(str(task.id), self.name, verdicts, [v.passed for v in verdicts])
 

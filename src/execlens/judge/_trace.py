@@ -35,8 +35,9 @@ def parse_trace_answer(answer: str | Sequence[int]) -> list[int]:
     else:
         value = answer
     if not isinstance(value, (list, tuple)):
-        raise AnswerParseError("type", f"expected a list of line numbers, got "
-                                       f"{type(value).__name__}")
+        raise AnswerParseError(
+            "type", f"expected a list of line numbers, got {type(value).__name__}"
+        )
     if not all(type(n) is int for n in value):
         raise AnswerParseError("type", "every item of a trace must be a line number")
     return list(value)
@@ -67,11 +68,20 @@ def judge_trace(reference: Sequence[int], answer: str | Sequence[int]) -> Verdic
     if predicted == expected:
         return Verdict.passing(step_credit=1.0)
     credit = step_credit(predicted, expected)
-    first = next((i for i, (a, b) in enumerate(zip(predicted, expected)) if a != b),
-                 min(len(predicted), len(expected)))
-    reason = "length" if predicted[:len(expected)] == expected or \
-        expected[:len(predicted)] == predicted else "steps"
-    return Verdict.failing(VerdictStatus.WRONG, reason,
-                           f"{len(predicted)} steps answered, {len(expected)} executed; "
-                           f"first difference at step {first + 1}",
-                           step_credit=round(credit, 6), first_wrong_step=first)
+    first = next(
+        (i for i, (a, b) in enumerate(zip(predicted, expected)) if a != b),
+        min(len(predicted), len(expected)),
+    )
+    reason = (
+        "length"
+        if predicted[: len(expected)] == expected or expected[: len(predicted)] == predicted
+        else "steps"
+    )
+    return Verdict.failing(
+        VerdictStatus.WRONG,
+        reason,
+        f"{len(predicted)} steps answered, {len(expected)} executed; "
+        f"first difference at step {first + 1}",
+        step_credit=round(credit, 6),
+        first_wrong_step=first,
+    )

@@ -66,9 +66,13 @@ class Verdict:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Verdict:
         """Rebuild from :meth:`to_dict` output."""
-        return cls(passed=bool(data["passed"]), status=VerdictStatus(data["status"]),
-                   reason=data.get("reason", ""), detail=data.get("detail", ""),
-                   data=dict(data.get("data") or {}))
+        return cls(
+            passed=bool(data["passed"]),
+            status=VerdictStatus(data["status"]),
+            reason=data.get("reason", ""),
+            detail=data.get("detail", ""),
+            data=dict(data.get("data") or {}),
+        )
 
     @classmethod
     def passing(cls, detail: str = "", **data: Any) -> Verdict:
@@ -76,8 +80,9 @@ class Verdict:
         return cls(True, VerdictStatus.PASSED, detail=detail, data=data)
 
     @classmethod
-    def failing(cls, status: VerdictStatus, reason: str = "", detail: str = "",
-                **data: Any) -> Verdict:
+    def failing(
+        cls, status: VerdictStatus, reason: str = "", detail: str = "", **data: Any
+    ) -> Verdict:
         """A failing verdict with its status and reason."""
         if status is VerdictStatus.PASSED:
             raise ValueError("a failing verdict cannot have status PASSED")

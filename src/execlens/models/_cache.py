@@ -149,7 +149,9 @@ class RequestCache:
 
     def _open_checked(self) -> sqlite3.Connection:
         conn = sqlite3.connect(
-            self.path, timeout=self._busy_ms / 1000, isolation_level=None,
+            self.path,
+            timeout=self._busy_ms / 1000,
+            isolation_level=None,
             check_same_thread=False,
         )
         try:
@@ -191,8 +193,12 @@ class RequestCache:
             if side.exists():
                 os.replace(side, target.with_name(target.name + extra))
         self.recovered.append(target)
-        logger.warning("request cache %s is corrupt (%s); moved it to %s and started an "
-                       "empty cache", self.path, error, target)
+        logger.warning(
+            "request cache %s is corrupt (%s); moved it to %s and started an empty cache",
+            self.path,
+            error,
+            target,
+        )
 
     def _recover(self, conn: sqlite3.Connection, error: sqlite3.DatabaseError) -> None:
         """Replace the corrupt file under the lock unless another opener already did."""
@@ -242,6 +248,7 @@ class RequestCache:
         """The cached samples among ``keys`` (missing keys are simply absent)."""
         if not keys:
             return {}
+
         def query(conn: sqlite3.Connection) -> dict[str, Completion]:
             found: dict[str, Completion] = {}
             # sqlite limits bound parameters per statement; stay well below it.
@@ -256,9 +263,13 @@ class RequestCache:
                 ).fetchall()
                 for key, index, text, reasoning, finish, ptok, ctok, choices in rows:
                     found[key] = Completion(
-                        index=index, text=text, reasoning=reasoning, finish_reason=finish,
+                        index=index,
+                        text=text,
+                        reasoning=reasoning,
+                        finish_reason=finish,
                         usage=Usage(prompt_tokens=ptok, completion_tokens=ctok),
-                        choices_in_request=choices, cached=True,
+                        choices_in_request=choices,
+                        cached=True,
                     )
             return found
 
@@ -271,8 +282,18 @@ class RequestCache:
         now = time.time()
         values = [
             (
-                key, model, namespace, kind, c.index, c.text, c.reasoning, c.finish_reason,
-                c.usage.prompt_tokens, c.usage.completion_tokens, c.choices_in_request, now,
+                key,
+                model,
+                namespace,
+                kind,
+                c.index,
+                c.text,
+                c.reasoning,
+                c.finish_reason,
+                c.usage.prompt_tokens,
+                c.usage.completion_tokens,
+                c.choices_in_request,
+                now,
             )
             for key, c in rows
             if c.ok
@@ -298,7 +319,8 @@ class RequestCache:
     def __len__(self) -> int:
         """How many samples are stored."""
         return self._guarded(
-            lambda conn: int(conn.execute("SELECT COUNT(*) FROM samples").fetchone()[0]))
+            lambda conn: int(conn.execute("SELECT COUNT(*) FROM samples").fetchone()[0])
+        )
 
     def clear(self) -> None:
         """Delete every stored sample."""

@@ -76,9 +76,7 @@ def _coerce(request: RequestLike) -> GenerationRequest:
         return request
     if isinstance(request, Mapping):
         return GenerationRequest.model_validate(request)
-    raise TypeError(
-        f"expected a GenerationRequest or a mapping, got {type(request).__name__}"
-    )
+    raise TypeError(f"expected a GenerationRequest or a mapping, got {type(request).__name__}")
 
 
 class ModelClient:
@@ -260,8 +258,12 @@ class ModelClient:
         params = request.params or self.config.default_params
         keys = [
             sample_key(
-                kind=request.kind, namespace=self.config.namespace, model=self.config.model,
-                request=request, params=params, sample_index=i,
+                kind=request.kind,
+                namespace=self.config.namespace,
+                model=self.config.model,
+                request=request,
+                params=params,
+                sample_index=i,
             )
             for i in range(params.n)
         ]
@@ -381,7 +383,10 @@ class ModelClient:
                 wait = policy.delay(attempts - 1, failure.retry_after)
                 logger.info(
                     "%s from %s (attempt %d); retrying in %.2f s",
-                    failure.kind.value, self.config.base_url, attempts, wait,
+                    failure.kind.value,
+                    self.config.base_url,
+                    attempts,
+                    wait,
                 )
                 await asyncio.sleep(wait)
                 continue
@@ -392,14 +397,20 @@ class ModelClient:
             # logging's last-resort handler, a line for each of thousands of requests.
             logger.info(
                 "%s after %d attempt(s) from %s: %s",
-                failure_kind.value, attempts, self.config.base_url, message,
+                failure_kind.value,
+                attempts,
+                self.config.base_url,
+                message,
             )
             self.stats.error(failure_kind.value, len(indexes))
             latency = time.monotonic() - started
             return {
                 i: Completion(
-                    index=i, error=failure_kind, error_message=message,
-                    attempts=attempts, latency=latency,
+                    index=i,
+                    error=failure_kind,
+                    error_message=message,
+                    attempts=attempts,
+                    latency=latency,
                 )
                 for i in indexes
             }
@@ -418,9 +429,7 @@ class ModelClient:
             prompt_tokens=getattr(raw_usage, "prompt_tokens", 0) or 0,
             completion_tokens=getattr(raw_usage, "completion_tokens", 0) or 0,
         )
-        self.stats.add(
-            prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens
-        )
+        self.stats.add(prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens)
         latency = time.monotonic() - started
         used = choices[: len(indexes)]
         parsed: dict[int, Completion] = {}

@@ -19,8 +19,13 @@ from ._resolve import ModelConfigError
 if TYPE_CHECKING:
     from ._client import ClientConfig
 
-__all__ = ["SKIP_ENV", "ServerUnavailableError", "UnknownModelError", "check_server",
-           "request_failure_hint"]
+__all__ = [
+    "SKIP_ENV",
+    "ServerUnavailableError",
+    "UnknownModelError",
+    "check_server",
+    "request_failure_hint",
+]
 
 #: Set to 1 to skip the check (a gateway without a ``/models`` listing).
 SKIP_ENV = "EXECLENS_NO_HEALTH_CHECK"
@@ -55,8 +60,10 @@ def check_server(config: ClientConfig, *, timeout: float = 10.0, attempts: int =
     import httpx  # deferred: importing the models package should stay cheap
 
     url = config.base_url.rstrip("/")
-    headers = {"Authorization": f"Bearer {config.api_key.get_secret_value()}",
-               **config.extra_headers}
+    headers = {
+        "Authorization": f"Bearer {config.api_key.get_secret_value()}",
+        **config.extra_headers,
+    }
     running = f"is the server running at {url}? (check --base-url)"
     problem = ""
     for attempt in range(max(1, attempts)):
@@ -83,15 +90,16 @@ def check_server(config: ClientConfig, *, timeout: float = 10.0, attempts: int =
         if status in (401, 403):
             raise ModelConfigError(
                 f"the server at {url} refused the API key (HTTP {status}); set "
-                f"EXECLENS_API_KEY (or OPENAI_API_KEY) to a key it accepts")
+                f"EXECLENS_API_KEY (or OPENAI_API_KEY) to a key it accepts"
+            )
         if status == 404:
             raise ModelConfigError(
                 f"{url}/models does not exist (HTTP 404); an OpenAI-compatible --base-url "
                 f"usually ends in /v1 (e.g. http://127.0.0.1:8000/v1), or set "
-                f"{SKIP_ENV}=1 for a server without a model listing")
+                f"{SKIP_ENV}=1 for a server without a model listing"
+            )
         if status >= 400:
-            raise ModelConfigError(
-                f"{url}/models answered HTTP {status}; check --base-url")
+            raise ModelConfigError(f"{url}/models answered HTTP {status}; check --base-url")
         try:
             served = _listed(response.json())
         except ValueError:
@@ -100,7 +108,8 @@ def check_server(config: ClientConfig, *, timeout: float = 10.0, attempts: int =
             shown = ", ".join(served[:_LISTED]) + (" ..." if len(served) > _LISTED else "")
             raise UnknownModelError(
                 f"{url} does not serve a model named {config.model!r}; it serves: {shown} "
-                f"(pass one of them as --model)")
+                f"(pass one of them as --model)"
+            )
         return
     raise ServerUnavailableError(f"{problem}; {running}")
 
@@ -108,9 +117,9 @@ def check_server(config: ClientConfig, *, timeout: float = 10.0, attempts: int =
 # What to change when every request fails the same non-retryable way (by ErrorKind value).
 _HINTS = {
     "bad_request": "the server refused the request itself; check --max-tokens, "
-                   "--extra-body and --endpoint (chat needs a chat template)",
+    "--extra-body and --endpoint (chat needs a chat template)",
     "context_length_exceeded": "the prompt plus --max-tokens exceeds the model's context; "
-                               "lower --max-tokens or serve the model with a longer context",
+    "lower --max-tokens or serve the model with a longer context",
     "auth_error": "set EXECLENS_API_KEY (or OPENAI_API_KEY) to a key the server accepts",
     "not_found": "check --model and --base-url (an OpenAI-compatible URL usually ends in /v1)",
 }

@@ -69,8 +69,10 @@ def resolve_client_config(
         raise ModelConfigError(f"--base-url must start with http:// or https://: {base_url!r}")
     try:
         return ClientConfig(
-            model=model.strip(), base_url=base_url.rstrip("/"),
-            api_key=resolve_api_key(api_key), **settings,
+            model=model.strip(),
+            base_url=base_url.rstrip("/"),
+            api_key=resolve_api_key(api_key),
+            **settings,
         )
     except ValueError as exc:
         raise ModelConfigError(f"invalid client settings: {exc}") from exc

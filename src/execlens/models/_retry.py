@@ -81,6 +81,7 @@ def _retry_after(exc: openai.APIStatusError) -> float | None:
 def classify(exc: BaseException) -> Failure | None:
     """Name a failure raised by the openai client or our deadline; ``None`` if not ours."""
     import openai  # deferred like in _client: only a sampling run gets here
+
     if isinstance(exc, TimeoutError | openai.APITimeoutError):
         return Failure(ErrorKind.TIMEOUT, "request timed out")
     if isinstance(exc, openai.APIConnectionError):

@@ -39,8 +39,9 @@ def _reference_error(detail: str, reason: str = "ground_truth") -> Verdict:
 
 
 def _scoring_error(exc: BaseException) -> Verdict:
-    return Verdict.failing(VerdictStatus.SCORING_ERROR, type(exc).__name__,
-                           f"{type(exc).__name__}: {exc}"[:500])
+    return Verdict.failing(
+        VerdictStatus.SCORING_ERROR, type(exc).__name__, f"{type(exc).__name__}: {exc}"[:500]
+    )
 
 
 def judge_answer(task: Task, answer: str) -> Verdict:
@@ -56,9 +57,9 @@ def judge_answer(task: Task, answer: str) -> Verdict:
 
 _PROBLEMS = {
     "truncated_in_reasoning": "the completion was cut off by the token limit inside its "
-                              "reasoning: it has no final answer",
+    "reasoning: it has no final answer",
     "reasoning_only": "the completion ended inside its reasoning (or with an empty final "
-                      "part): it has no final answer",
+    "part): it has no final answer",
     "hedged": "the final part gives different answers in several [ANSWER] blocks",
     "too_long": f"the answer is longer than {MAX_ANSWER_CHARS} characters",
 }
@@ -93,8 +94,12 @@ class _Group:
             start = stop
 
 
-def _run_groups(groups: dict[str, _Group], verdicts: list[Verdict | None],
-                engine: Engine | None, executor: Executor | None) -> None:
+def _run_groups(
+    groups: dict[str, _Group],
+    verdicts: list[Verdict | None],
+    engine: Engine | None,
+    executor: Executor | None,
+) -> None:
     from execlens.judge import Executor
     from execlens.rewards._engine import shared_executor
 
@@ -109,11 +114,16 @@ def _run_groups(groups: dict[str, _Group], verdicts: list[Verdict | None],
             own.close()
 
 
-def score_batch(tasks: Sequence[Task | str | dict[str, Any]],
-                responses: Sequence[Any], *, engine: Engine | None = None,
-                executor: Executor | None = None, answer_format: str = "tagged",
-                finish_reasons: Sequence[str | None] | None = None,
-                reasoning: ReasoningMode = "auto") -> list[Verdict]:
+def score_batch(
+    tasks: Sequence[Task | str | dict[str, Any]],
+    responses: Sequence[Any],
+    *,
+    engine: Engine | None = None,
+    executor: Executor | None = None,
+    answer_format: str = "tagged",
+    finish_reasons: Sequence[str | None] | None = None,
+    reasoning: ReasoningMode = "auto",
+) -> list[Verdict]:
     """Judge ``responses[i]`` against ``tasks[i]`` (tasks or ground-truth JSON strings).
 
     A response is text, a message or TRL's list of messages (a ``reasoning_content`` key
@@ -137,8 +147,12 @@ def score_batch(tasks: Sequence[Task | str | dict[str, Any]],
             continue
         try:
             extracted = extract_answer(
-                response, task.kind, answer_format=answer_format, reasoning=reasoning,
-                finish_reason=finish_reasons[index] if finish_reasons is not None else None)
+                response,
+                task.kind,
+                answer_format=answer_format,
+                reasoning=reasoning,
+                finish_reason=finish_reasons[index] if finish_reasons is not None else None,
+            )
         except TypeError as exc:
             verdicts[index] = Verdict.failing(VerdictStatus.UNPARSEABLE, "completion", str(exc))
             continue
@@ -163,14 +177,28 @@ def score_batch(tasks: Sequence[Task | str | dict[str, Any]],
         running = {key: group for key, group in groups.items() if group.jobs}
         if running:
             _run_groups(running, verdicts, engine, executor)
-    return [v if v is not None else _scoring_error(RuntimeError("no verdict produced"))
-            for v in verdicts]
+    return [
+        v if v is not None else _scoring_error(RuntimeError("no verdict produced"))
+        for v in verdicts
+    ]
 
 
-def score(task: Task | str | dict[str, Any], response: Any, *,
-          engine: Engine | None = None, finish_reason: str | None = None,
-          answer_format: str = "tagged", reasoning: ReasoningMode = "auto") -> Verdict:
+def score(
+    task: Task | str | dict[str, Any],
+    response: Any,
+    *,
+    engine: Engine | None = None,
+    finish_reason: str | None = None,
+    answer_format: str = "tagged",
+    reasoning: ReasoningMode = "auto",
+) -> Verdict:
     """Judge one response (text, messages or a read response) against one task (or its
     ground-truth JSON); the options are :func:`score_batch`'s."""
-    return score_batch([task], [response], engine=engine, finish_reasons=[finish_reason],
-                       answer_format=answer_format, reasoning=reasoning)[0]
+    return score_batch(
+        [task],
+        [response],
+        engine=engine,
+        finish_reasons=[finish_reason],
+        answer_format=answer_format,
+        reasoning=reasoning,
+    )[0]

@@ -41,8 +41,12 @@ def _drop_docstrings(tree: ast.AST) -> None:
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             body = node.body
-            if (body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
-                    and isinstance(body[0].value.value, str)):
+            if (
+                body
+                and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)
+            ):
                 node.body = body[1:] or [ast.Pass()]
 
 
@@ -53,8 +57,11 @@ def normalize_program(code: str) -> str:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return re.sub(r"\s+", " ", code).strip()
     _drop_docstrings(tree)
-    top = [n.name for n in tree.body
-           if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    top = [
+        n.name
+        for n in tree.body
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    ]
     tree = _Rename({name: f"_def{i}" for i, name in enumerate(top)}).visit(tree)
     return ast.unparse(tree)
 

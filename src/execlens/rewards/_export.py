@@ -43,29 +43,45 @@ class ExportResult:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form."""
-        return {"written": self.written, "dropped_contaminated": self.dropped,
-                "duplicates": self.duplicates, "by_kind": dict(self.by_kind),
-                "files": dict(self.files)}
+        return {
+            "written": self.written,
+            "dropped_contaminated": self.dropped,
+            "duplicates": self.duplicates,
+            "by_kind": dict(self.by_kind),
+            "files": dict(self.files),
+        }
 
 
 def trl_row(task: Task) -> dict[str, Any]:
     """One TRL prompt-dataset row."""
-    return {"prompt": render_messages(task), "ground_truth": task.to_json(), "kind": task.kind,
-            "task_id": task.id, "data_source": task.source or "execlens"}
+    return {
+        "prompt": render_messages(task),
+        "ground_truth": task.to_json(),
+        "kind": task.kind,
+        "task_id": task.id,
+        "data_source": task.source or "execlens",
+    }
 
 
 def verl_row(task: Task, index: int, *, split: str = "train") -> dict[str, Any]:
     """One verl Parquet row."""
-    return {"data_source": f"execlens/{task.source or 'tasks'}",
-            "prompt": render_messages(task), "ability": ABILITY,
-            "reward_model": {"style": "rule", "ground_truth": task.to_json()},
-            "extra_info": {"split": split, "index": index, "kind": task.kind,
-                           "task_id": task.id}}
+    return {
+        "data_source": f"execlens/{task.source or 'tasks'}",
+        "prompt": render_messages(task),
+        "ability": ABILITY,
+        "reward_model": {"style": "rule", "ground_truth": task.to_json()},
+        "extra_info": {"split": split, "index": index, "kind": task.kind, "task_id": task.id},
+    }
 
 
-def export_tasks(tasks: Iterable[Task], out_dir: str | Path, *,
-                 formats: Iterable[str] = FORMATS, decontaminator: Decontaminator | None = None,
-                 split: str = "train") -> ExportResult:
+def export_tasks(
+    tasks: Iterable[Task],
+    out_dir: str | Path,
+    *,
+    formats: Iterable[str] = FORMATS,
+    decontaminator: Decontaminator | None = None,
+    split: str = "train",
+) -> ExportResult:
     """Write ``tasks`` as TRL and/or verl Parquet files under ``out_dir`` (atomically).
 
     Exact duplicate ground truths are written once; contaminated programs are dropped.
@@ -98,8 +114,10 @@ def export_tasks(tasks: Iterable[Task], out_dir: str | Path, *,
         kept.append(task)
     if not kept:  # an empty training set is never what was meant: say why, write nothing
         read = len(seen) + result.duplicates
-        raise ValueError(f"nothing to export: of {read} tasks, {result.dropped} match an "
-                         f"evaluation program and {result.duplicates} repeat another")
+        raise ValueError(
+            f"nothing to export: of {read} tasks, {result.dropped} match an "
+            f"evaluation program and {result.duplicates} repeat another"
+        )
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     if "trl" in chosen:

@@ -45,9 +45,18 @@ from typing import Any
 
 from execlens.tasks.prompts import ModelResponse, ReasoningMode, read_response
 
-__all__ = ["ANSWER_CLOSE", "ANSWER_FORMATS", "ANSWER_OPEN", "MAX_ANSWER_CHARS",
-           "NO_ANSWER_PROBLEMS", "Extracted", "extract_answer", "first_line",
-           "read_completion", "select_answer_text"]
+__all__ = [
+    "ANSWER_CLOSE",
+    "ANSWER_FORMATS",
+    "ANSWER_OPEN",
+    "MAX_ANSWER_CHARS",
+    "NO_ANSWER_PROBLEMS",
+    "Extracted",
+    "extract_answer",
+    "first_line",
+    "read_completion",
+    "select_answer_text",
+]
 
 #: How a completion carries its answer: inside tags (chat prompts), or as the first line
 #: of a completion of a direct prompt.
@@ -94,13 +103,16 @@ class Extracted:
 
 def _message_parts(message: dict[str, Any]) -> tuple[str, str | None]:
     content = message.get("content")
-    reasoning = next((message[k] for k in _REASONING_KEYS
-                      if isinstance(message.get(k), str) and message[k]), None)
+    reasoning = next(
+        (message[k] for k in _REASONING_KEYS if isinstance(message.get(k), str) and message[k]),
+        None,
+    )
     return ("" if content is None else str(content)), reasoning
 
 
-def read_completion(completion: Any, *, finish_reason: str | None = None,
-                    reasoning: ReasoningMode = "auto") -> ModelResponse:
+def read_completion(
+    completion: Any, *, finish_reason: str | None = None, reasoning: ReasoningMode = "auto"
+) -> ModelResponse:
     """One completion as a :class:`~execlens.tasks.prompts.ModelResponse`.
 
     ``completion`` is text (verl's decoded response, TRL's standard completions), a
@@ -115,17 +127,16 @@ def read_completion(completion: Any, *, finish_reason: str | None = None,
         return read_response(completion, finish_reason=finish_reason, mode=reasoning)
     if isinstance(completion, dict):
         text, thought = _message_parts(completion)
-        return read_response(text, reasoning=thought, finish_reason=finish_reason,
-                             mode=reasoning)
+        return read_response(text, reasoning=thought, finish_reason=finish_reason, mode=reasoning)
     if isinstance(completion, Sequence):
         for message in reversed(list(completion)):
             if isinstance(message, dict) and message.get("role", "assistant") == "assistant":
                 text, thought = _message_parts(message)
-                return read_response(text, reasoning=thought, finish_reason=finish_reason,
-                                     mode=reasoning)
+                return read_response(
+                    text, reasoning=thought, finish_reason=finish_reason, mode=reasoning
+                )
         return read_response("", finish_reason=finish_reason, mode=reasoning)
-    raise TypeError(f"a completion is text or a list of messages, got "
-                    f"{type(completion).__name__}")
+    raise TypeError(f"a completion is text or a list of messages, got {type(completion).__name__}")
 
 
 def _source_segment(source: str, node: ast.expr) -> str:
@@ -144,8 +155,9 @@ def _source_segment(source: str, node: ast.expr) -> str:
         return begin + len(source[begin:end].encode("utf-8")[:col].decode("utf-8"))
 
     assert node.end_lineno is not None and node.end_col_offset is not None  # parsed source
-    return source[offset(node.lineno, node.col_offset):
-                  offset(node.end_lineno, node.end_col_offset)]
+    return source[
+        offset(node.lineno, node.col_offset) : offset(node.end_lineno, node.end_col_offset)
+    ]
 
 
 def _strip_assertion(text: str, kind: str) -> str:
@@ -162,12 +174,18 @@ def _strip_assertion(text: str, kind: str) -> str:
         tree = ast.parse(stripped)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return text
-    if (len(tree.body) != 1 or not isinstance(tree.body[0], ast.Assert)
-            or tree.body[0].msg is not None):
+    if (
+        len(tree.body) != 1
+        or not isinstance(tree.body[0], ast.Assert)
+        or tree.body[0].msg is not None
+    ):
         return text
     test = tree.body[0].test
-    if (not isinstance(test, ast.Compare) or len(test.ops) != 1
-            or not isinstance(test.ops[0], ast.Eq)):
+    if (
+        not isinstance(test, ast.Compare)
+        or len(test.ops) != 1
+        or not isinstance(test.ops[0], ast.Eq)
+    ):
         return text
     side = test.comparators[0] if kind in ("output", "output_completion") else test.left
     return _source_segment(stripped, side) or text
@@ -203,8 +221,9 @@ def _from_final(final: str, kind: str) -> Extracted:
     """The answer in a final part (see the module docstring)."""
     parts = final.split(ANSWER_OPEN)
     if len(parts) == 1:
-        return Extracted(final, tagged=False,
-                         problem="too_long" if len(final) > MAX_ANSWER_CHARS else "")
+        return Extracted(
+            final, tagged=False, problem="too_long" if len(final) > MAX_ANSWER_CHARS else ""
+        )
     last = parts[-1]
     end = last.find(ANSWER_CLOSE)
     raw = (last if end < 0 else last[:end]).strip()
@@ -212,8 +231,9 @@ def _from_final(final: str, kind: str) -> Extracted:
         return Extracted(raw, tagged=True, problem="too_long")
     # Earlier blocks: an [ANSWER] closed before the next one opens (an unclosed one is the
     # tag mentioned in prose).  Distinct texts only: a repeated answer costs nothing.
-    others = {part[:part.find(ANSWER_CLOSE)].strip() for part in parts[1:-1]
-              if ANSWER_CLOSE in part}
+    others = {
+        part[: part.find(ANSWER_CLOSE)].strip() for part in parts[1:-1] if ANSWER_CLOSE in part
+    }
     answer = _reduced(raw, kind)
     others.discard(raw)
     if others and _hedged(answer, others, kind):
@@ -221,9 +241,14 @@ def _from_final(final: str, kind: str) -> Extracted:
     return Extracted(answer, tagged=True)
 
 
-def extract_answer(completion: Any, kind: str, *, answer_format: str = "tagged",
-                   finish_reason: str | None = None,
-                   reasoning: ReasoningMode = "auto") -> Extracted:
+def extract_answer(
+    completion: Any,
+    kind: str,
+    *,
+    answer_format: str = "tagged",
+    finish_reason: str | None = None,
+    reasoning: ReasoningMode = "auto",
+) -> Extracted:
     """The answer of ``completion`` for a task of ``kind``, read from its final part only
     (see the module docstring).  ``completion`` is anything :func:`read_completion`
     reads; ``answer_format`` is one of :data:`ANSWER_FORMATS`."""

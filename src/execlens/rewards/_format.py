@@ -39,19 +39,31 @@ def _parses(task: Task, answer: str) -> bool:
             return text.rstrip(".").strip().upper() in _COVERAGE_WORDS
         elif task.kind == "path":
             return bool(re.fullmatch(r"[+-]?\d+", text)) or any(
-                line.strip() == text for line in task.program.splitlines())
+                line.strip() == text for line in task.program.splitlines()
+            )
     except (AnswerParseError, SyntaxError, ValueError, RecursionError):
         return False
     return True
 
 
-def well_formed(task: Task, completion: Any, *, answer_format: str = "tagged",
-                finish_reason: str | None = None, reasoning: ReasoningMode = "auto") -> bool:
+def well_formed(
+    task: Task,
+    completion: Any,
+    *,
+    answer_format: str = "tagged",
+    finish_reason: str | None = None,
+    reasoning: ReasoningMode = "auto",
+) -> bool:
     """Whether ``completion`` (text, messages or a read response) answers in a parseable
     form in its final part: inside ``[ANSWER]`` tags (``tagged``), or on the final part's
     first line (``first_line``, for direct prompts)."""
-    extracted = extract_answer(completion, task.kind, answer_format=answer_format,
-                               finish_reason=finish_reason, reasoning=reasoning)
+    extracted = extract_answer(
+        completion,
+        task.kind,
+        answer_format=answer_format,
+        finish_reason=finish_reason,
+        reasoning=reasoning,
+    )
     if extracted.problem or (answer_format == "tagged" and not extracted.tagged):
         return False
     return _parses(task, extracted.text)

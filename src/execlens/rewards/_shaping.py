@@ -32,8 +32,9 @@ from execlens.rewards._extract import NO_ANSWER_PROBLEMS
 __all__ = ["MALFORMED_STATUSES", "NOT_APPLICABLE_STATUSES", "Shaping"]
 
 MALFORMED_STATUSES = frozenset({VerdictStatus.UNPARSEABLE})
-NOT_APPLICABLE_STATUSES = frozenset({VerdictStatus.SANDBOX_ERROR, VerdictStatus.SCORING_ERROR,
-                                     VerdictStatus.REFERENCE_ERROR})
+NOT_APPLICABLE_STATUSES = frozenset(
+    {VerdictStatus.SANDBOX_ERROR, VerdictStatus.SCORING_ERROR, VerdictStatus.REFERENCE_ERROR}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,8 +64,11 @@ class Shaping:
     def named(cls, name: str) -> Shaping:
         """A preset by name: ``binary`` (1/0/0), ``absolute_zero`` (+1/-0.5/-1) or
         ``steps`` (1/0/0, wrong full traces earning their step credit)."""
-        presets = {"binary": cls(), "absolute_zero": cls.absolute_zero(),
-                   "steps": cls(step_credit=True)}
+        presets = {
+            "binary": cls(),
+            "absolute_zero": cls.absolute_zero(),
+            "steps": cls(step_credit=True),
+        }
         if name not in presets:
             raise ValueError(f"unknown shaping {name!r}; one of {sorted(presets)}")
         return presets[name]

@@ -29,8 +29,9 @@ def _check_kinds(kinds: Iterable[str]) -> tuple[str, ...]:
     return chosen
 
 
-def tasks_from_prediction(task: Task, *, kinds: Iterable[str] = PREDICTION_KINDS,
-                          source: str | None = None) -> list[Task]:
+def tasks_from_prediction(
+    task: Task, *, kinds: Iterable[str] = PREDICTION_KINDS, source: str | None = None
+) -> list[Task]:
     """Output- and/or input-prediction reward tasks for one benchmark problem.
 
     ``task`` is the problem as a prediction task (its ``call``, ``reference`` literal and
@@ -45,11 +46,18 @@ def tasks_from_prediction(task: Task, *, kinds: Iterable[str] = PREDICTION_KINDS
         raise TaskError(f"task {task.id!r} has no reference call to ask about")
     out = []
     for kind in _check_kinds(kinds):
-        out.append(Task(
-            kind=kind, program=task.program, reference=task.reference,
-            function=task.entry, call=task.call if kind == "output" else None,
-            id=f"{name}/{task.id}/{kind}", source=name,
-            meta={**_prelude_of(task), **({"input": task.call} if kind == "input" else {})}))
+        out.append(
+            Task(
+                kind=kind,
+                program=task.program,
+                reference=task.reference,
+                function=task.entry,
+                call=task.call if kind == "output" else None,
+                id=f"{name}/{task.id}/{kind}",
+                source=name,
+                meta={**_prelude_of(task), **({"input": task.call} if kind == "input" else {})},
+            )
+        )
     return out
 
 
@@ -70,15 +78,26 @@ def tasks_from_runtime(task: Task) -> Task:
         raise TaskError(f"unknown runtime task kind {task.kind!r}")
     if not task.call:
         raise TaskError(f"runtime task {task.id} drives a test class, not one call")
-    return Task(kind=task.kind, program=task.program,
-                      reference=task.reference, call=task.call, line=task.line,
-                      var=task.var, id=f"{task.source}/{task.id}", source=task.source,
-                      meta={k: v for k, v in (("code_line", task.code_line),) if v})
+    return Task(
+        kind=task.kind,
+        program=task.program,
+        reference=task.reference,
+        call=task.call,
+        line=task.line,
+        var=task.var,
+        id=f"{task.source}/{task.id}",
+        source=task.source,
+        meta={k: v for k, v in (("code_line", task.code_line),) if v},
+    )
 
 
-def tasks_from_codeio(record: Mapping[str, Any], *, kinds: Iterable[str] = PREDICTION_KINDS,
-                      source: str = "codeio", record_id: str | None = None
-                      ) -> list[Task]:
+def tasks_from_codeio(
+    record: Mapping[str, Any],
+    *,
+    kinds: Iterable[str] = PREDICTION_KINDS,
+    source: str = "codeio",
+    record_id: str | None = None,
+) -> list[Task]:
     """Prediction tasks for each I/O pair of a CodeI/O record (JSON inputs and outputs,
     written as Python literals: ``repr`` of a JSON value is one)."""
     try:
@@ -94,8 +113,16 @@ def tasks_from_codeio(record: Mapping[str, Any], *, kinds: Iterable[str] = PREDI
             continue  # CodeI/O's inputs are keyword dicts; anything else cannot be asked
         call = f"{name}(**{pair['input']!r})"
         for kind in chosen:
-            out.append(Task(
-                kind=kind, program=code, reference=repr(pair.get("output")), function=name,
-                call=call if kind == "output" else None, id=f"{source}/{rid}/{index}/{kind}",
-                source=source, meta={"input": call} if kind == "input" else {}))
+            out.append(
+                Task(
+                    kind=kind,
+                    program=code,
+                    reference=repr(pair.get("output")),
+                    function=name,
+                    call=call if kind == "output" else None,
+                    id=f"{source}/{rid}/{index}/{kind}",
+                    source=source,
+                    meta={"input": call} if kind == "input" else {},
+                )
+            )
     return out

@@ -55,23 +55,28 @@ GROUND_TRUTH_COLUMN = "ground_truth"
 
 def _ground_truths(kwargs: dict[str, Any], column: str, count: int) -> list[Any]:
     if column not in kwargs:
-        raise KeyError(f"the dataset has no {column!r} column: export it with "
-                       f"`execlens export` (columns here: {sorted(kwargs)})")
+        raise KeyError(
+            f"the dataset has no {column!r} column: export it with "
+            f"`execlens export` (columns here: {sorted(kwargs)})"
+        )
     values = list(kwargs[column])
     if len(values) != count:
         raise ValueError(f"{len(values)} ground truths for {count} completions")
     return values
 
 
-def _finish_reasons(completion_ids: Sequence[Any] | None, count: int,
-                    max_completion_tokens: int | None) -> list[str | None] | None:
+def _finish_reasons(
+    completion_ids: Sequence[Any] | None, count: int, max_completion_tokens: int | None
+) -> list[str | None] | None:
     """``"length"`` for the completions whose token ids reached the generation limit."""
     if max_completion_tokens is None or completion_ids is None:
         return None
     if len(completion_ids) != count:
         raise ValueError(f"{len(completion_ids)} completion_ids for {count} completions")
-    return ["length" if ids is not None and len(ids) >= max_completion_tokens else None
-            for ids in completion_ids]
+    return [
+        "length" if ids is not None and len(ids) >= max_completion_tokens else None
+        for ids in completion_ids
+    ]
 
 
 class ExeclensReward:
@@ -86,11 +91,18 @@ class ExeclensReward:
     Rows whose ground truth is ``None`` get ``None``.
     """
 
-    def __init__(self, *, shaping: Shaping | None = None, column: str = GROUND_TRUTH_COLUMN,
-                 name: str = "execlens_reward", engine: Engine | None = None,
-                 log: bool = True, answer_format: str = "tagged",
-                 reasoning: ReasoningMode = "auto",
-                 max_completion_tokens: int | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        shaping: Shaping | None = None,
+        column: str = GROUND_TRUTH_COLUMN,
+        name: str = "execlens_reward",
+        engine: Engine | None = None,
+        log: bool = True,
+        answer_format: str = "tagged",
+        reasoning: ReasoningMode = "auto",
+        max_completion_tokens: int | None = None,
+    ) -> None:
         select_answer_text("", answer_format)  # an unknown format fails here, not mid-run
         self.answer_format = answer_format
         self.reasoning = reasoning
@@ -101,23 +113,35 @@ class ExeclensReward:
         self.engine = engine
         self.log = log
 
-    def verdicts(self, completions: Sequence[Any], ground_truths: Sequence[Any],
-                 completion_ids: Sequence[Any] | None = None) -> list[Verdict | None]:
+    def verdicts(
+        self,
+        completions: Sequence[Any],
+        ground_truths: Sequence[Any],
+        completion_ids: Sequence[Any] | None = None,
+    ) -> list[Verdict | None]:
         """The verdicts of the rows that have a ground truth (``None`` for the others)."""
         rows = [i for i, truth in enumerate(ground_truths) if truth is not None]
         finish = _finish_reasons(completion_ids, len(completions), self.max_completion_tokens)
-        judged = score_batch([ground_truths[i] for i in rows], [completions[i] for i in rows],
-                             engine=self.engine, answer_format=self.answer_format,
-                             reasoning=self.reasoning,
-                             finish_reasons=None if finish is None else [finish[i] for i in rows])
+        judged = score_batch(
+            [ground_truths[i] for i in rows],
+            [completions[i] for i in rows],
+            engine=self.engine,
+            answer_format=self.answer_format,
+            reasoning=self.reasoning,
+            finish_reasons=None if finish is None else [finish[i] for i in rows],
+        )
         out: list[Verdict | None] = [None] * len(completions)
         for index, verdict in zip(rows, judged):
             out[index] = verdict
         return out
 
-    def _log(self, verdicts: Sequence[Verdict | None], ground_truths: Sequence[Any],
-             log_extra: Callable[[str, list[Any]], None] | None,
-             log_metric: Callable[[str, float], None] | None) -> None:
+    def _log(
+        self,
+        verdicts: Sequence[Verdict | None],
+        ground_truths: Sequence[Any],
+        log_extra: Callable[[str, list[Any]], None] | None,
+        log_metric: Callable[[str, float], None] | None,
+    ) -> None:
         if not self.log:
             return
         labels = [v.label if v is not None else "none" for v in verdicts]
@@ -138,24 +162,40 @@ class ExeclensReward:
             for kind, flags in passed.items():
                 log_metric(f"{self.__name__}/pass_rate/{kind}", sum(flags) / len(flags))
 
-    def rewards(self, completions: Sequence[Any], ground_truths: Sequence[Any], *,
-                completion_ids: Sequence[Any] | None = None,
-                log_extra: Callable[[str, list[Any]], None] | None = None,
-                log_metric: Callable[[str, float], None] | None = None) -> list[float | None]:
+    def rewards(
+        self,
+        completions: Sequence[Any],
+        ground_truths: Sequence[Any],
+        *,
+        completion_ids: Sequence[Any] | None = None,
+        log_extra: Callable[[str, list[Any]], None] | None = None,
+        log_metric: Callable[[str, float], None] | None = None,
+    ) -> list[float | None]:
         """Score, log, shape: one reward (or ``None``) per completion."""
         verdicts = self.verdicts(completions, ground_truths, completion_ids)
         self._log(verdicts, ground_truths, log_extra, log_metric)
         return [self.shaping.reward(v) if v is not None else None for v in verdicts]
 
-    def __call__(self, prompts: Sequence[Any], completions: Sequence[Any],
-                 completion_ids: Sequence[Any] | None = None, *,
-                 log_extra: Callable[[str, list[Any]], None] | None = None,
-                 log_metric: Callable[[str, float], None] | None = None,
-                 trainer_state: Any = None, **kwargs: Any) -> list[float | None]:
+    def __call__(
+        self,
+        prompts: Sequence[Any],
+        completions: Sequence[Any],
+        completion_ids: Sequence[Any] | None = None,
+        *,
+        log_extra: Callable[[str, list[Any]], None] | None = None,
+        log_metric: Callable[[str, float], None] | None = None,
+        trainer_state: Any = None,
+        **kwargs: Any,
+    ) -> list[float | None]:
         """TRL's reward-function signature (see the module docstring)."""
         truths = _ground_truths(kwargs, self.column, len(completions))
-        return self.rewards(completions, truths, completion_ids=completion_ids,
-                            log_extra=log_extra, log_metric=log_metric)
+        return self.rewards(
+            completions,
+            truths,
+            completion_ids=completion_ids,
+            log_extra=log_extra,
+            log_metric=log_metric,
+        )
 
 
 class AsyncExeclensReward(ExeclensReward):
@@ -165,11 +205,17 @@ class AsyncExeclensReward(ExeclensReward):
     def __init__(self, *, name: str = "execlens_reward_async", **options: Any) -> None:
         super().__init__(name=name, **options)
 
-    async def __call__(self, prompts: Sequence[Any], completions: Sequence[Any],  # type: ignore[override]
-                       completion_ids: Sequence[Any] | None = None, *,
-                       log_extra: Callable[[str, list[Any]], None] | None = None,
-                       log_metric: Callable[[str, float], None] | None = None,
-                       trainer_state: Any = None, **kwargs: Any) -> list[float | None]:
+    async def __call__(
+        self,
+        prompts: Sequence[Any],
+        completions: Sequence[Any],  # type: ignore[override]
+        completion_ids: Sequence[Any] | None = None,
+        *,
+        log_extra: Callable[[str, list[Any]], None] | None = None,
+        log_metric: Callable[[str, float], None] | None = None,
+        trainer_state: Any = None,
+        **kwargs: Any,
+    ) -> list[float | None]:
         """TRL's reward-function signature, awaited."""
         truths = _ground_truths(kwargs, self.column, len(completions))
         verdicts = await asyncio.to_thread(self.verdicts, completions, truths, completion_ids)
@@ -186,10 +232,16 @@ class ExeclensFormatReward:
     ``reasoning`` and ``max_completion_tokens`` are :class:`ExeclensReward`'s.  Weigh it
     with TRL's ``reward_weights``."""
 
-    def __init__(self, *, value: float = 1.0, column: str = GROUND_TRUTH_COLUMN,
-                 name: str = "execlens_format_reward", answer_format: str = "tagged",
-                 reasoning: ReasoningMode = "auto",
-                 max_completion_tokens: int | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        value: float = 1.0,
+        column: str = GROUND_TRUTH_COLUMN,
+        name: str = "execlens_format_reward",
+        answer_format: str = "tagged",
+        reasoning: ReasoningMode = "auto",
+        max_completion_tokens: int | None = None,
+    ) -> None:
         select_answer_text("", answer_format)
         self.answer_format = answer_format
         self.reasoning = reasoning
@@ -198,13 +250,18 @@ class ExeclensFormatReward:
         self.column = column
         self.__name__ = name
 
-    def __call__(self, prompts: Sequence[Any], completions: Sequence[Any],
-                 completion_ids: Sequence[Any] | None = None, **kwargs: Any
-                 ) -> list[float | None]:
+    def __call__(
+        self,
+        prompts: Sequence[Any],
+        completions: Sequence[Any],
+        completion_ids: Sequence[Any] | None = None,
+        **kwargs: Any,
+    ) -> list[float | None]:
         """TRL's reward-function signature."""
         truths = _ground_truths(kwargs, self.column, len(completions))
-        finish = (_finish_reasons(completion_ids, len(completions), self.max_completion_tokens)
-                  or [None] * len(completions))
+        finish = _finish_reasons(completion_ids, len(completions), self.max_completion_tokens) or [
+            None
+        ] * len(completions)
         out: list[float | None] = []
         for completion, truth, reason in zip(completions, truths, finish):
             if truth is None:
@@ -215,8 +272,13 @@ class ExeclensFormatReward:
             except TaskError:
                 out.append(None)
                 continue
-            formed = well_formed(task, completion, answer_format=self.answer_format,
-                                 finish_reason=reason, reasoning=self.reasoning)
+            formed = well_formed(
+                task,
+                completion,
+                answer_format=self.answer_format,
+                finish_reason=reason,
+                reasoning=self.reasoning,
+            )
             out.append(self.value if formed else 0.0)
         return out
 
@@ -234,11 +296,18 @@ class ExeclensLengthPenalty:
     into the limit at all, as DAPO's overlong penalty does, so a policy learns to finish.
     """
 
-    def __init__(self, *, penalty: float = 1.0, max_completion_tokens: int | None = None,
-                 max_chars: int | None = None, name: str = "execlens_length_penalty") -> None:
+    def __init__(
+        self,
+        *,
+        penalty: float = 1.0,
+        max_completion_tokens: int | None = None,
+        max_chars: int | None = None,
+        name: str = "execlens_length_penalty",
+    ) -> None:
         if max_completion_tokens is None and max_chars is None:
-            raise ValueError("a length penalty needs max_completion_tokens (the generation "
-                             "limit) or max_chars")
+            raise ValueError(
+                "a length penalty needs max_completion_tokens (the generation limit) or max_chars"
+            )
         self.penalty = penalty
         self.max_completion_tokens = max_completion_tokens
         self.max_chars = max_chars
@@ -248,12 +317,17 @@ class ExeclensLengthPenalty:
         response = read_completion(completion, reasoning="off")
         return len(response.final) + len(response.reasoning or "")
 
-    def __call__(self, prompts: Sequence[Any], completions: Sequence[Any],
-                 completion_ids: Sequence[Any] | None = None, **kwargs: Any
-                 ) -> list[float | None]:
+    def __call__(
+        self,
+        prompts: Sequence[Any],
+        completions: Sequence[Any],
+        completion_ids: Sequence[Any] | None = None,
+        **kwargs: Any,
+    ) -> list[float | None]:
         """TRL's reward-function signature."""
-        cut = (_finish_reasons(completion_ids, len(completions), self.max_completion_tokens)
-               or [None] * len(completions))
+        cut = _finish_reasons(completion_ids, len(completions), self.max_completion_tokens) or [
+            None
+        ] * len(completions)
         out: list[float | None] = []
         for completion, reason in zip(completions, cut):
             long = self.max_chars is not None and self._chars(completion) > self.max_chars

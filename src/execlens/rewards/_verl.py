@@ -41,9 +41,13 @@ def _shaping(shaping: str | Shaping | None) -> Shaping:
     return shaping if isinstance(shaping, Shaping) else Shaping.named(shaping)
 
 
-def _results(ground_truths: Sequence[Any], solution_strs: Sequence[str],
-             shaping: Shaping, max_response_chars: int | None = None,
-             length_penalty: float = 0.0) -> list[dict[str, Any]]:
+def _results(
+    ground_truths: Sequence[Any],
+    solution_strs: Sequence[str],
+    shaping: Shaping,
+    max_response_chars: int | None = None,
+    length_penalty: float = 0.0,
+) -> list[dict[str, Any]]:
     verdicts = score_batch(list(ground_truths), list(solution_strs))
     out = []
     for verdict, text in zip(verdicts, solution_strs):
@@ -56,20 +60,32 @@ def _results(ground_truths: Sequence[Any], solution_strs: Sequence[str],
         # Every row has the same keys (verl gathers reward_extra_info per key): a full
         # trace's step credit, else the pass/fail itself.
         credit = verdict.data.get("step_credit", acc)
-        out.append({"score": value, "acc": acc, "verdict": verdict.label,
-                    "step_credit": float(credit) if isinstance(credit, (int, float)) else acc})
+        out.append(
+            {
+                "score": value,
+                "acc": acc,
+                "verdict": verdict.label,
+                "step_credit": float(credit) if isinstance(credit, (int, float)) else acc,
+            }
+        )
     return out
 
 
-def compute_score(data_source: str | None = None, solution_str: str | None = None,
-                  ground_truth: str | None = None, extra_info: dict[str, Any] | None = None,
-                  *, data_sources: Sequence[str] | None = None,
-                  solution_strs: Sequence[str] | None = None,
-                  ground_truths: Sequence[str] | None = None,
-                  extra_infos: Sequence[Any] | None = None,
-                  shaping: str | Shaping | None = None, max_response_chars: int | None = None,
-                  length_penalty: float = 0.0, **kwargs: Any
-                  ) -> dict[str, Any] | list[dict[str, Any]]:
+def compute_score(
+    data_source: str | None = None,
+    solution_str: str | None = None,
+    ground_truth: str | None = None,
+    extra_info: dict[str, Any] | None = None,
+    *,
+    data_sources: Sequence[str] | None = None,
+    solution_strs: Sequence[str] | None = None,
+    ground_truths: Sequence[str] | None = None,
+    extra_infos: Sequence[Any] | None = None,
+    shaping: str | Shaping | None = None,
+    max_response_chars: int | None = None,
+    length_penalty: float = 0.0,
+    **kwargs: Any,
+) -> dict[str, Any] | list[dict[str, Any]]:
     """verl's reward function: one sample (singular keywords) -> ``{"score", "acc",
     "verdict"}``, or a batch (plural keywords) -> a list of them.
 
@@ -83,19 +99,26 @@ def compute_score(data_source: str | None = None, solution_str: str | None = Non
         if solution_strs is None or ground_truths is None:
             raise TypeError("batch scoring needs both solution_strs and ground_truths")
         if len(solution_strs) != len(ground_truths):
-            raise ValueError(f"{len(solution_strs)} responses for {len(ground_truths)} "
-                             f"ground truths")
+            raise ValueError(
+                f"{len(solution_strs)} responses for {len(ground_truths)} ground truths"
+            )
         return _results(ground_truths, solution_strs, shape, **limits)
     if solution_str is None or ground_truth is None:
-        raise TypeError("compute_score needs solution_str and ground_truth (or the batch "
-                        "keywords solution_strs and ground_truths)")
+        raise TypeError(
+            "compute_score needs solution_str and ground_truth (or the batch "
+            "keywords solution_strs and ground_truths)"
+        )
     return _results([ground_truth], [solution_str], shape, **limits)[0]
 
 
-async def compute_score_async(data_source: str | None = None, solution_str: str | None = None,
-                              ground_truth: str | None = None,
-                              extra_info: dict[str, Any] | None = None, **kwargs: Any
-                              ) -> dict[str, Any] | list[dict[str, Any]]:
+async def compute_score_async(
+    data_source: str | None = None,
+    solution_str: str | None = None,
+    ground_truth: str | None = None,
+    extra_info: dict[str, Any] | None = None,
+    **kwargs: Any,
+) -> dict[str, Any] | list[dict[str, Any]]:
     """:func:`compute_score` as a coroutine (the judging runs in a worker thread)."""
-    return await asyncio.to_thread(compute_score, data_source, solution_str, ground_truth,
-                                   extra_info, **kwargs)
+    return await asyncio.to_thread(
+        compute_score, data_source, solution_str, ground_truth, extra_info, **kwargs
+    )

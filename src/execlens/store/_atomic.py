@@ -18,8 +18,15 @@ from ._errors import StoreError, output_error
 if TYPE_CHECKING:
     import pyarrow
 
-__all__ = ["atomic_writer", "fsync_dir", "read_json", "write_bytes_atomic", "write_json_atomic",
-           "write_parquet_atomic", "write_text_atomic"]
+__all__ = [
+    "atomic_writer",
+    "fsync_dir",
+    "read_json",
+    "write_bytes_atomic",
+    "write_json_atomic",
+    "write_parquet_atomic",
+    "write_text_atomic",
+]
 
 
 def fsync_dir(directory: Path) -> None:
@@ -83,8 +90,7 @@ def write_text_atomic(path: Path | str, text: str) -> None:
 
 def dump_json(obj: Any) -> str:
     """The store's JSON document form: sorted keys, indent 2, trailing newline."""
-    return json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False,
-                      allow_nan=False) + "\n"
+    return json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def write_json_atomic(path: Path | str, obj: Any) -> None:
@@ -102,17 +108,21 @@ def read_json(path: Path | str) -> Any:
     except IsADirectoryError:
         raise StoreError(f"{path} is a directory; name a JSON file") from None
     except UnicodeDecodeError as error:
-        raise StoreError(f"{path} is not UTF-8 text ({error.reason} at byte "
-                         f"{error.start}); delete it or restore it") from None
+        raise StoreError(
+            f"{path} is not UTF-8 text ({error.reason} at byte "
+            f"{error.start}); delete it or restore it"
+        ) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
-        raise StoreError(f"{path} is not valid JSON (line {error.lineno}: {error.msg}); "
-                         f"delete it or restore it") from None
+        raise StoreError(
+            f"{path} is not valid JSON (line {error.lineno}: {error.msg}); delete it or restore it"
+        ) from None
 
 
-def records_table(records: Iterable[Mapping[str, Any]] | pyarrow.Table,
-                  schema: pyarrow.Schema | None = None) -> pyarrow.Table:
+def records_table(
+    records: Iterable[Mapping[str, Any]] | pyarrow.Table, schema: pyarrow.Schema | None = None
+) -> pyarrow.Table:
     """A pyarrow table from a table or from records (dicts)."""
     import pyarrow
 
@@ -131,9 +141,12 @@ def parquet_bytes(table: pyarrow.Table) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
-def write_parquet_atomic(path: Path | str,
-                         records_or_table: Iterable[Mapping[str, Any]] | pyarrow.Table,
-                         *, schema: pyarrow.Schema | None = None) -> int:
+def write_parquet_atomic(
+    path: Path | str,
+    records_or_table: Iterable[Mapping[str, Any]] | pyarrow.Table,
+    *,
+    schema: pyarrow.Schema | None = None,
+) -> int:
     """Write records (dicts) or a pyarrow table as a Parquet file atomically; row count."""
     table = records_table(records_or_table, schema)
     write_bytes_atomic(path, parquet_bytes(table))

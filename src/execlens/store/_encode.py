@@ -16,11 +16,14 @@ def encode_lines(records: Iterable[Mapping[str, Any]], where: str) -> bytes:
     lines = []
     for number, record in enumerate(records, 1):
         if not isinstance(record, Mapping):
-            raise StoreError(f"{where}: record {number} is a {type(record).__name__}, "
-                             f"not a dict; only JSON objects are stored")
+            raise StoreError(
+                f"{where}: record {number} is a {type(record).__name__}, "
+                f"not a dict; only JSON objects are stored"
+            )
         try:
             lines.append(json.dumps(record, ensure_ascii=False))
         except (TypeError, ValueError) as error:
-            raise StoreError(f"{where}: record {number} is not plain JSON ({error}); "
-                             f"convert it before storing") from None
+            raise StoreError(
+                f"{where}: record {number} is not plain JSON ({error}); convert it before storing"
+            ) from None
     return "".join(line + "\n" for line in lines).encode("utf-8")

@@ -5,8 +5,14 @@ from __future__ import annotations
 import errno
 from pathlib import Path
 
-__all__ = ["CorruptRecordError", "ManifestMismatchError", "OutputWriteError", "RunLockedError",
-           "StoreError", "output_error"]
+__all__ = [
+    "CorruptRecordError",
+    "ManifestMismatchError",
+    "OutputWriteError",
+    "RunLockedError",
+    "StoreError",
+    "output_error",
+]
 
 
 class StoreError(Exception):
@@ -22,7 +28,8 @@ class RunLockedError(StoreError):
         holder = f"pid {pid}" if pid is not None else "a process whose pid is unknown"
         super().__init__(
             f"{path} is in use by another run ({holder}); wait for it to finish, "
-            f"or write to another --out")
+            f"or write to another --out"
+        )
 
 
 class ManifestMismatchError(StoreError):
@@ -33,7 +40,8 @@ class ManifestMismatchError(StoreError):
         self.keys = keys
         super().__init__(
             f"{path} holds a different run (differs in: {', '.join(keys)}); "
-            f"use another --out, or --overwrite to replace it")
+            f"use another --out, or --overwrite to replace it"
+        )
 
 
 class CorruptRecordError(StoreError):
@@ -44,16 +52,16 @@ class CorruptRecordError(StoreError):
         self.line = line
         self.reason = reason
         super().__init__(
-            f"{path} line {line}: {reason}; delete this shard (and its marker) "
-            f"to have it redone")
+            f"{path} line {line}: {reason}; delete this shard (and its marker) to have it redone"
+        )
 
 
 # Why an output write failed, as the fix the user can make (errno -> message tail).
 _OUTPUT_ERRNOS = {
     errno.ENOSPC: "no space left on the device; free some space and rerun (finished work "
-                  "is kept), or choose another --out",
+    "is kept), or choose another --out",
     errno.EDQUOT: "disk quota exceeded; free some space and rerun (finished work is kept), "
-                  "or choose another --out",
+    "or choose another --out",
     errno.EFBIG: "the file grew past the file system's size limit; choose another --out",
     errno.EROFS: "the file system is read-only; choose another --out",
     errno.EACCES: "permission denied; choose another --out, or make it writable",

@@ -85,8 +85,7 @@ class Backend(Protocol):
     #: Parallel places a step's shards can run in (a step runs ``concurrency * slots``).
     slots: int
 
-    def submit(self, step: str, records: list[Any], index: int, total: int
-               ) -> Future[StepResult]:
+    def submit(self, step: str, records: list[Any], index: int, total: int) -> Future[StepResult]:
         """Start shard ``index`` of ``total`` of ``step`` on ``records``."""
         ...
 
@@ -105,8 +104,7 @@ class InlineBackend:
     def __init__(self, work: Callable[[str, list[Any], int, int], StepResult]) -> None:
         self._work = work
 
-    def submit(self, step: str, records: list[Any], index: int, total: int
-               ) -> Future[StepResult]:
+    def submit(self, step: str, records: list[Any], index: int, total: int) -> Future[StepResult]:
         """Run the shard now; its result (or its exception) comes back as a done future."""
         future: Future[StepResult] = Future()
         try:
@@ -126,14 +124,15 @@ class LocalBackend:
 
     slots = 1
 
-    def __init__(self, work: Callable[[str, list[Any], int, int], StepResult],
-                 threads: int) -> None:
+    def __init__(
+        self, work: Callable[[str, list[Any], int, int], StepResult], threads: int
+    ) -> None:
         self._work = work
-        self._pool = ThreadPoolExecutor(max_workers=max(1, threads),
-                                        thread_name_prefix="execlens-shard")
+        self._pool = ThreadPoolExecutor(
+            max_workers=max(1, threads), thread_name_prefix="execlens-shard"
+        )
 
-    def submit(self, step: str, records: list[Any], index: int, total: int
-               ) -> Future[StepResult]:
+    def submit(self, step: str, records: list[Any], index: int, total: int) -> Future[StepResult]:
         """Queue the shard on the thread pool."""
         return self._pool.submit(self._work, step, records, index, total)
 
@@ -152,8 +151,10 @@ class _Feed:
         try:
             return list(next(self._chunks))
         except StopIteration:
-            raise StoreError(f"step {name!r}: its feed ended before chunk {index}; "
-                             "the input changed while the run was planned") from None
+            raise StoreError(
+                f"step {name!r}: its feed ended before chunk {index}; "
+                "the input changed while the run was planned"
+            ) from None
 
 
 class ShardExecutor:
@@ -166,13 +167,15 @@ class ShardExecutor:
         self.totals: dict[str, int] = {}
         for step in steps:
             if step.upstream is not None and step.upstream not in self.totals:
-                raise StoreError(f"step {step.name!r} reads {step.upstream!r}, which is not "
-                                 "an earlier step")
+                raise StoreError(
+                    f"step {step.name!r} reads {step.upstream!r}, which is not an earlier step"
+                )
             if step.upstream is not None and self.steps[step.upstream].key is not None:
-                raise StoreError(f"step {step.name!r} reads keyed step {step.upstream!r}, "
-                                 "whose shards may be rewritten; read its final records")
-            self.totals[step.name] = step.fed + (self.totals[step.upstream]
-                                                 if step.upstream else 0)
+                raise StoreError(
+                    f"step {step.name!r} reads keyed step {step.upstream!r}, "
+                    "whose shards may be rewritten; read its final records"
+                )
+            self.totals[step.name] = step.fed + (self.totals[step.upstream] if step.upstream else 0)
         self.shards = {step.name: run.shards(step.name, format=step.format) for step in steps}
         self.backend = backend
         self._downstream: dict[str, list[str]] = {name: [] for name in self.steps}
@@ -193,16 +196,17 @@ class ShardExecutor:
             raise StoreError(f"step {name!r} is not keyed; ask done() for its shards")
         return [item for chunk in self._pending[name] for item in chunk]
 
-    def run(self, on_shard: Callable[[str, int, int, dict[str, Any]], None] | None = None
-            ) -> None:
+    def run(self, on_shard: Callable[[str, int, int, dict[str, Any]], None] | None = None) -> None:
         """Run every unfinished shard; ``on_shard(step, index, records, stats)`` is called
         (on this thread) as each one is written.  The first failure stops new shards;
         those already running finish and are kept, then the failure is raised."""
         done = {name: set(shards.completed()) for name, shards in self.shards.items()}
         for name, chunks in self._pending.items():  # a keyed shard lacking items is not done
             done[name] -= {index for index, chunk in enumerate(chunks) if chunk}
-        feeds = {name: _Feed(step.feed if step.key is None else None)
-                 for name, step in self.steps.items()}
+        feeds = {
+            name: _Feed(step.feed if step.key is None else None)
+            for name, step in self.steps.items()
+        }
         cursor = dict.fromkeys(self.steps, 0)  # next fed chunk of each step
         ready: dict[str, list[int]] = {name: [] for name in self.steps}
         for name, step in self.steps.items():
@@ -226,8 +230,7 @@ class ShardExecutor:
                             future: Future[StepResult] = Future()
                             future.set_result((records, {"records": len(records)}))
                         else:
-                            future = self.backend.submit(name, records, index,
-                                                         self.totals[name])
+                            future = self.backend.submit(name, records, index, self.totals[name])
                         running[future] = (name, index)
                         per_step[name] += 1
                         stopped = future.done() and future.exception() is not None
@@ -252,8 +255,9 @@ class ShardExecutor:
                     on_shard(name, index, len(records), stats)
         if failure is not None:
             raise failure
-        unfinished = {n: self.totals[n] - len(done[n]) for n in self.steps
-                      if len(done[n]) < self.totals[n]}
+        unfinished = {
+            n: self.totals[n] - len(done[n]) for n in self.steps if len(done[n]) < self.totals[n]
+        }
         if unfinished:  # an upstream shard never finished: cannot happen without a failure
             raise StoreError(f"shards left unfinished: {unfinished}")
 
@@ -275,13 +279,14 @@ class ShardExecutor:
             return
         for index, chunk in enumerate(self._chunks[name]):
             shards = self.shards[name]
-            held = ({str(r.get("id")): r for r in shards.read(index)}
-                    if shards.done(index) else {})
+            held = {str(r.get("id")): r for r in shards.read(index)} if shards.done(index) else {}
             for item in chunk:
                 record = held.get(step.key(item))
                 if record is None:
-                    raise StoreError(f"{shards.directory}: shard {index} holds no record of "
-                                     f"{step.key(item)!r}; run again to finish it")
+                    raise StoreError(
+                        f"{shards.directory}: shard {index} holds no record of "
+                        f"{step.key(item)!r}; run again to finish it"
+                    )
                 yield record
 
     # -- internals ----------------------------------------------------------------------
@@ -289,12 +294,15 @@ class ShardExecutor:
     def _plan_keyed(self, step: Step) -> None:
         assert step.key is not None
         if not isinstance(step.feed, Sequence):
-            raise StoreError(f"keyed step {step.name!r} needs its feed as a sequence of "
-                             "chunks, not a stream")
+            raise StoreError(
+                f"keyed step {step.name!r} needs its feed as a sequence of chunks, not a stream"
+            )
         chunks = [list(chunk) for chunk in step.feed]
         if len(chunks) != step.fed or step.upstream is not None:
-            raise StoreError(f"keyed step {step.name!r}: its feed has {len(chunks)} chunks, "
-                             f"fed says {step.fed}, and it may have no upstream")
+            raise StoreError(
+                f"keyed step {step.name!r}: its feed has {len(chunks)} chunks, "
+                f"fed says {step.fed}, and it may have no upstream"
+            )
         shards = self.shards[step.name]
         pending = []
         for index, chunk in enumerate(chunks):
@@ -304,8 +312,9 @@ class ShardExecutor:
         self._chunks[step.name] = chunks
         self._pending[step.name] = pending
 
-    def _merge_keyed(self, name: str, index: int, new: list[Record], stats: dict[str, Any]
-                     ) -> StepResult:
+    def _merge_keyed(
+        self, name: str, index: int, new: list[Record], stats: dict[str, Any]
+    ) -> StepResult:
         """The whole shard: this run's records in feed order (a new record replacing an old
         one of its key), then the old records this run does not ask for, in their order."""
         step = self.steps[name]
@@ -319,18 +328,27 @@ class ShardExecutor:
         records += [r for r in old if str(r.get("id")) in by_id]
         ids = [str(r.get("id")) for r in records]
         held = set(ids)  # what pending() says from now on: items the work did not return
-        self._pending[name][index] = [item for item in self._chunks[name][index]
-                                      if step.key(item) not in held]
+        self._pending[name][index] = [
+            item for item in self._chunks[name][index] if step.key(item) not in held
+        ]
         return records, {**stats, "ids": ids}
 
     @staticmethod
-    def _push(ready: dict[str, list[int]], done: dict[str, set[int]], name: str,
-              index: int) -> None:
+    def _push(
+        ready: dict[str, list[int]], done: dict[str, set[int]], name: str, index: int
+    ) -> None:
         if index not in done[name]:
             heapq.heappush(ready[name], index)
 
-    def _next(self, name: str, step: Step, done: dict[str, set[int]], cursor: dict[str, int],
-              ready: dict[str, list[int]], feeds: dict[str, _Feed]) -> int | None:
+    def _next(
+        self,
+        name: str,
+        step: Step,
+        done: dict[str, set[int]],
+        cursor: dict[str, int],
+        ready: dict[str, list[int]],
+        feeds: dict[str, _Feed],
+    ) -> int | None:
         # Fed chunks first, in order (the feed is a stream); finished ones are read past.
         while cursor[name] < step.fed:
             index = cursor[name]
@@ -342,8 +360,7 @@ class ShardExecutor:
             return index
         return heapq.heappop(ready[name]) if ready[name] else None
 
-    def _input(self, name: str, step: Step, index: int, feeds: dict[str, _Feed]
-               ) -> list[Any]:
+    def _input(self, name: str, step: Step, index: int, feeds: dict[str, _Feed]) -> list[Any]:
         if name in self._pending:
             return list(self._pending[name][index])
         if index < step.fed:

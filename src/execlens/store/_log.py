@@ -47,7 +47,7 @@ class JsonlLog:
             try:
                 view = memoryview(data)
                 while view:
-                    view = view[os.write(fd, view):]
+                    view = view[os.write(fd, view) :]
                 os.fsync(fd)
             finally:
                 os.close(fd)
@@ -69,8 +69,9 @@ class JsonlLog:
         if tail:
             self.torn = 1
             where = complete.count(b"\n") + 1
-            self.problems.append(f"{self.path} line {where}: torn last line (the run was "
-                                 f"killed mid-write); cut off")
+            self.problems.append(
+                f"{self.path} line {where}: torn last line (the run was killed mid-write); cut off"
+            )
         records: list[dict[str, Any]] = []
         bad: list[bytes] = []
         kept: list[bytes] = []
@@ -81,7 +82,8 @@ class JsonlLog:
                     bad.append(line)
                     self.problems.append(
                         f"{self.path} line {number}: not a JSON object; moved aside to "
-                        f"{self.corrupt_path.name}")
+                        f"{self.corrupt_path.name}"
+                    )
                 continue
             records.append(record)
             kept.append(line)

@@ -35,8 +35,9 @@ def normalise(identity: Any) -> Any:
     try:
         return json.loads(json.dumps(identity, sort_keys=True, allow_nan=False))
     except (TypeError, ValueError) as error:
-        raise StoreError(f"run identity is not plain JSON ({error}); "
-                         f"pass strings, numbers, lists and dicts") from None
+        raise StoreError(
+            f"run identity is not plain JSON ({error}); pass strings, numbers, lists and dicts"
+        ) from None
 
 
 def identity_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
@@ -55,20 +56,27 @@ class Manifest:
     @classmethod
     def new(cls, identity: dict[str, Any]) -> Manifest:
         """A manifest for a run starting now."""
-        return cls(identity=normalise(identity), versions=current_versions(),
-                   created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        return cls(
+            identity=normalise(identity),
+            versions=current_versions(),
+            created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        )
 
     @classmethod
     def load(cls, path: Path) -> Manifest:
         """Read ``path``; an unreadable manifest is a ``StoreError`` naming the fix."""
         data = read_json(path)
         if not isinstance(data, dict) or not isinstance(data.get("identity"), dict):
-            raise StoreError(f"{path} is not a run manifest (no identity object); "
-                             f"use another --out, or --overwrite to replace the run")
+            raise StoreError(
+                f"{path} is not a run manifest (no identity object); "
+                f"use another --out, or --overwrite to replace the run"
+            )
         versions = data.get("versions")
-        return cls(identity=data["identity"],
-                   versions=dict(versions) if isinstance(versions, dict) else {},
-                   created=str(data.get("created", "")))
+        return cls(
+            identity=data["identity"],
+            versions=dict(versions) if isinstance(versions, dict) else {},
+            created=str(data.get("created", "")),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form written to ``manifest.json``."""

@@ -56,12 +56,14 @@ def _suffix(path: Path) -> str:
     for suffix in RECORD_SUFFIXES:
         if name.endswith(suffix):
             return suffix
-    raise UnreadableSourceError(f"{path}: unknown file type; give one of "
-                                f"{', '.join(RECORD_SUFFIXES)}")
+    raise UnreadableSourceError(
+        f"{path}: unknown file type; give one of {', '.join(RECORD_SUFFIXES)}"
+    )
 
 
-def iter_records(path: str | Path, *, offset: int = 0, limit: int | None = None
-                 ) -> Iterator[SourceRow]:
+def iter_records(
+    path: str | Path, *, offset: int = 0, limit: int | None = None
+) -> Iterator[SourceRow]:
     """The records of ``path`` from index ``offset``, at most ``limit`` of them, in file
     order; reading stops as soon as they are out (the rest of the file is never read)."""
     path = Path(path)
@@ -78,8 +80,11 @@ def iter_records(path: str | Path, *, offset: int = 0, limit: int | None = None
 
 def _open_text(path: Path, gzipped: bool) -> IO[str]:
     # Closed with the wrapper the caller closes.
-    raw: IO[bytes] = (gzip.open(path, "rb") if gzipped  # type: ignore[assignment]
-                      else path.open("rb"))  # noqa: SIM115
+    raw: IO[bytes] = (
+        gzip.open(path, "rb")
+        if gzipped  # type: ignore[assignment]
+        else path.open("rb")
+    )  # noqa: SIM115
     return io.TextIOWrapper(raw, encoding="utf-8")
 
 
@@ -104,11 +109,14 @@ def _json_rows(path: Path, suffix: str) -> Iterator[SourceRow]:
             else:
                 yield from _array_rows(path, handle)
     except UnicodeDecodeError as exc:
-        raise UnreadableSourceError(f"{path}: not UTF-8 text (byte {exc.start}); convert "
-                                    f"it to UTF-8") from None
+        raise UnreadableSourceError(
+            f"{path}: not UTF-8 text (byte {exc.start}); convert it to UTF-8"
+        ) from None
     except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
-        raise UnreadableSourceError(f"{path}: not a readable gzip file ({exc}); give the "
-                                    f"uncompressed file or fix the archive") from None
+        raise UnreadableSourceError(
+            f"{path}: not a readable gzip file ({exc}); give the "
+            f"uncompressed file or fix the archive"
+        ) from None
 
 
 def _line_rows(path: Path, handle: IO[str]) -> Iterator[SourceRow]:
@@ -157,30 +165,35 @@ def _array_rows(path: Path, handle: IO[str]) -> Iterator[SourceRow]:
     while True:
         char = skip_space()
         if char is None:
-            raise UnreadableSourceError(f"{path}: the JSON array is cut off after "
-                                        f"{index} records; fix or re-export the file")
+            raise UnreadableSourceError(
+                f"{path}: the JSON array is cut off after "
+                f"{index} records; fix or re-export the file"
+            )
         if char == "]":
             return
         if index:
             if char != ",":
-                raise UnreadableSourceError(f"{path}: records {index - 1} and {index} are "
-                                            f"not separated by a comma; fix the file")
+                raise UnreadableSourceError(
+                    f"{path}: records {index - 1} and {index} are "
+                    f"not separated by a comma; fix the file"
+                )
             at += 1
             if skip_space() in (None, "]"):
-                raise UnreadableSourceError(f"{path}: a comma after the last record; fix "
-                                            f"the file")
+                raise UnreadableSourceError(f"{path}: a comma after the last record; fix the file")
         while True:
             try:
                 item, end = decoder.raw_decode(buffer, at)
             except RecursionError:
-                raise UnreadableSourceError(f"{path}: record {index} is nested too deeply "
-                                            f"to read") from None
+                raise UnreadableSourceError(
+                    f"{path}: record {index} is nested too deeply to read"
+                ) from None
             except json.JSONDecodeError:
                 # Maybe the item runs past the buffer: read more; at the end it is broken.
                 if not done and fill():
                     continue
-                raise UnreadableSourceError(f"{path}: record {index} is not valid JSON; fix "
-                                            f"or re-export the file") from None
+                raise UnreadableSourceError(
+                    f"{path}: record {index} is not valid JSON; fix or re-export the file"
+                ) from None
             # A number at the buffer's end may go on in the next chunk ("12" + "34").
             if end == len(buffer) and not done and fill():
                 continue

@@ -41,19 +41,23 @@ class RunDir:
         self._managed = _read_managed(path)
 
     @classmethod
-    def open(cls, path: Path | str, identity: Mapping[str, Any], *,
-             overwrite: bool = False) -> RunDir:
+    def open(
+        cls, path: Path | str, identity: Mapping[str, Any], *, overwrite: bool = False
+    ) -> RunDir:
         """Lock ``path``, then create, resume or (``overwrite``) replace its run."""
         path = Path(path)
         if path.exists() and not path.is_dir():
-            raise StoreError(f"{path} is a file, not a run directory; name a directory "
-                             f"for --out (it will be created)")
+            raise StoreError(
+                f"{path} is a file, not a run directory; name a directory "
+                f"for --out (it will be created)"
+            )
         try:
             path.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             named = output_error(path, error)  # read-only, permission, disk full: the fix
-            raise named or StoreError(f"cannot create run directory {path} "
-                                      f"({error.strerror}); choose another --out") from None
+            raise named or StoreError(
+                f"cannot create run directory {path} ({error.strerror}); choose another --out"
+            ) from None
         lock = DirectoryLock(path)
         try:
             lock.acquire()
@@ -73,16 +77,21 @@ class RunDir:
     def __enter__(self) -> RunDir:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 traceback: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
         self.close()
 
     def close(self) -> None:
         """Release the directory (also done by the kernel if the process dies)."""
         self._lock.release()
 
-    def shards(self, name: str, *, format: ShardFormat = "jsonl",
-               schema: pyarrow.Schema | None = None) -> ShardSet:
+    def shards(
+        self, name: str, *, format: ShardFormat = "jsonl", schema: pyarrow.Schema | None = None
+    ) -> ShardSet:
         """The shard set ``name`` (``DIR/shards/<name>/<i:05d>.<format>``)."""
         return ShardSet(self.path, name, format=format, schema=schema)
 
@@ -112,8 +121,9 @@ class RunDir:
         write_text_atomic(path, text)
         return path
 
-    def write_parquet(self, name: str, records_or_table: Any, *,
-                      schema: pyarrow.Schema | None = None) -> Path:
+    def write_parquet(
+        self, name: str, records_or_table: Any, *, schema: pyarrow.Schema | None = None
+    ) -> Path:
         """Write records or a pyarrow table as ``DIR/<name>`` (Parquet) atomically."""
         path = self.file(name)
         write_parquet_atomic(path, records_or_table, schema=schema)
@@ -124,8 +134,9 @@ class RunDir:
             return
         self._managed.add(name)
         # Recorded before the file exists, so an --overwrite after a kill still finds it.
-        write_text_atomic(self.path / MANAGED_NAME,
-                          "".join(f"{entry}\n" for entry in sorted(self._managed)))
+        write_text_atomic(
+            self.path / MANAGED_NAME, "".join(f"{entry}\n" for entry in sorted(self._managed))
+        )
 
 
 def _settle_manifest(path: Path, identity: dict[str, Any], overwrite: bool) -> Manifest:
@@ -159,8 +170,13 @@ def _clear(path: Path) -> None:
 
 def _sweep_temporaries(path: Path) -> None:
     # Half-written temporaries of a killed writer; the lock guarantees none is live.
-    places = [path] + [sub for name in _STORE_DIRS if (path / name).is_dir()
-                       for sub in (path / name).iterdir() if sub.is_dir()]
+    places = [path] + [
+        sub
+        for name in _STORE_DIRS
+        if (path / name).is_dir()
+        for sub in (path / name).iterdir()
+        if sub.is_dir()
+    ]
     for place in places:
         for leftover in place.glob(".*.tmp"):
             leftover.unlink(missing_ok=True)
@@ -171,5 +187,8 @@ def _read_managed(path: Path) -> set[str]:
         text = (path / MANAGED_NAME).read_text(encoding="utf-8")
     except (FileNotFoundError, UnicodeDecodeError):
         return set()
-    return {line for line in text.splitlines()
-            if line and "/" not in line and line not in (LOCK_NAME, "..", ".")}
+    return {
+        line
+        for line in text.splitlines()
+        if line and "/" not in line and line not in (LOCK_NAME, "..", ".")
+    }

@@ -37,8 +37,14 @@ ShardFormat = Literal["jsonl", "parquet"]
 class ShardSet:
     """The shards of one named output of a run directory."""
 
-    def __init__(self, root: Path, name: str, *, format: ShardFormat = "jsonl",
-                 schema: pyarrow.Schema | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        name: str,
+        *,
+        format: ShardFormat = "jsonl",
+        schema: pyarrow.Schema | None = None,
+    ) -> None:
         if format not in ("jsonl", "parquet"):
             raise StoreError(f"shard format {format!r} is not known; use 'jsonl' or 'parquet'")
         if not name or "/" in name or name.startswith("."):
@@ -66,8 +72,12 @@ class ShardSet:
         data = self._marker_data(index)
         return None if data is None else data.get("stats")
 
-    def write(self, index: int, records: Iterable[Mapping[str, Any]] | pyarrow.Table,
-              stats: dict[str, Any] | None = None) -> None:
+    def write(
+        self,
+        index: int,
+        records: Iterable[Mapping[str, Any]] | pyarrow.Table,
+        stats: dict[str, Any] | None = None,
+    ) -> None:
         """Write shard ``index`` whole and atomically, then its completion marker."""
         where = str(self.path(index))
         if self.format == "jsonl":
@@ -79,9 +89,16 @@ class ShardSet:
         # A stale marker must not vouch for the new file while it is being replaced.
         self.marker(index).unlink(missing_ok=True)
         write_bytes_atomic(self.path(index), data)
-        write_json_atomic(self.marker(index), {
-            "index": index, "records": count, "bytes": len(data),
-            "sha256": hashlib.sha256(data).hexdigest(), "stats": stats or {}})
+        write_json_atomic(
+            self.marker(index),
+            {
+                "index": index,
+                "records": count,
+                "bytes": len(data),
+                "sha256": hashlib.sha256(data).hexdigest(),
+                "stats": stats or {},
+            },
+        )
 
     def read(self, index: int) -> list[dict[str, Any]]:
         """The records of shard ``index`` (a corrupt record is a ``CorruptRecordError``)."""
@@ -121,8 +138,11 @@ class ShardSet:
             import pyarrow
 
             tables = [records_table(self.read(i), self.schema) for i in indices]
-            table = (pyarrow.concat_tables(tables, promote_options="default") if tables
-                     else records_table([], self.schema))
+            table = (
+                pyarrow.concat_tables(tables, promote_options="default")
+                if tables
+                else records_table([], self.schema)
+            )
             write_bytes_atomic(dest, parquet_bytes(table))
             return table.num_rows
         # Shard files are copied one after another: the merged file is never in memory.

@@ -25,8 +25,9 @@ __all__ = ["iter_jsonl", "write_jsonl_stream", "write_parquet_from_jsonl"]
 PARQUET_BATCH_ROWS = 1024
 
 
-def write_jsonl_stream(path: Path | str, records: Iterable[Mapping[str, Any]], *,
-                       sort_keys: bool = True) -> int:
+def write_jsonl_stream(
+    path: Path | str, records: Iterable[Mapping[str, Any]], *, sort_keys: bool = True
+) -> int:
     """Write ``records`` as JSON lines to ``path`` atomically, one at a time; the count."""
     count = 0
     with atomic_writer(path) as handle:
@@ -34,8 +35,9 @@ def write_jsonl_stream(path: Path | str, records: Iterable[Mapping[str, Any]], *
             try:
                 line = json.dumps(record, ensure_ascii=False, sort_keys=sort_keys)
             except (TypeError, ValueError) as error:
-                raise StoreError(f"{path}: record {count + 1} is not plain JSON ({error})"
-                                 ) from None
+                raise StoreError(
+                    f"{path}: record {count + 1} is not plain JSON ({error})"
+                ) from None
             handle.write(line.encode("utf-8") + b"\n")
             count += 1
     return count
@@ -60,9 +62,13 @@ def _batches(path: Path, rows: int) -> Iterator[list[dict[str, Any]]]:
         yield batch
 
 
-def write_parquet_from_jsonl(dest: Path | str, jsonl: Path | str, *,
-                             schema: pyarrow.Schema | None = None,
-                             batch_rows: int = PARQUET_BATCH_ROWS) -> int:
+def write_parquet_from_jsonl(
+    dest: Path | str,
+    jsonl: Path | str,
+    *,
+    schema: pyarrow.Schema | None = None,
+    batch_rows: int = PARQUET_BATCH_ROWS,
+) -> int:
     """Convert a JSONL file to Parquet with ``pyarrow.parquet.ParquetWriter``, one batch of
     ``batch_rows`` rows in memory at a time; returns the row count.
 
@@ -75,8 +81,7 @@ def write_parquet_from_jsonl(dest: Path | str, jsonl: Path | str, *,
 
     jsonl = Path(jsonl)
     if schema is None:
-        schemas = [pyarrow.Table.from_pylist(batch).schema
-                   for batch in _batches(jsonl, batch_rows)]
+        schemas = [pyarrow.Table.from_pylist(batch).schema for batch in _batches(jsonl, batch_rows)]
         if not schemas:
             raise StoreError(f"{jsonl}: no records to write as Parquet")
         schema = pyarrow.unify_schemas(schemas, promote_options="permissive")

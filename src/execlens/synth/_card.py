@@ -18,8 +18,9 @@ def _rate(numerator: int, denominator: int) -> float | None:
     return round(numerator / denominator, 4) if denominator else None
 
 
-def card_stats(stage_records: Mapping[str, Iterable[dict[str, Any]]],
-               final: Iterable[dict[str, Any]]) -> dict[str, Any]:
+def card_stats(
+    stage_records: Mapping[str, Iterable[dict[str, Any]]], final: Iterable[dict[str, Any]]
+) -> dict[str, Any]:
     """The card's numbers from every stage's output records and the final instances.
 
     One pass over each iterable, holding counts only: a run's shards stream through.
@@ -38,8 +39,11 @@ def card_stats(stage_records: Mapping[str, Iterable[dict[str, Any]]],
                 stored_classes.update(record.get("collect", {}).get("pair_classes", {}))
                 if not record.get("reject"):
                     pairs_per_function[len(record["pairs"])] += 1
-        stages[name] = {"records": count, "accepted": count - sum(reasons.values()),
-                        "rejected": dict(sorted(reasons.items()))}
+        stages[name] = {
+            "records": count,
+            "accepted": count - sum(reasons.values()),
+            "rejected": dict(sorted(reasons.items())),
+        }
     first: Counter[str] = Counter()
     by_kind: dict[str, Counter[str]] = {"o": Counter(), "i": Counter()}
     second: Counter[str] = Counter()
@@ -77,25 +81,43 @@ def _table(title: str, counts: dict[str, Any]) -> list[str]:
 
 def card_markdown(stats: dict[str, Any], files: dict[str, int], title: str) -> str:
     """The Markdown card."""
-    lines = [f"# {title}", "",
-             "CodeI/O-style execution-prediction data, every answer verified by execution "
-             "(execlens synth). CodeI/O: one (prompt, response) per prediction; CodeI/O++: "
-             "turn 1, its feedback, the revision and its feedback concatenated as in the paper.",
-             "", "## Files", "", "| file | records |", "|---|---:|"]
+    lines = [
+        f"# {title}",
+        "",
+        "CodeI/O-style execution-prediction data, every answer verified by execution "
+        "(execlens synth). CodeI/O: one (prompt, response) per prediction; CodeI/O++: "
+        "turn 1, its feedback, the revision and its feedback concatenated as in the paper.",
+        "",
+        "## Files",
+        "",
+        "| file | records |",
+        "|---|---:|",
+    ]
     lines += [f"| {name} | {count} |" for name, count in files.items()]
-    lines += ["", "## Stages", "", "| stage | records | accepted | rejected (by reason) |",
-              "|---|---:|---:|---|"]
+    lines += [
+        "",
+        "## Stages",
+        "",
+        "| stage | records | accepted | rejected (by reason) |",
+        "|---|---:|---:|---|",
+    ]
     for name, stage in stats["stages"].items():
         reasons = ", ".join(f"{k}: {v}" for k, v in stage["rejected"].items()) or "-"
         lines.append(f"| {name} | {stage['records']} | {stage['accepted']} | {escape(reasons)} |")
     lines.append("")
     accuracy = stats["first_turn_accuracy"]
     fix = stats["revision_fix_rate"]
-    lines += ["## Results", "",
-              f"- instances: {stats['instances']}",
-              f"- first-turn accuracy: {'n/a' if accuracy is None else f'{accuracy:.1%}'}",
-              f"- revised: {stats['revised']}, fixed by the revision: "
-              f"{'n/a' if fix is None else f'{fix:.1%}'}", "", "![counts](card.svg)", ""]
+    lines += [
+        "## Results",
+        "",
+        f"- instances: {stats['instances']}",
+        f"- first-turn accuracy: {'n/a' if accuracy is None else f'{accuracy:.1%}'}",
+        f"- revised: {stats['revised']}, fixed by the revision: "
+        f"{'n/a' if fix is None else f'{fix:.1%}'}",
+        "",
+        "![counts](card.svg)",
+        "",
+    ]
     lines += _table("turn-1 label", stats["labels_turn_1"])
     lines += _table("turn-2 label", stats["labels_turn_2"])
     lines += _table("pairs per function", stats["pairs_per_function"])
@@ -115,15 +137,19 @@ def card_svg(stats: dict[str, Any]) -> str:
     top = max([v for _, v in bars] + [1])
     row, label_w, bar_w = 18, 300, 360
     height = row * len(bars) + 20
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{label_w + bar_w + 60}" '
-             f'height="{height}" font-family="sans-serif" font-size="11">']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{label_w + bar_w + 60}" '
+        f'height="{height}" font-family="sans-serif" font-size="11">'
+    ]
     for index, (label, value) in enumerate(bars):
         y = 10 + index * row
         width = round(bar_w * value / top, 1)
-        parts.append(f'<text x="{label_w - 6}" y="{y + 12}" text-anchor="end">'
-                     f'{escape(label)}</text>')
-        parts.append(f'<rect x="{label_w}" y="{y + 2}" width="{width}" height="{row - 5}" '
-                     f'fill="#4c78a8"/>')
+        parts.append(
+            f'<text x="{label_w - 6}" y="{y + 12}" text-anchor="end">{escape(label)}</text>'
+        )
+        parts.append(
+            f'<rect x="{label_w}" y="{y + 2}" width="{width}" height="{row - 5}" fill="#4c78a8"/>'
+        )
         parts.append(f'<text x="{label_w + width + 4}" y="{y + 12}">{value}</text>')
     parts.append("</svg>")
     return "\n".join(parts) + "\n"

@@ -42,12 +42,29 @@ from execlens.values import values_equal
 if TYPE_CHECKING:
     from execlens.engine import Engine, Limits, Outcome
 
-__all__ = ["EXTRA_SEEDS", "PAIR_CLASSES", "StoredFunction", "canonical",
-           "classify_stored_pairs", "failure_class", "fingerprint", "module_name"]
+__all__ = [
+    "EXTRA_SEEDS",
+    "PAIR_CLASSES",
+    "StoredFunction",
+    "canonical",
+    "classify_stored_pairs",
+    "failure_class",
+    "fingerprint",
+    "module_name",
+]
 
-PAIR_CLASSES = ("reproduces", "float_rounding", "non_finite_output", "nondeterministic",
-                "mutated_input", "state_leak", "missing_module", "timeout", "exception",
-                "other")
+PAIR_CLASSES = (
+    "reproduces",
+    "float_rounding",
+    "non_finite_output",
+    "nondeterministic",
+    "mutated_input",
+    "state_leak",
+    "missing_module",
+    "timeout",
+    "exception",
+    "other",
+)
 
 # Hash seeds tried on pairs no other rule explains, on every pair of a generator-driven
 # function, and on functions whose code reads the clock or randomness (the determinism
@@ -103,7 +120,8 @@ class StoredFunction:
 
 def _first_pass(function: StoredFunction) -> list[str]:
     mutated_somewhere = function.mutates or any(
-        o.ok and (o.decoded() or {}).get("mutated") for o in function.first)
+        o.ok and (o.decoded() or {}).get("mutated") for o in function.first
+    )
     classes = []
     for pair, first, second in zip(function.pairs, function.first, function.second):
         classes.append(_classify(pair, first, second, mutated_somewhere))
@@ -129,8 +147,9 @@ def _classify(pair: dict[str, Any], first: Outcome, second: Outcome, mutates: bo
     return "other"
 
 
-def classify_stored_pairs(engine: Engine, functions: Sequence[StoredFunction],
-                          limits: Limits) -> tuple[list[list[str]], list[bool]]:
+def classify_stored_pairs(
+    engine: Engine, functions: Sequence[StoredFunction], limits: Limits
+) -> tuple[list[list[str]], list[bool]]:
     """Each stored pair's class, and per function whether a pair's output moved under
     another hash seed (the function is then nondeterministic).
 
@@ -141,28 +160,41 @@ def classify_stored_pairs(engine: Engine, functions: Sequence[StoredFunction],
     from execlens.synth._programs import probe_program, replay_program
 
     classes = [_first_pass(function) for function in functions]
-    open_pairs = [(f, k) for f, kinds in enumerate(classes) for k, kind in enumerate(kinds)
-                  if kind == "other"]
+    open_pairs = [
+        (f, k) for f, kinds in enumerate(classes) for k, kind in enumerate(kinds) if kind == "other"
+    ]
     moved = [any(kind == "nondeterministic" for kind in kinds) for kinds in classes]
     if not open_pairs:
         return classes, moved
-    seed_jobs = [Job(program=probe_program(functions[f].refcode), entry_point="__synth_probe__",
-                     kwargs={"given": functions[f].pairs[k]["input"]}, hash_seed=seed,
-                     limits=limits, seed=stable_seed("extra", seed, functions[f].id, k))
-                 for f, k in open_pairs for seed in EXTRA_SEEDS]
+    seed_jobs = [
+        Job(
+            program=probe_program(functions[f].refcode),
+            entry_point="__synth_probe__",
+            kwargs={"given": functions[f].pairs[k]["input"]},
+            hash_seed=seed,
+            limits=limits,
+            seed=stable_seed("extra", seed, functions[f].id, k),
+        )
+        for f, k in open_pairs
+        for seed in EXTRA_SEEDS
+    ]
     replayed = sorted({f for f, _ in open_pairs})
-    replay_jobs = [Job(program=replay_program(functions[f].refcode),
-                       entry_point="__synth_replay__",
-                       kwargs={"inputs": [p["input"] for p in functions[f].pairs]},
-                       limits=limits.with_(wall_time=_replay_seconds(limits, functions[f])),
-                       seed=stable_seed("replay", functions[f].id))
-                   for f in replayed]
+    replay_jobs = [
+        Job(
+            program=replay_program(functions[f].refcode),
+            entry_point="__synth_replay__",
+            kwargs={"inputs": [p["input"] for p in functions[f].pairs]},
+            limits=limits.with_(wall_time=_replay_seconds(limits, functions[f])),
+            seed=stable_seed("replay", functions[f].id),
+        )
+        for f in replayed
+    ]
     outcomes = list(engine.map([*seed_jobs, *replay_jobs]))
-    seed_outcomes, replay_outcomes = outcomes[:len(seed_jobs)], outcomes[len(seed_jobs):]
+    seed_outcomes, replay_outcomes = outcomes[: len(seed_jobs)], outcomes[len(seed_jobs) :]
     replays = dict(zip(replayed, replay_outcomes))
     for index, (f, k) in enumerate(open_pairs):
         first = functions[f].first[k]
-        tries = seed_outcomes[index * len(EXTRA_SEEDS):(index + 1) * len(EXTRA_SEEDS)]
+        tries = seed_outcomes[index * len(EXTRA_SEEDS) : (index + 1) * len(EXTRA_SEEDS)]
         if any(fingerprint(o) != fingerprint(first) for o in tries):
             classes[f][k] = "nondeterministic"
             moved[f] = True

@@ -47,10 +47,14 @@ if TYPE_CHECKING:
 
 __all__ = ["CollectSettings", "code_flags", "collect_functions", "stable_seed"]
 
-_TIME = re.compile(r"\b(time\.(time|perf_counter|monotonic|process_time|time_ns)|"
-                   r"(datetime|date)\.(now|today|utcnow)|timeit)\b")
-_RANDOM = re.compile(r"\b(random\.\w+|randint|randrange|shuffle|uuid\.uuid[14]|os\.urandom|"
-                     r"secrets\.\w+|np\.random\.\w+|numpy\.random\.\w+)\s*\(")
+_TIME = re.compile(
+    r"\b(time\.(time|perf_counter|monotonic|process_time|time_ns)|"
+    r"(datetime|date)\.(now|today|utcnow)|timeit)\b"
+)
+_RANDOM = re.compile(
+    r"\b(random\.\w+|randint|randrange|shuffle|uuid\.uuid[14]|os\.urandom|"
+    r"secrets\.\w+|np\.random\.\w+|numpy\.random\.\w+)\s*\("
+)
 _SEEDED = re.compile(r"\bseed\s*\(")
 
 
@@ -65,7 +69,6 @@ def code_flags(refcode: str) -> list[str]:
     if _RANDOM.search(refcode) and not _SEEDED.search(refcode):
         flags.append("unseeded_randomness")
     return flags
-
 
 
 @dataclass(frozen=True)
@@ -104,25 +107,36 @@ class _Function:
         return str(self.record["id"])
 
 
-def _probe_jobs(items: Sequence[tuple[_Function, list[dict[str, Any]], list[int]]],
-                hash_seed: int, tag: str, limits: Any) -> list[Any]:
+def _probe_jobs(
+    items: Sequence[tuple[_Function, list[dict[str, Any]], list[int]]],
+    hash_seed: int,
+    tag: str,
+    limits: Any,
+) -> list[Any]:
     """One probe job per pair, each seeded from (``tag``, hash seed, function, position)."""
     from execlens.engine import Job
 
     jobs = []
     for function, pairs, positions in items:
         program = probe_program(function.record["refcode"])
-        jobs.extend(Job(program=program, entry_point="__synth_probe__",
-                        kwargs={"given": pair["input"]}, hash_seed=hash_seed, limits=limits,
-                        seed=stable_seed(tag, hash_seed, function.id, position))
-                    for pair, position in zip(pairs, positions))
+        jobs.extend(
+            Job(
+                program=program,
+                entry_point="__synth_probe__",
+                kwargs={"given": pair["input"]},
+                hash_seed=hash_seed,
+                limits=limits,
+                seed=stable_seed(tag, hash_seed, function.id, position),
+            )
+            for pair, position in zip(pairs, positions)
+        )
     return jobs
 
 
 def _split(outcomes: list[Outcome], sizes: list[int]) -> list[list[Outcome]]:
     out, start = [], 0
     for size in sizes:
-        out.append(outcomes[start:start + size])
+        out.append(outcomes[start : start + size])
         start += size
     return out
 
@@ -147,8 +161,9 @@ def _cause(discarded: Counter[str] | dict[str, int]) -> str:
     return "few_distinct_inputs" if reason == "duplicate_input" else reason
 
 
-def _collect_generated(engine: Engine, functions: list[_Function],
-                       settings: CollectSettings, limits: Any) -> None:
+def _collect_generated(
+    engine: Engine, functions: list[_Function], settings: CollectSettings, limits: Any
+) -> None:
     """Step 1: one sandboxed generator run per function."""
     from execlens.engine import Job
 
@@ -160,13 +175,23 @@ def _collect_generated(engine: Engine, functions: list[_Function],
             function.failure = {"stage": "collect", "reason": "no_input_generator"}
             continue
         name, takes_rng = convention
-        call = (f"__synth_collect__({settings.generator_calls}, {int(record['keep'])}, "
-                f"{stable_seed('generate', settings.seed, function.id)}, {name!r}, "
-                f"{takes_rng})")
-        runs.append((function, Job(
-            program=collect_program(record["refcode"], record["input_generator"]),
-            call=call, limits=limits, hash_seed=settings.hash_seed,
-            seed=stable_seed("program", settings.seed, function.id))))
+        call = (
+            f"__synth_collect__({settings.generator_calls}, {int(record['keep'])}, "
+            f"{stable_seed('generate', settings.seed, function.id)}, {name!r}, "
+            f"{takes_rng})"
+        )
+        runs.append(
+            (
+                function,
+                Job(
+                    program=collect_program(record["refcode"], record["input_generator"]),
+                    call=call,
+                    limits=limits,
+                    hash_seed=settings.hash_seed,
+                    seed=stable_seed("program", settings.seed, function.id),
+                ),
+            )
+        )
     outcomes = engine.map([job for _, job in runs]) if runs else iter(())
     for (function, _), outcome in zip(runs, outcomes):
         if not outcome.ok:
@@ -175,13 +200,14 @@ def _collect_generated(engine: Engine, functions: list[_Function],
         result = outcome.decoded()
         function.pairs = [{"input": p["input"], "output": p["output"]} for p in result["pairs"]]
         function.positions = [int(p["call"]) for p in result["pairs"]]
-        function.report.update(calls=result["calls"],
-                               discarded=dict(sorted(result["counts"].items())))
+        function.report.update(
+            calls=result["calls"], discarded=dict(sorted(result["counts"].items()))
+        )
 
 
-def _moves_under_extra_seeds(engine: Engine, items: list[tuple[_Function, list[dict[str, Any]],
-                                                                 list[int]]],
-                             limits: Any) -> None:
+def _moves_under_extra_seeds(
+    engine: Engine, items: list[tuple[_Function, list[dict[str, Any]], list[int]]], limits: Any
+) -> None:
     """Run each pair under every extra hash seed (and other randomness); a function one of
     whose outputs moves is marked ``moved``."""
     jobs = [job for seed in EXTRA_SEEDS for job in _probe_jobs(items, seed, "extra", limits)]
@@ -198,9 +224,13 @@ def _moves_under_extra_seeds(engine: Engine, items: list[tuple[_Function, list[d
                     function.moved = True
 
 
-def collect_functions(engine: Engine, records: Sequence[dict[str, Any]],
-                      settings: CollectSettings = CollectSettings(), *,
-                      check_engine: Engine | None = None) -> list[dict[str, Any]]:
+def collect_functions(
+    engine: Engine,
+    records: Sequence[dict[str, Any]],
+    settings: CollectSettings = CollectSettings(),
+    *,
+    check_engine: Engine | None = None,
+) -> list[dict[str, Any]]:
     """Collect (or re-execute) pairs for every function record; returns one record per
     function with ``pairs`` and a ``collect`` report, rejected ones with ``reject``.
 
@@ -220,37 +250,67 @@ def collect_functions(engine: Engine, records: Sequence[dict[str, Any]],
 
     # 2. Stored pairs: re-executed under the run's hash seed (fresh namespace each).
     stored = [i for i, r in enumerate(records) if r.get("stored_ios")]
-    stored_pairs = [[p for p in records[i]["stored_ios"] if isinstance(p, dict)
-                     and isinstance(p.get("input"), dict)] for i in stored]
-    first_items = [(functions[i], pairs, list(range(len(pairs))))
-                   for i, pairs in zip(stored, stored_pairs)]
+    stored_pairs = [
+        [
+            p
+            for p in records[i]["stored_ios"]
+            if isinstance(p, dict) and isinstance(p.get("input"), dict)
+        ]
+        for i in stored
+    ]
+    first_items = [
+        (functions[i], pairs, list(range(len(pairs)))) for i, pairs in zip(stored, stored_pairs)
+    ]
     first_jobs = _probe_jobs(first_items, settings.hash_seed, "run", limits)
     # Runs beside the generator runs and the rerun (both pools stay busy).
     background = ThreadPoolExecutor(2)
     first_future = background.submit(
-        lambda: list(engine.map(first_jobs, batch_size=settings.batch_size)))
+        lambda: list(engine.map(first_jobs, batch_size=settings.batch_size))
+    )
     # The static mutation analysis (host work) while the engines run, not after them.
     mutates_future = background.submit(
-        lambda: {i: mutated_parameters(records[i]["refcode"]) for i in stored})
+        lambda: {i: mutated_parameters(records[i]["refcode"]) for i in stored}
+    )
 
     # 3. The determinism rerun: every candidate pair, fresh child, the other hash seed.
     stored_at = {i: k for k, i in enumerate(stored)}
-    rerun_items = [(function, stored_pairs[stored_at[i]], list(range(len(stored_pairs[
-        stored_at[i]])))) if i in stored_at else (function, function.pairs, function.positions)
-        for i, function in enumerate(functions)]
+    rerun_items = [
+        (function, stored_pairs[stored_at[i]], list(range(len(stored_pairs[stored_at[i]]))))
+        if i in stored_at
+        else (function, function.pairs, function.positions)
+        for i, function in enumerate(functions)
+    ]
     checker = check_engine or engine
-    second_runs = _split(list(checker.map(
-        _probe_jobs(rerun_items, settings.check_seed, "check", limits),
-        batch_size=settings.batch_size)), [len(pairs) for _, pairs, _ in rerun_items])
+    second_runs = _split(
+        list(
+            checker.map(
+                _probe_jobs(rerun_items, settings.check_seed, "check", limits),
+                batch_size=settings.batch_size,
+            )
+        ),
+        [len(pairs) for _, pairs, _ in rerun_items],
+    )
     first_runs = _split(first_future.result(), [len(p) for p in stored_pairs])
     mutates = mutates_future.result()
     background.shutdown()
 
     # 4. Why stored pairs do not reproduce (more seeds and a replay for the unexplained).
-    stored_classes, stored_moved = classify_stored_pairs(engine, [
-        StoredFunction(records[i]["refcode"], stored_pairs[k], first_runs[k],
-                       second_runs[i], code[i], bool(mutates[i]), records[i]["id"])
-        for k, i in enumerate(stored)], limits)
+    stored_classes, stored_moved = classify_stored_pairs(
+        engine,
+        [
+            StoredFunction(
+                records[i]["refcode"],
+                stored_pairs[k],
+                first_runs[k],
+                second_runs[i],
+                code[i],
+                bool(mutates[i]),
+                records[i]["id"],
+            )
+            for k, i in enumerate(stored)
+        ],
+        limits,
+    )
 
     # 5. Generator-driven pairs that agreed, and the agreeing pairs of functions whose
     #    code reads the clock or randomness, run under the extra hash seeds as well.
@@ -267,7 +327,8 @@ def collect_functions(engine: Engine, records: Sequence[dict[str, Any]],
             seen: set[str] = set()
             missing: set[str] = set()
             for position, (pair, first, kind) in enumerate(
-                    zip(stored_pairs[at], first_runs[at], stored_classes[at])):
+                zip(stored_pairs[at], first_runs[at], stored_classes[at])
+            ):
                 classes[kind] += 1
                 if kind == "missing_module" and first.exception is not None:
                     missing.add(module_name(first.exception.message))
@@ -292,8 +353,7 @@ def collect_functions(engine: Engine, records: Sequence[dict[str, Any]],
             if code[i] and not function.moved and len(kept_pairs[i]) >= 2:
                 extra.append((function, kept_pairs[i], kept_positions[i]))
         elif function.failure is None:
-            for pair, position, second in zip(function.pairs, function.positions,
-                                              second_runs[i]):
+            for pair, position, second in zip(function.pairs, function.positions, second_runs[i]):
                 probe = second.decoded() if second.ok else None
                 if probe is None or canonical(probe.get("output")) != canonical(pair["output"]):
                     function.moved = True
@@ -315,23 +375,27 @@ def collect_functions(engine: Engine, records: Sequence[dict[str, Any]],
         if function.failure is not None:
             result["reject"] = function.failure
         elif function.moved:
-            result["reject"] = {"stage": "collect", "reason": "nondeterministic",
-                                "flags": flags + code[i]}
+            result["reject"] = {
+                "stage": "collect",
+                "reason": "nondeterministic",
+                "flags": flags + code[i],
+            }
         elif len(kept) < 2:
             cause = _cause(dropped[i] if i in stored_at else report.get("discarded") or {})
             result["reject"] = {"stage": "collect", "reason": cause, "pairs": len(kept)}
             if cause.startswith("missing_module:"):
                 result["reject"]["modules"] = report.get("missing_modules") or [
-                    cause.split(":", 1)[1]]
+                    cause.split(":", 1)[1]
+                ]
         out.append(result)
     return out
 
 
-def _stored_drop(kind: str, probe: dict[str, Any] | None, pair: dict[str, Any],
-                 duplicate: bool) -> str | None:
+def _stored_drop(
+    kind: str, probe: dict[str, Any] | None, pair: dict[str, Any], duplicate: bool
+) -> str | None:
     """Why a stored pair is not kept (``None``: it is kept)."""
-    if probe is None or kind in ("nondeterministic", "timeout", "exception",
-                                 "missing_module"):
+    if probe is None or kind in ("nondeterministic", "timeout", "exception", "missing_module"):
         return kind
     if kind == "non_finite_output" or not probe.get("json_ok"):
         return "non_finite_output" if kind == "non_finite_output" else "output_not_json"

@@ -41,8 +41,16 @@ class _Strict(BaseModel):
 
 #: The fields a source record can hold, by execlens' name (``columns`` maps them to a
 #: source's own column names).
-SOURCE_FIELDS = ("content", "refcode", "input_generator", "problem_description",
-                 "io_requirements", "ios", "funcname", "meta")
+SOURCE_FIELDS = (
+    "content",
+    "refcode",
+    "input_generator",
+    "problem_description",
+    "io_requirements",
+    "ios",
+    "funcname",
+    "meta",
+)
 
 
 def package_file(spec: str) -> Path:
@@ -51,16 +59,19 @@ def package_file(spec: str) -> Path:
 
     top, _, inside = spec.strip("/").partition("/")
     if not top or not inside:
-        raise ValueError(f"package: {spec!r} must name a package and a file in it, e.g. "
-                         "reasoning_gym/data/codeio.jsonl.gz")
+        raise ValueError(
+            f"package: {spec!r} must name a package and a file in it, e.g. "
+            "reasoning_gym/data/codeio.jsonl.gz"
+        )
     try:
         found = importlib.util.find_spec(top)
     except (ImportError, ValueError):
         found = None
     locations = list(found.submodule_search_locations or []) if found is not None else []
     if not locations:
-        raise ValueError(f"package: {top!r} is not installed here (pip install it, or give "
-                         "path: to the file)")
+        raise ValueError(
+            f"package: {top!r} is not installed here (pip install it, or give path: to the file)"
+        )
     for location in locations:
         candidate = Path(location) / inside
         if candidate.is_file():
@@ -111,14 +122,21 @@ class SourceConfig(_Strict):
 
         if (self.path is None) == (self.dataset is None):
             raise ValueError("give exactly one of path (a data file), package or dataset")
-        if (self.path is not None and not self.path.is_dir()
-                and not self.path.name.lower().endswith(RECORD_SUFFIXES)):
-            raise ValueError(f"path must end in {', '.join(RECORD_SUFFIXES)} (or be a "
-                             f"saved datasets directory), not {self.path.name!r}")
+        if (
+            self.path is not None
+            and not self.path.is_dir()
+            and not self.path.name.lower().endswith(RECORD_SUFFIXES)
+        ):
+            raise ValueError(
+                f"path must end in {', '.join(RECORD_SUFFIXES)} (or be a "
+                f"saved datasets directory), not {self.path.name!r}"
+            )
         unknown = sorted(set(self.columns) - set(SOURCE_FIELDS))
         if unknown:
-            raise ValueError(f"columns: {unknown[0]!r} is not a field; map these fields to "
-                             f"your columns: {', '.join(SOURCE_FIELDS)}")
+            raise ValueError(
+                f"columns: {unknown[0]!r} is not a field; map these fields to "
+                f"your columns: {', '.join(SOURCE_FIELDS)}"
+            )
         return self
 
     @property
@@ -132,7 +150,7 @@ class SourceConfig(_Strict):
             name = self.path.name  # codeio.jsonl.gz -> codeio
             for suffix in RECORD_SUFFIXES:
                 if name.lower().endswith(suffix):
-                    return name[:-len(suffix)]
+                    return name[: -len(suffix)]
             return name
         return str(self.dataset).replace("/", "_")
 
@@ -158,8 +176,10 @@ class ModelSettings(_Strict):
         """The ``ClientConfig`` fields this section sets (beside model, URL and key)."""
         from execlens.models import RetryPolicy
 
-        settings: dict[str, Any] = {"max_concurrency": self.max_concurrency,
-                                    "timeout": self.timeout}
+        settings: dict[str, Any] = {
+            "max_concurrency": self.max_concurrency,
+            "timeout": self.timeout,
+        }
         if self.max_retries is not None:
             settings["retry"] = RetryPolicy(max_retries=self.max_retries)
         return settings
@@ -270,18 +290,26 @@ class SynthConfig(_Strict):
         for name in self.stages:
             cls = registry[name]
             if cls.consumes is not None and cls.consumes not in self.stages:
-                raise ValueError(f"stage {name!r} reads {cls.consumes!r}'s output: add "
-                                 f"{cls.consumes!r} to stages")
+                raise ValueError(
+                    f"stage {name!r} reads {cls.consumes!r}'s output: add "
+                    f"{cls.consumes!r} to stages"
+                )
             upstream = registry[cls.consumes] if cls.consumes else previous
             kind = upstream.writes if upstream is not None else SOURCE_KINDS
-            if cls.reads is not None and cls.reads not in (kind if isinstance(kind, tuple)
-                                                           else (kind,)):
-                writers = [c.name for c in sorted(registry.values(), key=lambda c: c.order)
-                           if c.writes == cls.reads]
+            if cls.reads is not None and cls.reads not in (
+                kind if isinstance(kind, tuple) else (kind,)
+            ):
+                writers = [
+                    c.name
+                    for c in sorted(registry.values(), key=lambda c: c.order)
+                    if c.writes == cls.reads
+                ]
                 named = " or ".join(map(repr, writers)) or "a stage that writes them"
-                raise ValueError(f"stage {name!r} reads {named}'s output ({cls.reads} "
-                                 f"records), which no stage before it writes: add {named} "
-                                 f"to stages")
+                raise ValueError(
+                    f"stage {name!r} reads {named}'s output ({cls.reads} "
+                    f"records), which no stage before it writes: add {named} "
+                    f"to stages"
+                )
             if cls.consumes is None and not cls.global_stage:
                 previous = cls
         return self
@@ -290,8 +318,11 @@ class SynthConfig(_Strict):
     def _validate_stage_settings(self) -> SynthConfig:
         from execlens.synth._stage import load_stages
 
-        models = {c.key(): c.settings_model for c in load_stages().values()
-                  if c.settings_model is not None}
+        models = {
+            c.key(): c.settings_model
+            for c in load_stages().values()
+            if c.settings_model is not None
+        }
         for key, value in list(self.stage_settings.items()):
             model = models.get(key)
             if model is None:
@@ -303,8 +334,7 @@ class SynthConfig(_Strict):
                     first = exc.errors()[0]
                     where = ".".join(str(p) for p in first.get("loc", ()))
                     message = first.get("msg", "invalid").removeprefix("Value error, ")
-                    raise ValueError(f"{key}{'.' + where if where else ''}: {message}"
-                                     ) from None
+                    raise ValueError(f"{key}{'.' + where if where else ''}: {message}") from None
         return self
 
     @model_validator(mode="after")
@@ -316,8 +346,10 @@ class SynthConfig(_Strict):
         registry = load_stages()
         needs_model = [s for s in self.stages if registry[s].needs_model]
         if needs_model and self.model is None:
-            raise ValueError(f"stage {needs_model[0]!r} needs a model: add "
-                             "`model: {name: local}` or a served model with base_url")
+            raise ValueError(
+                f"stage {needs_model[0]!r} needs a model: add "
+                "`model: {name: local}` or a served model with base_url"
+            )
         return self
 
     def needs_model(self) -> bool:
@@ -339,8 +371,9 @@ class SynthConfig(_Strict):
     def identity(self) -> dict[str, Any]:
         """What makes two runs the same run (the manifest's identity): everything that
         shapes the records, not where or how it executes."""
-        data = self.model_dump(mode="json", exclude={"out", "executor", "workers", "ray",
-                                                     "stage_settings"})
+        data = self.model_dump(
+            mode="json", exclude={"out", "executor", "workers", "ray", "stage_settings"}
+        )
         # Each configured stage's settings at the top level under its key, defaults
         # included (a default that changes is another run); stages not run add nothing.
         from execlens.synth._stage import load_stages
@@ -388,8 +421,9 @@ def load_config(path: str | Path, **overrides: Any) -> SynthConfig:
         where = f" (line {mark.line + 1})" if mark is not None else ""
         raise ConfigError(f"{path}: not valid YAML{where}: fix the syntax") from exc
     if not isinstance(data, dict):
-        raise ConfigError(f"{path}: the config must be a mapping of fields "
-                          "(out, sources, stages ...)")
+        raise ConfigError(
+            f"{path}: the config must be a mapping of fields (out, sources, stages ...)"
+        )
     data.update({k: v for k, v in overrides.items() if v is not None})
     try:
         return SynthConfig.model_validate(data)

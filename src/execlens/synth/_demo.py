@@ -22,8 +22,12 @@ __all__ = ["DEMO_SOURCE", "demo_config", "run_demo_synthesis", "shortest_functio
 DEMO_SOURCE = "reasoning_gym/data/codeio.jsonl.gz"
 
 # reasoning-gym's columns -> execlens' fields.
-_COLUMNS = {"refcode": "code_sample", "problem_description": "task_description",
-            "io_requirements": "input_output_spec", "input_generator": "input_generator"}
+_COLUMNS = {
+    "refcode": "code_sample",
+    "problem_description": "task_description",
+    "io_requirements": "input_output_spec",
+    "input_generator": "input_generator",
+}
 
 
 def shortest_functions(path: Path, count: int) -> list[dict[str, Any]]:
@@ -38,16 +42,20 @@ def shortest_functions(path: Path, count: int) -> list[dict[str, Any]]:
         fields = {ours: record.get(theirs) for ours, theirs in _COLUMNS.items()}
         if not all(isinstance(value, str) and value for value in fields.values()):
             continue
-        size = sum(len(fields[k]) for k in ("refcode", "problem_description",
-                                           "io_requirements"))
+        size = sum(len(fields[k]) for k in ("refcode", "problem_description", "io_requirements"))
         usable.append((size, row.index, fields))
     chosen = sorted(usable, key=lambda t: t[:2])[:count]
     return [{**fields, "meta": {"row": index}} for _, index, fields in chosen]
 
 
-def demo_config(out_dir: str | Path, *, functions: int = 3, max_tokens: int = 64,
-                data: str | Path | None = None, model: dict[str, Any] | None = None
-                ) -> SynthConfig:
+def demo_config(
+    out_dir: str | Path,
+    *,
+    functions: int = 3,
+    max_tokens: int = 64,
+    data: str | Path | None = None,
+    model: dict[str, Any] | None = None,
+) -> SynthConfig:
     """The demo's config: the ``functions`` shortest records of reasoning-gym's CodeI/O
     data (or of ``data``, a file in its format), written to ``out_dir/demo_functions.jsonl``
     and entering at ``collect`` (2 pairs each, from their generators), then prompts,
@@ -58,25 +66,37 @@ def demo_config(out_dir: str | Path, *, functions: int = 3, max_tokens: int = 64
     except ValueError as exc:
         raise ConfigError(f"the demo's CodeI/O functions: {exc}") from exc
     if not path.is_file():
-        raise ConfigError(f"{path}: no such file (the demo reads reasoning-gym's CodeI/O "
-                          "functions; pip install reasoning-gym)")
+        raise ConfigError(
+            f"{path}: no such file (the demo reads reasoning-gym's CodeI/O "
+            "functions; pip install reasoning-gym)"
+        )
     chosen = Path(out_dir) / "demo_functions.jsonl"
     chosen.parent.mkdir(parents=True, exist_ok=True)
-    chosen.write_text("".join(json.dumps(r, sort_keys=True) + "\n"
-                              for r in shortest_functions(path, functions)), encoding="utf-8")
-    return SynthConfig.model_validate({
-        "out": str(out_dir),
-        "sources": [{"path": str(chosen), "pairs_per_function": 2, "name": "codeio"}],
-        "stages": ["collect", "prompts", "predict", "verify", "revise", "assemble"],
-        "model": model or {"name": "local"},
-        "sampling": {"max_tokens": max_tokens, "temperature": 0.0, "seed": 0},
-        "shard_size": 4,
-        "workers": 2,
-    })
+    chosen.write_text(
+        "".join(json.dumps(r, sort_keys=True) + "\n" for r in shortest_functions(path, functions)),
+        encoding="utf-8",
+    )
+    return SynthConfig.model_validate(
+        {
+            "out": str(out_dir),
+            "sources": [{"path": str(chosen), "pairs_per_function": 2, "name": "codeio"}],
+            "stages": ["collect", "prompts", "predict", "verify", "revise", "assemble"],
+            "model": model or {"name": "local"},
+            "sampling": {"max_tokens": max_tokens, "temperature": 0.0, "seed": 0},
+            "shard_size": 4,
+            "workers": 2,
+        }
+    )
 
 
-def run_demo_synthesis(out_dir: str | Path, *, functions: int = 3, max_tokens: int = 64,
-                       progress: bool = False, console: Any = None) -> Path:
+def run_demo_synthesis(
+    out_dir: str | Path,
+    *,
+    functions: int = 3,
+    max_tokens: int = 64,
+    progress: bool = False,
+    console: Any = None,
+) -> Path:
     """Run the demo synthesis into ``out_dir`` (replacing an earlier run there) and return the
     path of its dataset card (``card.md``; ``card.json`` and ``card.svg`` beside it)."""
     from execlens.synth._pipeline import run_pipeline

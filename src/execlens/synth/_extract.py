@@ -54,7 +54,7 @@ def _top_level_objects(text: str) -> list[str]:
         elif char == "}" and depth > 0:
             depth -= 1
             if depth == 0:
-                found.append(text[start:index + 1])
+                found.append(text[start : index + 1])
     return found
 
 
@@ -64,7 +64,7 @@ def _json_fence(text: str) -> str | None:
         return None
     body_start = start + len("```json")
     end = text.find("```", body_start)
-    return text[body_start:end if end >= 0 else len(text)].strip()
+    return text[body_start : end if end >= 0 else len(text)].strip()
 
 
 def _parse(candidate: str) -> tuple[bool, Any]:
@@ -105,8 +105,9 @@ def _boxed(text: str) -> str | None:
                 break
     else:
         return None
-    return (content.replace("\\left", "").replace("\\right", "")
-            .replace("\\{", "{").replace("\\}", "}"))
+    return (
+        content.replace("\\left", "").replace("\\right", "").replace("\\{", "{").replace("\\}", "}")
+    )
 
 
 def last_json_object(text: str) -> tuple[bool, Any]:

@@ -18,21 +18,70 @@ from collections.abc import Callable, Iterator
 __all__ = ["mutated_parameters"]
 
 # Methods of list, dict, set, deque, bytearray and numpy arrays that change the receiver.
-_MUTATING_METHODS = frozenset({
-    "append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update",
-    "setdefault", "popitem", "add", "discard", "difference_update", "intersection_update",
-    "symmetric_difference_update", "appendleft", "popleft", "extendleft", "rotate", "fill",
-    "resize", "itemset", "put",
-})
+_MUTATING_METHODS = frozenset(
+    {
+        "append",
+        "extend",
+        "insert",
+        "pop",
+        "remove",
+        "clear",
+        "sort",
+        "reverse",
+        "update",
+        "setdefault",
+        "popitem",
+        "add",
+        "discard",
+        "difference_update",
+        "intersection_update",
+        "symmetric_difference_update",
+        "appendleft",
+        "popleft",
+        "extendleft",
+        "rotate",
+        "fill",
+        "resize",
+        "itemset",
+        "put",
+    }
+)
 # Functions that change their first argument.
-_MUTATING_FUNCTIONS = frozenset({
-    "heapify", "heappush", "heappop", "heapreplace", "heappushpop", "shuffle", "insort",
-    "insort_left", "insort_right",
-})
+_MUTATING_FUNCTIONS = frozenset(
+    {
+        "heapify",
+        "heappush",
+        "heappop",
+        "heapreplace",
+        "heappushpop",
+        "shuffle",
+        "insort",
+        "insort_left",
+        "insort_right",
+    }
+)
 
 # Calls that return a new object: binding their result ends an alias.
-_COPIES = frozenset({"list", "sorted", "dict", "set", "frozenset", "tuple", "copy", "deepcopy",
-                     "array", "str", "int", "float", "len", "sum", "range", "reversed"})
+_COPIES = frozenset(
+    {
+        "list",
+        "sorted",
+        "dict",
+        "set",
+        "frozenset",
+        "tuple",
+        "copy",
+        "deepcopy",
+        "array",
+        "str",
+        "int",
+        "float",
+        "len",
+        "sum",
+        "range",
+        "reversed",
+    }
+)
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -58,16 +107,35 @@ def _is_copy(value: ast.expr) -> bool:
         return isinstance(value.slice, ast.Slice)
     if isinstance(value, ast.Call):
         return _callee_name(value) in _COPIES
-    return isinstance(value, (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set,
-                              ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
-                              ast.BinOp, ast.BoolOp, ast.Compare, ast.UnaryOp, ast.JoinedStr))
+    return isinstance(
+        value,
+        (
+            ast.Constant,
+            ast.List,
+            ast.Tuple,
+            ast.Dict,
+            ast.Set,
+            ast.ListComp,
+            ast.SetComp,
+            ast.DictComp,
+            ast.GeneratorExp,
+            ast.BinOp,
+            ast.BoolOp,
+            ast.Compare,
+            ast.UnaryOp,
+            ast.JoinedStr,
+        ),
+    )
 
 
 def _self_attribute(node: ast.expr) -> str | None:
     """``X`` when ``node`` is ``self.X`` or reaches into it (``self.X[i][j]``)."""
     while isinstance(node, (ast.Subscript, ast.Attribute)):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
-                and node.value.id == "self":
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "self"
+        ):
             return node.attr
         node = node.value
     return None
@@ -98,11 +166,15 @@ def _changed_self_attributes(node: ast.AST) -> Iterator[str]:
     targets: list[ast.expr] = []
     if isinstance(node, (ast.Assign, ast.Delete)):
         targets = [t for t in node.targets if isinstance(t, ast.Subscript)]
-    elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target,
-                                                                          ast.Subscript):
+    elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(
+        node.target, ast.Subscript
+    ):
         targets = [node.target]
-    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-            and node.func.attr in _MUTATING_METHODS:
+    elif (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in _MUTATING_METHODS
+    ):
         targets = [node.func.value]
     if isinstance(node, ast.Call) and _callee_name(node) in _MUTATING_FUNCTIONS and node.args:
         targets.append(node.args[0])
@@ -120,12 +192,14 @@ class _Analysis:
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.functions.setdefault(node.name, []).append(node)
-        self.mutated: dict[int, set[str]] = {id(f): set() for fs in self.functions.values()
-                                             for f in fs}
+        self.mutated: dict[int, set[str]] = {
+            id(f): set() for fs in self.functions.values() for f in fs
+        }
         # Attributes changed in place somewhere (``self.grid[i][j] = 0`` in any method):
         # a method storing a parameter there (``self.grid = grid``) mutates it.
-        self.mutated_attributes = {attribute for node in ast.walk(tree)
-                                   for attribute in _changed_self_attributes(node)}
+        self.mutated_attributes = {
+            attribute for node in ast.walk(tree) for attribute in _changed_self_attributes(node)
+        }
 
     def run(self) -> None:
         changed = True
@@ -143,9 +217,13 @@ class _Analysis:
         # A parameter rebound to a copy (``arr = sorted(arr)``) no longer reaches the
         # caller's object: the analysis is flow-insensitive, so it is dropped outright.
         # Rebinding to any other call keeps it (``a = heapify(a)`` returns ``a``).
-        rebound = {target.id for node in _walk_body(function) if isinstance(node, ast.Assign)
-                   for target in node.targets
-                   if isinstance(target, ast.Name) and _is_copy(node.value)}
+        rebound = {
+            target.id
+            for node in _walk_body(function)
+            if isinstance(node, ast.Assign)
+            for target in node.targets
+            if isinstance(target, ast.Name) and _is_copy(node.value)
+        }
         aliases = {name: name for name in _parameters(function) if name not in rebound}
         grew = True
         while grew:
@@ -156,8 +234,11 @@ class _Analysis:
                     pairs = [(target, node.value) for target in node.targets]
                 elif isinstance(node, (ast.For, ast.comprehension)):
                     iterated = node.iter
-                    if isinstance(iterated, ast.Call) and _callee_name(iterated) == "enumerate" \
-                            and iterated.args:
+                    if (
+                        isinstance(iterated, ast.Call)
+                        and _callee_name(iterated) == "enumerate"
+                        and iterated.args
+                    ):
                         target = node.target
                         if isinstance(target, ast.Tuple) and len(target.elts) == 2:
                             pairs = [(target.elts[1], iterated.args[0])]
@@ -165,8 +246,11 @@ class _Analysis:
                         pairs = [(node.target, iterated)]
                 for target, value in pairs:
                     root = _alias_root(value)
-                    if isinstance(target, ast.Name) and root in aliases \
-                            and target.id not in aliases:
+                    if (
+                        isinstance(target, ast.Name)
+                        and root in aliases
+                        and target.id not in aliases
+                    ):
                         aliases[target.id] = aliases[root]
                         grew = True
         return aliases
@@ -194,14 +278,17 @@ class _Analysis:
 
         for node in _walk_body(function):
             if isinstance(node, ast.Assign) and any(
-                    _self_attribute(t) in self.mutated_attributes for t in node.targets
-                    if isinstance(t, ast.Attribute)):
+                _self_attribute(t) in self.mutated_attributes
+                for t in node.targets
+                if isinstance(t, ast.Attribute)
+            ):
                 mark(node.value)
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
-                targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) \
-                    else [node.target]
+                targets = (
+                    node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+                )
                 for target in targets:
-                    for part in (target.elts if isinstance(target, ast.Tuple) else [target]):
+                    for part in target.elts if isinstance(target, ast.Tuple) else [target]:
                         if isinstance(part, ast.Subscript):
                             mark(part)
             elif isinstance(node, ast.Call):
@@ -214,8 +301,9 @@ class _Analysis:
             mark(call.func.value)
         if name in _MUTATING_FUNCTIONS and call.args:
             mark(call.args[0])
-        for params, function in zip(self._callee_parameters(call),
-                                    self.functions.get(name or "", [])):
+        for params, function in zip(
+            self._callee_parameters(call), self.functions.get(name or "", [])
+        ):
             mutated = self.mutated[id(function)]
             for position, argument in enumerate(call.args):
                 if position < len(params) and params[position] in mutated:

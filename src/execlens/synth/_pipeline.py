@@ -49,8 +49,9 @@ def _model(config: SynthConfig) -> Iterator[ClientConfig | None]:
         with LocalModelServer() as server:
             yield server.client_config(**model.client_settings())
         return
-    yield resolve_client_config(model.name, model.base_url, model.api_key,
-                                **model.client_settings())
+    yield resolve_client_config(
+        model.name, model.base_url, model.api_key, **model.client_settings()
+    )
 
 
 def _check_before_run(config: SynthConfig) -> None:
@@ -89,8 +90,10 @@ def _count_entries(config: SynthConfig) -> Counter[str | None]:
         for record in _read_source(source):
             entry = record.get("entry")
             if entry is not None and entry not in config.stages:
-                raise ConfigError(f"sources[{number}] holds records that enter at {entry!r}, "
-                                  f"which is not in stages: add it to stages")
+                raise ConfigError(
+                    f"sources[{number}] holds records that enter at {entry!r}, "
+                    f"which is not in stages: add it to stages"
+                )
             counts[entry] += 1
     return counts
 
@@ -111,8 +114,9 @@ def _feed(config: SynthConfig, entry: str | None) -> Iterator[list[Record]]:
         yield chunk
 
 
-def _steps(config: SynthConfig, registry: dict[str, type[Stage]],
-           counts: Counter[str | None]) -> tuple[list[Step], str | None]:
+def _steps(
+    config: SynthConfig, registry: dict[str, type[Stage]], counts: Counter[str | None]
+) -> tuple[list[Step], str | None]:
     """The executor's steps (every per-shard stage, plus ``load`` for unreadable
     records) and the main line's last stage."""
     from execlens.store import Step
@@ -120,17 +124,30 @@ def _steps(config: SynthConfig, registry: dict[str, type[Stage]],
     size = config.shard_size
     steps: list[Step] = []
     if counts.get(None):
-        steps.append(Step("load", fed=math.ceil(counts[None] / size),
-                          feed=_feed(config, None), passthrough=True))
+        steps.append(
+            Step(
+                "load",
+                fed=math.ceil(counts[None] / size),
+                feed=_feed(config, None),
+                passthrough=True,
+            )
+        )
     last: str | None = None
     for name in config.stages:
         cls = registry[name]
         if cls.global_stage:
             continue
         fed = math.ceil(counts.get(name, 0) / size)
-        steps.append(Step(name, fed=fed, feed=_feed(config, name) if fed else None,
-                          upstream=cls.consumes or last, select=is_accepted,
-                          concurrency=cls.concurrency))
+        steps.append(
+            Step(
+                name,
+                fed=fed,
+                feed=_feed(config, name) if fed else None,
+                upstream=cls.consumes or last,
+                select=is_accepted,
+                concurrency=cls.concurrency,
+            )
+        )
         if cls.consumes is None:
             last = name
     return steps, last
@@ -139,8 +156,9 @@ def _steps(config: SynthConfig, registry: dict[str, type[Stage]],
 class _Outputs:
     """The finished run as ``assemble`` reads it: streams over the shards."""
 
-    def __init__(self, shards: dict[str, ShardSet], last: str | None,
-                 registry: dict[str, type[Stage]]) -> None:
+    def __init__(
+        self, shards: dict[str, ShardSet], last: str | None, registry: dict[str, type[Stage]]
+    ) -> None:
         self._shards = shards
         self._last = last
         self._registry = registry
@@ -154,17 +172,19 @@ class _Outputs:
         return {name: shards.iter_records() for name, shards in self._shards.items()}
 
     def datasets(self) -> dict[str, Iterator[Record]]:
-        return {cls.dataset: self._shards[name].iter_records()
-                for name, cls in self._registry.items()
-                if cls.dataset and name in self._shards}
+        return {
+            cls.dataset: self._shards[name].iter_records()
+            for name, cls in self._registry.items()
+            if cls.dataset and name in self._shards
+        }
 
 
-def _local_backend(context: StageContext, registry: dict[str, type[Stage]],
-                   threads: int) -> Any:
+def _local_backend(context: StageContext, registry: dict[str, type[Stage]], threads: int) -> Any:
     from execlens.store import LocalBackend
 
-    def work(name: str, records: list[Record], index: int, total: int
-             ) -> tuple[list[Record], dict[str, Any]]:
+    def work(
+        name: str, records: list[Record], index: int, total: int
+    ) -> tuple[list[Record], dict[str, Any]]:
         stage = registry[name](context)
         out = list(stage.run(records, index, total))
         return out, {"records": len(out), **stage.counters}
@@ -172,8 +192,9 @@ def _local_backend(context: StageContext, registry: dict[str, type[Stage]],
     return LocalBackend(work, threads)
 
 
-def run_pipeline(config: SynthConfig, *, overwrite: bool = False, progress: bool = True,
-                 console: Any = None) -> dict[str, Any]:
+def run_pipeline(
+    config: SynthConfig, *, overwrite: bool = False, progress: bool = True, console: Any = None
+) -> dict[str, Any]:
     """Run (or resume) the configured stages; returns the run's status summary.
 
     Raises :class:`ConfigError` for a config the data cannot satisfy and
@@ -188,8 +209,9 @@ def run_pipeline(config: SynthConfig, *, overwrite: bool = False, progress: bool
     counts = _count_entries(config)
     if not sum(counts.values()):  # an empty run is a mistake, not a dataset
         where = ", ".join(str(source.path or source.dataset) for source in config.sources)
-        raise ConfigError(f"the sources hold no records ({where}); check their paths, "
-                          f"offset and limit")
+        raise ConfigError(
+            f"the sources hold no records ({where}); check their paths, offset and limit"
+        )
     _check_before_run(config)
     # The program environment decides every executed pair: a run resumed under another
     # interpreter (NumPy 2 instead of 1.x) is another run, not a continuation.
@@ -209,22 +231,24 @@ def run_pipeline(config: SynthConfig, *, overwrite: bool = False, progress: bool
 
                 backend = ray_backend(config, run.path, client, threads=len(steps))
             else:
-                backend = _local_backend(context, registry,
-                                         threads=sum(s.concurrency for s in steps))
+                backend = _local_backend(
+                    context, registry, threads=sum(s.concurrency for s in steps)
+                )
             executor = ShardExecutor(run, steps, backend)
             for step in steps:
                 if step.name != "load":
-                    run.write_json(f"plan.{step.name}.json", {
-                        "shards": executor.totals[step.name], "shard_size": config.shard_size})
-                bar.start(step.name, executor.totals[step.name],
-                          len(executor.done(step.name)))
+                    run.write_json(
+                        f"plan.{step.name}.json",
+                        {"shards": executor.totals[step.name], "shard_size": config.shard_size},
+                    )
+                bar.start(step.name, executor.totals[step.name], len(executor.done(step.name)))
             executor.run(on_shard=lambda name, index, records, stats: bar.advance(name))
             for name in config.stages:
                 if registry[name].global_stage:
-                    registry[name](context).write(run, _Outputs(executor.shards, last,
-                                                                 registry))
-            kept, reasons = _summary(executor.shards.get(last) if last else None,
-                                     counts.get(None, 0))
+                    registry[name](context).write(run, _Outputs(executor.shards, last, registry))
+            kept, reasons = _summary(
+                executor.shards.get(last) if last else None, counts.get(None, 0)
+            )
         finally:
             bar.stop()
             if backend is not None and hasattr(backend, "close"):
@@ -245,7 +269,7 @@ def _summary(last: ShardSet | None, unreadable: int) -> tuple[int, Counter[str]]
     shards): the CLI refuses to call a run whose every record was rejected a success."""
     kept = 0
     reasons: Counter[str] = Counter()
-    for record in (last.iter_records() if last is not None else ()):
+    for record in last.iter_records() if last is not None else ():
         if isinstance(record.get("reject"), dict):
             reasons[str(record["reject"].get("reason"))] += 1
         elif not record.get("reject"):
@@ -284,8 +308,10 @@ def synth_status(out: str | Path) -> dict[str, Any]:
     root = Path(out)
     manifest = root / "manifest.json"
     if not manifest.is_file():
-        raise StoreError(f"{root}: not a synthesis run directory (no manifest.json); "
-                         "give the `out` of a config that has run")
+        raise StoreError(
+            f"{root}: not a synthesis run directory (no manifest.json); "
+            "give the `out` of a config that has run"
+        )
     config = read_json(manifest).get("identity", {}).get("config", {})
     stages: dict[str, Any] = {}
     for name in config.get("stages", []):
@@ -298,9 +324,12 @@ def synth_status(out: str | Path) -> dict[str, Any]:
             stats = read_json(marker).get("stats") or {}
             records += int(stats.get("records", 0))
             rejected += sum(int(v) for k, v in stats.items() if k.startswith("rejected:"))
-        entry: dict[str, Any] = {"shards_done": len(done),
-                                 "shards": plan["shards"] if plan else None,
-                                 "records": records, "rejected": rejected}
+        entry: dict[str, Any] = {
+            "shards_done": len(done),
+            "shards": plan["shards"] if plan else None,
+            "records": records,
+            "rejected": rejected,
+        }
         if name == "assemble":
             card = root / "card.json"
             entry = {"done": card.is_file()}

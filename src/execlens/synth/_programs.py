@@ -260,8 +260,11 @@ def generator_convention(source: str) -> tuple[str, bool] | None:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    defined = {node.name: node for node in tree.body
-               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    defined = {
+        node.name: node
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
     for name in GENERATOR_NAMES:
         node = defined.get(name)
         if isinstance(node, ast.FunctionDef):
@@ -271,8 +274,9 @@ def generator_convention(source: str) -> tuple[str, bool] | None:
 
 def collect_program(refcode: str, generator: str) -> str:
     """The generator-driven collection program for one function."""
-    return "\n\n".join((_prefix(refcode, generator), refcode, generator, _size_source(),
-                        _COLLECT_DRIVER))
+    return "\n\n".join(
+        (_prefix(refcode, generator), refcode, generator, _size_source(), _COLLECT_DRIVER)
+    )
 
 
 def replay_program(refcode: str) -> str:

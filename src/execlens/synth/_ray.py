@@ -34,9 +34,14 @@ _ACTORS: list[Any] = []
 class _Worker:
     """A Ray actor: one engine and one client for every shard it is given."""
 
-    def __init__(self, config: dict[str, Any], run_path: str,
-                 client: dict[str, Any] | None, workers: int,
-                 stage_paths: list[str]) -> None:
+    def __init__(
+        self,
+        config: dict[str, Any],
+        run_path: str,
+        client: dict[str, Any] | None,
+        workers: int,
+        stage_paths: list[str],
+    ) -> None:
         from execlens.models import ClientConfig
         from execlens.synth._config import SynthConfig
         from execlens.synth._stage import StageContext, add_stage_path, load_stages
@@ -45,11 +50,16 @@ class _Worker:
             add_stage_path(path)
         self.stages = load_stages()
         client_config = None if client is None else ClientConfig.model_validate(client)
-        self.context = StageContext(SynthConfig.model_validate(config), run_path=Path(run_path),
-                                    client_config=client_config, workers=workers)
+        self.context = StageContext(
+            SynthConfig.model_validate(config),
+            run_path=Path(run_path),
+            client_config=client_config,
+            workers=workers,
+        )
 
-    def run(self, name: str, chunk: list[Record], index: int, total: int
-            ) -> tuple[list[Record], dict[str, Any]]:
+    def run(
+        self, name: str, chunk: list[Record], index: int, total: int
+    ) -> tuple[list[Record], dict[str, Any]]:
         """One shard of stage ``name``: its records and its marker's stats."""
         stage = self.stages[name](self.context)
         records = list(stage.run(chunk, index, total))
@@ -80,8 +90,10 @@ def ray_available(config: SynthConfig) -> None:
     try:
         import ray  # noqa: F401
     except ImportError:
-        raise ConfigError("executor: ray needs Ray, which is not installed here; install "
-                          "it (pip install 'ray[default]') or use executor: local") from None
+        raise ConfigError(
+            "executor: ray needs Ray, which is not installed here; install "
+            "it (pip install 'ray[default]') or use executor: local"
+        ) from None
     address = config.ray.address
     target = _tcp_target(address) if address else None
     if target is None:
@@ -89,9 +101,11 @@ def ray_available(config: SynthConfig) -> None:
     try:
         socket.create_connection(target, timeout=5.0).close()
     except OSError as exc:
-        raise ConfigError(f"ray.address {address}: no Ray cluster answers there "
-                          f"({exc.strerror or exc}); start one with `ray start --head`, fix "
-                          f"the address, or drop ray.address to start Ray locally") from None
+        raise ConfigError(
+            f"ray.address {address}: no Ray cluster answers there "
+            f"({exc.strerror or exc}); start one with `ray start --head`, fix "
+            f"the address, or drop ray.address to start Ray locally"
+        ) from None
 
 
 class _RayBackend:
@@ -113,12 +127,14 @@ class _RayBackend:
         def release(_: Any, slot: int = slot) -> None:
             with self._lock:
                 self._load[slot] -= 1
+
         future.add_done_callback(release)
         return future
 
 
-def ray_backend(config: SynthConfig, run_path: Path, client: ClientConfig | None, *,
-                threads: int) -> _RayBackend:
+def ray_backend(
+    config: SynthConfig, run_path: Path, client: ClientConfig | None, *, threads: int
+) -> _RayBackend:
     """A backend for the store's executor whose shards run on ``ray.actors`` actors,
     each running up to ``threads`` shards at once."""
     global _STARTED_HERE
@@ -131,15 +147,15 @@ def ray_backend(config: SynthConfig, run_path: Path, client: ClientConfig | None
 
         try:
             if config.ray.address:
-                ray.init(address=config.ray.address, include_dashboard=False,
-                         log_to_driver=False)
+                ray.init(address=config.ray.address, include_dashboard=False, log_to_driver=False)
             else:
-                ray.init(num_cpus=config.ray.num_cpus, include_dashboard=False,
-                         log_to_driver=False)
+                ray.init(num_cpus=config.ray.num_cpus, include_dashboard=False, log_to_driver=False)
         except (ConnectionError, RuntimeError, ValueError) as exc:
             where = f"at {config.ray.address}" if config.ray.address else "locally"
-            raise ConfigError(f"Ray could not start {where}: {' '.join(str(exc).split())}"
-                              f"; check ray.address, or use executor: local") from None
+            raise ConfigError(
+                f"Ray could not start {where}: {' '.join(str(exc).split())}"
+                f"; check ray.address, or use executor: local"
+            ) from None
         _STARTED_HERE = True
     workers_each = max(1, config.workers // config.ray.actors)
     # An actor's engine runs ``workers_each`` sandbox servers: that is what it asks Ray
@@ -149,9 +165,16 @@ def ray_backend(config: SynthConfig, run_path: Path, client: ClientConfig | None
     if client is not None:
         # SecretStr dumps masked: hand the real key over.
         client_data["api_key"] = client.api_key.get_secret_value()
-    actors = [actor_class.remote(config.model_dump(mode="json"), str(run_path), client_data,
-                                 workers_each, [str(p) for p in stage_paths()])
-              for _ in range(config.ray.actors)]
+    actors = [
+        actor_class.remote(
+            config.model_dump(mode="json"),
+            str(run_path),
+            client_data,
+            workers_each,
+            [str(p) for p in stage_paths()],
+        )
+        for _ in range(config.ray.actors)
+    ]
     _ACTORS.extend(actors)
     return _RayBackend(actors)
 

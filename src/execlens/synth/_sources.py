@@ -68,13 +68,17 @@ def _load_from_disk(source: SourceConfig, path: Path) -> Any:
     try:
         loaded = datasets.load_from_disk(str(path))
     except Exception as exc:  # noqa: BLE001 - any loader failure is the user's fix
-        raise ConfigError(f"sources: {path}: a directory that `datasets.load_from_disk` "
-                          f"cannot read ({type(exc).__name__}: {exc}); give a data file "
-                          f"or a directory written by save_to_disk") from None
+        raise ConfigError(
+            f"sources: {path}: a directory that `datasets.load_from_disk` "
+            f"cannot read ({type(exc).__name__}: {exc}); give a data file "
+            f"or a directory written by save_to_disk"
+        ) from None
     if isinstance(loaded, datasets.DatasetDict):
         if source.split not in loaded:
-            raise ConfigError(f"sources: {path}: no split {source.split!r} (it has "
-                              f"{', '.join(loaded)}); set sources[].split")
+            raise ConfigError(
+                f"sources: {path}: no split {source.split!r} (it has "
+                f"{', '.join(loaded)}); set sources[].split"
+            )
         loaded = loaded[source.split]
     return loaded
 
@@ -85,21 +89,27 @@ def _load_dataset(source: SourceConfig) -> Any:
     name = str(source.dataset)
     local = Path(name).exists()
     if not local and source.revision is None:
-        raise ConfigError(f"sources: dataset {name!r} comes from the hub: pin it with "
-                          f"`revision:` (a commit sha or tag) so reruns read the same data")
+        raise ConfigError(
+            f"sources: dataset {name!r} comes from the hub: pin it with "
+            f"`revision:` (a commit sha or tag) so reruns read the same data"
+        )
     try:
         if local:
             return datasets.load_dataset(name, split=source.split)
         # The hub: streamed, so a limit downloads only the rows it reads.
-        return datasets.load_dataset(name, split=source.split, revision=source.revision,
-                                     streaming=True)
+        return datasets.load_dataset(
+            name, split=source.split, revision=source.revision, streaming=True
+        )
     except Exception as exc:  # noqa: BLE001 - any loader failure is the user's fix
-        raise ConfigError(f"sources: dataset {name!r} (split {source.split!r}) could not "
-                          f"be loaded: {type(exc).__name__}: {exc}") from None
+        raise ConfigError(
+            f"sources: dataset {name!r} (split {source.split!r}) could not "
+            f"be loaded: {type(exc).__name__}: {exc}"
+        ) from None
 
 
-def _dataset_rows(source: SourceConfig, loaded: Any
-                  ) -> Iterator[tuple[int, dict[str, Any] | None, str | None]]:
+def _dataset_rows(
+    source: SourceConfig, loaded: Any
+) -> Iterator[tuple[int, dict[str, Any] | None, str | None]]:
     from itertools import islice
 
     stop = None if source.limit is None else source.offset + source.limit
@@ -176,54 +186,80 @@ def iter_source(source: SourceConfig) -> Iterator[Record]:
         assert row is not None
         if entry == "transform":
             meta = {k: v for k, v in row.items() if k != "content"}
-            yield {"id": rid, "source": source.label, "entry": entry,
-                   "content": row["content"], "keep": source.pairs_per_function,
-                   "meta": meta}
+            yield {
+                "id": rid,
+                "source": source.label,
+                "entry": entry,
+                "content": row["content"],
+                "keep": source.pairs_per_function,
+                "meta": meta,
+            }
             continue
         ios = row.get("ios") if isinstance(row.get("ios"), list) else None
         yield {
-            "id": rid, "source": source.label, "entry": entry,
-            "refcode": row["refcode"], "funcname": row.get("funcname") or "main_solution",
+            "id": rid,
+            "source": source.label,
+            "entry": entry,
+            "refcode": row["refcode"],
+            "funcname": row.get("funcname") or "main_solution",
             "io_requirements": row.get("io_requirements") or "",
             "problem_description": row.get("problem_description") or "",
             "input_generator": row.get("input_generator"),
-            "stored_ios": ios, "keep": source.pairs_per_function,
+            "stored_ios": ios,
+            "keep": source.pairs_per_function,
             "meta": row.get("meta") if isinstance(row.get("meta"), dict) else {},
         }
     if total and sum(reasons.values()) == total:
         raise ConfigError(_nothing_enters(source, total, reasons, list(columns_seen)))
 
 
-def _nothing_enters(source: SourceConfig, total: int, reasons: Counter[str],
-                    columns: list[str]) -> str:
+def _nothing_enters(
+    source: SourceConfig, total: int, reasons: Counter[str], columns: list[str]
+) -> str:
     """The one-line error of a source none of whose records can enter."""
     where = f"sources: {source.path or source.dataset}"
     counts = ", ".join(f"{n} {reason}" for reason, n in reasons.most_common())
     head = f"{where}: none of its {total} records can enter ({counts})"
     if reasons.most_common(1)[0][0] == "not_json":
-        return (f"{head}: it is not JSON records; give .jsonl (one object per line), "
-                f".json (one array), either gzipped, or .parquet")
+        return (
+            f"{head}: it is not JSON records; give .jsonl (one object per line), "
+            f".json (one array), either gzipped, or .parquet"
+        )
     if reasons.most_common(1)[0][0] in ("no_input_generator", "generator_syntax_error"):
         mapped = source.columns.get("input_generator", "input_generator")
-        return (f"{head}: its functions have no stored `ios` pairs and no input generator "
-                f"defining {', '.join(n + '()' for n in GENERATOR_NAMES)} in column "
-                f"{mapped!r}; map the generator's column with columns: {{input_generator: "
-                f"<column>}}")
+        return (
+            f"{head}: its functions have no stored `ios` pairs and no input generator "
+            f"defining {', '.join(n + '()' for n in GENERATOR_NAMES)} in column "
+            f"{mapped!r}; map the generator's column with columns: {{input_generator: "
+            f"<column>}}"
+        )
     # One column per field, the first alias found.
     chosen: dict[str, str] = {}
     for field, names in _ALIASES.items():
         for alias in names:
-            if (alias in columns and field not in columns and alias not in SOURCE_FIELDS
-                    and alias not in chosen.values()):
+            if (
+                alias in columns
+                and field not in columns
+                and alias not in SOURCE_FIELDS
+                and alias not in chosen.values()
+            ):
                 chosen.setdefault(field, alias)
     if "refcode" in chosen:
         chosen.pop("content", None)
-    hint = ("; map them in the source: columns: {"
-            + ", ".join(f"{k}: {v}" for k, v in chosen.items()) + "}") if chosen else (
-        "; add a `columns:` mapping naming your columns")
+    hint = (
+        (
+            "; map them in the source: columns: {"
+            + ", ".join(f"{k}: {v}" for k, v in chosen.items())
+            + "}"
+        )
+        if chosen
+        else ("; add a `columns:` mapping naming your columns")
+    )
     shown = ", ".join(columns[:12]) + (" ..." if len(columns) > 12 else "")
-    return (f"{head}: a record needs `refcode` (a function with main_solution) or "
-            f"`content` (raw code); its columns are {shown or 'none'}{hint}")
+    return (
+        f"{head}: a record needs `refcode` (a function with main_solution) or "
+        f"`content` (raw code); its columns are {shown or 'none'}{hint}"
+    )
 
 
 def load_source(source: SourceConfig) -> list[Record]:
@@ -231,12 +267,18 @@ def load_source(source: SourceConfig) -> list[Record]:
     return list(iter_source(source))
 
 
-def load_function_records(path: str | Path, *, keep: int = 3, limit: int | None = None,
-                          columns: dict[str, str] | None = None) -> list[Record]:
+def load_function_records(
+    path: str | Path,
+    *,
+    keep: int = 3,
+    limit: int | None = None,
+    columns: dict[str, str] | None = None,
+) -> list[Record]:
     """The function records of a CodeI/O file (``refcode`` + stored ``ios`` or an input
     generator), as the ``collect`` stage receives them."""
-    source = SourceConfig(path=Path(path), limit=limit, pairs_per_function=keep,
-                          columns=columns or {})
+    source = SourceConfig(
+        path=Path(path), limit=limit, pairs_per_function=keep, columns=columns or {}
+    )
     records = [r for r in load_source(source) if r.get("entry") == "collect"]
     for record in records:
         record.pop("entry")

@@ -33,9 +33,19 @@ if TYPE_CHECKING:
     from execlens.models import ClientConfig, ModelClient
     from execlens.synth._config import SynthConfig
 
-__all__ = ["STAGES", "ModelRequestsFailed", "ModelStage", "Stage", "StageContext",
-           "add_stage_path", "load_stages", "pipeline_order", "raise_on_failed_requests",
-           "register_stage", "reject"]
+__all__ = [
+    "STAGES",
+    "ModelRequestsFailed",
+    "ModelStage",
+    "Stage",
+    "StageContext",
+    "add_stage_path",
+    "load_stages",
+    "pipeline_order",
+    "raise_on_failed_requests",
+    "register_stage",
+    "reject",
+]
 
 Record = dict[str, Any]
 
@@ -49,8 +59,14 @@ class StageContext:
     model is ``local``) and handed to every worker.
     """
 
-    def __init__(self, config: SynthConfig, *, run_path: Path | None = None,
-                 client_config: ClientConfig | None = None, workers: int | None = None) -> None:
+    def __init__(
+        self,
+        config: SynthConfig,
+        *,
+        run_path: Path | None = None,
+        client_config: ClientConfig | None = None,
+        workers: int | None = None,
+    ) -> None:
         self.config = config
         self.run_path = run_path
         self.client_config = client_config
@@ -101,10 +117,16 @@ def _engine(context: StageContext, seed: int) -> Engine:
     from execlens.engine import Engine, Limits
     from execlens.synth._programs import SYNTH_PRELOAD
 
-    limits = Limits(wall_time=context.config.limits.run_seconds,
-                    memory_mb=context.config.limits.memory_mb)
-    return Engine(workers=context.workers, limits=limits, hash_seed=seed, preload=SYNTH_PRELOAD,
-                  mount_ro=[str(path) for path in context.config.mount_ro])
+    limits = Limits(
+        wall_time=context.config.limits.run_seconds, memory_mb=context.config.limits.memory_mb
+    )
+    return Engine(
+        workers=context.workers,
+        limits=limits,
+        hash_seed=seed,
+        preload=SYNTH_PRELOAD,
+        mount_ro=[str(path) for path in context.config.mount_ro],
+    )
 
 
 def _open_client(context: StageContext) -> ModelClient:
@@ -198,13 +220,18 @@ def raise_on_failed_requests(stage: str, responses: list[Any]) -> None:
 
     from execlens.models import request_failure_hint
 
-    failed = Counter(str(c.error) for response in responses for c in response.completions
-                     if not c.ok and request_failure_hint(str(c.error)) is None)
+    failed = Counter(
+        str(c.error)
+        for response in responses
+        for c in response.completions
+        if not c.ok and request_failure_hint(str(c.error)) is None
+    )
     if failed:
         kinds = ", ".join(f"{n} {kind}" for kind, n in failed.most_common())
         raise ModelRequestsFailed(
             f"{stage}: {sum(failed.values())} model requests got no answer ({kinds}); "
-            f"their shard was not recorded -- rerun the same command to ask them again")
+            f"their shard was not recorded -- rerun the same command to ask them again"
+        )
 
 
 class ModelStage(Stage):
@@ -230,8 +257,9 @@ class ModelStage(Stage):
         """The ``GenerationRequest`` for ``record``."""
         raise NotImplementedError
 
-    def answers(self, records: list[Record], asked: list[Record],
-                responses: list[Any]) -> Iterator[Record]:
+    def answers(
+        self, records: list[Record], asked: list[Record], responses: list[Any]
+    ) -> Iterator[Record]:
         """The output records of the shard, given the responses to ``asked``."""
         raise NotImplementedError
 
@@ -275,8 +303,10 @@ def register_stage(cls: type[Stage]) -> type[Stage]:
         raise ValueError(f"{cls.__name__} has no name")
     known = STAGES.get(cls.name)
     if known is not None and known.__qualname__ != cls.__qualname__:
-        raise ValueError(f"two stages are named {cls.name!r}: {known.__module__}."
-                         f"{known.__qualname__} and {cls.__module__}.{cls.__qualname__}")
+        raise ValueError(
+            f"two stages are named {cls.name!r}: {known.__module__}."
+            f"{known.__qualname__} and {cls.__module__}.{cls.__qualname__}"
+        )
     STAGES[cls.name] = cls
     return cls
 

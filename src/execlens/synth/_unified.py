@@ -14,8 +14,11 @@ from dataclasses import dataclass
 
 __all__ = ["UnifiedParse", "parse_unified"]
 
-_HEADER = re.compile(r"^##\s*(main function|input output description|input generator|"
-                     r"problem statement)\s*$", re.IGNORECASE | re.MULTILINE)
+_HEADER = re.compile(
+    r"^##\s*(main function|input output description|input generator|"
+    r"problem statement)\s*$",
+    re.IGNORECASE | re.MULTILINE,
+)
 _PYTHON_BLOCK = re.compile(r"```python[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 
 
@@ -35,7 +38,7 @@ def _sections(text: str) -> dict[str, str]:
     matches = list(_HEADER.finditer(text))
     for index, match in enumerate(matches):
         end = matches[index + 1].start() if index + 1 < len(matches) else len(text)
-        found[match.group(1).lower()] = text[match.end():end].strip()
+        found[match.group(1).lower()] = text[match.end() : end].strip()
     return found
 
 
@@ -75,5 +78,9 @@ def parse_unified(text: str) -> UnifiedParse:
         return UnifiedParse(reason="syntax_error")
     except ValueError:
         return UnifiedParse(reason="syntax_error")
-    return UnifiedParse(refcode=refcode, io_requirements=io_req, input_generator=generator,
-                        problem_description=statement)
+    return UnifiedParse(
+        refcode=refcode,
+        io_requirements=io_req,
+        input_generator=generator,
+        problem_description=statement,
+    )

@@ -47,8 +47,9 @@ def read_turn(completion: Any) -> dict[str, Any]:
     """A model turn as a record stores it: the raw ``text`` beside its read parts
     (``final``, ``reasoning``, ``finish_reason``, ``status``, ``shape``).  ``completion``
     is an ``execlens.models`` completion (text, separate reasoning, finish reason)."""
-    response = read_response(completion.text, reasoning=completion.reasoning,
-                             finish_reason=completion.finish_reason)
+    response = read_response(
+        completion.text, reasoning=completion.reasoning, finish_reason=completion.finish_reason
+    )
     return {"text": completion.text, **response.to_record()}
 
 
@@ -57,8 +58,9 @@ def turn_response(turn: dict[str, Any]) -> ModelResponse:
     is read from its text now)."""
     if "status" in turn:
         return ModelResponse.from_record(turn)
-    return read_response(turn.get("text"), reasoning=turn.get("reasoning"),
-                         finish_reason=turn.get("finish_reason"))
+    return read_response(
+        turn.get("text"), reasoning=turn.get("reasoning"), finish_reason=turn.get("finish_reason")
+    )
 
 
 def _final(text: str | None) -> str | None:
@@ -70,8 +72,14 @@ def prediction_task(kind: str, refcode: str, given: Any, output: Any) -> Task:
     """The task of one CodeI/O prediction: ``kind`` ``"o"``/``"i"`` (or ``output``/
     ``input``), the function's code (run behind CodeI/O's import prefix), its ground-truth
     input (keyword dict) and JSON output, compared with CodeI/O's ``tolerant`` rule."""
-    return Task(kind=_KINDS.get(kind, kind), program=codeio_program(refcode),
-                function=FUNCTION, input=given, reference=output, compare="tolerant")
+    return Task(
+        kind=_KINDS.get(kind, kind),
+        program=codeio_program(refcode),
+        function=FUNCTION,
+        input=given,
+        reference=output,
+        compare="tolerant",
+    )
 
 
 def _safe_dumps(value: Any) -> str:
@@ -83,41 +91,64 @@ def _safe_dumps(value: Any) -> str:
 
 def _timeout_message(seconds: float) -> str:
     shown = int(seconds) if float(seconds).is_integer() else seconds
-    return (f"Code execution time exceeded the limit of {shown} seconds; may have "
-            "encountered an infinite loop.")
+    return (
+        f"Code execution time exceeded the limit of {shown} seconds; may have "
+        "encountered an infinite loop."
+    )
 
 
 def feedback(task: Task, predicted: Any, verdict: Verdict, seconds: float) -> dict[str, Any]:
     """CodeI/O's label and feedback message for the judge's verdict on ``predicted``
     (the answer extracted from the response); ``seconds``: the wall limit a timeout hit."""
     if verdict.passed:
-        return {"label": "success",
-                "message": "Correct output!" if task.kind == "output" else "Feasible input!"}
+        return {
+            "label": "success",
+            "message": "Correct output!" if task.kind == "output" else "Feasible input!",
+        }
     if task.kind == "output":
-        return {"label": "mismatch", "message": (
-            f"[Mismatch] Your output is not correct! Given the input {_safe_dumps(task.input)}, "
-            f"your predicted output is {_safe_dumps(predicted)} which is wrong!")}
+        given = _safe_dumps(task.input)
+        return {
+            "label": "mismatch",
+            "message": (
+                f"[Mismatch] Your output is not correct! Given the input {given}, "
+                f"your predicted output is {_safe_dumps(predicted)} which is wrong!"
+            ),
+        }
     data = verdict.data
     if "returned" in data:
-        return {"label": "mismatch", "message": (
-            f"[Mismatch] Your input is not feasible! Given the output "
-            f"{_safe_dumps(task.reference)}, your predicted input is {_safe_dumps(predicted)}, "
-            f"which actually gets a wrong output as {data['returned']}")}
+        return {
+            "label": "mismatch",
+            "message": (
+                f"[Mismatch] Your input is not feasible! Given the output "
+                f"{_safe_dumps(task.reference)}, your predicted input is {_safe_dumps(predicted)}, "
+                f"which actually gets a wrong output as {data['returned']}"
+            ),
+        }
     status = data.get("engine_status")
     if status is None:  # the judge's own failure (an undecodable result, a bug): named
         return {"label": verdict.status.value, "message": verdict.detail or verdict.label}
     if status == "timeout":
         return {"label": "timeout", "message": _timeout_message(seconds)}
     if status == "exception" and verdict.reason:
-        return {"label": "exception", "exception_type": verdict.reason,
-                "message": data.get("exception_message") or verdict.reason}
-    return {"label": status,
-            "message": data.get("message") or f"Code execution ended abnormally ({status})."}
+        return {
+            "label": "exception",
+            "exception_type": verdict.reason,
+            "message": data.get("exception_message") or verdict.reason,
+        }
+    return {
+        "label": status,
+        "message": data.get("message") or f"Code execution ended abnormally ({status}).",
+    }
 
 
-def verify_predictions(engine: Engine | None, tasks: Sequence[Task],
-                       texts: Sequence[str | None], *, limits: Limits | None = None,
-                       batch_size: int = 32) -> list[dict[str, Any]]:
+def verify_predictions(
+    engine: Engine | None,
+    tasks: Sequence[Task],
+    texts: Sequence[str | None],
+    *,
+    limits: Limits | None = None,
+    batch_size: int = 32,
+) -> list[dict[str, Any]]:
     """CodeI/O verdicts (label, message, exception type) of ``texts`` answering ``tasks``
     (:func:`prediction_task`), in order.
 
@@ -153,15 +184,15 @@ def verify_predictions(engine: Engine | None, tasks: Sequence[Task],
             raise ValueError("input predictions are re-executed: pass an engine")
         # probe=None: every batch runs with the checks' own limits, as CodeI/O's
         # checker gives each input its full time.
-        items = [(start, [job for _, _, plan in runs[start:start + batch_size]
-                          for job in plan.jobs])
-                 for start in range(0, len(runs), max(1, batch_size))]
+        items = [
+            (start, [job for _, _, plan in runs[start : start + batch_size] for job in plan.jobs])
+            for start in range(0, len(runs), max(1, batch_size))
+        ]
         with Executor(engine, probe=None) as executor:
             for start, outcomes in executor.run(items):
                 offset = 0
-                for index, value, plan in runs[start:start + batch_size]:
-                    got = outcomes[offset:offset + len(plan.jobs)]
+                for index, value, plan in runs[start : start + batch_size]:
+                    got = outcomes[offset : offset + len(plan.jobs)]
                     offset += len(plan.jobs)
                     verdicts[index] = feedback(tasks[index], value, plan.verdict(got), seconds)
     return [v for v in verdicts if v is not None]
-

@@ -28,15 +28,29 @@ def programs_from_codeio(path: str | Path) -> list[RuntimeProgram]:
     out = []
     for number, row in enumerate(source_rows(path)):
         record = number + 1
-        require_field(path, record, row, "refcode", "the program's source text",
-                      lambda v: isinstance(v, str))
-        require_field(path, record, row, "funcname", "the function's name",
-                      lambda v: isinstance(v, str) and v.isidentifier(), optional=True)
-        require_field(path, record, row, "ios", "a list of {\"input\": {...}} pairs",
-                      lambda v: isinstance(v, list) and all(isinstance(p, dict) and "input" in p
-                                                            for p in v))
-        require_field(path, record, row, "meta", "an object", lambda v: isinstance(v, dict),
-                      optional=True)
+        require_field(
+            path, record, row, "refcode", "the program's source text", lambda v: isinstance(v, str)
+        )
+        require_field(
+            path,
+            record,
+            row,
+            "funcname",
+            "the function's name",
+            lambda v: isinstance(v, str) and v.isidentifier(),
+            optional=True,
+        )
+        require_field(
+            path,
+            record,
+            row,
+            "ios",
+            'a list of {"input": {...}} pairs',
+            lambda v: isinstance(v, list) and all(isinstance(p, dict) and "input" in p for p in v),
+        )
+        require_field(
+            path, record, row, "meta", "an object", lambda v: isinstance(v, dict), optional=True
+        )
         code, name, ios = row["refcode"], row.get("funcname") or "main_solution", row["ios"]
         problem_id = f"codeio/{(row.get('meta') or {}).get('msgidx', number)}"
         for index, pair in enumerate(ios):
@@ -45,8 +59,15 @@ def programs_from_codeio(path: str | Path) -> list[RuntimeProgram]:
                 continue
             # JSON values are Python literals once dumped with repr-compatible forms.
             call = f"{name}(**{_literal(kwargs)})"
-            out.append(RuntimeProgram(source="codeio", problem_id=problem_id,
-                                      input_index=index, program=code, call=call))
+            out.append(
+                RuntimeProgram(
+                    source="codeio",
+                    problem_id=problem_id,
+                    input_index=index,
+                    program=code,
+                    call=call,
+                )
+            )
     return out
 
 

@@ -75,9 +75,24 @@ def _targets(stmt: ast.stmt) -> list[str]:
 
 # What a state question's variable may be made of: names, attributes, subscripts with
 # constant or simple index arithmetic (the tracer evaluates these on recorded values).
-_VARIABLE_NODES = (ast.Name, ast.Attribute, ast.Subscript, ast.Tuple, ast.Constant, ast.Load,
-                   ast.Store, ast.Del, ast.UnaryOp, ast.USub, ast.BinOp, ast.Add, ast.Sub,
-                   ast.Mult, ast.FloorDiv, ast.Mod)
+_VARIABLE_NODES = (
+    ast.Name,
+    ast.Attribute,
+    ast.Subscript,
+    ast.Tuple,
+    ast.Constant,
+    ast.Load,
+    ast.Store,
+    ast.Del,
+    ast.UnaryOp,
+    ast.USub,
+    ast.BinOp,
+    ast.Add,
+    ast.Sub,
+    ast.Mult,
+    ast.FloorDiv,
+    ast.Mod,
+)
 
 
 def _askable(node: ast.AST) -> bool:
@@ -115,14 +130,19 @@ def candidate_lines(source: str, fallback: bool = True) -> list[Candidate]:
         if isinstance(node, _DEFINITIONS):
             _blocks(node.body, blocks)
     last_lines = {block[-1].lineno for block in blocks}
-    statements = sorted((n for n in ast.walk(tree) if isinstance(n, ast.stmt)),
-                        key=lambda n: (n.lineno, n.col_offset))
+    statements = sorted(
+        (n for n in ast.walk(tree) if isinstance(n, ast.stmt)),
+        key=lambda n: (n.lineno, n.col_offset),
+    )
     lines = source.splitlines()
     sites: dict[int, list[str]] = {}
     last_targets: list[str] = []
     for stmt in statements:
-        if (stmt.lineno in last_lines and not isinstance(stmt, (*_COMPOUND, *_DEFINITIONS))
-                and type(stmt).__name__ not in ("Match", "TryStar")):
+        if (
+            stmt.lineno in last_lines
+            and not isinstance(stmt, (*_COMPOUND, *_DEFINITIONS))
+            and type(stmt).__name__ not in ("Match", "TryStar")
+        ):
             names = line_variables(stmt)
             if not names and fallback:
                 names = list(last_targets)
@@ -131,5 +151,7 @@ def candidate_lines(source: str, fallback: bool = True) -> list[Candidate]:
         targets = _targets(stmt)
         if targets:
             last_targets = targets
-    return [Candidate(line, lines[line - 1].strip() if line <= len(lines) else "",
-                      tuple(names)) for line, names in sorted(sites.items())]
+    return [
+        Candidate(line, lines[line - 1].strip() if line <= len(lines) else "", tuple(names))
+        for line, names in sorted(sites.items())
+    ]

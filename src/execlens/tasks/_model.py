@@ -15,8 +15,16 @@ from dataclasses import asdict, dataclass, field, fields
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["BUILD_KINDS", "COMPARISONS", "KINDS", "QUESTION_KINDS", "RuntimeTask", "Task",
-           "TaskError", "task_id"]
+__all__ = [
+    "BUILD_KINDS",
+    "COMPARISONS",
+    "KINDS",
+    "QUESTION_KINDS",
+    "RuntimeTask",
+    "Task",
+    "TaskError",
+    "task_id",
+]
 
 #: The runtime kinds ``tasks`` builds from traces by default (REval's four questions).
 KINDS = ("coverage", "path", "state", "output")
@@ -104,15 +112,15 @@ class Task:
         if self.kind in ("coverage", "path", "state") and self.line is None:
             raise TaskError(f"a {self.kind} task needs its line")
         if self.kind == "trace" and (
-                not isinstance(self.reference, (list, tuple))
-                or not all(type(n) is int for n in self.reference)):
+            not isinstance(self.reference, (list, tuple))
+            or not all(type(n) is int for n in self.reference)
+        ):
             raise TaskError("a trace task's reference is the list of executed line numbers")
 
     def check_kind(self) -> Task:
         """The task itself, or :class:`TaskError` when its kind is not a question kind."""
         if self.kind not in QUESTION_KINDS:
-            raise TaskError(f"unknown task kind {self.kind!r} "
-                            f"(kinds: {', '.join(QUESTION_KINDS)})")
+            raise TaskError(f"unknown task kind {self.kind!r} (kinds: {', '.join(QUESTION_KINDS)})")
         return self
 
     @property
@@ -151,9 +159,13 @@ class Task:
     def to_json(self) -> str:
         """The ground-truth string trainers carry: canonical (sorted keys), empty fields
         left out."""
-        data = {k: v for k, v in asdict(self).items()
-                if v not in (None, "", {}) and not (k in _OPTIONAL and v == _OPTIONAL[k])
-                and not (k == "input_index" and v == 0)}
+        data = {
+            k: v
+            for k, v in asdict(self).items()
+            if v not in (None, "", {})
+            and not (k in _OPTIONAL and v == _OPTIONAL[k])
+            and not (k == "input_index" and v == 0)
+        }
         return json.dumps(data, sort_keys=True, ensure_ascii=False)
 
     @classmethod

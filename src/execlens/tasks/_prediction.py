@@ -22,8 +22,14 @@ from typing import Any
 
 from execlens.tasks._model import Task, TaskError
 
-__all__ = ["ProblemError", "input_is_call", "prediction_code", "prediction_task",
-           "prediction_task_from_record", "with_prelude"]
+__all__ = [
+    "ProblemError",
+    "input_is_call",
+    "prediction_code",
+    "prediction_task",
+    "prediction_task_from_record",
+    "with_prelude",
+]
 
 _PREDICTION_KINDS = ("output", "input")
 _FIELDS = ("code", "input", "output")
@@ -33,9 +39,18 @@ class ProblemError(TaskError):
     """A benchmark record that cannot be judged (a missing or ill-typed field)."""
 
 
-def prediction_task(*, id: str, code: str, input: str, output: str, kind: str = "output",
-                    function: str = "f", call: str | None = None, prelude: str = "",
-                    source: str = "") -> Task:
+def prediction_task(
+    *,
+    id: str,
+    code: str,
+    input: str,
+    output: str,
+    kind: str = "output",
+    function: str = "f",
+    call: str | None = None,
+    prelude: str = "",
+    source: str = "",
+) -> Task:
     """An output- (default) or input-prediction question about ``function`` in ``code``.
 
     ``call`` defaults to ``f"{function}({input})"`` (``input`` is an argument list);
@@ -43,11 +58,17 @@ def prediction_task(*, id: str, code: str, input: str, output: str, kind: str = 
     """
     if kind not in _PREDICTION_KINDS:
         raise TaskError(f"a prediction task is 'output' or 'input', got {kind!r}")
-    return Task(kind=kind, program=f"{prelude}\n{code}" if prelude else code,
-                reference=output, function=function,
-                call=call if call is not None else f"{function}({input})",
-                id=id, source=source, input=input,
-                meta={"prelude": prelude} if prelude else {})
+    return Task(
+        kind=kind,
+        program=f"{prelude}\n{code}" if prelude else code,
+        reference=output,
+        function=function,
+        call=call if call is not None else f"{function}({input})",
+        id=id,
+        source=source,
+        input=input,
+        meta={"prelude": prelude} if prelude else {},
+    )
 
 
 def input_is_call(record: Mapping[str, Any]) -> bool:
@@ -57,9 +78,15 @@ def input_is_call(record: Mapping[str, Any]) -> bool:
     return bool(name) and str(record.get("input", "")).lstrip().startswith(f"{name}(")
 
 
-def prediction_task_from_record(record: Mapping[str, Any], *, kind: str = "output",
-                                id_key: str = "id", call: bool = False, prelude: str = "",
-                                source: str = "") -> Task:
+def prediction_task_from_record(
+    record: Mapping[str, Any],
+    *,
+    kind: str = "output",
+    id_key: str = "id",
+    call: bool = False,
+    prelude: str = "",
+    source: str = "",
+) -> Task:
     """The question a row with ``code``, ``input``, ``output`` and an id asks.
 
     ``function`` is the row's ``function_name``, else ``"f"``; with ``call`` the row's
@@ -70,20 +97,27 @@ def prediction_task_from_record(record: Mapping[str, Any], *, kind: str = "outpu
         if key not in record:
             raise ProblemError(f"record lacks the field {key!r}: {sorted(record)[:8]}")
         if not isinstance(record[key], str):
-            raise ProblemError(f"record field {key!r} must be a string, "
-                               f"got {type(record[key]).__name__}")
-    return prediction_task(id=record[id_key], code=record["code"], input=record["input"],
-                           output=record["output"], kind=kind,
-                           function=str(record.get("function_name") or "f"),
-                           call=record["input"] if call else None, prelude=prelude,
-                           source=source)
+            raise ProblemError(
+                f"record field {key!r} must be a string, got {type(record[key]).__name__}"
+            )
+    return prediction_task(
+        id=record[id_key],
+        code=record["code"],
+        input=record["input"],
+        output=record["output"],
+        kind=kind,
+        function=str(record.get("function_name") or "f"),
+        call=record["input"] if call else None,
+        prelude=prelude,
+        source=source,
+    )
 
 
 def prediction_code(task: Task) -> str:
     """The task's code without its prelude (``meta["prelude"]``)."""
     prelude = (task.meta or {}).get("prelude") or ""
     if prelude and task.program.startswith(prelude + "\n"):
-        return task.program[len(prelude) + 1:]
+        return task.program[len(prelude) + 1 :]
     return task.program
 
 

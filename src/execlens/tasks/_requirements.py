@@ -21,8 +21,10 @@ import sys
 
 __all__ = ["missing_modules", "skip_reason"]
 
-_FIND = ("import importlib.util, json, sys\n"
-         "print(json.dumps([importlib.util.find_spec(n) is not None for n in sys.argv[1:]]))")
+_FIND = (
+    "import importlib.util, json, sys\n"
+    "print(json.dumps([importlib.util.find_spec(n) is not None for n in sys.argv[1:]]))"
+)
 _installed_cache: dict[tuple[str, str], bool] = {}
 
 
@@ -41,8 +43,13 @@ def _installed(names: list[str], python: str) -> dict[str, bool]:
         found: list[bool] | None = None
         if os.path.abspath(python) != os.path.abspath(sys.executable):
             try:
-                result = subprocess.run([python, "-I", "-c", _FIND, *todo], capture_output=True,
-                                        text=True, timeout=60, check=True)
+                result = subprocess.run(
+                    [python, "-I", "-c", _FIND, *todo],
+                    capture_output=True,
+                    text=True,
+                    timeout=60,
+                    check=True,
+                )
                 found = [bool(flag) for flag in json.loads(result.stdout)]
             except (OSError, subprocess.SubprocessError, ValueError):
                 found = None  # an unusable interpreter: the engine reports it by name

@@ -27,8 +27,15 @@ from execlens.tasks._lines import candidate_lines
 from execlens.tasks._model import BUILD_KINDS, KINDS, RuntimeTask, task_id
 from execlens.tasks._sources import RuntimeProgram
 
-__all__ = ["SELECTIONS", "build_tasks", "failed_runs", "tasks_for_trace", "trace_from_record",
-           "trace_programs", "trace_record"]
+__all__ = [
+    "SELECTIONS",
+    "build_tasks",
+    "failed_runs",
+    "tasks_for_trace",
+    "trace_from_record",
+    "trace_programs",
+    "trace_record",
+]
 
 SELECTIONS = ("reval", "given", "balanced")
 
@@ -50,18 +57,36 @@ def _code_line(program: RuntimeProgram, line: int) -> str:
     return lines[line - 1].strip() if 0 < line <= len(lines) else ""
 
 
-def _task(program: RuntimeProgram, trace: Any, kind: str, selection: str,
-          line: int | None = None, var: str | None = None, reference: Any = None
-          ) -> RuntimeTask:
-    ident = task_id(program.source, program.problem_id, program.input_index, kind, line, var,
-                    trace.mode)
-    return RuntimeTask(id=ident, kind=kind, source=program.source,
-                       problem_id=program.problem_id, input_index=program.input_index,
-                       program=program.program, call=program.call, reference=reference,
-                       mode=trace.mode, selection=selection, line=line,
-                       code_line=_code_line(program, line) if line else None, var=var,
-                       test=program.test, test_class=program.test_class,
-                       meta=dict(program.meta))
+def _task(
+    program: RuntimeProgram,
+    trace: Any,
+    kind: str,
+    selection: str,
+    line: int | None = None,
+    var: str | None = None,
+    reference: Any = None,
+) -> RuntimeTask:
+    ident = task_id(
+        program.source, program.problem_id, program.input_index, kind, line, var, trace.mode
+    )
+    return RuntimeTask(
+        id=ident,
+        kind=kind,
+        source=program.source,
+        problem_id=program.problem_id,
+        input_index=program.input_index,
+        program=program.program,
+        call=program.call,
+        reference=reference,
+        mode=trace.mode,
+        selection=selection,
+        line=line,
+        code_line=_code_line(program, line) if line else None,
+        var=var,
+        test=program.test,
+        test_class=program.test_class,
+        meta=dict(program.meta),
+    )
 
 
 def _path_reference(trace: Any, line: int) -> list[int]:
@@ -70,8 +95,11 @@ def _path_reference(trace: Any, line: int) -> list[int]:
 
 
 def _output_task(program: RuntimeProgram, trace: Any, selection: str) -> RuntimeTask:
-    reference = {"status": trace.status, "value": trace.output_envelope,
-                 "exception": trace.exception_type}
+    reference = {
+        "status": trace.status,
+        "value": trace.output_envelope,
+        "exception": trace.exception_type,
+    }
     return _task(program, trace, "output", selection, reference=reference)
 
 
@@ -85,14 +113,16 @@ def _trace_task(program: RuntimeProgram, trace: Any, selection: str) -> RuntimeT
     return _task(program, trace, "trace", selection, reference=reference)
 
 
-def _trace_tasks(program: RuntimeProgram, trace: Any, selection: str,
-                 kinds: Sequence[str]) -> list[RuntimeTask]:
+def _trace_tasks(
+    program: RuntimeProgram, trace: Any, selection: str, kinds: Sequence[str]
+) -> list[RuntimeTask]:
     found = _trace_task(program, trace, selection) if "trace" in kinds else None
     return [found] if found is not None else []
 
 
-def tasks_for_trace(program: RuntimeProgram, trace: Any, selection: str = "reval",
-                    kinds: Sequence[str] = KINDS) -> list[RuntimeTask]:
+def tasks_for_trace(
+    program: RuntimeProgram, trace: Any, selection: str = "reval", kinds: Sequence[str] = KINDS
+) -> list[RuntimeTask]:
     """All tasks of one run under ``"reval"``/``"given"`` selection (no sampling)."""
     if selection not in ("reval", "given"):
         raise ValueError("tasks_for_trace takes 'reval' or 'given'; balanced needs a build")
@@ -100,14 +130,19 @@ def tasks_for_trace(program: RuntimeProgram, trace: Any, selection: str = "reval
     seen_lines: set[int] = set()
     for line, var in _sites(program, selection):
         if "coverage" in kinds:
-            tasks.append(_task(program, trace, "coverage", selection, line, var,
-                               trace.covered(line)))
+            tasks.append(
+                _task(program, trace, "coverage", selection, line, var, trace.covered(line))
+            )
         if "path" in kinds:
-            tasks.append(_task(program, trace, "path", selection, line, var,
-                               _path_reference(trace, line)))
+            tasks.append(
+                _task(program, trace, "path", selection, line, var, _path_reference(trace, line))
+            )
         if "state" in kinds and var is not None:
-            tasks.append(_task(program, trace, "state", selection, line, var,
-                               trace.state_envelopes(var, line)))
+            tasks.append(
+                _task(
+                    program, trace, "state", selection, line, var, trace.state_envelopes(var, line)
+                )
+            )
         seen_lines.add(line)
     if "output" in kinds:
         tasks.append(_output_task(program, trace, selection))
@@ -118,8 +153,9 @@ def _rank(ident: str, seed: int) -> str:
     return hashlib.sha256(f"{seed}:{ident}".encode()).hexdigest()
 
 
-def _balanced(pairs: Iterable[tuple[RuntimeProgram, Any]], kinds: Sequence[str],
-              seed: int) -> list[RuntimeTask]:
+def _balanced(
+    pairs: Iterable[tuple[RuntimeProgram, Any]], kinds: Sequence[str], seed: int
+) -> list[RuntimeTask]:
     executed: list[tuple[RuntimeProgram, Any, int, tuple[str, ...]]] = []
     skipped: list[tuple[RuntimeProgram, Any, int, tuple[str, ...]]] = []
     outputs: list[RuntimeTask] = []
@@ -133,30 +169,50 @@ def _balanced(pairs: Iterable[tuple[RuntimeProgram, Any]], kinds: Sequence[str],
     keep = min(len(executed), len(skipped))
 
     def sample(entries: list[Any]) -> list[Any]:
-        ranked = sorted(entries, key=lambda e: _rank(
-            f"{e[0].source}|{e[0].problem_id}|{e[0].input_index}|{e[2]}", seed))
+        ranked = sorted(
+            entries,
+            key=lambda e: _rank(f"{e[0].source}|{e[0].problem_id}|{e[0].input_index}|{e[2]}", seed),
+        )
         return ranked[:keep]
 
     tasks: list[RuntimeTask] = []
     for program, trace, line, variables in sorted(
-            sample(executed) + sample(skipped),
-            key=lambda e: (e[0].source, e[0].problem_id, e[0].input_index, e[2])):
+        sample(executed) + sample(skipped),
+        key=lambda e: (e[0].source, e[0].problem_id, e[0].input_index, e[2]),
+    ):
         if "coverage" in kinds:
-            tasks.append(_task(program, trace, "coverage", "balanced", line, None,
-                               trace.covered(line)))
+            tasks.append(
+                _task(program, trace, "coverage", "balanced", line, None, trace.covered(line))
+            )
         if "path" in kinds and trace.covered(line):
-            tasks.append(_task(program, trace, "path", "balanced", line, None,
-                               _path_reference(trace, line)))
+            tasks.append(
+                _task(program, trace, "path", "balanced", line, None, _path_reference(trace, line))
+            )
         if "state" in kinds:
             for var in variables:
-                tasks.append(_task(program, trace, "state", "balanced", line, var,
-                                   trace.state_envelopes(var, line)))
+                tasks.append(
+                    _task(
+                        program,
+                        trace,
+                        "state",
+                        "balanced",
+                        line,
+                        var,
+                        trace.state_envelopes(var, line),
+                    )
+                )
     return tasks + outputs
 
 
-def trace_programs(programs: Sequence[RuntimeProgram], engine: Any, *, mode: str = "exact",
-                   limits: Any = None, wall_time: float | None = None,
-                   progress: bool = False) -> list[Any]:
+def trace_programs(
+    programs: Sequence[RuntimeProgram],
+    engine: Any,
+    *,
+    mode: str = "exact",
+    limits: Any = None,
+    wall_time: float | None = None,
+    progress: bool = False,
+) -> list[Any]:
     """Trace every program without a ``skip_reason`` (in order); one ``Trace`` each.
 
     ``limits`` is a ``TraceLimits`` (recording caps); ``wall_time`` replaces the tracer's
@@ -170,9 +226,16 @@ def trace_programs(programs: Sequence[RuntimeProgram], engine: Any, *, mode: str
     for program in programs:
         if program.skip_reason is not None:
             continue
-        request = TraceRequest(program=program.program, call=program.call, test=program.test,
-                               test_class=program.test_class, test_method=program.test_method,
-                               mode=mode, limits=limits or TraceLimits(), tag=program)
+        request = TraceRequest(
+            program=program.program,
+            call=program.call,
+            test=program.test,
+            test_class=program.test_class,
+            test_method=program.test_method,
+            mode=mode,
+            limits=limits or TraceLimits(),
+            tag=program,
+        )
         if wall_time is not None:
             base = trace_job(request).limits
             assert base is not None  # a tracing job always carries the tracer's limits
@@ -183,11 +246,17 @@ def trace_programs(programs: Sequence[RuntimeProgram], engine: Any, *, mode: str
 
 def trace_record(trace: Any) -> dict[str, Any]:
     """A trace as a JSON record (without its tag), for resumable storage."""
-    return {"mode": trace.mode, "status": trace.status,
-            "output_envelope": trace.output_envelope,
-            "exception_type": trace.exception_type,
-            "exception_message": trace.exception_message, "stdout": trace.stdout,
-            "truncated": trace.truncated, "message": trace.message, "data": trace.data}
+    return {
+        "mode": trace.mode,
+        "status": trace.status,
+        "output_envelope": trace.output_envelope,
+        "exception_type": trace.exception_type,
+        "exception_message": trace.exception_message,
+        "stdout": trace.stdout,
+        "truncated": trace.truncated,
+        "message": trace.message,
+        "data": trace.data,
+    }
 
 
 def trace_from_record(record: dict[str, Any], tag: Any = None) -> Any:
@@ -197,8 +266,7 @@ def trace_from_record(record: dict[str, Any], tag: Any = None) -> Any:
     return Trace(tag=tag, **record)
 
 
-def failed_runs(programs: Sequence[RuntimeProgram], traces: Sequence[Any]
-                ) -> dict[str, list[str]]:
+def failed_runs(programs: Sequence[RuntimeProgram], traces: Sequence[Any]) -> dict[str, list[str]]:
     """Runs that recorded nothing (timeout, crash, limit), by status: ``{status: [run]}``.
 
     ``traces`` pairs with ``programs`` (``None`` for a skipped program).  These runs
@@ -212,10 +280,19 @@ def failed_runs(programs: Sequence[RuntimeProgram], traces: Sequence[Any]
     return failed
 
 
-def build_tasks(programs: Sequence[RuntimeProgram], *, traces: Sequence[Any] | None = None,
-                engine: Any = None, mode: str = "exact", selection: str = "reval",
-                kinds: Sequence[str] = KINDS, seed: int = 0, progress: bool = False,
-                limits: Any = None, wall_time: float | None = None) -> list[RuntimeTask]:
+def build_tasks(
+    programs: Sequence[RuntimeProgram],
+    *,
+    traces: Sequence[Any] | None = None,
+    engine: Any = None,
+    mode: str = "exact",
+    selection: str = "reval",
+    kinds: Sequence[str] = KINDS,
+    seed: int = 0,
+    progress: bool = False,
+    limits: Any = None,
+    wall_time: float | None = None,
+) -> list[RuntimeTask]:
     """Tasks with ground truth for every program run.
 
     Give ``traces`` (one per program, in order), or an ``engine`` to trace with
@@ -233,8 +310,9 @@ def build_tasks(programs: Sequence[RuntimeProgram], *, traces: Sequence[Any] | N
     if traces is None:
         if engine is None:
             raise ValueError("build_tasks needs traces or an engine to trace with")
-        traced = trace_programs(runnable, engine, mode=mode, limits=limits,
-                                wall_time=wall_time, progress=progress)
+        traced = trace_programs(
+            runnable, engine, mode=mode, limits=limits, wall_time=wall_time, progress=progress
+        )
         pairs = [(t.tag, t) for t in traced]
     else:
         if len(traces) != len(programs):

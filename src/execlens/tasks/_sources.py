@@ -15,8 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RuntimeProgram", "SourceError", "duplicate_ids", "require_field", "source_rows",
-           "source_warnings"]
+__all__ = [
+    "RuntimeProgram",
+    "SourceError",
+    "duplicate_ids",
+    "require_field",
+    "source_rows",
+    "source_warnings",
+]
 
 
 class SourceError(ValueError):
@@ -53,18 +59,24 @@ def source_rows(path: str | Path) -> list[dict[str, Any]]:
                 try:
                     row = json.loads(line)
                 except json.JSONDecodeError as exc:
-                    raise SourceError(f"{path} record {number}: not JSON ({exc.msg}); fix "
-                                      f"or remove that line") from None
+                    raise SourceError(
+                        f"{path} record {number}: not JSON ({exc.msg}); fix or remove that line"
+                    ) from None
                 except RecursionError:
-                    raise SourceError(f"{path} record {number}: JSON nested too deeply to "
-                                      f"read; fix or remove that line") from None
+                    raise SourceError(
+                        f"{path} record {number}: JSON nested too deeply to "
+                        f"read; fix or remove that line"
+                    ) from None
                 if not isinstance(row, dict):
-                    raise SourceError(f"{path} record {number}: expected a JSON object, got "
-                                      f"{_kind(row)}; each line must be one record {{...}}")
+                    raise SourceError(
+                        f"{path} record {number}: expected a JSON object, got "
+                        f"{_kind(row)}; each line must be one record {{...}}"
+                    )
                 rows.append(row)
     except UnicodeDecodeError as exc:
-        raise SourceError(f"{path}: not UTF-8 text (byte {exc.start}); convert it to "
-                          f"UTF-8") from None
+        raise SourceError(
+            f"{path}: not UTF-8 text (byte {exc.start}); convert it to UTF-8"
+        ) from None
     except IsADirectoryError:
         raise SourceError(f"{path}: is a directory; name a JSONL file") from None
     except FileNotFoundError:
@@ -73,13 +85,27 @@ def source_rows(path: str | Path) -> list[dict[str, Any]]:
 
 
 def _kind(value: Any) -> str:
-    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
-             int: "an integer", float: "a number", type(None): "null"}
+    names = {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        type(None): "null",
+    }
     return names.get(type(value), type(value).__name__)
 
 
-def require_field(path: str | Path, number: int, row: dict[str, Any], field: str,
-                  expected: str, ok: Callable[[Any], bool], optional: bool = False) -> None:
+def require_field(
+    path: str | Path,
+    number: int,
+    row: dict[str, Any],
+    field: str,
+    expected: str,
+    ok: Callable[[Any], bool],
+    optional: bool = False,
+) -> None:
     """Raise a :class:`SourceError` naming record, field and expectation unless
     ``ok(row[field])``; an ``optional`` field may be missing or null."""
     if field not in row or (optional and row[field] is None):
@@ -87,8 +113,9 @@ def require_field(path: str | Path, number: int, row: dict[str, Any], field: str
             return
         raise SourceError(f"{path} record {number}: missing field {field!r} ({expected})")
     if not ok(row[field]):
-        raise SourceError(f"{path} record {number}: field {field!r} must be {expected}, got "
-                          f"{_kind(row[field])}")
+        raise SourceError(
+            f"{path} record {number}: field {field!r} must be {expected}, got {_kind(row[field])}"
+        )
 
 
 def duplicate_ids(path: str | Path, ids: list[str]) -> list[str]:
@@ -96,8 +123,9 @@ def duplicate_ids(path: str | Path, ids: list[str]) -> list[str]:
     repeated = sorted(ident for ident, count in Counter(ids).items() if count > 1)
     if not repeated:
         return []
-    shown = ", ".join(repeated[:10]) + (f" and {len(repeated) - 10} more"
-                                         if len(repeated) > 10 else "")
+    shown = ", ".join(repeated[:10]) + (
+        f" and {len(repeated) - 10} more" if len(repeated) > 10 else ""
+    )
     return [f"{path}: duplicate ids {shown}; their tasks share ids (deduplicate the data)"]
 
 

@@ -10,10 +10,22 @@ from execlens.engine import DEFAULT_PRELOAD, Engine, Job, Limits, Outcome
 from execlens.trace._recorder import statement_line_map
 from execlens.trace._trace import MODE_ALIASES, MODES, Trace, canonical_mode
 
-__all__ = ["MODES", "MODE_ALIASES", "TRACE_PRELOAD", "TRACE_RUNNER", "TraceLimits",
-           "TraceRequest", "canonical_mode", "ground_truth_key", "trace_engine",
-           "trace_from_outcome", "trace_is_deterministic", "trace_job", "trace_many",
-           "trace_program"]
+__all__ = [
+    "MODES",
+    "MODE_ALIASES",
+    "TRACE_PRELOAD",
+    "TRACE_RUNNER",
+    "TraceLimits",
+    "TraceRequest",
+    "canonical_mode",
+    "ground_truth_key",
+    "trace_engine",
+    "trace_from_outcome",
+    "trace_is_deterministic",
+    "trace_job",
+    "trace_many",
+    "trace_program",
+]
 
 TRACE_RUNNER = "execlens.trace._runner:run"
 # What a tracing fork server should hold before forking: the runner and the modules the
@@ -32,8 +44,11 @@ class TraceLimits:
 
     def to_dict(self) -> dict[str, int]:
         """The runner's ``limits`` option."""
-        return {"max_steps": self.max_steps, "max_states": self.max_states,
-                "max_bytes": self.max_bytes}
+        return {
+            "max_steps": self.max_steps,
+            "max_states": self.max_states,
+            "max_bytes": self.max_bytes,
+        }
 
 
 @dataclass(frozen=True)
@@ -63,8 +78,9 @@ class TraceRequest:
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", canonical_mode(self.mode))
         if self.mode not in MODES:
-            raise ValueError(f"unknown trace mode {self.mode!r}: use 'exact' or 'frame-blind' "
-                             f"(alias 'reval')")
+            raise ValueError(
+                f"unknown trace mode {self.mode!r}: use 'exact' or 'frame-blind' (alias 'reval')"
+            )
         if self.capture not in ("full", "lines", "coverage"):
             raise ValueError(f"unknown capture {self.capture!r}: use full, lines or coverage")
         if (self.test is None) != (self.test_class is None):
@@ -75,59 +91,100 @@ class TraceRequest:
 
 def trace_job(request: TraceRequest) -> Job:
     """The engine job that traces ``request``."""
-    options: dict[str, Any] = {"mode": request.mode, "capture": request.capture,
-                               "limits": request.limits.to_dict()}
+    options: dict[str, Any] = {
+        "mode": request.mode,
+        "capture": request.capture,
+        "limits": request.limits.to_dict(),
+    }
     if request.mode == "exact":
         try:
             options["line_map"] = sorted(statement_line_map(request.program).items())
         except SyntaxError:
             options["line_map"] = []  # the child reports the SyntaxError itself
     if request.test is not None:
-        options.update(test=request.test, test_class=request.test_class,
-                       test_method=request.test_method)
-    return Job(program=request.program, call=request.call, entry_point=request.entry_point,
-               args=tuple(request.args), kwargs=dict(request.kwargs),
-               limits=request.engine_limits or DEFAULT_TRACE_LIMITS,
-               hash_seed=request.hash_seed, runner=TRACE_RUNNER, runner_options=options,
-               tag=request.tag)
+        options.update(
+            test=request.test, test_class=request.test_class, test_method=request.test_method
+        )
+    return Job(
+        program=request.program,
+        call=request.call,
+        entry_point=request.entry_point,
+        args=tuple(request.args),
+        kwargs=dict(request.kwargs),
+        limits=request.engine_limits or DEFAULT_TRACE_LIMITS,
+        hash_seed=request.hash_seed,
+        runner=TRACE_RUNNER,
+        runner_options=options,
+        tag=request.tag,
+    )
 
 
 def trace_from_outcome(outcome: Outcome, mode: str, tag: Any = None) -> Trace:
     """Wrap an engine outcome of a tracing job as a :class:`Trace`."""
     data = outcome.extra or {}
     exc = outcome.exception
-    return Trace(mode=canonical_mode(mode), status=outcome.status.value,
-                 output_envelope=outcome.value if outcome.ok else None,
-                 exception_type=exc.type if exc else None,
-                 exception_message=exc.message if exc else None,
-                 stdout=outcome.stdout, truncated=data.get("truncated"),
-                 message=outcome.message, data=data, tag=tag)
+    return Trace(
+        mode=canonical_mode(mode),
+        status=outcome.status.value,
+        output_envelope=outcome.value if outcome.ok else None,
+        exception_type=exc.type if exc else None,
+        exception_message=exc.message if exc else None,
+        stdout=outcome.stdout,
+        truncated=data.get("truncated"),
+        message=outcome.message,
+        data=data,
+        tag=tag,
+    )
 
 
 def trace_engine(workers: int | None = None, **kwargs: Any) -> Engine:
     """An engine whose servers preload the tracer (and ``preload`` extras, if given)."""
     extra = tuple(kwargs.pop("preload", ()))
-    return Engine(workers=workers, preload=TRACE_PRELOAD + extra,
-                  limits=kwargs.pop("limits", DEFAULT_TRACE_LIMITS), **kwargs)
+    return Engine(
+        workers=workers,
+        preload=TRACE_PRELOAD + extra,
+        limits=kwargs.pop("limits", DEFAULT_TRACE_LIMITS),
+        **kwargs,
+    )
 
 
-def trace_program(engine: Engine, program: str, call: str | None = None, *,
-                  entry_point: str | None = None, args: tuple[Any, ...] = (),
-                  kwargs: Mapping[str, Any] | None = None, test: str | None = None,
-                  test_class: str | None = None, test_method: str | None = None,
-                  mode: str = "exact", capture: str = "full",
-                  limits: TraceLimits | None = None, engine_limits: Limits | None = None,
-                  hash_seed: int | None = None) -> Trace:
+def trace_program(
+    engine: Engine,
+    program: str,
+    call: str | None = None,
+    *,
+    entry_point: str | None = None,
+    args: tuple[Any, ...] = (),
+    kwargs: Mapping[str, Any] | None = None,
+    test: str | None = None,
+    test_class: str | None = None,
+    test_method: str | None = None,
+    mode: str = "exact",
+    capture: str = "full",
+    limits: TraceLimits | None = None,
+    engine_limits: Limits | None = None,
+    hash_seed: int | None = None,
+) -> Trace:
     """Run ``program`` in the engine and trace its call (or unittest method).
 
     >>> trace_program(engine, "def f(x):\\n    return x + 1", "f(1)").output
     2
     """
-    request = TraceRequest(program=program, call=call, entry_point=entry_point, args=args,
-                           kwargs=kwargs or {}, test=test, test_class=test_class,
-                           test_method=test_method, mode=mode, capture=capture,
-                           limits=limits or TraceLimits(), engine_limits=engine_limits,
-                           hash_seed=hash_seed)
+    request = TraceRequest(
+        program=program,
+        call=call,
+        entry_point=entry_point,
+        args=args,
+        kwargs=kwargs or {},
+        test=test,
+        test_class=test_class,
+        test_method=test_method,
+        mode=mode,
+        capture=capture,
+        limits=limits or TraceLimits(),
+        engine_limits=engine_limits,
+        hash_seed=hash_seed,
+    )
     return trace_from_outcome(engine.run(trace_job(request)), mode)
 
 
@@ -135,13 +192,21 @@ def ground_truth_key(trace: Trace) -> str:
     """A canonical string of everything a trace answers (for determinism checks)."""
     import json
 
-    return json.dumps([trace.status, trace.output_envelope, trace.exception_type,
-                       {k: v for k, v in trace.data.items() if k != "events"}],
-                      sort_keys=True, ensure_ascii=False)
+    return json.dumps(
+        [
+            trace.status,
+            trace.output_envelope,
+            trace.exception_type,
+            {k: v for k, v in trace.data.items() if k != "events"},
+        ],
+        sort_keys=True,
+        ensure_ascii=False,
+    )
 
 
-def trace_is_deterministic(engine: Engine, request: TraceRequest,
-                           seeds: tuple[int, int] = (0, 1)) -> bool:
+def trace_is_deterministic(
+    engine: Engine, request: TraceRequest, seeds: tuple[int, int] = (0, 1)
+) -> bool:
     """Whether two runs under different hash seeds give identical ground truth.
 
     A program whose trace depends on the seed (e.g. it iterates over a set of strings)
@@ -149,16 +214,22 @@ def trace_is_deterministic(engine: Engine, request: TraceRequest,
     """
     from dataclasses import replace
 
-    first, second = (trace_from_outcome(engine.run(trace_job(replace(request, hash_seed=s))),
-                                        request.mode) for s in seeds)
+    first, second = (
+        trace_from_outcome(engine.run(trace_job(replace(request, hash_seed=s))), request.mode)
+        for s in seeds
+    )
     return ground_truth_key(first) == ground_truth_key(second)
 
 
-def trace_many(engine: Engine, requests: Iterable[TraceRequest], *,
-               progress: bool = False, batch_size: int | None = None) -> Iterator[Trace]:
+def trace_many(
+    engine: Engine,
+    requests: Iterable[TraceRequest],
+    *,
+    progress: bool = False,
+    batch_size: int | None = None,
+) -> Iterator[Trace]:
     """Trace many requests (in input order); each trace carries its request's ``tag``."""
     items = list(requests)
     jobs = [trace_job(r) for r in items]
-    for request, outcome in zip(items, engine.map(jobs, progress=progress,
-                                                   batch_size=batch_size)):
+    for request, outcome in zip(items, engine.map(jobs, progress=progress, batch_size=batch_size)):
         yield trace_from_outcome(outcome, request.mode, request.tag)

@@ -52,14 +52,18 @@ from typing import Any
 
 from execlens.values import decode, envelope_type_key, literal_text
 
-__all__ = ["CWM_TOKENS", "CwmFrame", "cwm_context", "cwm_frames", "cwm_trace",
-           "cwm_value_text"]
+__all__ = ["CWM_TOKENS", "CwmFrame", "cwm_context", "cwm_frames", "cwm_trace", "cwm_value_text"]
 
 #: The trace-prediction tokens, by role (PROMPTING_GUIDE.md's table).
 CWM_TOKENS: dict[str, str] = {
-    "context": "<|trace_context_start|>", "frame": "<|frame_sep|>",
-    "action": "<|action_sep|>", "return": "<|return_sep|>", "call": "<|call_sep|>",
-    "line": "<|line_sep|>", "exception": "<|exception_sep|>", "arg": "<|arg_sep|>",
+    "context": "<|trace_context_start|>",
+    "frame": "<|frame_sep|>",
+    "action": "<|action_sep|>",
+    "return": "<|return_sep|>",
+    "call": "<|call_sep|>",
+    "line": "<|line_sep|>",
+    "exception": "<|exception_sep|>",
+    "arg": "<|arg_sep|>",
     "end": "<|end_of_text|>",
 }
 _START = "# << START_OF_TRACE"
@@ -83,8 +87,7 @@ class CwmFrame:
         if self.kind in ("call", "line"):
             observed = json.dumps(self.locals or {}, ensure_ascii=False)
             return f"{t[self.kind]}{observed}{t['action']}{self.source}{t['frame']}"
-        value = json.dumps(self.value if self.value is not None else "None",
-                           ensure_ascii=False)
+        value = json.dumps(self.value if self.value is not None else "None", ensure_ascii=False)
         return f"{t[self.kind]}{t['action']}{self.source}{t['arg']}{value}{t['frame']}"
 
 
@@ -105,8 +108,11 @@ def cwm_value_text(envelope: Mapping[str, Any] | None) -> str:
 def _def_lines(program: str) -> dict[int, int]:
     """``{1-indexed body line: 1-indexed def line}`` of the innermost function holding it."""
     owner: dict[int, int] = {}
-    functions = [node for node in ast.walk(ast.parse(program))
-                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    functions = [
+        node
+        for node in ast.walk(ast.parse(program))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
     # Outer functions first, so an inner function's lines are claimed last (innermost).
     for node in sorted(functions, key=lambda n: (n.lineno, -(n.end_lineno or n.lineno))):
         for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
@@ -163,13 +169,25 @@ def cwm_frames(trace: Any, program: str) -> list[CwmFrame]:
             return
         raised = info.exception >= 0 and trace.exception_at(last_step[ident]) is not None
         if raised:
-            out.append(CwmFrame("exception", line, text(line),
-                                value=_exception_text(trace, trace.value(info.exception))))
+            out.append(
+                CwmFrame(
+                    "exception",
+                    line,
+                    text(line),
+                    value=_exception_text(trace, trace.value(info.exception)),
+                )
+            )
             out.append(CwmFrame("return", line, text(line), value="None"))
             return
         value = trace.value(info.result) if info.result >= 0 else None
-        out.append(CwmFrame("return", line, text(line),
-                            value=cwm_value_text(value) if value is not None else "None"))
+        out.append(
+            CwmFrame(
+                "return",
+                line,
+                text(line),
+                value=cwm_value_text(value) if value is not None else "None",
+            )
+        )
 
     def observed(step: Any) -> dict[str, str] | None:
         snapshot = trace.locals_at(step)
@@ -209,5 +227,8 @@ def cwm_trace(trace: Any, program: str) -> str:
     frames = cwm_frames(trace, program)
     entry = frames[0].line
     t = CWM_TOKENS
-    return (f"{t['context']}{cwm_context(program, entry)}{t['frame']}"
-            + "".join(frame.render() for frame in frames) + t["end"])
+    return (
+        f"{t['context']}{cwm_context(program, entry)}{t['frame']}"
+        + "".join(frame.render() for frame in frames)
+        + t["end"]
+    )

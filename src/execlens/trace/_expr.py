@@ -48,11 +48,23 @@ def parse_variable(text: str) -> ast.expr:
     except SyntaxError as exc:
         raise VariableError(f"not an expression: {text!r}") from exc
     for sub in ast.walk(node):
-        if not isinstance(sub, (ast.Name, ast.Attribute, ast.Subscript, ast.Tuple, ast.Constant,
-                                ast.Load, ast.UnaryOp, ast.USub, ast.Slice, ast.BinOp,
-                                *_OPERATORS)):
-            raise VariableError(f"unsupported variable expression {text!r}: "
-                                f"{type(sub).__name__}")
+        if not isinstance(
+            sub,
+            (
+                ast.Name,
+                ast.Attribute,
+                ast.Subscript,
+                ast.Tuple,
+                ast.Constant,
+                ast.Load,
+                ast.UnaryOp,
+                ast.USub,
+                ast.Slice,
+                ast.BinOp,
+                *_OPERATORS,
+            ),
+        ):
+            raise VariableError(f"unsupported variable expression {text!r}: {type(sub).__name__}")
     return node
 
 

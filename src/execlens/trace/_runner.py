@@ -26,15 +26,23 @@ __all__ = ["run"]
 TEST_FILENAME = "<test>"
 
 
-def run(run_program: Callable[[], None], run_call: Callable[[], Any],
-        namespace: dict[str, Any], options: dict[str, Any]
-        ) -> tuple[Any, dict[str, Any] | None]:
+def run(
+    run_program: Callable[[], None],
+    run_call: Callable[[], Any],
+    namespace: dict[str, Any],
+    options: dict[str, Any],
+) -> tuple[Any, dict[str, Any] | None]:
     """Run the program untraced, then its call (or test method) under the recorder."""
     mode = options.get("mode", "exact")
     limits = Limits(**(options.get("limits") or {}))
     line_map = {int(a): int(b) for a, b in options.get("line_map") or ()}
-    recorder = Recorder(mode=mode, capture=options.get("capture", "full"), limits=limits,
-                        line_map=line_map, backend=options.get("backend", "auto"))
+    recorder = Recorder(
+        mode=mode,
+        capture=options.get("capture", "full"),
+        limits=limits,
+        line_map=line_map,
+        backend=options.get("backend", "auto"),
+    )
     run_program()
     try:
         if options.get("test") is not None:
@@ -55,8 +63,9 @@ def run(run_program: Callable[[], None], run_call: Callable[[], Any],
     return value, recorder.result()
 
 
-def _run_test(recorder: Recorder, namespace: dict[str, Any], options: dict[str, Any],
-              mode: str) -> None:
+def _run_test(
+    recorder: Recorder, namespace: dict[str, Any], options: dict[str, Any], mode: str
+) -> None:
     code = compile(options["test"], TEST_FILENAME, "exec")
     module_name = namespace.get("__name__")
     # The test module must not see itself as __main__ (``unittest.main()`` would exit).

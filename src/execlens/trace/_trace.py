@@ -86,11 +86,13 @@ class Trace:
             raise TraceError(f"unsupported trace record version {data.get('version')!r}")
         self._values: list[dict[str, Any]] = data.get("values", [])
         self._snapshots: list[dict[str, int]] = data.get("snapshots", [])
-        self.steps: list[Step] = [Step(i, s[0], s[1], s[2])
-                                  for i, s in enumerate(data.get("steps", []))]
+        self.steps: list[Step] = [
+            Step(i, s[0], s[1], s[2]) for i, s in enumerate(data.get("steps", []))
+        ]
         self.frames: list[FrameInfo] = [
             FrameInfo(i, f[0], f[1], f[2], f[3], f[4], f[5], bool(f[6]))
-            for i, f in enumerate(data.get("frames", []))]
+            for i, f in enumerate(data.get("frames", []))
+        ]
         self.coverage_lines: set[int] = set(data.get("coverage", []))
         self._marks: dict[int, dict[str, int]] = {}
         for step_index, kind, value in data.get("marks", []):
@@ -230,8 +232,10 @@ class Trace:
         """The states in the JetBrains REval layout (``lineno`` 0-indexed, envelopes)."""
         out = []
         for step in self.steps:
-            state: dict[str, Any] = {"lineno": step.line,
-                                     "locals": self._expand(step.snapshot) or {}}
+            state: dict[str, Any] = {
+                "lineno": step.line,
+                "locals": self._expand(step.snapshot) or {},
+            }
             returned = self.return_value(step)
             if returned is not None:
                 state["return"] = returned
@@ -250,17 +254,30 @@ class Trace:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form that :meth:`from_dict` reads back."""
-        return {"mode": self.mode, "status": self.status, "output": self.output_envelope,
-                "exception_type": self.exception_type,
-                "exception_message": self.exception_message, "stdout": self.stdout,
-                "truncated": self.truncated, "message": self.message, "data": self.data}
+        return {
+            "mode": self.mode,
+            "status": self.status,
+            "output": self.output_envelope,
+            "exception_type": self.exception_type,
+            "exception_message": self.exception_message,
+            "stdout": self.stdout,
+            "truncated": self.truncated,
+            "message": self.message,
+            "data": self.data,
+        }
 
     @classmethod
     def from_dict(cls, record: dict[str, Any], tag: Any = None) -> Trace:
         """Rebuild a trace written by :meth:`to_dict`."""
-        return cls(mode=record["mode"], status=record["status"],
-                   output_envelope=record.get("output"),
-                   exception_type=record.get("exception_type"),
-                   exception_message=record.get("exception_message"),
-                   stdout=record.get("stdout", ""), truncated=record.get("truncated"),
-                   message=record.get("message", ""), data=record.get("data") or {}, tag=tag)
+        return cls(
+            mode=record["mode"],
+            status=record["status"],
+            output_envelope=record.get("output"),
+            exception_type=record.get("exception_type"),
+            exception_message=record.get("exception_message"),
+            stdout=record.get("stdout", ""),
+            truncated=record.get("truncated"),
+            message=record.get("message", ""),
+            data=record.get("data") or {},
+            tag=tag,
+        )

@@ -56,9 +56,13 @@ class ChainStats:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form."""
-        return {"sampled": dict(self.sampled), "accepted": dict(self.accepted),
-                "acceptance": self.acceptance(), "failed_requests": self.failed_requests,
-                "rejected": dict(sorted(self.rejected.items()))}
+        return {
+            "sampled": dict(self.sampled),
+            "accepted": dict(self.accepted),
+            "acceptance": self.acceptance(),
+            "failed_requests": self.failed_requests,
+            "rejected": dict(sorted(self.rejected.items())),
+        }
 
 
 def rejection_reason(response: ModelResponse, label: str) -> str:
@@ -66,8 +70,7 @@ def rejection_reason(response: ModelResponse, label: str) -> str:
     ``answer_only_in_reasoning`` when only its thought holds an ``[ANSWER]``, else the
     verdict's label."""
     if not response.answerable:
-        if response.status.value == "reasoning_only" and ANSWER_OPEN in (response.reasoning
-                                                                          or ""):
+        if response.status.value == "reasoning_only" and ANSWER_OPEN in (response.reasoning or ""):
             return "answer_only_in_reasoning"
         return response.status.value
     if ANSWER_OPEN not in response.final and ANSWER_OPEN in (response.reasoning or ""):
@@ -75,9 +78,16 @@ def rejection_reason(response: ModelResponse, label: str) -> str:
     return label
 
 
-def collect_chains(tasks: Sequence[Task], client: Any, out: str | Path, *,
-                   samples: int = 4, temperature: float = 0.7, max_tokens: int = 1024,
-                   seed: int = 0) -> ChainStats:
+def collect_chains(
+    tasks: Sequence[Task],
+    client: Any,
+    out: str | Path,
+    *,
+    samples: int = 4,
+    temperature: float = 0.7,
+    max_tokens: int = 1024,
+    seed: int = 0,
+) -> ChainStats:
     """Sample ``samples`` chains per task from ``client`` (an ``execlens.models``
     client), keep the accepted ones in ``out`` (JSONL ``messages`` rows, written
     atomically) and return the counts; ``out``'s sibling ``chains.stats.json`` holds them.
@@ -85,10 +95,11 @@ def collect_chains(tasks: Sequence[Task], client: Any, out: str | Path, *,
     from execlens.models import GenerationRequest, SamplingParams
     from execlens.store import write_json_atomic, write_text_atomic
 
-    params = SamplingParams(n=samples, temperature=temperature, max_tokens=max_tokens,
-                            seed=seed)
-    requests = [GenerationRequest.chat(render_messages(t), params=params, id=str(i))
-                for i, t in enumerate(tasks)]
+    params = SamplingParams(n=samples, temperature=temperature, max_tokens=max_tokens, seed=seed)
+    requests = [
+        GenerationRequest.chat(render_messages(t), params=params, id=str(i))
+        for i, t in enumerate(tasks)
+    ]
     responses = client.generate_sync(requests)
     stats = ChainStats()
     pairs: list[tuple[Task, ModelResponse]] = []
@@ -99,8 +110,7 @@ def collect_chains(tasks: Sequence[Task], client: Any, out: str | Path, *,
                 stats.failed_requests += 1
                 continue
             message = {"content": completion.text, "reasoning_content": completion.reasoning}
-            pairs.append((task, read_completion(message,
-                                                finish_reason=completion.finish_reason)))
+            pairs.append((task, read_completion(message, finish_reason=completion.finish_reason)))
     # Judged on the final part only (score_batch takes the read responses as they are).
     verdicts = score_batch([t for t, _ in pairs], [r for _, r in pairs])
     lines = []
@@ -112,8 +122,11 @@ def collect_chains(tasks: Sequence[Task], client: Any, out: str | Path, *,
         stats.accepted[task.kind] = stats.accepted.get(task.kind, 0) + 1
         target = response.as_target()
         messages = render_messages(task) + [{"role": "assistant", "content": target}]
-        lines.append(json.dumps({"messages": messages, "kind": task.kind,
-                                 "task_id": task.id}, ensure_ascii=False))
+        lines.append(
+            json.dumps(
+                {"messages": messages, "kind": task.kind, "task_id": task.id}, ensure_ascii=False
+            )
+        )
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(out, "".join(line + "\n" for line in lines))
@@ -130,8 +143,9 @@ def _ground_truths(path: Path) -> list[Any]:
 
         table = pq.read_table(path)
         if "ground_truth" not in table.column_names:
-            raise ConfigError(f"training data {path} lacks column(s) ['ground_truth'] (has "
-                              f"{table.column_names})")
+            raise ConfigError(
+                f"training data {path} lacks column(s) ['ground_truth'] (has {table.column_names})"
+            )
         return table.column("ground_truth").to_pylist()
     if path.suffix not in (".jsonl", ".json"):
         raise ConfigError(f"training data {path}: use .parquet or .jsonl")
@@ -144,8 +158,10 @@ def _ground_truths(path: Path) -> list[Any]:
         except json.JSONDecodeError:
             raise ConfigError(f"training data {path}: line {number} is not JSON") from None
         if not isinstance(row, dict) or "ground_truth" not in row:
-            raise ConfigError(f"training data {path}: line {number} lacks column(s) "
-                              f"['ground_truth']; write the tasks with `execlens export`")
+            raise ConfigError(
+                f"training data {path}: line {number} lacks column(s) "
+                f"['ground_truth']; write the tasks with `execlens export`"
+            )
         values.append(row["ground_truth"])
     return values
 
@@ -161,8 +177,10 @@ def load_tasks(data: str, *, max_samples: int | None = None) -> list[Task]:
         try:
             tasks.append(Task.from_json(truth))
         except TaskError as exc:
-            raise ConfigError(f"training data {data}: row {number}'s ground_truth is not a "
-                              f"reward task ({exc}); write it with `execlens export`") from None
+            raise ConfigError(
+                f"training data {data}: row {number}'s ground_truth is not a "
+                f"reward task ({exc}); write it with `execlens export`"
+            ) from None
     if not tasks:
         raise ConfigError(f"training data {data} holds no tasks")
     return tasks
@@ -176,8 +194,15 @@ def run_chains(config: ChainsRunConfig, *, local_server: Any = None) -> ChainSta
     from execlens.models import open_client
 
     tasks = load_tasks(config.data, max_samples=config.max_samples)
-    with open_client(config.model, config.base_url, no_cache=config.no_cache,
-                     local_server=local_server) as client:
-        return collect_chains(tasks, client, Path(config.output_dir) / "chains.jsonl",
-                              samples=config.samples, temperature=config.temperature,
-                              max_tokens=config.max_tokens, seed=config.seed)
+    with open_client(
+        config.model, config.base_url, no_cache=config.no_cache, local_server=local_server
+    ) as client:
+        return collect_chains(
+            tasks,
+            client,
+            Path(config.output_dir) / "chains.jsonl",
+            samples=config.samples,
+            temperature=config.temperature,
+            max_tokens=config.max_tokens,
+            seed=config.seed,
+        )

@@ -15,8 +15,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-__all__ = ["ChainsRunConfig", "ConfigError", "GRPORunConfig", "LoraSettings", "SFTRunConfig",
-           "load_config"]
+__all__ = [
+    "ChainsRunConfig",
+    "ConfigError",
+    "GRPORunConfig",
+    "LoraSettings",
+    "SFTRunConfig",
+    "load_config",
+]
 
 
 class ConfigError(ValueError):
@@ -52,9 +58,12 @@ class _Common(BaseModel):
     max_samples: int | None = Field(default=None, ge=1, description="use only the first N rows")
     lora: LoraSettings = Field(default_factory=LoraSettings)
     torch_threads: int | None = Field(
-        default=None, ge=1, description="torch intra-op threads (default: torch's); 1 on "
-                                        "a busy small CPU box, where threads that wait on "
-                                        "each other make every step several times slower")
+        default=None,
+        ge=1,
+        description="torch intra-op threads (default: torch's); 1 on "
+        "a busy small CPU box, where threads that wait on "
+        "each other make every step several times slower",
+    )
     trl_args: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -79,12 +88,15 @@ class GRPORunConfig(_Common):
     temperature: float = Field(default=1.0, gt=0.0)
     beta: float = Field(default=0.0, ge=0.0)
     shaping: Literal["binary", "absolute_zero"] = "binary"
-    format_weight: float = Field(default=0.0, ge=0.0,
-                                 description="weight of the format reward; 0 leaves it out")
+    format_weight: float = Field(
+        default=0.0, ge=0.0, description="weight of the format reward; 0 leaves it out"
+    )
     answer_format: Literal["tagged", "first_line"] = Field(
-        default="tagged", description="where completions put the answer: inside [ANSWER] "
-                                      "tags (chat prompts), or on the first line (direct "
-                                      "prompts ending where the answer goes)")
+        default="tagged",
+        description="where completions put the answer: inside [ANSWER] "
+        "tags (chat prompts), or on the first line (direct "
+        "prompts ending where the answer goes)",
+    )
     use_vllm: bool | Literal["auto"] = "auto"
     vllm_mode: Literal["colocate", "server"] = "colocate"
 
@@ -98,13 +110,20 @@ class ChainsRunConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     kind: Literal["chains"] = "chains"
-    model: str = Field(default="local", description="the teacher: `local` (the embedded "
-                                                    "model) or a served model's name")
-    base_url: str | None = Field(default=None, description="the teacher's OpenAI-compatible "
-                                 "URL (else $EXECLENS_BASE_URL); keys come from the "
-                                 "environment, never from a config")
-    data: str = Field(description="the tasks: an `execlens export` folder or a Parquet / "
-                                  "JSONL file with a `ground_truth` column")
+    model: str = Field(
+        default="local",
+        description="the teacher: `local` (the embedded model) or a served model's name",
+    )
+    base_url: str | None = Field(
+        default=None,
+        description="the teacher's OpenAI-compatible "
+        "URL (else $EXECLENS_BASE_URL); keys come from the "
+        "environment, never from a config",
+    )
+    data: str = Field(
+        description="the tasks: an `execlens export` folder or a Parquet / "
+        "JSONL file with a `ground_truth` column"
+    )
     output_dir: str
     samples: int = Field(default=4, ge=1, description="chains sampled per task")
     temperature: float = Field(default=0.7, ge=0.0)
@@ -145,10 +164,15 @@ def load_config(path: str | Path, kind: str) -> SFTRunConfig | GRPORunConfig | C
     path = Path(path)
     data = _read(path)
     cls: type[SFTRunConfig | GRPORunConfig | ChainsRunConfig] = {
-        "sft": SFTRunConfig, "grpo": GRPORunConfig, "chains": ChainsRunConfig}[kind]
+        "sft": SFTRunConfig,
+        "grpo": GRPORunConfig,
+        "chains": ChainsRunConfig,
+    }[kind]
     if data.get("kind", kind) != kind:
-        raise ConfigError(f"config {path} is a {data['kind']!r} config; run "
-                          f"`execlens train {data['kind']} {path}`")
+        raise ConfigError(
+            f"config {path} is a {data['kind']!r} config; run "
+            f"`execlens train {data['kind']} {path}`"
+        )
     try:
         config = cls.model_validate(data)
     except ValidationError as exc:

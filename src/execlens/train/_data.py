@@ -24,8 +24,13 @@ def resolve_data_path(data: str, preferred: str) -> Path:
     return path
 
 
-def load_rows(data: str, *, preferred: str = "trl.parquet", max_samples: int | None = None,
-              required: tuple[str, ...] = ()) -> Any:
+def load_rows(
+    data: str,
+    *,
+    preferred: str = "trl.parquet",
+    max_samples: int | None = None,
+    required: tuple[str, ...] = (),
+) -> Any:
     """A ``datasets.Dataset`` of the file's rows (first ``max_samples``), checked for the
     ``required`` columns."""
     from datasets import Dataset
@@ -36,8 +41,10 @@ def load_rows(data: str, *, preferred: str = "trl.parquet", max_samples: int | N
     path = resolve_data_path(data, preferred)
     if path.suffix in (".jsonl", ".json") and not path.read_bytes().strip():
         # datasets fails on an empty file with a traceback about JSON schemas.
-        raise ConfigError(f"training data {path} is empty; write rows into it first (e.g. "
-                          f"`execlens train chains` or `execlens export`)")
+        raise ConfigError(
+            f"training data {path} is empty; write rows into it first (e.g. "
+            f"`execlens train chains` or `execlens export`)"
+        )
     if path.suffix == ".parquet":
         import pyarrow.parquet as pq
 
@@ -48,8 +55,9 @@ def load_rows(data: str, *, preferred: str = "trl.parquet", max_samples: int | N
         raise ConfigError(f"training data {path}: use .parquet or .jsonl")
     missing = [c for c in required if c not in dataset.column_names]
     if missing:
-        raise ConfigError(f"training data {path} lacks column(s) {missing} (has "
-                          f"{dataset.column_names})")
+        raise ConfigError(
+            f"training data {path} lacks column(s) {missing} (has {dataset.column_names})"
+        )
     if max_samples is not None:
         dataset = dataset.select(range(min(max_samples, len(dataset))))
     if len(dataset) == 0:

@@ -46,17 +46,26 @@ def _peft(lora: LoraSettings) -> Any:
     require("peft")
     from peft import LoraConfig
 
-    return LoraConfig(r=lora.r, lora_alpha=lora.alpha, lora_dropout=lora.dropout,
-                      target_modules=lora.target_modules, task_type="CAUSAL_LM")
+    return LoraConfig(
+        r=lora.r,
+        lora_alpha=lora.alpha,
+        lora_dropout=lora.dropout,
+        target_modules=lora.target_modules,
+        task_type="CAUSAL_LM",
+    )
 
 
 def _common_args(config: SFTRunConfig | GRPORunConfig) -> dict[str, Any]:
     args: dict[str, Any] = {
-        "output_dir": config.output_dir, "max_steps": config.max_steps,
-        "num_train_epochs": config.num_train_epochs, "learning_rate": config.learning_rate,
+        "output_dir": config.output_dir,
+        "max_steps": config.max_steps,
+        "num_train_epochs": config.num_train_epochs,
+        "learning_rate": config.learning_rate,
         "per_device_train_batch_size": config.per_device_train_batch_size,
         "gradient_accumulation_steps": config.gradient_accumulation_steps,
-        "logging_steps": config.logging_steps, "seed": config.seed, "report_to": "none",
+        "logging_steps": config.logging_steps,
+        "seed": config.seed,
+        "report_to": "none",
         "save_strategy": "steps" if config.save_steps else "no",
     }
     if config.save_steps:
@@ -83,7 +92,8 @@ def _load(model: str) -> tuple[Any, Any]:
         raise ConfigError(
             f"model {model!r} is neither a model folder nor a model the hub (or its "
             f"offline cache) has ({' '.join(str(exc).split()).split('. ')[0]}); set "
-            f"`model` to `embedded`, a folder with config.json, or a hub id") from None
+            f"`model` to `embedded`, a folder with config.json, or a hub id"
+        ) from None
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     return AutoModelForCausalLM.from_pretrained(path), tokenizer
@@ -98,13 +108,16 @@ def _trl_config(cls: type, config: SFTRunConfig | GRPORunConfig, **settings: Any
     known = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(config.trl_args) - known)
     if unknown:
-        raise ConfigError(f"trl_args: {', '.join(map(repr, unknown))} is not an option of "
-                          f"TRL's {cls.__name__}; check the spelling against TRL's docs")
+        raise ConfigError(
+            f"trl_args: {', '.join(map(repr, unknown))} is not an option of "
+            f"TRL's {cls.__name__}; check the spelling against TRL's docs"
+        )
     try:
         return cls(**settings, **_common_args(config))
     except (TypeError, ValueError) as exc:
-        raise ConfigError(f"TRL's {cls.__name__} refuses the config: "
-                          f"{' '.join(str(exc).split())}") from None
+        raise ConfigError(
+            f"TRL's {cls.__name__} refuses the config: {' '.join(str(exc).split())}"
+        ) from None
 
 
 def _check_output_dir(config: SFTRunConfig | GRPORunConfig) -> None:
@@ -135,8 +148,9 @@ def _finish(trainer: Any, config: SFTRunConfig | GRPORunConfig) -> TrainResult:
     trainer.train(resume_from_checkpoint=last)
     trainer.save_model(config.output_dir)
     history = list(trainer.state.log_history)
-    return TrainResult(config.output_dir, history, int(trainer.state.global_step),
-                       resumed_from=last)
+    return TrainResult(
+        config.output_dir, history, int(trainer.state.global_step), resumed_from=last
+    )
 
 
 def run_sft(config: SFTRunConfig) -> TrainResult:
@@ -147,16 +161,24 @@ def run_sft(config: SFTRunConfig) -> TrainResult:
     _check_output_dir(config)
     dataset = load_rows(config.data, preferred="chains.jsonl", max_samples=config.max_samples)
     if "messages" not in dataset.column_names and not {"prompt", "completion"} <= set(
-            dataset.column_names):
-        raise ConfigError(f"SFT data {config.data} needs a `messages` column (or `prompt` "
-                          f"and `completion`); has {dataset.column_names}")
+        dataset.column_names
+    ):
+        raise ConfigError(
+            f"SFT data {config.data} needs a `messages` column (or `prompt` "
+            f"and `completion`); has {dataset.column_names}"
+        )
     keep = [c for c in ("messages", "prompt", "completion") if c in dataset.column_names]
     dataset = dataset.select_columns(keep)
     args = _trl_config(SFTConfig, config, max_length=config.max_length)
     with _output_dir(config):
         model, tokenizer = _load(config.model)
-        trainer = SFTTrainer(model=model, args=args, train_dataset=dataset,
-                             processing_class=tokenizer, peft_config=_peft(config.lora))
+        trainer = SFTTrainer(
+            model=model,
+            args=args,
+            train_dataset=dataset,
+            processing_class=tokenizer,
+            peft_config=_peft(config.lora),
+        )
         return _finish(trainer, config)
 
 
@@ -165,8 +187,9 @@ def _use_vllm(setting: bool | str) -> bool:
     if setting == "auto":
         return available
     if setting and not available:
-        raise ConfigError("use_vllm: true, but vLLM is not installed (pip install vllm), "
-                          "or set use_vllm: auto")
+        raise ConfigError(
+            "use_vllm: true, but vLLM is not installed (pip install vllm), or set use_vllm: auto"
+        )
     return bool(setting)
 
 
@@ -174,8 +197,9 @@ def reward_functions(config: GRPORunConfig) -> tuple[list[Any], list[float]]:
     """The reward functions (and weights) a GRPO config asks for."""
     from execlens.rewards import ExeclensFormatReward, ExeclensReward, Shaping
 
-    funcs: list[Any] = [ExeclensReward(shaping=Shaping.named(config.shaping),
-                                       answer_format=config.answer_format)]
+    funcs: list[Any] = [
+        ExeclensReward(shaping=Shaping.named(config.shaping), answer_format=config.answer_format)
+    ]
     weights = [1.0]
     if config.format_weight > 0:
         funcs.append(ExeclensFormatReward(answer_format=config.answer_format))
@@ -189,20 +213,35 @@ def run_grpo(config: GRPORunConfig, *, callbacks: list[Any] | None = None) -> Tr
     from trl import GRPOConfig, GRPOTrainer
 
     _check_output_dir(config)
-    dataset = load_rows(config.data, preferred="trl.parquet", max_samples=config.max_samples,
-                        required=("prompt", "ground_truth"))
+    dataset = load_rows(
+        config.data,
+        preferred="trl.parquet",
+        max_samples=config.max_samples,
+        required=("prompt", "ground_truth"),
+    )
     funcs, weights = reward_functions(config)
-    args = _trl_config(GRPOConfig, config, num_generations=config.num_generations,
-                       max_completion_length=config.max_completion_length,
-                       temperature=config.temperature, beta=config.beta,
-                       reward_weights=weights, use_vllm=_use_vllm(config.use_vllm),
-                       **({"vllm_mode": config.vllm_mode} if _use_vllm(config.use_vllm)
-                          else {}))
+    args = _trl_config(
+        GRPOConfig,
+        config,
+        num_generations=config.num_generations,
+        max_completion_length=config.max_completion_length,
+        temperature=config.temperature,
+        beta=config.beta,
+        reward_weights=weights,
+        use_vllm=_use_vllm(config.use_vllm),
+        **({"vllm_mode": config.vllm_mode} if _use_vllm(config.use_vllm) else {}),
+    )
     with _output_dir(config):
         model, tokenizer = _load(config.model)
-        trainer = GRPOTrainer(model=model, reward_funcs=funcs, args=args,
-                              train_dataset=dataset, processing_class=tokenizer,
-                              peft_config=_peft(config.lora), callbacks=callbacks)
+        trainer = GRPOTrainer(
+            model=model,
+            reward_funcs=funcs,
+            args=args,
+            train_dataset=dataset,
+            processing_class=tokenizer,
+            peft_config=_peft(config.lora),
+            callbacks=callbacks,
+        )
         return _finish(trainer, config)
 
 

@@ -32,8 +32,9 @@ def require(*modules: str) -> None:
 
     missing = [m for m in modules if importlib.util.find_spec(m) is None]
     if missing:
-        raise TrainDependencyError(f"training needs {', '.join(missing)}; install with "
-                                   f"`{TRAIN_INSTALL}`")
+        raise TrainDependencyError(
+            f"training needs {', '.join(missing)}; install with `{TRAIN_INSTALL}`"
+        )
 
 
 def _convert(gguf: Path, target: Path) -> None:

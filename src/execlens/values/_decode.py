@@ -24,15 +24,20 @@ class ObjectRecord:
 
     __slots__ = ("attributes", "module", "type_name")
 
-    def __init__(self, type_name: str, attributes: dict[str, Any] | None = None,
-                 module: str | None = None) -> None:
+    def __init__(
+        self, type_name: str, attributes: dict[str, Any] | None = None, module: str | None = None
+    ) -> None:
         self.type_name = type_name
         self.attributes = attributes if attributes is not None else {}
         self.module = module
 
     def __eq__(self, other: object) -> bool:
-        return (isinstance(other, ObjectRecord) and self.type_name == other.type_name
-                and self.module == other.module and self.attributes == other.attributes)
+        return (
+            isinstance(other, ObjectRecord)
+            and self.type_name == other.type_name
+            and self.module == other.module
+            and self.attributes == other.attributes
+        )
 
     def __hash__(self) -> int:
         return hash((self.type_name, self.module, tuple(sorted(self.attributes))))
@@ -51,8 +56,11 @@ class OpaqueRecord:
         self.description = description
 
     def __eq__(self, other: object) -> bool:
-        return (isinstance(other, OpaqueRecord) and self.type_name == other.type_name
-                and self.description == other.description)
+        return (
+            isinstance(other, OpaqueRecord)
+            and self.type_name == other.type_name
+            and self.description == other.description
+        )
 
     def __hash__(self) -> int:
         return hash((self.type_name, self.description))
@@ -66,8 +74,9 @@ class Truncated:
 
     __slots__ = ("length", "partial", "reason", "type_name")
 
-    def __init__(self, type_name: str, reason: str, partial: Any = None,
-                 length: int | None = None) -> None:
+    def __init__(
+        self, type_name: str, reason: str, partial: Any = None, length: int | None = None
+    ) -> None:
         self.type_name = type_name
         self.reason = reason
         self.partial = partial
@@ -142,8 +151,9 @@ def decode(envelope: Any) -> Any:
         name = envelope.get("__type__") if isinstance(envelope, dict) else None
         if not isinstance(name, str):  # its str() could be huge or nested too deeply
             name = type(name).__name__
-        raise EnvelopeError(f"malformed {name[:80]!r} envelope: "
-                            f"{type(exc).__name__}: {str(exc)[:200]}") from exc
+        raise EnvelopeError(
+            f"malformed {name[:80]!r} envelope: {type(exc).__name__}: {str(exc)[:200]}"
+        ) from exc
 
 
 def _decode(envelope: Any) -> Any:
@@ -217,8 +227,7 @@ def _decode(envelope: Any) -> Any:
         # writes "p/q", so an exponent is only bounded here, as int() bounds digits.
         exponent = raw.lower().partition("e")[2] if isinstance(raw, str) else ""
         if exponent and abs(int(exponent)) > _MAX_EXPONENT:
-            raise EnvelopeError(
-                f"malformed 'Fraction' envelope: exponent beyond {_MAX_EXPONENT}")
+            raise EnvelopeError(f"malformed 'Fraction' envelope: exponent beyond {_MAX_EXPONENT}")
         return fractions.Fraction(raw)
     if base == "range":
         return range(*raw)
@@ -250,5 +259,3 @@ def _decode_numpy(envelope: dict[str, Any]) -> Any:
         return np.dtype(dtype).type(raw)
     except (TypeError, ValueError):
         return raw
-
-

@@ -49,6 +49,7 @@ bool = bool  # noqa: PLW0127
 complex = complex  # noqa: PLW0127
 range = range  # noqa: PLW0127
 
+
 class NilType:
     """The "not defined" marker (REval's ``Nil``): a variable with no value at a point."""
 
@@ -74,8 +75,14 @@ class Caps:
 
     __slots__ = ("max_depth", "max_int_digits", "max_items", "max_nodes", "max_str")
 
-    def __init__(self, max_depth: int = 24, max_items: int = 2_000, max_str: int = 20_000,
-                 max_nodes: int = 100_000, max_int_digits: int = 4_000) -> None:
+    def __init__(
+        self,
+        max_depth: int = 24,
+        max_items: int = 2_000,
+        max_str: int = 20_000,
+        max_nodes: int = 100_000,
+        max_int_digits: int = 4_000,
+    ) -> None:
         self.max_depth = max_depth
         self.max_items = max_items
         self.max_str = max_str

@@ -29,8 +29,14 @@ from typing import Any
 from execlens.values._decode import ObjectRecord, OpaqueRecord, Truncated
 from execlens.values._types import _is_ndarray, _is_numpy_scalar, strict_equal
 
-__all__ = ["AnswerParseError", "ParsedCall", "literal_text", "parse_call", "parse_literal",
-           "parse_state_value"]
+__all__ = [
+    "AnswerParseError",
+    "ParsedCall",
+    "literal_text",
+    "parse_call",
+    "parse_literal",
+    "parse_state_value",
+]
 
 _MAX_ANSWER_CHARS = 200_000
 
@@ -58,8 +64,15 @@ class ParsedCall:
     kwargs: dict[str, Any] = field(default_factory=dict)
 
 
-_CONSTRUCTORS_NO_ARGS = {"set": set, "frozenset": frozenset, "tuple": tuple, "list": list,
-                         "dict": dict, "bytes": bytes, "str": str}
+_CONSTRUCTORS_NO_ARGS = {
+    "set": set,
+    "frozenset": frozenset,
+    "tuple": tuple,
+    "list": list,
+    "dict": dict,
+    "bytes": bytes,
+    "str": str,
+}
 
 
 def _reject(node: ast.AST) -> AnswerParseError:
@@ -73,8 +86,20 @@ def _reject(node: ast.AST) -> AnswerParseError:
         return AnswerParseError("comprehension", "comprehensions are not literals")
     if isinstance(node, ast.Call):
         return AnswerParseError("call", "a function call is not a literal")
-    if isinstance(node, (ast.BinOp, ast.Compare, ast.UnaryOp, ast.IfExp, ast.Lambda,
-                         ast.Subscript, ast.Starred, ast.NamedExpr, ast.JoinedStr)):
+    if isinstance(
+        node,
+        (
+            ast.BinOp,
+            ast.Compare,
+            ast.UnaryOp,
+            ast.IfExp,
+            ast.Lambda,
+            ast.Subscript,
+            ast.Starred,
+            ast.NamedExpr,
+            ast.JoinedStr,
+        ),
+    ):
         return AnswerParseError("operator", f"{type(node).__name__} is not a literal")
     return AnswerParseError("not_literal", f"{type(node).__name__} is not a literal")
 
@@ -93,8 +118,11 @@ def _literal(node: ast.AST) -> Any:
     if isinstance(node, ast.Dict):
         if any(k is None for k in node.keys):
             raise AnswerParseError("operator", "`**` unpacking is not a literal")
-        return {_hashable_literal(k): _literal(v) for k, v in zip(node.keys, node.values)
-                if k is not None}  # (every key is set: checked above)
+        return {
+            _hashable_literal(k): _literal(v)
+            for k, v in zip(node.keys, node.values)
+            if k is not None
+        }  # (every key is set: checked above)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         operand = _literal(node.operand)
         if isinstance(operand, (int, float, complex)) and not isinstance(operand, bool):
@@ -120,8 +148,7 @@ def _hashable_literal(node: ast.AST) -> Any:
     try:
         hash(value)
     except TypeError as exc:
-        raise AnswerParseError("not_literal",
-                               f"unhashable set member or dict key: {exc}") from exc
+        raise AnswerParseError("not_literal", f"unhashable set member or dict key: {exc}") from exc
     return value
 
 
@@ -207,8 +234,9 @@ def parse_call(text: str, *, name: str | None = None) -> ParsedCall:
     node = _parse_expression(text)
     if not isinstance(node, ast.Call):
         if isinstance(node, (ast.BoolOp, ast.BinOp, ast.Compare)):
-            raise AnswerParseError("multiple",
-                                   "the answer must be a single call, nothing around it")
+            raise AnswerParseError(
+                "multiple", "the answer must be a single call, nothing around it"
+            )
         raise AnswerParseError("not_a_call", "the answer must be a call like f(...)")
     if not isinstance(node.func, ast.Name):
         raise AnswerParseError("attribute", "the callee must be a plain name")
@@ -280,8 +308,24 @@ def _build(name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
     raise AnswerParseError("call", f"{name}(...) is not a value constructor we read")
 
 
-_CLASS_NAMES = frozenset({"int", "str", "float", "bool", "list", "dict", "set", "tuple",
-                          "frozenset", "bytes", "bytearray", "complex", "type", "object"})
+_CLASS_NAMES = frozenset(
+    {
+        "int",
+        "str",
+        "float",
+        "bool",
+        "list",
+        "dict",
+        "set",
+        "tuple",
+        "frozenset",
+        "bytes",
+        "bytearray",
+        "complex",
+        "type",
+        "object",
+    }
+)
 
 
 def _data(node: ast.AST) -> Any:
@@ -299,8 +343,9 @@ def _data(node: ast.AST) -> Any:
     if isinstance(node, ast.Dict):
         if any(k is None for k in node.keys):
             raise AnswerParseError("operator", "`**` unpacking is not a literal")
-        return {_hashable(_data(k)): _data(v) for k, v in zip(node.keys, node.values)
-                if k is not None}  # (every key is set: checked above)
+        return {
+            _hashable(_data(k)): _data(v) for k, v in zip(node.keys, node.values) if k is not None
+        }  # (every key is set: checked above)
     if isinstance(node, ast.Name):
         if node.id in _CLASS_NAMES:
             return OpaqueRecord("type", node.id)
@@ -308,7 +353,8 @@ def _data(node: ast.AST) -> Any:
     if isinstance(node, ast.Call):
         name = ast.unparse(node.func)
         if any(isinstance(a, ast.Starred) for a in node.args) or any(
-                k.arg is None for k in node.keywords):
+            k.arg is None for k in node.keywords
+        ):
             raise AnswerParseError("operator", "unpacking is not allowed")
         args = [_data(a) for a in node.args]
         kwargs = {str(k.arg): _data(k.value) for k in node.keywords}
@@ -326,8 +372,7 @@ def _hashable(value: Any) -> Any:
     try:
         hash(value)
     except TypeError as exc:
-        raise AnswerParseError("not_literal",
-                               f"unhashable set member or dict key: {exc}") from None
+        raise AnswerParseError("not_literal", f"unhashable set member or dict key: {exc}") from None
     return value
 
 

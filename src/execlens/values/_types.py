@@ -23,13 +23,13 @@ __all__ = ["envelope_type_key", "is_ndarray", "strict_equal", "type_names"]
 
 def _is_ndarray(value: Any) -> bool:
     """Any ``numpy.ndarray``, subclasses (``numpy.matrix``) included, without importing numpy."""
-    return any(cls.__name__ == "ndarray" and cls.__module__ == "numpy"
-               for cls in type(value).__mro__)
+    return any(
+        cls.__name__ == "ndarray" and cls.__module__ == "numpy" for cls in type(value).__mro__
+    )
 
 
 def _is_numpy_scalar(value: Any) -> bool:
-    return type(value).__module__ == "numpy" and hasattr(value, "item") and not _is_ndarray(
-        value)
+    return type(value).__module__ == "numpy" and hasattr(value, "item") and not _is_ndarray(value)
 
 
 # ------------------------------------------------------------------ type names
@@ -88,14 +88,39 @@ def is_ndarray(value: Any) -> bool:
     return _is_ndarray(value)
 
 
-_BUILTIN_TYPES = frozenset({
-    "int", "str", "bool", "float", "NoneType", "list", "tuple", "set", "frozenset", "dict",
-    "bytes", "bytearray", "complex", "range", "type", "object", "slice", "memoryview",
-})
+_BUILTIN_TYPES = frozenset(
+    {
+        "int",
+        "str",
+        "bool",
+        "float",
+        "NoneType",
+        "list",
+        "tuple",
+        "set",
+        "frozenset",
+        "dict",
+        "bytes",
+        "bytearray",
+        "complex",
+        "range",
+        "type",
+        "object",
+        "slice",
+        "memoryview",
+    }
+)
 _MODULE_OF = {
-    "datetime": "datetime", "date": "datetime", "time": "datetime", "timedelta": "datetime",
-    "Decimal": "decimal", "Fraction": "fractions", "deque": "collections",
-    "defaultdict": "collections", "OrderedDict": "collections", "Counter": "collections",
+    "datetime": "datetime",
+    "date": "datetime",
+    "time": "datetime",
+    "timedelta": "datetime",
+    "Decimal": "decimal",
+    "Fraction": "fractions",
+    "deque": "collections",
+    "defaultdict": "collections",
+    "OrderedDict": "collections",
+    "Counter": "collections",
     "ChainMap": "collections",
 }
 

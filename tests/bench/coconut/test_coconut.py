@@ -40,8 +40,11 @@ BENCH = get_benchmark("coconut")
 
 def test_loads_the_file_or_a_checkout_and_names_bad_input(tmp_path: Path) -> None:
     items = load_coconut(HUMANEVAL)
-    assert [i.sample_id for i in items][:3] == ["HumanEval/900#0", "HumanEval/900#1",
-                                                 "HumanEval/901#0"]
+    assert [i.sample_id for i in items][:3] == [
+        "HumanEval/900#0",
+        "HumanEval/900#1",
+        "HumanEval/901#0",
+    ]
     assert items[0].call == "below_zero([1, 2, -4, 5])"
     checkout = tmp_path / "repo" / "Dataset" / "HumanEval"
     checkout.mkdir(parents=True)
@@ -68,8 +71,10 @@ def test_official_scoring_reproduces_upstreams_rules() -> None:
     assert extract_trace("first [1, 2] then\n[3,\n 4] finally [9, 10]") == "[9, 10]"
     assert extract_trace("[[1], [2]]") == "[2]"  # nested brackets: matches, not the list
     assert noreps("[3, 3, 3, 3, 3]") == "[3]" and noreps("[2, 3, 2]") == "[2, 3, 2]"
-    assert distance("[1, 2]", "[1, 3]") == difflib.SequenceMatcher(
-        a="[,1,,, ,2,]", b="[,1,,, ,3,]").ratio()
+    assert (
+        distance("[1, 2]", "[1, 3]")
+        == difflib.SequenceMatcher(a="[,1,,, ,2,]", b="[,1,,, ,3,]").ratio()
+    )
     [comp] = [i for i in load_coconut(HUMANEVAL) if i.sample_id == "HumanEval/901#0"]
     assert official_verdict(comp, "so [3]").passed  # NoReps collapses the truth only
     assert not official_verdict(comp, "[3, 3, 3, 3, 3]").passed
@@ -82,8 +87,9 @@ def test_official_scoring_reproduces_upstreams_rules() -> None:
     assert concurrency_match(truth, "[7, 8, (, 11, 2, 3, 10, 2, 3, ), 13]")
     assert not concurrency_match(truth, "[7, 8, '(', 11, 2, 3, 10, 2, 3, ')', 13]")
     assert not concurrency_match(truth, "[7, 8, (, 10, 2, 3, 11, 2, ), 13]")
-    assert official_verdict(load_coconut(ADVANCED)[0],
-                            "[7, 8, (, 11, 2, 3, 10, 2, 3, ), 13]").passed
+    assert official_verdict(
+        load_coconut(ADVANCED)[0], "[7, 8, (, 11, 2, 3, 10, 2, 3, ), 13]"
+    ).passed
 
 
 def test_strict_uses_our_tracer(engine: Engine) -> None:
@@ -110,11 +116,16 @@ def test_strict_uses_our_tracer(engine: Engine) -> None:
 def test_eval_end_to_end(tmp_path: Path, engine: Engine, request_cache: Path) -> None:
     items = load_coconut(HUMANEVAL)
     # Right on every run of HumanEval/900 and /902; /901 answered as settrace lists it.
-    replies = {BENCH.render(i, "trace", "direct").text: f"Executed lines: {i.truth}"
-               for i in items}
+    replies = {BENCH.render(i, "trace", "direct").text: f"Executed lines: {i.truth}" for i in items}
     with StandInModel(lambda body: replies[user_message(body)]) as server:
-        config = EvalConfig(benchmark="coconut", task="trace", model="stand-in",
-                            base_url=server.base_url, data=str(HUMANEVAL), retries=0)
+        config = EvalConfig(
+            benchmark="coconut",
+            task="trace",
+            model="stand-in",
+            base_url=server.base_url,
+            data=str(HUMANEVAL),
+            retries=0,
+        )
         result = run_eval(config, tmp_path / "run", show_progress=False, engine=engine)
     metrics = result.results["metrics"]
     official, strict = metrics["official"], metrics["strict"]

@@ -48,8 +48,7 @@ def test_noreps_reserialises_only_a_truth_with_a_repeated_item() -> None:
     assert noreps("[9, '(', 2, 3, 2, 3, ')']") == "[9, (, 2, 3, 2, 3, )]"
 
 
-def test_a_reserialised_truth_is_matched_character_by_character(
-        runs: dict[str, CocoItem]) -> None:
+def test_a_reserialised_truth_is_matched_character_by_character(runs: dict[str, CocoItem]) -> None:
     truth = noreps(runs["pair.py"].truth)
     assert truth == "[9, 10, (, 11, 2, 3, 12, 2, 3, 13, 14, ), 15]"
     # The two threads' lines swapped inside the section: the same characters there.
@@ -71,8 +70,7 @@ def test_parsed_lists_match_sections_within_one_position_as_sets() -> None:
     # The section opens one position later, its contents the same set {10}.
     assert concurrency_match(truth, "[7, 10, '(', 10, ')', 13]")
     # Two positions later is too far.
-    assert not concurrency_match("[7, '(', 10, 10, 10, ')', 13]",
-                                 "[7, 10, 10, '(', 10, ')', 13]")
+    assert not concurrency_match("[7, '(', 10, 10, 10, ')', 13]", "[7, 10, 10, '(', 10, ')', 13]")
     # Same place, another set.
     assert not concurrency_match(truth, "[7, '(', 10, 11, ')', 13]")
     # A section on one side only: the lists must be equal, and are not.
@@ -89,8 +87,7 @@ def test_a_truth_without_sections_compares_parsed_lists(runs: dict[str, CocoItem
     assert not official_verdict(plain, "[4, 5]").passed
 
 
-def test_concurrency_distance_is_item_level_over_the_whole_lists(
-        runs: dict[str, CocoItem]) -> None:
+def test_concurrency_distance_is_item_level_over_the_whole_lists(runs: dict[str, CocoItem]) -> None:
     truth = noreps(runs["pair.py"].truth)
     predicted = "[9, 10, (, 11, 2, 3, 13, 14, ), 15]"
     expected = ratio("9,10,(,11,2,3,12,2,3,13,14,),15", "9,10,(,11,2,3,13,14,),15")
@@ -99,7 +96,8 @@ def test_concurrency_distance_is_item_level_over_the_whole_lists(
     assert concurrency_distance(truth, predicted) != pytest.approx(distance(truth, predicted))
     # An already quoted '(' no longer parses once its paren is quoted again: an empty list.
     assert concurrency_distance("[4, 5, '(', 6, 2, ')', 7]", "[4, 5, 6, 2, 7]") == (
-        pytest.approx(ratio("", "4,5,6,2,7")))
+        pytest.approx(ratio("", "4,5,6,2,7"))
+    )
 
 
 def test_concurrency_distance_splits_at_double_quoted_sections() -> None:
@@ -126,20 +124,25 @@ def test_verdicts_keep_the_distance_a_match_has(runs: dict[str, CocoItem]) -> No
     assert not missed.passed and missed.data["answer"] == "[]"
     # The Advanced metrics: the micro match rate and the mean Distance, a match's included.
     labels = [verdict.label, exact.label, missed.label]
-    records = [{"id": f"pair.py#{k}", "generations": [{"official": label}]}
-               for k, label in enumerate(labels)]
+    records = [
+        {"id": f"pair.py#{k}", "generations": [{"official": label}]}
+        for k, label in enumerate(labels)
+    ]
     items = {f"pair.py#{k}": pair for k in range(3)}
     scores = coconut_metrics(records, items, ("official",))["official"]
     assert scores["Concurrency_prepared acc"] == pytest.approx(100 * 2 / 3, abs=0.01)
     assert scores["Concurrency_prepared sim"] == pytest.approx(
-        (expected + 1.0 + missed.data["distance"]) / 3, abs=1e-4)
+        (expected + 1.0 + missed.data["distance"]) / 3, abs=1e-4
+    )
 
 
 def test_the_prompt_asks_for_bare_parens_for_a_concurrency_program(
-        runs: dict[str, CocoItem]) -> None:
+    runs: dict[str, CocoItem],
+) -> None:
     bench = get_benchmark("coconut")
     text = bench.render(runs["solo.py"], "trace", "direct").text
     assert "[7, 8, (, 10, 2, 11, 2, ), 16]" in text
-    humaneval_like = CocoItem("HumanEval/1#0", "HumanEval/1", "def f():  # 1\n", "[1]",
-                              name="f", category="HumanEval")
+    humaneval_like = CocoItem(
+        "HumanEval/1#0", "HumanEval/1", "def f():  # 1\n", "[1]", name="f", category="HumanEval"
+    )
     assert "concurrently" not in bench.render(humaneval_like, "trace", "direct").text

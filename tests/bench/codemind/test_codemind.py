@@ -24,8 +24,7 @@ from execlens.bench.codemind import (
 )
 from execlens.engine import Engine
 
-FILES = ("ier_humaneval.jsonl", "ier_cruxeval.jsonl", "ier_classeval.jsonl",
-         "sr_humaneval.jsonl")
+FILES = ("ier_humaneval.jsonl", "ier_cruxeval.jsonl", "ier_classeval.jsonl", "sr_humaneval.jsonl")
 
 
 def _shared(data_dir: Path) -> Path:
@@ -42,16 +41,17 @@ def test_shipped_files_are_the_shared_copy_with_their_licences(data_dir: Path) -
     assert (DATA_DIR / "LICENSE.txt").read_bytes() == (shared / "LICENSE").read_bytes()
     for upstream in ("human-eval", "cruxeval", "ClassEval"):
         assert (DATA_DIR / f"LICENSE.{upstream}.txt").read_bytes() == (
-            shared / f"LICENSE.{upstream}").read_bytes()
+            shared / f"LICENSE.{upstream}"
+        ).read_bytes()
 
 
 def test_every_part_loads_with_upstream_counts() -> None:
     bench = get_benchmark("codemind")
     records = bench.load(None)
-    counts = {task: len(bench.plan(records, task, limit=None, offset=0)[0][1])
-              for task in bench.tasks}
-    assert counts == {"ier-humaneval": 162, "ier-cruxeval": 800, "ier-classeval": 400,
-                      "sr": 164}
+    counts = {
+        task: len(bench.plan(records, task, limit=None, offset=0)[0][1]) for task in bench.tasks
+    }
+    assert counts == {"ier-humaneval": 162, "ier-cruxeval": 800, "ier-classeval": 400, "sr": 164}
     sr = bench.plan(records, "sr", limit=1, offset=32)[0][1][0]
     assert (sr.sample_id, sr.entry_point) == ("HumanEval_32", "find_zero")  # after poly
 
@@ -74,23 +74,26 @@ def test_a_malformed_record_is_named_by_file_line_and_field(tmp_path: Path) -> N
 
 def test_ier_prompt_is_upstreams_gpt_prompt() -> None:
     # The text of create_prompt_gpt_codeqwen for CRUXEval's first sample, written out.
-    item = get_benchmark("codemind").plan(get_benchmark("codemind").load(None), "ier-cruxeval",
-                                          limit=1, offset=0)[0][1][0]
+    item = get_benchmark("codemind").plan(
+        get_benchmark("codemind").load(None), "ier-cruxeval", limit=1, offset=0
+    )[0][1][0]
     prompt = render_ier("crux", "direct", code=item.code, code_input=item.input)
     text = prompt.text
     assert text.startswith(
         "<Instruction> I want you to act as a Python code executor. I will give you a piece "
         "of Python code and its input. You need to think step by step and then print the "
         "output of code execution.\n</Instruction>\nBelow is an example:\n<Example>\n"
-        "Consider the following code\n\ndef f(s):\n    return s + \"a\"\n\n[Question]\n"
-        "What would be the return value of ```f(\"hi\")```?\nFirst analyze step by step about "
-        "how the code processes the input to generate the output. \n")
+        'Consider the following code\n\ndef f(s):\n    return s + "a"\n\n[Question]\n'
+        'What would be the return value of ```f("hi")```?\nFirst analyze step by step about '
+        "how the code processes the input to generate the output. \n"
+    )
     assert text.endswith(
         f"Consider the following code\n{item.code}\n[Question]\nWhat would be the return "
         f"value of ```{item.input}```?\n\nFirst analyze step by step about how the code "
         "processes the input to generate the output. \nThen print the output of the code "
         "based on your analysis.\n\nFollow the following format:\n<<<Analysis>>>\n"
-        "{YOUR ANALYSIS}\n<<<Output>>>\n{OUTPUT}\n[END-OF-RESPONSE]\n\n[Answer]\n")
+        "{YOUR ANALYSIS}\n<<<Output>>>\n{OUTPUT}\n[END-OF-RESPONSE]\n\n[Answer]\n"
+    )
     assert prompt.system is None and prompt.sampling.temperature == 0.0
     # ClassEval (no upstream branch) takes the function-call branch.
     classeval = render_ier("classeval", "direct", code="class A: pass", code_input="Test.test()")
@@ -98,12 +101,15 @@ def test_ier_prompt_is_upstreams_gpt_prompt() -> None:
     assert "What would be the return value of ```Test.test()```?" in classeval.text
 
 
-@pytest.mark.parametrize(("raw", "text", "failure"), [
-    ("<<<Analysis>>>\nx\n<<<Output>>>\n'hia'\n[END-OF-RESPONSE]", "\n'hia'\n", None),
-    ("<<<Output>>> 1 <<<Output>>> 2 [END-OF-RESPONSE] <<<Output>>>x", "x", None),  # last mark
-    ("just 5", "just 5", "no_output_mark"),
-    ("<<<Output>>>\n[END-OF-RESPONSE]", "\n", "empty"),
-])
+@pytest.mark.parametrize(
+    ("raw", "text", "failure"),
+    [
+        ("<<<Analysis>>>\nx\n<<<Output>>>\n'hia'\n[END-OF-RESPONSE]", "\n'hia'\n", None),
+        ("<<<Output>>> 1 <<<Output>>> 2 [END-OF-RESPONSE] <<<Output>>>x", "x", None),  # last mark
+        ("just 5", "just 5", "no_output_mark"),
+        ("<<<Output>>>\n[END-OF-RESPONSE]", "\n", "empty"),
+    ],
+)
 def test_ier_extraction_is_parse_chatgpt(raw: str, text: str, failure: str | None) -> None:
     got = extract_ier(raw)
     assert got.text == raw.split("<<<Output>>>")[-1].split("[END-OF-RESPONSE]")[0] == text
@@ -112,23 +118,28 @@ def test_ier_extraction_is_parse_chatgpt(raw: str, text: str, failure: str | Non
 
 def test_sr_extraction_takes_the_first_python_block() -> None:
     assert extract_sr("x\n```python\ndef f():\n    return 1\n```\n```python\n2\n```").text == (
-        "\ndef f():\n    return 1\n")
+        "\ndef f():\n    return 1\n"
+    )
     assert extract_sr("def f(): pass").failure == "no_code_block"
 
 
-@pytest.mark.parametrize(("prediction", "truth", "equal"), [
-    ("'a b'", "'ab'", True),  # spaces go everywhere, inside strings too
-    ('"hia"', "'hia'", True),
-    ("`[1, 2]`", "[1,2]", True),
-    ("true", "True", False),
-    ("1.0", "1", False),
-    ("[1,\r\n 2]", " [1, 2]", True),  # the file round trip turns \r\n into \n, then it goes
-    ("[1,\t2]", "[1, 2]", False),  # tabs stay
-    ("'x'[END-OF-RESPONSE]", "x", False),  # stripped before the marker goes: 'x' keeps a '
-])
+@pytest.mark.parametrize(
+    ("prediction", "truth", "equal"),
+    [
+        ("'a b'", "'ab'", True),  # spaces go everywhere, inside strings too
+        ('"hia"', "'hia'", True),
+        ("`[1, 2]`", "[1,2]", True),
+        ("true", "True", False),
+        ("1.0", "1", False),
+        ("[1,\r\n 2]", " [1, 2]", True),  # the file round trip turns \r\n into \n, then it goes
+        ("[1,\t2]", "[1, 2]", False),  # tabs stay
+        ("'x'[END-OF-RESPONSE]", "x", False),  # stripped before the marker goes: 'x' keeps a '
+    ],
+)
 def test_ier_official_normalisation(prediction: str, truth: str, equal: bool) -> None:
-    assert (ier_normalise(prediction, prediction=True)
-            == ier_normalise(truth, prediction=False)) is equal
+    assert (
+        ier_normalise(prediction, prediction=True) == ier_normalise(truth, prediction=False)
+    ) is equal
 
 
 def test_strip_fence() -> None:
@@ -141,10 +152,14 @@ def test_truths_come_from_the_engine_and_fail_by_name(engine: Engine) -> None:
     bench = get_benchmark("codemind")
     records = bench.load(None)
     humaneval = bench.plan(records, "ier-humaneval", limit=None, offset=0)[0][1]
-    chosen = [i for i in humaneval if i.sample_id in ("HumanEval_0", "HumanEval_32",
-                                                      "HumanEval_71")]
-    classeval = [i for i in bench.plan(records, "ier-classeval", limit=None, offset=0)[0][1]
-                 if i.sample_id == "ClassEval_80@SQLQueryBuilder.delete"]
+    chosen = [
+        i for i in humaneval if i.sample_id in ("HumanEval_0", "HumanEval_32", "HumanEval_71")
+    ]
+    classeval = [
+        i
+        for i in bench.plan(records, "ier-classeval", limit=None, offset=0)[0][1]
+        if i.sample_id == "ClassEval_80@SQLQueryBuilder.delete"
+    ]
     truths = ier_truths([*chosen, *classeval], engine)
     assert truths["HumanEval_0"].text() == "True"
     assert truths["HumanEval_71"].text() == "6.0"  # output.txt says 6.00
@@ -152,7 +167,8 @@ def test_truths_come_from_the_engine_and_fail_by_name(engine: Engine) -> None:
     assert missing.value is None and "NameError" in str(missing.problem)
     # ClassEval's output.txt is str() of the value; the truth is the value itself.
     assert truths["ClassEval_80@SQLQueryBuilder.delete"].text() == (
-        "\"DELETE FROM items WHERE name='bbb'\"")
+        "\"DELETE FROM items WHERE name='bbb'\""
+    )
     official = IEROfficialScorer().plan(chosen[2], ["6.00", "6.0"])
     assert official.finish([]).scored == [True, False]
 
@@ -163,5 +179,5 @@ def test_sr_official_and_strict_on_the_canonical_solutions(engine: Engine) -> No
     for scorer in (SROfficialScorer(), SRStrictScorer()):
         plans = [scorer.plan(item, [item.code, "def nothing(): pass"]) for item in items]
         outcomes = list(engine.map([job for plan in plans for job in plan.jobs]))
-        scores = [plan.finish(outcomes[2 * i:2 * i + 2]) for i, plan in enumerate(plans)]
+        scores = [plan.finish(outcomes[2 * i : 2 * i + 2]) for i, plan in enumerate(plans)]
         assert [s.scored for s in scores] == [[True, False]] * 3, scorer.name

@@ -20,18 +20,27 @@ def _by_prompt(task: str, limit: int, answer: Callable[[int, Any], str]) -> dict
     """The reply to each planned item's prompt: ``answer(position, item)``."""
     bench = get_benchmark("codemind")
     items = bench.plan(bench.load(None), task, limit=limit, offset=0)[0][1]
-    return {bench.render(item, task, "direct").text: answer(i, item)
-            for i, item in enumerate(items)}
+    return {
+        bench.render(item, task, "direct").text: answer(i, item) for i, item in enumerate(items)
+    }
 
 
-def _run(tmp_path: Path, engine: Engine, task: str, replies: dict[str, str]
-         ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _run(
+    tmp_path: Path, engine: Engine, task: str, replies: dict[str, str]
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     with StandInModel(lambda body: replies[user_message(body)]) as server:
-        config = EvalConfig(benchmark="codemind", task=task, model="stand-in",
-                            base_url=server.base_url, limit=len(replies), retries=0)
+        config = EvalConfig(
+            benchmark="codemind",
+            task=task,
+            model="stand-in",
+            base_url=server.base_url,
+            limit=len(replies),
+            retries=0,
+        )
         result = run_eval(config, tmp_path / task, show_progress=False, engine=engine)
-    samples = [json.loads(line) for line in
-               (tmp_path / task / "samples.jsonl").read_text().splitlines()]
+    samples = [
+        json.loads(line) for line in (tmp_path / task / "samples.jsonl").read_text().splitlines()
+    ]
     return result.results, samples
 
 
@@ -39,8 +48,9 @@ def _ier(output: str) -> str:
     return f"<<<Analysis>>>\nStep by step.\n<<<Output>>>\n{output}\n[END-OF-RESPONSE]"
 
 
-def test_ier_right_wrong_and_hostile_answers(tmp_path: Path, engine: Engine,
-                                             request_cache: Path) -> None:
+def test_ier_right_wrong_and_hostile_answers(
+    tmp_path: Path, engine: Engine, request_cache: Path
+) -> None:
     hostile = [
         lambda item: _ier(item.output),  # right
         lambda item: _ier("'certainly not this'"),  # wrong
@@ -49,8 +59,7 @@ def test_ier_right_wrong_and_hostile_answers(tmp_path: Path, engine: Engine,
         lambda item: _ier("[" + "1," * 500_000 + "]"),  # 1 MB (one "token": nothing cuts it)
         lambda item: _ier(item.output.replace("'", '"') + "  "),  # official's quirks: equal
     ]
-    replies = _by_prompt("ier-cruxeval", len(hostile),
-                         lambda i, item: hostile[i](item))
+    replies = _by_prompt("ier-cruxeval", len(hostile), lambda i, item: hostile[i](item))
     results, samples = _run(tmp_path, engine, "ier-cruxeval", replies)
     labels = [(s["generations"][0]["official"], s["generations"][0]["strict"]) for s in samples]
     assert labels[0] == ("passed", "passed")
@@ -61,12 +70,15 @@ def test_ier_right_wrong_and_hostile_answers(tmp_path: Path, engine: Engine,
     assert labels[5][0] == "passed"
     assert not Path(PWNED).exists()  # nothing the model wrote ran
     passed_strict = sum(label[1] == "passed" for label in labels)
-    assert results["metrics"] == {"official": {"accuracy": round(100 * 2 / 6, 2)},
-                                  "strict": {"accuracy": round(100 * passed_strict / 6, 2)}}
+    assert results["metrics"] == {
+        "official": {"accuracy": round(100 * 2 / 6, 2)},
+        "strict": {"accuracy": round(100 * passed_strict / 6, 2)},
+    }
 
 
 def test_ier_strict_judges_classeval_against_the_engines_value(
-        tmp_path: Path, engine: Engine, request_cache: Path) -> None:
+    tmp_path: Path, engine: Engine, request_cache: Path
+) -> None:
     # ClassEval's output.txt is str(value): the bare text passes official only; the
     # literal passes strict, and official too (it strips one quote from each end).
     def answer(i: int, item: Any) -> str:
@@ -74,30 +86,46 @@ def test_ier_strict_judges_classeval_against_the_engines_value(
 
     bench = get_benchmark("codemind")
     items = bench.plan(bench.load(None), "ier-classeval", limit=None, offset=0)[0][1]
-    offset = next(i for i, item in enumerate(items)
-                  if item.sample_id == "ClassEval_80@SQLQueryBuilder.delete")
-    chosen = items[offset:offset + 2]
-    replies = {bench.render(item, "ier-classeval", "direct").text: answer(i, item)
-               for i, item in enumerate(chosen)}
+    offset = next(
+        i for i, item in enumerate(items) if item.sample_id == "ClassEval_80@SQLQueryBuilder.delete"
+    )
+    chosen = items[offset : offset + 2]
+    replies = {
+        bench.render(item, "ier-classeval", "direct").text: answer(i, item)
+        for i, item in enumerate(chosen)
+    }
     with StandInModel(lambda body: replies[user_message(body)]) as server:
-        config = EvalConfig(benchmark="codemind", task="ier-classeval", model="stand-in",
-                            base_url=server.base_url, limit=2, offset=offset, retries=0)
+        config = EvalConfig(
+            benchmark="codemind",
+            task="ier-classeval",
+            model="stand-in",
+            base_url=server.base_url,
+            limit=2,
+            offset=offset,
+            retries=0,
+        )
         run_eval(config, tmp_path / "c", show_progress=False, engine=engine)
-    samples = [json.loads(line) for line in (tmp_path / "c" / "samples.jsonl").read_text()
-               .splitlines()]
+    samples = [
+        json.loads(line) for line in (tmp_path / "c" / "samples.jsonl").read_text().splitlines()
+    ]
     assert [(s["generations"][0]["official"], s["generations"][0]["strict"]) for s in samples] == [
-        ("passed", "unparseable:syntax"), ("passed", "passed")]
+        ("passed", "unparseable:syntax"),
+        ("passed", "passed"),
+    ]
 
 
 def _sr(code: str) -> str:
     return f"Here it is.\n```python\n{code}\n```\n"
 
 
-def test_sr_right_wrong_and_hostile_programs(tmp_path: Path, engine: Engine,
-                                            request_cache: Path) -> None:
-    always_equal = ("class E:\n    def __eq__(self, other):\n        return True\n"
-                    "    def __ne__(self, other):\n        return False\n\n"
-                    "def {name}(*args, **kwargs):\n    return E()")
+def test_sr_right_wrong_and_hostile_programs(
+    tmp_path: Path, engine: Engine, request_cache: Path
+) -> None:
+    always_equal = (
+        "class E:\n    def __eq__(self, other):\n        return True\n"
+        "    def __ne__(self, other):\n        return False\n\n"
+        "def {name}(*args, **kwargs):\n    return E()"
+    )
     programs = [
         lambda item: _sr(item.code),  # right (HumanEval's canonical solution)
         lambda item: _sr(f"def {item.entry_point}(*args):\n    return None"),  # wrong
@@ -116,5 +144,7 @@ def test_sr_right_wrong_and_hostile_programs(tmp_path: Path, engine: Engine,
     assert labels[4] == ("exception:NameError", "exception:NameError")  # check(<undefined>)
     assert labels[5] == ("wrong:stderr", "wrong:stderr")
     assert samples[4]["extraction"] == ["no_code_block"]
-    assert results["metrics"] == {"official": {"accuracy": 50.0},
-                                  "strict": {"accuracy": round(100 / 6, 2)}}
+    assert results["metrics"] == {
+        "official": {"accuracy": 50.0},
+        "strict": {"accuracy": round(100 / 6, 2)},
+    }

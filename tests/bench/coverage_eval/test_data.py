@@ -48,8 +48,9 @@ def test_the_evaluated_pairs_and_prompts_are_upstreams(coverage_dir: Path) -> No
         assert item.coverage == row["output"]
         assert list(item.coverage_sequence) == row["test_target"]["coverage_sequence"]
         assert prompt.messages()[0] == {"role": "system", "content": COVERAGE_EVAL_SYSTEM}
-    twins = [row for row in upstream
-             if row["method"] != by_id[row["test_target"]["test_id"]].method]
+    twins = [
+        row for row in upstream if row["method"] != by_id[row["test_target"]["test_id"]].method
+    ]
     assert sorted(int(row["test_target"]["test_id"]) for row in twins) == list(range(263, 275))
     assert COVERAGE_EVAL_SYSTEM.startswith("You are a terminal.\n\nInstruction:")
     assert "`coverage run -m  pytest code.py`" in COVERAGE_EVAL_SYSTEM
@@ -64,12 +65,18 @@ def test_the_registry_plans_the_538_from_a_data_directory(coverage_dir: Path) ->
     assert [i.sample_id for i in every[2:7]] == [i.sample_id for i in items]
 
 
-@pytest.mark.parametrize(("change", "named"), [
-    (lambda row: row["tests"][1].pop("coverage_sequence"), "'coverage_sequence' is missing"),
-    (lambda row: row["tests"][1].__setitem__("coverage_sequence", [">", "?"]), "holds '?'"),
-    (lambda row: row["tests"][1].__setitem__("branch_sequence", ["?"]), "branch_sequence has 1"),
-    (lambda row: row.__setitem__("method", 3), "'method' should be str"),
-])
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        (lambda row: row["tests"][1].pop("coverage_sequence"), "'coverage_sequence' is missing"),
+        (lambda row: row["tests"][1].__setitem__("coverage_sequence", [">", "?"]), "holds '?'"),
+        (
+            lambda row: row["tests"][1].__setitem__("branch_sequence", ["?"]),
+            "branch_sequence has 1",
+        ),
+        (lambda row: row.__setitem__("method", 3), "'method' should be str"),
+    ],
+)
 def test_a_malformed_record_is_named(tmp_path: Path, change, named: str) -> None:
     shutil.copy(DATA_DIR / "0.json", tmp_path / "0.json")
     row = json.loads((tmp_path / "0.json").read_text())
@@ -80,7 +87,7 @@ def test_a_malformed_record_is_named(tmp_path: Path, change, named: str) -> None
     message = str(caught.value)
     assert "0.json" in message and named in message
     if "test" in named or "sequence" in named:
-        second = json.loads((DATA_DIR / '0.json').read_text())['tests'][1]['test_id']
+        second = json.loads((DATA_DIR / "0.json").read_text())["tests"][1]["test_id"]
         assert f"test {second}" in message
 
 

@@ -28,8 +28,14 @@ def caches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _config(base_url: str) -> EvalConfig:
-    return EvalConfig(benchmark="coverage-eval", task="coverage", model="stand-in",
-                      base_url=base_url, limit=LIMIT, retries=0)
+    return EvalConfig(
+        benchmark="coverage-eval",
+        task="coverage",
+        model="stand-in",
+        base_url=base_url,
+        limit=LIMIT,
+        retries=0,
+    )
 
 
 def _oracle() -> dict[str, str]:
@@ -38,8 +44,7 @@ def _oracle() -> dict[str, str]:
     return {render_coverage_eval(item).text: item.coverage for item in items}
 
 
-def test_an_oracle_scores_everything(tmp_path: Path, caches: Path, answering_model: Any
-                                     ) -> None:
+def test_an_oracle_scores_everything(tmp_path: Path, caches: Path, answering_model: Any) -> None:
     answers = _oracle()
     with answering_model(lambda prompt: answers[prompt]) as server:
         result = run_eval(_config(server.base_url), tmp_path / "run", show_progress=False)
@@ -57,8 +62,9 @@ def test_an_oracle_scores_everything(tmp_path: Path, caches: Path, answering_mod
     assert again.results["metrics"] == metrics
 
 
-def test_an_answer_without_labels_scores_nothing(tmp_path: Path, caches: Path,
-                                                 answering_model: Any) -> None:
+def test_an_answer_without_labels_scores_nothing(
+    tmp_path: Path, caches: Path, answering_model: Any
+) -> None:
     with answering_model(lambda prompt: "I would need to run the code.") as server:
         result = run_eval(_config(server.base_url), tmp_path / "run", show_progress=False)
     metrics = result.results["metrics"]

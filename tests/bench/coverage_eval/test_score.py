@@ -23,8 +23,12 @@ from execlens.bench.coverage_eval import (
 )
 from execlens.engine import Engine
 
-MODELS = {"gpt4": "gpt-4", "gpt35": "gpt-3.5-turbo", "claude": "claude-1.3",
-          "bard": "text-bison-001"}
+MODELS = {
+    "gpt4": "gpt-4",
+    "gpt35": "gpt-3.5-turbo",
+    "claude": "claude-1.3",
+    "bard": "text-bison-001",
+}
 #: Rows each model's file has (upstream dropped requests that failed).
 ROWS = {"gpt4": 532, "gpt35": 510, "claude": 538, "bard": 519}
 
@@ -40,13 +44,20 @@ def bench() -> CoverageEval:
 
 
 @pytest.mark.parametrize("short", list(MODELS))
-def test_published_answers_reproduce_the_readme(short: str, coverage_dir: Path,
-                                                tmp_path: Path, bench: CoverageEval,
-                                                tracer: Engine) -> None:
+def test_published_answers_reproduce_the_readme(
+    short: str, coverage_dir: Path, tmp_path: Path, bench: CoverageEval, tracer: Engine
+) -> None:
     path = coverage_dir / "experiments" / f"zero_shot_predictions_{short}.jsonl"
     generations = bench.read_generations(path, None, None)
-    result = run_score(tmp_path / "run", bench, generations, generations_file=str(path),
-                       engine=tracer, model=MODELS[short], temperature=0.0).results
+    result = run_score(
+        tmp_path / "run",
+        bench,
+        generations,
+        generations_file=str(path),
+        engine=tracer,
+        model=MODELS[short],
+        temperature=0.0,
+    ).results
     official = result["metrics"]["official"]
     published = _published(MODELS[short])
     assert result["samples"] == 538 and official["tests"] == ROWS[short]
@@ -73,7 +84,8 @@ def test_official_reading_truncates_and_strict_names_the_problem() -> None:
     lines = [line for line in item.coverage.split("\n") if line.strip()[:1] in (">", "!")]
     right = "\n".join(lines)
     assert official_labels(right + "\n> def test():\n>     assert x", 38) == list(
-        item.coverage_sequence)
+        item.coverage_sequence
+    )
     assert strict_labels(right, item.shown_method, item.test).labels == item.coverage_sequence
     # The test file's lines may follow; a blank label labels nothing; prose is ignored.
     extended = f"Here it is:\n{right}\n> \n> def test():\n{item.test.splitlines()[1]}"
@@ -84,8 +96,9 @@ def test_official_reading_truncates_and_strict_names_the_problem() -> None:
     assert len(official_labels(dropped, 38)) == 37
     assert strict_labels(dropped, item.shown_method, item.test).failure == "misaligned"
     assert strict_labels("\n".join(lines[:10]), item.shown_method).failure == "short"
-    assert strict_labels(right + "\n> print(1)", item.shown_method, item.test
-                         ).failure == "extra_lines"
+    assert (
+        strict_labels(right + "\n> print(1)", item.shown_method, item.test).failure == "extra_lines"
+    )
     assert strict_labels("I cannot run code.", item.shown_method).failure == "no_labels"
 
 

@@ -39,8 +39,11 @@ def test_traced_labels_equal_the_published_labels_on_all_1160(tracer: Engine) ->
     assert len(traced) == 1160
     untraced = {k: v.status for k, v in traced.items() if v.labels is None}
     assert untraced == {}
-    differences = {item.test_id: (traced[item.test_id].labels, item.coverage_sequence)
-                   for item in tests if traced[item.test_id].labels != item.coverage_sequence}
+    differences = {
+        item.test_id: (traced[item.test_id].labels, item.coverage_sequence)
+        for item in tests
+        if traced[item.test_id].labels != item.coverage_sequence
+    }
     assert set(differences) == set(EXPECTED_DIFFERENCES), differences
     raised = {item.test_id for item in tests if traced[item.test_id].status != "ok"}
     # The 6 free-variable tests raise, and so do tests whose assertion fails on the
@@ -62,10 +65,12 @@ def test_the_twin_pairs_strict_truth_is_the_shown_methods(tracer: Engine) -> Non
 
 
 def test_coverage_annotate_rules() -> None:
-    source = ('def f(x):\n    """doc\n    # not a comment: in the docstring\n    """\n'
-              '    # a comment\n    if x:\n        y = (1 +\n             2)\n    else:\n'
-              '        y = 0\n    try:\n        return y\n    except Exception:\n'
-              '        return -1')
+    source = (
+        'def f(x):\n    """doc\n    # not a comment: in the docstring\n    """\n'
+        "    # a comment\n    if x:\n        y = (1 +\n             2)\n    else:\n"
+        "        y = 0\n    try:\n        return y\n    except Exception:\n"
+        "        return -1"
+    )
     # x false: the if body misses (its continuation line too); else: follows its body.
     executed = {1, 6, 10, 11, 12}
     labels = coverage_labels(source, executed)

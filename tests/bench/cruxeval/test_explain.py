@@ -22,7 +22,8 @@ def test_expected_answers_pass_both_modes(task: str, data_dir: Path, engine: Eng
         assert view["true_value"] == item.output
     # The reference written as the model writes it: the output literal, or the call.
     assert explained["sample_0"]["expected"] == (
-        items[0].output if task == "output" else f"f({items[0].input})")
+        items[0].output if task == "output" else f"f({items[0].input})"
+    )
     scorers = list(bench.scorers(task, "direct", None).values())
     answers = [(item, [explained[item.sample_id]["expected"]]) for item in items]
     for item, scores in score_samples(scorers, answers, engine):

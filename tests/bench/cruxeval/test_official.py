@@ -10,8 +10,8 @@ from execlens.tasks import prediction_task
 COUNT = prediction_task(
     id="sample_0",
     code="def f(nums):\n    output = []\n    for n in nums:\n"
-         "        output.append((nums.count(n), n))\n"
-         "    output.sort(reverse=True)\n    return output",
+    "        output.append((nums.count(n), n))\n"
+    "    output.sort(reverse=True)\n    return output",
     input="[1, 1, 3, 1, 3, 1]",
     output="[(4, 1), (4, 1), (4, 1), (4, 1), (2, 3), (2, 3)]",
 )
@@ -24,7 +24,8 @@ def _statuses(score) -> list[str]:
 
 
 def test_input_mode_skips_answers_without_a_call_and_shrinks_the_denominator(
-        engine: Engine) -> None:
+    engine: Engine,
+) -> None:
     gens = ["garbage", "[1, 2]", "f([1, 1, 3, 1, 3, 1])", "f([1])", "f([3, 3])"]
     score = score_sample(CruxEvalOfficialScorer("input"), COUNT, gens, engine)
     assert _statuses(score) == ["skipped", "skipped", "passed", "wrong", "wrong"]
@@ -48,15 +49,18 @@ def test_output_mode_skips_only_the_exact_reference_call(engine: Engine) -> None
 
 
 def test_python_equality_semantics(engine: Engine) -> None:
-    score = score_sample(CruxEvalOfficialScorer("output"), IS_ONE,
-                         ["True", "1", "1.0", "true", "(True)"], engine)
+    score = score_sample(
+        CruxEvalOfficialScorer("output"), IS_ONE, ["True", "1", "1.0", "true", "(True)"], engine
+    )
     assert [v.passed for v in score.verdicts] == [True, True, True, False, True]
     assert score.verdicts[3].status is VerdictStatus.EXCEPTION
     assert score.verdicts[3].reason == "NameError"
-    sets = prediction_task(id="s", code="def f(x):\n    return set(x)", input="'ab'",
-                           output="{'a', 'b'}")
-    score = score_sample(CruxEvalOfficialScorer("output"), sets,
-                         ['{"b", "a"}', "['a', 'b']", "{'a'}"], engine)
+    sets = prediction_task(
+        id="s", code="def f(x):\n    return set(x)", input="'ab'", output="{'a', 'b'}"
+    )
+    score = score_sample(
+        CruxEvalOfficialScorer("output"), sets, ['{"b", "a"}', "['a', 'b']", "{'a'}"], engine
+    )
     assert [v.passed for v in score.verdicts] == [True, False, False]
     pair = prediction_task(id="t", code="def f(x):\n    return (x, x)", input="1", output="(1, 1)")
     score = score_sample(CruxEvalOfficialScorer("output"), pair, ["[1, 1]", "(1, 1)"], engine)
@@ -64,11 +68,18 @@ def test_python_equality_semantics(engine: Engine) -> None:
 
 
 def test_answers_that_break_the_source_are_exceptions(engine: Engine) -> None:
-    score = score_sample(CruxEvalOfficialScorer("input"), DOUBLE,
-                         ["f(3", "f(3) ==", "f('a')", "f(3)\nraise ValueError('after')"],
-                         engine)
+    score = score_sample(
+        CruxEvalOfficialScorer("input"),
+        DOUBLE,
+        ["f(3", "f(3) ==", "f('a')", "f(3)\nraise ValueError('after')"],
+        engine,
+    )
     assert [v.reason for v in score.verdicts] == [
-        "SyntaxError", "SyntaxError", "assertion", "ValueError"]
+        "SyntaxError",
+        "SyntaxError",
+        "assertion",
+        "ValueError",
+    ]
 
 
 def test_mode_follows_the_path_like_the_official_script() -> None:
@@ -80,8 +91,9 @@ def test_mode_follows_the_path_like_the_official_script() -> None:
 
 
 def test_timeouts_are_failures(engine: Engine) -> None:
-    loop = prediction_task(id="loop", code="def f(x):\n    while x:\n        pass\n    return x",
-                           input="0", output="0")
+    loop = prediction_task(
+        id="loop", code="def f(x):\n    while x:\n        pass\n    return x", input="0", output="0"
+    )
     scorer = CruxEvalOfficialScorer("input", limits=JUDGE_LIMITS.with_(wall_time=1.0))
     score = score_sample(scorer, loop, ["f(1)", "f(0)", "f(2)"], engine, probe=0.2)
     assert _statuses(score) == ["timeout", "passed", "timeout"]

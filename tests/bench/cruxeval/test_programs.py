@@ -27,15 +27,17 @@ def test_every_sample_is_one_call_of_f(cruxeval_file: Path) -> None:
     assert len(programs) == len(samples) == 800
     for program, sample in zip(programs, samples, strict=True):
         assert (program.source, program.problem_id, program.input_index) == (
-            "cruxeval", sample.sample_id, 0)
+            "cruxeval",
+            sample.sample_id,
+            0,
+        )
         assert program.program == sample.code
         assert program.call == f"f({sample.input})"
         assert dict(program.meta) == {"expected_output": sample.output}
         assert program.questions is None and program.skip_reason is None
 
 
-def test_the_benchmark_recognises_its_shape_by_fields(cruxeval_file: Path,
-                                                      tmp_path: Path) -> None:
+def test_the_benchmark_recognises_its_shape_by_fields(cruxeval_file: Path, tmp_path: Path) -> None:
     bench = get_benchmark("cruxeval")
     first = json.loads(cruxeval_file.read_text(encoding="utf-8").splitlines()[0])
     assert bench.recognises(cruxeval_file, first)  # type: ignore[attr-defined]
@@ -46,14 +48,20 @@ def test_the_benchmark_recognises_its_shape_by_fields(cruxeval_file: Path,
     assert bench.programs(cruxeval_file) == programs_from_cruxeval(cruxeval_file)  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize(("record", "message"), [
-    ({"id": "a", "code": 3, "input": "1"}, "record 1: field 'code' must be the program's "
-                                           "source text, got an integer"),
-    ({"id": "a", "code": "def f(x): return x"}, "record 1: missing field 'input'"),
-    ({"id": True, "code": "def f(x): return x", "input": "1"}, "field 'id'"),
-])
-def test_a_malformed_sample_is_named(record: dict[str, object], message: str,
-                                     tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        (
+            {"id": "a", "code": 3, "input": "1"},
+            "record 1: field 'code' must be the program's source text, got an integer",
+        ),
+        ({"id": "a", "code": "def f(x): return x"}, "record 1: missing field 'input'"),
+        ({"id": True, "code": "def f(x): return x", "input": "1"}, "field 'id'"),
+    ],
+)
+def test_a_malformed_sample_is_named(
+    record: dict[str, object], message: str, tmp_path: Path
+) -> None:
     path = tmp_path / "cruxeval.jsonl"
     path.write_text(json.dumps(record) + "\n", encoding="utf-8")
     with pytest.raises(SourceError, match=message):

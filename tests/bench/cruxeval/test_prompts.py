@@ -209,8 +209,12 @@ CRUX_COT_INPUT = _lines(
     ],
 )
 def test_cruxeval_prompt_is_official_text(
-    sample0: dict[str, str], output_prompt_text: Any, task: str, style: str,
-    instruction: str | None, text: str
+    sample0: dict[str, str],
+    output_prompt_text: Any,
+    task: str,
+    style: str,
+    instruction: str | None,
+    text: str,
 ) -> None:
     expected = output_prompt_text.prompt(instruction, text) if instruction else text
     prompt = render_cruxeval(
@@ -227,8 +231,9 @@ def test_cruxeval_prompt_is_official_text(
     assert prompt.stop == (("# done",) if style == "phind" else ("[/ANSWER]",))
 
 
-def test_cruxeval_chat_messages_and_sampling(sample0: dict[str, str],
-                                             output_prompt_text: Any) -> None:
+def test_cruxeval_chat_messages_and_sampling(
+    sample0: dict[str, str], output_prompt_text: Any
+) -> None:
     prompt = render_cruxeval("output", "cot", code=sample0["code"], input=sample0["input"])
     cot_output = output_prompt_text.prompt("cot", CRUX_COT_OUTPUT_REST)
     assert CRUXEVAL_SYSTEM == output_prompt_text.SYSTEM

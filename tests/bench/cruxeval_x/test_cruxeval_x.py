@@ -30,15 +30,23 @@ _HARNESS_END = "\ndef test_check():\n    check(f)\n\ntest_check()\n"
 def _record(ident: int, head: str, call: str, expected: str) -> dict[str, Any]:
     def tail(assertion: str) -> str:
         return f"def check(candidate):\n    assert {assertion}\n{_HARNESS_END}"
-    return {"id": ident, "code": head + tail(f"candidate({call}) == {expected}"),
-            "input_reasoning": tail(f"candidate(????) == {expected}"),
-            "output_reasoning": tail(f"candidate({call}) == ????")}
+
+    return {
+        "id": ident,
+        "code": head + tail(f"candidate({call}) == {expected}"),
+        "input_reasoning": tail(f"candidate(????) == {expected}"),
+        "output_reasoning": tail(f"candidate({call}) == ????"),
+    }
 
 
 RECORDS = [
-    _record(0, "from typing import List, Tuple\n\ndef f(nums: List[int]) -> "
-               "List[Tuple[int, int]]:\n    return [(n, n * n) for n in nums if n > 0]\n\n",
-            "[2, -1, 3]", "[(2, 4), (3, 9)]"),
+    _record(
+        0,
+        "from typing import List, Tuple\n\ndef f(nums: List[int]) -> "
+        "List[Tuple[int, int]]:\n    return [(n, n * n) for n in nums if n > 0]\n\n",
+        "[2, -1, 3]",
+        "[(2, 4), (3, 9)]",
+    ),
     _record(3, "def f(s: str) -> str:\n    return s.upper()[::2]\n\n", "'hello'", "'HLO'"),
 ]
 
@@ -76,14 +84,24 @@ def test_no_default_source_and_other_languages_are_named(data: Path, tmp_path: P
 
 def test_malformed_records_name_file_line_and_field(tmp_path: Path) -> None:
     good = RECORDS[0]
-    rows = [good, {**good, "id": "1"}, {**good, "id": 2, "output_reasoning": "no hole"},
-            {**good, "id": 4, "code": "def f(): pass\n"}, "not json",
-            {k: v for k, v in good.items() if k != "input_reasoning"} | {"id": 5}]
+    rows = [
+        good,
+        {**good, "id": "1"},
+        {**good, "id": 2, "output_reasoning": "no hole"},
+        {**good, "id": 4, "code": "def f(): pass\n"},
+        "not json",
+        {k: v for k, v in good.items() if k != "input_reasoning"} | {"id": 5},
+    ]
     path = tmp_path / "py.jsonl"
     path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows))
     errors = load_cruxeval_x(path).errors
     assert [(e.line, e.field) for e in errors] == [
-        (2, "id"), (3, "output_reasoning"), (4, "code"), (5, None), (6, "input_reasoning")]
+        (2, "id"),
+        (3, "output_reasoning"),
+        (4, "code"),
+        (5, None),
+        (6, "input_reasoning"),
+    ]
     assert str(errors[1]).startswith(f"{path}:3: field 'output_reasoning': expected exactly one")
     with pytest.raises(DatasetError, match="py.jsonl:2"):
         BENCH.load(str(path))
@@ -93,43 +111,61 @@ def test_prompt_shape_and_extraction(data: Path) -> None:
     item = BENCH.load(str(data))[1]
     prompt = BENCH.render(item, "output", "direct")
     assert prompt.text.count("[ANSWER]\n") == 3 and prompt.text.count("\n[/ANSWER]\n") == 3
-    assert prompt.text.endswith("```python\ndef f(s: str) -> str:\n    return s.upper()[::2]\n\n"
-                                + item.output_reasoning + "\n```\n")
+    assert prompt.text.endswith(
+        "```python\ndef f(s: str) -> str:\n    return s.upper()[::2]\n\n"
+        + item.output_reasoning
+        + "\n```\n"
+    )
     assert prompt.stop == ("[/ANSWER]",) and prompt.sampling.max_tokens == 512
     assert "candidate(????)" in BENCH.render(item, "input", "direct").text
     raw = "thinking [ANSWER] no [ANSWER]\n'HLO'\n"  # the stop string cut [/ANSWER]
     assert BENCH.extract(raw, item, "output", "direct", "openai").text == "'HLO'"
     # upstream removes "[/ANSWER" (no "]"): an uncut closing tag leaves a "]" behind
-    assert BENCH.extract(raw + "[/ANSWER]", item, "output", "direct", "openai").text == (
-        "'HLO'\n]")
+    assert BENCH.extract(raw + "[/ANSWER]", item, "output", "direct", "openai").text == ("'HLO'\n]")
     assert BENCH.extract("[ANSWER]\n'HLO'\n", item, "output", "direct", "harness").text == "'HLO'"
 
 
 def _labels(engine: Engine, item: Any, task: str, answers: list[str]) -> dict[str, list[str]]:
     context = BENCH.prepare([item], task, engine)
-    return {mode: [v.label for v in score_sample(scorer, item, answers, engine).verdicts]
-            for mode, scorer in BENCH.scorers(task, "direct", context).items()}
+    return {
+        mode: [v.label for v in score_sample(scorer, item, answers, engine).verdicts]
+        for mode, scorer in BENCH.scorers(task, "direct", context).items()
+    }
 
 
 def test_output_official_holes_and_strict(data: Path, engine: Engine) -> None:
     item = BENCH.load(str(data))[0]
-    labels = _labels(engine, item, "output", [
-        "[(2, 4), (3, 9)]",            # right
-        "[[2, 4], [3, 9]]",            # lists for tuples: the assert fails
-        "[] or True",                  # upstream's hole: the assert holds
-        "candidate([2, -1, 3])",       # the call itself: the assert holds
-        "__import__('sys').exit(0)",   # exit status 0: MultiPL-E's OK
-    ])
+    labels = _labels(
+        engine,
+        item,
+        "output",
+        [
+            "[(2, 4), (3, 9)]",  # right
+            "[[2, 4], [3, 9]]",  # lists for tuples: the assert fails
+            "[] or True",  # upstream's hole: the assert holds
+            "candidate([2, -1, 3])",  # the call itself: the assert holds
+            "__import__('sys').exit(0)",  # exit status 0: MultiPL-E's OK
+        ],
+    )
     assert labels["official"][0] == "passed" and labels["official"][1].startswith("exception")
     assert labels["official"][2:] == ["passed", "passed", "passed"]
-    assert labels["strict"] == ["passed", "wrong:value", "unparseable:boolop",
-                                "unparseable:call", "unparseable:call"]
+    assert labels["strict"] == [
+        "passed",
+        "wrong:value",
+        "unparseable:boolop",
+        "unparseable:call",
+        "unparseable:call",
+    ]
 
 
 def test_input_official_and_strict(data: Path, engine: Engine) -> None:
     item = BENCH.load(str(data))[0]
-    labels = _labels(engine, item, "input", [
-        "f([2, 3])", "f([2, -5, 3])", "f([5])", "f([2, 3]) or True", "[2, 3]"])
+    labels = _labels(
+        engine,
+        item,
+        "input",
+        ["f([2, 3])", "f([2, -5, 3])", "f([5])", "f([2, 3]) or True", "[2, 3]"],
+    )
     assert labels["official"][:2] == ["passed", "passed"]
     assert labels["official"][2].startswith("exception")
     assert labels["official"][3] == "passed"  # `assert f(..) or True == ...` holds
@@ -137,17 +173,24 @@ def test_input_official_and_strict(data: Path, engine: Engine) -> None:
     assert labels["strict"][3:] == ["unparseable:multiple", "unparseable:not_a_call"]
 
 
-def test_eval_end_to_end(tmp_path: Path, data: Path, engine: Engine,
-                         request_cache: Path) -> None:
+def test_eval_end_to_end(tmp_path: Path, data: Path, engine: Engine, request_cache: Path) -> None:
     items = BENCH.load(str(data))
     answers = {"0": "[ANSWER]\n[(2, 4), (3, 9)]\n[/ANSWER]", "3": "[ANSWER]\n[] or True\n"}
     replies = {BENCH.render(i, "output", "direct").text: answers[i.sample_id] for i in items}
     with StandInModel(lambda body: replies[user_message(body)]) as server:
-        config = EvalConfig(benchmark="cruxeval-x", task="output", model="stand-in",
-                            base_url=server.base_url, data=str(data), retries=0)
+        config = EvalConfig(
+            benchmark="cruxeval-x",
+            task="output",
+            model="stand-in",
+            base_url=server.base_url,
+            data=str(data),
+            retries=0,
+        )
         result = run_eval(config, tmp_path / "run", show_progress=False, engine=engine)
-    samples = {s["id"]: s for s in map(json.loads, (tmp_path / "run" / "samples.jsonl")
-                                       .read_text().splitlines())}
+    samples = {
+        s["id"]: s
+        for s in map(json.loads, (tmp_path / "run" / "samples.jsonl").read_text().splitlines())
+    }
     assert samples["0"]["generations"][0] == {"official": "passed", "strict": "passed"}
     assert samples["3"]["generations"][0]["official"] == "passed"
     assert samples["3"]["generations"][0]["strict"] == "unparseable:boolop"

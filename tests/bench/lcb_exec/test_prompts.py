@@ -90,8 +90,7 @@ LCB_COT_REST = _lines(
 )
 
 
-@pytest.mark.parametrize(("style", "text"), [("direct", LCB_DIRECT_REST),
-                                              ("cot", LCB_COT_REST)])
+@pytest.mark.parametrize(("style", "text"), [("direct", LCB_DIRECT_REST), ("cot", LCB_COT_REST)])
 def test_lcb_prompt_is_official_text(output_prompt_text: Any, style: str, text: str) -> None:
     prompt = render_lcb(style, code=LCB_CODE, input=LCB_INPUT, sample_id="sample_7")
     assert prompt.text == output_prompt_text.prompt(style, text)

@@ -44,8 +44,9 @@ def test_a_different_fingerprint_is_refused(saved: tuple[Path, str]) -> None:
 
 def test_a_dataset_dict_needs_the_split(tmp_path: Path) -> None:
     folder = tmp_path / "dict"
-    datasets.DatasetDict({"train": datasets.Dataset.from_list([dict(r) for r in ROWS])}
-                         ).save_to_disk(str(folder))
+    datasets.DatasetDict(
+        {"train": datasets.Dataset.from_list([dict(r) for r in ROWS])}
+    ).save_to_disk(str(folder))
     with pytest.raises(DatasetUnavailableError, match="no split 'test'"):
         load_lcb_exec(folder)
     assert len(load_lcb_exec(folder, split="train")) == len(ROWS)
@@ -54,9 +55,9 @@ def test_a_dataset_dict_needs_the_split(tmp_path: Path) -> None:
 def test_a_dataset_dict_with_a_test_split_loads_by_default(tmp_path: Path) -> None:
     folder = tmp_path / "dict"
     rows = [dict(row) for row in ROWS]
-    datasets.DatasetDict({"test": datasets.Dataset.from_list(rows),
-                          "train": datasets.Dataset.from_list(rows[:1])}
-                         ).save_to_disk(str(folder))
+    datasets.DatasetDict(
+        {"test": datasets.Dataset.from_list(rows), "train": datasets.Dataset.from_list(rows[:1])}
+    ).save_to_disk(str(folder))
     loaded = load_lcb_exec(folder)
     assert loaded.errors == [] and sorted(s.id for s in loaded) == sorted(r["id"] for r in ROWS)
     assert "(saved dataset, fingerprint " in loaded.source
@@ -71,7 +72,8 @@ def test_a_parquet_file_or_the_hubs_parquet_layout_loads(tmp_path: Path) -> None
     shards.mkdir(parents=True)
     for index, row in enumerate(ROWS):  # one row a shard: numbered across them
         datasets.Dataset.from_list([dict(row)]).to_parquet(
-            str(shards / f"test-0000{index}-of-0000{len(ROWS)}.parquet"))
+            str(shards / f"test-0000{index}-of-0000{len(ROWS)}.parquet")
+        )
     loaded = load_lcb_exec(tmp_path / "snapshot")
     assert loaded.records == from_json.records
     assert loaded.source == str(shards / "test*.parquet")
@@ -86,8 +88,10 @@ def test_a_parquet_file_that_is_not_one_is_named(tmp_path: Path) -> None:
 
 def test_a_directory_that_is_neither_names_what_it_looked_for(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("hello")
-    with pytest.raises(DatasetUnavailableError,
-                       match="looked for execution-v2.jsonl.*test\\*.parquet.*save_to_disk"):
+    with pytest.raises(
+        DatasetUnavailableError,
+        match="looked for execution-v2.jsonl.*test\\*.parquet.*save_to_disk",
+    ):
         load_lcb_exec(tmp_path)
 
 

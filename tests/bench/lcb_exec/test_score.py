@@ -23,35 +23,63 @@ from execlens.engine import Engine
 # Rows shaped like livecodebench/execution-v2 (code uses the names LiveCodeBench's
 # import block provides: List, bisect_left, np).
 ROWS = [
-    {"question_id": "2831", "id": "sample_2", "function_name": "countPairs",
-     "code": "def countPairs(nums: List[int], target: int) -> int:\n"
-             "    return sum(1 for i in range(len(nums)) for j in range(i + 1, len(nums))\n"
-             "               if nums[i] + nums[j] < target)",
-     "input": "countPairs(nums = [-1, 1, 2, 3, 1], target = 2)", "output": "3"},
-    {"question_id": "2900", "id": "sample_10", "function_name": "firstAbove",
-     "code": "def firstAbove(a: List[int], x: int) -> int:\n    return bisect_left(a, x)",
-     "input": "firstAbove(a = [1, 3, 5], x = 4)", "output": "2"},
-    {"question_id": "3000", "id": "sample_1", "function_name": "halves",
-     "code": "def halves(n: int) -> List[float]:\n    return [float(v) for v in np.arange(n) / 2]",
-     "input": "halves(n = 3)", "output": "[0.0, 0.5, 1.0]"},
+    {
+        "question_id": "2831",
+        "id": "sample_2",
+        "function_name": "countPairs",
+        "code": "def countPairs(nums: List[int], target: int) -> int:\n"
+        "    return sum(1 for i in range(len(nums)) for j in range(i + 1, len(nums))\n"
+        "               if nums[i] + nums[j] < target)",
+        "input": "countPairs(nums = [-1, 1, 2, 3, 1], target = 2)",
+        "output": "3",
+    },
+    {
+        "question_id": "2900",
+        "id": "sample_10",
+        "function_name": "firstAbove",
+        "code": "def firstAbove(a: List[int], x: int) -> int:\n    return bisect_left(a, x)",
+        "input": "firstAbove(a = [1, 3, 5], x = 4)",
+        "output": "2",
+    },
+    {
+        "question_id": "3000",
+        "id": "sample_1",
+        "function_name": "halves",
+        "code": (
+            "def halves(n: int) -> List[float]:\n    return [float(v) for v in np.arange(n) / 2]"
+        ),
+        "input": "halves(n = 3)",
+        "output": "[0.0, 0.5, 1.0]",
+    },
 ]
 PREDICTIONS = {
     "sample_2": ["3", "3 or True", "countPairs(nums = [-1, 1, 2, 3, 1], target = 2)", "4"],
-    "sample_10": ["countPairs(nums = [-1, 1, 2, 3, 1], target = 2)",
-                  "firstAbove(a = [1, 3, 5], x = 4)"],
+    "sample_10": [
+        "countPairs(nums = [-1, 1, 2, 3, 1], target = 2)",
+        "firstAbove(a = [1, 3, 5], x = 4)",
+    ],
     "sample_1": ["[0, 0.5, 1]", "[0.0, 0.5, 1.0]", "firstAbove(a=[1, 3, 5], x=4) and 0"],
 }
 
 
 # The remaining execution-v2 columns, so the rows load as the real dataset's do.
 for _number, _row in enumerate(ROWS):
-    _row.update(contest_id=f"weekly-{_number}", contest_date="2023-07-01T00:00:00",
-                difficulty="easy", problem_id=_row["question_id"], numsteps=20)
+    _row.update(
+        contest_id=f"weekly-{_number}",
+        contest_date="2023-07-01T00:00:00",
+        difficulty="easy",
+        problem_id=_row["question_id"],
+        numsteps=20,
+    )
 
 
 def _lcb_file(tmp_path: Path) -> Path:
-    records = [dict(row, output_list=["..."] * len(PREDICTIONS[row["id"]]),
-                    pred_list=PREDICTIONS[row["id"]]) for row in ROWS]
+    records = [
+        dict(
+            row, output_list=["..."] * len(PREDICTIONS[row["id"]]), pred_list=PREDICTIONS[row["id"]]
+        )
+        for row in ROWS
+    ]
     path = tmp_path / "lcb_codeexecution_eval.json"
     path.write_text(json.dumps(records))
     return path
@@ -73,10 +101,11 @@ def test_official_and_strict_lcb_scoring(tmp_path: Path, engine: Engine) -> None
     gens, problems = load_lcb_generations(_lcb_file(tmp_path))
     assert problems is not None
     items = match_generations(problems, gens, "lcb")
-    result = run_score(tmp_path / "out", "lcb-exec", Generations("output", items),
-                       engine=engine)
-    records = {json.loads(line)["id"]: json.loads(line)
-               for line in (tmp_path / "out" / "samples.jsonl").read_text().splitlines()}
+    result = run_score(tmp_path / "out", "lcb-exec", Generations("output", items), engine=engine)
+    records = {
+        json.loads(line)["id"]: json.loads(line)
+        for line in (tmp_path / "out" / "samples.jsonl").read_text().splitlines()
+    }
     # sample_2: the input call is skipped; "3 or True" passes officially.
     assert records["sample_2"]["official"] == [True, True, False]
     assert records["sample_2"]["strict"] == [True, False, False, False]
@@ -100,18 +129,41 @@ def test_official_and_strict_lcb_scoring(tmp_path: Path, engine: Engine) -> None
 def test_lcb_cli_with_separate_data(tmp_path: Path) -> None:
     data = tmp_path / "execution-v2.jsonl"
     data.write_text("\n".join(json.dumps(row) for row in ROWS) + "\n")
-    assert [p.function for p in load_lcb_problems(data)] == [
-        "halves", "countPairs", "firstAbove"]
+    assert [p.function for p in load_lcb_problems(data)] == ["halves", "countPairs", "firstAbove"]
     gens = tmp_path / "gens.json"
     gens.write_text(json.dumps(PREDICTIONS))
-    result = CliRunner().invoke(app, ["score", str(gens), "--benchmark", "lcb-exec", "--data",
-                                      str(data), "--out", str(tmp_path / "o"), "--workers", "2",
-                                      "--json"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "score",
+            str(gens),
+            "--benchmark",
+            "lcb-exec",
+            "--data",
+            str(data),
+            "--out",
+            str(tmp_path / "o"),
+            "--workers",
+            "2",
+            "--json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     results = json.loads(result.stdout.strip().splitlines()[-1])
     assert results["benchmark"] == "lcb-exec" and results["samples"] == 3
-    bad = CliRunner().invoke(app, ["score", str(gens), "--benchmark", "lcb-exec", "--task",
-                                   "input", "--out", str(tmp_path / "p")])
+    bad = CliRunner().invoke(
+        app,
+        [
+            "score",
+            str(gens),
+            "--benchmark",
+            "lcb-exec",
+            "--task",
+            "input",
+            "--out",
+            str(tmp_path / "p"),
+        ],
+    )
     assert bad.exit_code == 2 and "has no task 'input'" in bad.output
 
 

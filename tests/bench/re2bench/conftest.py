@@ -41,54 +41,139 @@ CLEAN = """def clean(text):
 #: problem id -> (benchmark, case file, line index, record, code path, code)
 IO_PROBLEMS: dict[str, dict[str, Any]] = {
     "sample_7": {
-        "difficulty": "easy", "benchmark": "cruxeval", "case": "cruxeval_7.jsonl",
-        "lines": [{"name": "f", "types": {"inputs": {"self": "dict", "args": {"nums":
-                   "list of 3 int"}, "kwargs": "dict"}, "return": "list of 2 int"},
-                   "values": {"inputs": {"self": {}, "args": {"nums": [1, 2, 3]},
-                                         "kwargs": {}}, "return": [2, 6]}}],
-        "index": 0, "code_file": "code/cruxeval_7.py", "code": ODD_DOUBLES},
+        "difficulty": "easy",
+        "benchmark": "cruxeval",
+        "case": "cruxeval_7.jsonl",
+        "lines": [
+            {
+                "name": "f",
+                "types": {
+                    "inputs": {"self": "dict", "args": {"nums": "list of 3 int"}, "kwargs": "dict"},
+                    "return": "list of 2 int",
+                },
+                "values": {
+                    "inputs": {"self": {}, "args": {"nums": [1, 2, 3]}, "kwargs": {}},
+                    "return": [2, 6],
+                },
+            }
+        ],
+        "index": 0,
+        "code_file": "code/cruxeval_7.py",
+        "code": ODD_DOUBLES,
+    },
     "HumanEval_3": {
-        "difficulty": "easy", "benchmark": "HumanEval", "case": "HumanEval_3.jsonl",
-        "lines": [{"name": "pair", "values": {"inputs": {"self": {}, "args": {"a": 1, "b": 1},
-                                                         "kwargs": {}}, "return": [2, 1]}},
-                  {"name": "pair", "values": {"inputs": {"self": {}, "args": {"a": 2, "b": 3},
-                                                         "kwargs": {}}, "return": [5, 6]}}],
-        "index": 1, "code_file": "code/HumanEval_3.py", "code": SUM_PRODUCT},
+        "difficulty": "easy",
+        "benchmark": "HumanEval",
+        "case": "HumanEval_3.jsonl",
+        "lines": [
+            {
+                "name": "pair",
+                "values": {
+                    "inputs": {"self": {}, "args": {"a": 1, "b": 1}, "kwargs": {}},
+                    "return": [2, 1],
+                },
+            },
+            {
+                "name": "pair",
+                "values": {
+                    "inputs": {"self": {}, "args": {"a": 2, "b": 3}, "kwargs": {}},
+                    "return": [5, 6],
+                },
+            },
+        ],
+        "index": 1,
+        "code_file": "code/HumanEval_3.py",
+        "code": SUM_PRODUCT,
+    },
     "ClassEval_5@Counter.bump": {
-        "difficulty": "easy", "benchmark": "Classeval", "case": "Counter@bump.jsonl",
-        "lines": [{"name": "bump", "values": {"inputs": {"self": {"count": 3},
-                                                         "args": {"k": 2}, "kwargs": {}},
-                                              "return": 5}}],
-        "index": 0, "code_file": "../original_datasets/ClassEval/code/Counter.py",
-        "code": COUNTER},
+        "difficulty": "easy",
+        "benchmark": "Classeval",
+        "case": "Counter@bump.jsonl",
+        "lines": [
+            {
+                "name": "bump",
+                "values": {
+                    "inputs": {"self": {"count": 3}, "args": {"k": 2}, "kwargs": {}},
+                    "return": 5,
+                },
+            }
+        ],
+        "index": 0,
+        "code_file": "../original_datasets/ClassEval/code/Counter.py",
+        "code": COUNTER,
+    },
     # .rstrip(".py") turns "text.happy.py" into "text.ha": the case file is named so
     "proj__proj-1@@text.happy.py@@clean": {
-        "difficulty": "difficult", "benchmark": "Swebench",
+        "difficulty": "difficult",
+        "benchmark": "Swebench",
         "case": "proj__proj-1@@text.ha.clean.jsonl",
-        "lines": [{"name": "clean", "values": {"inputs": {"self": {}, "args": {"text": " Hi "},
-                                                          "kwargs": {}}, "return": "hi"}}],
-        "index": 0, "code_file": "code/proj__proj-1@@text.happy.py@@clean.py", "code": CLEAN},
+        "lines": [
+            {
+                "name": "clean",
+                "values": {
+                    "inputs": {"self": {}, "args": {"text": " Hi "}, "kwargs": {}},
+                    "return": "hi",
+                },
+            }
+        ],
+        "index": 0,
+        "code_file": "code/proj__proj-1@@text.happy.py@@clean.py",
+        "code": CLEAN,
+    },
 }
 
-LOOP = {"input": {"self": {}, "args": {"nums": [1, 2, 3]}, "kwargs": {}},
-        "loops": {"0": {"line": 3, "code": "for n in nums:", "loop_var": "n",
-                        "control_var": "out", "iterations": [
-                            {"loop_variables": {"n": 1},
-                             "control_variable": {"name": "out", "value": []}},
-                            {"loop_variables": {"n": 2},
-                             "control_variable": {"name": "out", "value": [2]}},
-                            {"loop_variables": {"n": 3},
-                             "control_variable": {"name": "out", "value": [2]}}]}}}
+LOOP = {
+    "input": {"self": {}, "args": {"nums": [1, 2, 3]}, "kwargs": {}},
+    "loops": {
+        "0": {
+            "line": 3,
+            "code": "for n in nums:",
+            "loop_var": "n",
+            "control_var": "out",
+            "iterations": [
+                {"loop_variables": {"n": 1}, "control_variable": {"name": "out", "value": []}},
+                {"loop_variables": {"n": 2}, "control_variable": {"name": "out", "value": [2]}},
+                {"loop_variables": {"n": 3}, "control_variable": {"name": "out", "value": [2]}},
+            ],
+        }
+    },
+}
 
-BRANCH = {"input": {"self": {}, "args": {"nums": [1, 2, 3]}, "kwargs": {}},
-          "branches": {"total": 3, "taken": 2, "not_taken": 1, "decisions": [
-              {"line": 4, "type": "if", "condition": "n % 2", "taken": True, "function": "f",
-               "variables": {"n": 1}},
-              {"line": 4, "type": "if", "condition": "n % 2", "taken": False, "function": "f",
-               "variables": {"n": 2}},
-              {"line": 4, "type": "if", "condition": "n % 2", "taken": True, "function": "f",
-               "variables": {"n": 3}}]},
-          "name": "f"}
+BRANCH = {
+    "input": {"self": {}, "args": {"nums": [1, 2, 3]}, "kwargs": {}},
+    "branches": {
+        "total": 3,
+        "taken": 2,
+        "not_taken": 1,
+        "decisions": [
+            {
+                "line": 4,
+                "type": "if",
+                "condition": "n % 2",
+                "taken": True,
+                "function": "f",
+                "variables": {"n": 1},
+            },
+            {
+                "line": 4,
+                "type": "if",
+                "condition": "n % 2",
+                "taken": False,
+                "function": "f",
+                "variables": {"n": 2},
+            },
+            {
+                "line": 4,
+                "type": "if",
+                "condition": "n % 2",
+                "taken": True,
+                "function": "f",
+                "variables": {"n": 3},
+            },
+        ],
+    },
+    "name": "f",
+}
 
 
 def _io_prompt(task: str, code: str, record: dict[str, Any]) -> str:
@@ -96,12 +181,17 @@ def _io_prompt(task: str, code: str, record: dict[str, Any]) -> str:
     if task == "output":
         given, tag, skeleton = values["inputs"], "INPUT", '{"output": XXX}'
     else:
-        given, tag, skeleton = {"output": values["return"]}, "OUTPUT", (
-            '{"self": XXX, "args": XXX, "kwargs": XXX}')
-    return (f"[PYTHON]\n{code}[/PYTHON]\n\nWhat will be the {task} of `{record['name']}`, "
-            f"given the following {'input' if task == 'output' else 'output'}:\n[{tag}]\n"
-            f"```\n{json.dumps(given)}\n```\n[/{tag}]\n\n[STRUCTURE]\n```\n{skeleton}\n```\n"
-            "[/STRUCTURE]\n\n[THOUGHT]\n")
+        given, tag, skeleton = (
+            {"output": values["return"]},
+            "OUTPUT",
+            ('{"self": XXX, "args": XXX, "kwargs": XXX}'),
+        )
+    return (
+        f"[PYTHON]\n{code}[/PYTHON]\n\nWhat will be the {task} of `{record['name']}`, "
+        f"given the following {'input' if task == 'output' else 'output'}:\n[{tag}]\n"
+        f"```\n{json.dumps(given)}\n```\n[/{tag}]\n\n[STRUCTURE]\n```\n{skeleton}\n```\n"
+        "[/STRUCTURE]\n\n[THOUGHT]\n"
+    )
 
 
 def build_checkout(root: Path) -> Path:
@@ -109,8 +199,10 @@ def build_checkout(root: Path) -> Path:
     base = root / "dataset" / "re2-bench"
     sampled: dict[str, dict[str, Any]] = {"easy": {}, "difficult": {}}
     for pid, problem in IO_PROBLEMS.items():
-        sampled[problem["difficulty"]][pid] = {"benchmark": problem["benchmark"],
-                                               "input-output": problem["index"]}
+        sampled[problem["difficulty"]][pid] = {
+            "benchmark": problem["benchmark"],
+            "input-output": problem["index"],
+        }
         case = base / "input-output" / problem["benchmark"] / problem["case"]
         case.parent.mkdir(parents=True, exist_ok=True)
         case.write_text("".join(json.dumps(line) + "\n" for line in problem["lines"]))
@@ -129,8 +221,9 @@ def build_checkout(root: Path) -> Path:
         path.write_text(json.dumps(record))
         prompt = root / "prompts" / f"{task}_prediction" / "easy" / "sample_7.txt"
         prompt.parent.mkdir(parents=True, exist_ok=True)
-        prompt.write_text(f"[PYTHON]\n{ODD_DOUBLES}[/PYTHON]\nAnnotate the {task}s of f([1, 2, 3])."
-                          "\n[ANSWER]\n")
+        prompt.write_text(
+            f"[PYTHON]\n{ODD_DOUBLES}[/PYTHON]\nAnnotate the {task}s of f([1, 2, 3]).\n[ANSWER]\n"
+        )
     return root
 
 

@@ -45,10 +45,18 @@ def test_loads_every_task_with_upstreams_case_names(checkout: Path) -> None:
     loaded = load_re2bench(checkout)
     assert loaded.errors == []
     assert sorted({(i.task, i.sample_id) for i in loaded}) == sorted(
-        [(t, s) for t in ("output", "input") for s in (
-            "easy/sample_7", "easy/HumanEval_3", "easy/ClassEval_5@Counter.bump",
-            "difficult/proj__proj-1@@text.happy.py@@clean")]
-        + [("loop", "easy/sample_7"), ("branch", "easy/sample_7")])
+        [
+            (t, s)
+            for t in ("output", "input")
+            for s in (
+                "easy/sample_7",
+                "easy/HumanEval_3",
+                "easy/ClassEval_5@Counter.bump",
+                "difficult/proj__proj-1@@text.happy.py@@clean",
+            )
+        ]
+        + [("loop", "easy/sample_7"), ("branch", "easy/sample_7")]
+    )
     io = _items(checkout, "output")
     # the recorded call on the sampled line (index 1), and the .rstrip(".py") case name
     assert io["HumanEval_3"].inputs["args"] == {"a": 2, "b": 3}
@@ -58,7 +66,8 @@ def test_loads_every_task_with_upstreams_case_names(checkout: Path) -> None:
     # the data's own dataset/re2-bench folder works as --data too
     assert len(BENCH.load(str(checkout / "dataset" / "re2-bench"))) == 10
     assert _items(checkout, "loop")["sample_7"].truth == {
-        "3": {"n": [1, 2, 3], "out": [[], [2], [2]]}}
+        "3": {"n": [1, 2, 3], "out": [[], [2], [2]]}
+    }
     assert _items(checkout, "branch")["sample_7"].truth == {"4": [True, False, True]}
 
 
@@ -70,38 +79,59 @@ def test_prompt_is_the_rendered_file(checkout: Path) -> None:
     assert "[PYTHON]" in prompt.text and "[STRUCTURE]" in prompt.text
 
 
-@pytest.mark.parametrize(("damage", "where"), [
-    (lambda root: (root / "dataset/re2-bench/input-output/HumanEval/HumanEval_3.jsonl")
-     .write_text('{"name": "pair"}\n{"name": "pair", "values": {"return": 1}}\n'),
-     ("HumanEval_3.jsonl", 2, "values.inputs")),
-    (lambda root: (root / "dataset/re2-bench/input-output/cruxeval/cruxeval_7.jsonl")
-     .write_text("not json\n"), ("cruxeval_7.jsonl", 1, None)),
-    (lambda root: (root / "dataset/re2-bench/loop/easy/sample_7.json")
-     .write_text(json.dumps({"loops": {"0": {"iterations": []}}})),
-     ("sample_7.json", None, "loops.0.line")),
-    (lambda root: (root / "dataset/re2-bench/branch/easy/sample_7.json")
-     .write_text(json.dumps({"branches": {"decisions": [{"line": 4, "taken": "Y"}]}})),
-     ("sample_7.json", None, "branches.decisions[0].taken")),
-    (lambda root: (root / "prompts/output_prediction/easy/sample_7.txt").unlink(),
-     ("sample_7.txt", None, None)),
-    (lambda root: (root / "dataset/re2-bench/sampled_problems.json").write_text(json.dumps(
-        {"easy": {"sample_7": {"benchmark": "cruxeval", "input-output": "0"}}})),
-     ("sampled_problems.json", None, "easy.sample_7.input-output")),
-])
+@pytest.mark.parametrize(
+    ("damage", "where"),
+    [
+        (
+            lambda root: (
+                root / "dataset/re2-bench/input-output/HumanEval/HumanEval_3.jsonl"
+            ).write_text('{"name": "pair"}\n{"name": "pair", "values": {"return": 1}}\n'),
+            ("HumanEval_3.jsonl", 2, "values.inputs"),
+        ),
+        (
+            lambda root: (
+                root / "dataset/re2-bench/input-output/cruxeval/cruxeval_7.jsonl"
+            ).write_text("not json\n"),
+            ("cruxeval_7.jsonl", 1, None),
+        ),
+        (
+            lambda root: (root / "dataset/re2-bench/loop/easy/sample_7.json").write_text(
+                json.dumps({"loops": {"0": {"iterations": []}}})
+            ),
+            ("sample_7.json", None, "loops.0.line"),
+        ),
+        (
+            lambda root: (root / "dataset/re2-bench/branch/easy/sample_7.json").write_text(
+                json.dumps({"branches": {"decisions": [{"line": 4, "taken": "Y"}]}})
+            ),
+            ("sample_7.json", None, "branches.decisions[0].taken"),
+        ),
+        (
+            lambda root: (root / "prompts/output_prediction/easy/sample_7.txt").unlink(),
+            ("sample_7.txt", None, None),
+        ),
+        (
+            lambda root: (root / "dataset/re2-bench/sampled_problems.json").write_text(
+                json.dumps({"easy": {"sample_7": {"benchmark": "cruxeval", "input-output": "0"}}})
+            ),
+            ("sampled_problems.json", None, "easy.sample_7.input-output"),
+        ),
+    ],
+)
 def test_malformed_records_are_named(checkout: Path, damage: Any, where: Any) -> None:
     damage(checkout)
     errors = load_re2bench(checkout).errors
     assert errors, "the damage went unnoticed"
     name, line, field = where
-    assert any(Path(e.source).name == name and e.line == line and e.field == field
-               for e in errors), [str(e) for e in errors]
+    assert any(
+        Path(e.source).name == name and e.line == line and e.field == field for e in errors
+    ), [str(e) for e in errors]
     with pytest.raises(DatasetError, match=name.replace(".", r"\.")):
         BENCH.load(str(checkout))
 
 
 def test_json_answer_parsing_repairs_as_upstream() -> None:
-    raw = ('[THOUGHT]...[/THOUGHT]\n[OUTPUT]\n```json\n{"output": [1, 2,], # two\n}\n```\n'
-           '[/OUTPUT]')
+    raw = '[THOUGHT]...[/THOUGHT]\n[OUTPUT]\n```json\n{"output": [1, 2,], # two\n}\n```\n[/OUTPUT]'
     assert extract_json_answer(raw, "output").value == {"output": [1, 2]}
     # an unquoted value is quoted by a repair pass
     repaired = extract_json_answer('[OUTPUT]\n{"output": hello world}\n[/OUTPUT]', "output")
@@ -139,13 +169,16 @@ def test_official_compare_quirks_and_strict() -> None:
 
 def test_loop_and_branch_compare() -> None:
     truth = {"3": {"n": [1, 2, 3], "out": [[], [2], [2]]}}
-    loose = parse_loop_answer("[ANSWER]\n3 for n in nums: [STATE]n=[1.0, 2, 3][/STATE] "
-                              "[STATE]out=([], [2], [2])[/STATE]\n[/ANSWER]")
+    loose = parse_loop_answer(
+        "[ANSWER]\n3 for n in nums: [STATE]n=[1.0, 2, 3][/STATE] "
+        "[STATE]out=([], [2], [2])[/STATE]\n[/ANSWER]"
+    )
     assert compare_loop(loose.states, truth) == (1, 1.0)  # == and tuples read as lists
     assert compare_loop(loose.states, truth, strict=True) == (0, 0.0)
     assert compare_loop({}, truth) == (0, 0.0)
-    branch = parse_branch_answer("[ANSWER]\n4 if n % 2: ## [BRANCH]taken=[Y, 'N', maybe, y]"
-                                 "[/BRANCH]\n[/ANSWER]")
+    branch = parse_branch_answer(
+        "[ANSWER]\n4 if n % 2: ## [BRANCH]taken=[Y, 'N', maybe, y][/BRANCH]\n[/ANSWER]"
+    )
     assert branch.taken == {"4": [True, False, True]} and branch.dropped == ["4:maybe"]
     assert compare_branch(branch.taken, {"4": [True, False, True], "9": [False]}) == (0, 0.5)
 
@@ -164,47 +197,80 @@ def _io(tag: str, value: Any) -> str:
 
 def test_output_scoring_both_modes(checkout: Path, engine: Engine) -> None:
     item = _items(checkout, "output")["sample_7"]
-    labels = _score(engine, item, "output", [
-        _io("OUTPUT", {"output": [2, 6]}),       # right
-        _io("OUTPUT", {"output": [2]}),          # correct prefix: official full marks
-        _io("OUTPUT", {"output": [2.0, 6.0]}),   # floats: the type check fails both
-        "I cannot tell.",                        # no answer
-    ])
-    assert labels["official"] == ["passed", "passed", "wrong:partial=0.0000",
-                                  "wrong:partial=0.0000"]
-    assert labels["strict"] == ["passed", "wrong:partial=0.0000", "wrong:partial=0.0000",
-                                "unparseable:json"]
+    labels = _score(
+        engine,
+        item,
+        "output",
+        [
+            _io("OUTPUT", {"output": [2, 6]}),  # right
+            _io("OUTPUT", {"output": [2]}),  # correct prefix: official full marks
+            _io("OUTPUT", {"output": [2.0, 6.0]}),  # floats: the type check fails both
+            "I cannot tell.",  # no answer
+        ],
+    )
+    assert labels["official"] == [
+        "passed",
+        "passed",
+        "wrong:partial=0.0000",
+        "wrong:partial=0.0000",
+    ]
+    assert labels["strict"] == [
+        "passed",
+        "wrong:partial=0.0000",
+        "wrong:partial=0.0000",
+        "unparseable:json",
+    ]
 
 
 def test_input_misses_are_re_executed(checkout: Path, engine: Engine) -> None:
     items = _items(checkout, "input")
     other = {"self": {}, "args": {"nums": [1, 3]}, "kwargs": {}}  # also gives [2, 6]
-    labels = _score(engine, items["sample_7"], "input", [
-        _io("INPUT", other), _io("INPUT", {"self": {}, "args": {"nums": [4]}, "kwargs": {}})])
+    labels = _score(
+        engine,
+        items["sample_7"],
+        "input",
+        [_io("INPUT", other), _io("INPUT", {"self": {}, "args": {"nums": [4]}, "kwargs": {}})],
+    )
     assert labels["official"][0] == "passed" and labels["strict"][0] == "passed"
     assert labels["official"][1].startswith("wrong") and labels["strict"][1].startswith("wrong")
     # pair() returns a tuple; the record holds [5, 6]: upstream's str() check can never
     # match "(5, 6)", strict compares the returned value (tuples read as lists)
-    labels = _score(engine, items["HumanEval_3"], "input",
-                    [_io("INPUT", {"self": {}, "args": {"a": 3, "b": 2}, "kwargs": {}})])
+    labels = _score(
+        engine,
+        items["HumanEval_3"],
+        "input",
+        [_io("INPUT", {"self": {}, "args": {"a": 3, "b": 2}, "kwargs": {}})],
+    )
     assert labels["official"][0].startswith("wrong") and labels["strict"] == ["passed"]
     # a method: the object is rebuilt from the predicted attributes
-    labels = _score(engine, items["ClassEval_5@Counter.bump"], "input",
-                    [_io("INPUT", {"self": {"count": 4}, "args": {"k": 1}, "kwargs": {}})])
+    labels = _score(
+        engine,
+        items["ClassEval_5@Counter.bump"],
+        "input",
+        [_io("INPUT", {"self": {"count": 4}, "args": {"k": 1}, "kwargs": {}})],
+    )
     assert labels == {"official": ["passed"], "strict": ["passed"]}
     # SWE-bench problems are not re-executed officially (upstream's own harness)
-    labels = _score(engine, items["proj__proj-1@@text.happy.py@@clean"], "input",
-                    [_io("INPUT", {"self": {}, "args": {"text": "HI"}, "kwargs": {}})])
+    labels = _score(
+        engine,
+        items["proj__proj-1@@text.happy.py@@clean"],
+        "input",
+        [_io("INPUT", {"self": {}, "args": {"text": "HI"}, "kwargs": {}})],
+    )
     assert labels["official"][0].startswith("wrong:partial_not_rerun")
     assert labels["strict"] == ["passed"]
 
 
-def test_input_rerun_never_runs_the_answer_in_the_host(checkout: Path, engine: Engine,
-                                                      tmp_path: Path) -> None:
+def test_input_rerun_never_runs_the_answer_in_the_host(
+    checkout: Path, engine: Engine, tmp_path: Path
+) -> None:
     marker = tmp_path / "pwned"
     item = _items(checkout, "input")["sample_7"]
-    hostile = {"self": {}, "args": {"nums": f"__import__('pathlib').Path('{marker}').touch()"},
-               "kwargs": {}}
+    hostile = {
+        "self": {},
+        "args": {"nums": f"__import__('pathlib').Path('{marker}').touch()"},
+        "kwargs": {},
+    }
     labels = _score(engine, item, "input", [_io("INPUT", hostile)])
     assert all(label[0].startswith(("wrong", "exception")) for label in labels.values())
     assert not marker.exists()
@@ -212,13 +278,28 @@ def test_input_rerun_never_runs_the_answer_in_the_host(checkout: Path, engine: E
 
 def test_metrics_average_rs_and_partial_rs_per_difficulty() -> None:
     records = [
-        {"id": "easy/a", "official": [True], "strict": [False], "n": 1,
-         "generations": [{"official": "passed", "strict": "wrong:partial=0.5000"}]},
-        {"id": "difficult/b", "official": [False], "strict": [False], "n": 1,
-         "generations": [{"official": "wrong:partial=0.2500", "strict": "unparseable:json"}]},
+        {
+            "id": "easy/a",
+            "official": [True],
+            "strict": [False],
+            "n": 1,
+            "generations": [{"official": "passed", "strict": "wrong:partial=0.5000"}],
+        },
+        {
+            "id": "difficult/b",
+            "official": [False],
+            "strict": [False],
+            "n": 1,
+            "generations": [{"official": "wrong:partial=0.2500", "strict": "unparseable:json"}],
+        },
     ]
     metrics = BENCH.metrics(records, "output")
-    assert metrics["official"] == {"total_rs": 50.0, "total_partial_rs": 62.5, "easy_rs": 100.0,
-                                   "easy_partial_rs": 100.0, "difficult_rs": 0.0,
-                                   "difficult_partial_rs": 25.0}
+    assert metrics["official"] == {
+        "total_rs": 50.0,
+        "total_partial_rs": 62.5,
+        "easy_rs": 100.0,
+        "easy_partial_rs": 100.0,
+        "difficult_rs": 0.0,
+        "difficult_partial_rs": 25.0,
+    }
     assert metrics["strict"]["total_partial_rs"] == 25.0

@@ -46,7 +46,8 @@ def test_consistency_asks_the_pairs_of_its_questions(records: list) -> None:
     assert list(plan) == ["coverage", "path", "state", "output"]
     assert plan["coverage"] == plan["path"] == plan["state"] and len(plan["state"]) == 7
     assert {f"{q.pair.sample_id}/output" for q in plan["state"]} == {
-        o.sample_id for o in plan["output"]}
+        o.sample_id for o in plan["output"]
+    }
     with pytest.raises(BenchmarkError, match="no task"):
         BENCHMARK.plan(records, "branch", limit=None, offset=0)
 
@@ -68,14 +69,20 @@ def test_a_judge_failure_is_that_answers_scoring_error(records: list, engine: En
     # strict judge fails on the answers that reach it, the run goes on.
     item = BENCHMARK.plan(records, "state", limit=1, offset=0)[0][1][0]
     broken = {"__type__": "matrix", "__kind__": "numpy", "__value__": None, "shape": "?"}
-    truths = {mode: RevalTruth(mode=mode, questions={item.sample_id: QuestionTruth(
-        covered=True, next_lines=(3,), state=(broken,))}) for mode in ("official", "strict")}
+    truths = {
+        mode: RevalTruth(
+            mode=mode,
+            questions={
+                item.sample_id: QuestionTruth(covered=True, next_lines=(3,), state=(broken,))
+            },
+        )
+        for mode in ("official", "strict")
+    }
     scorer = RevalScorer("strict", "state", "direct", truths)
     answers = ["0; numpy.matrix", "Nil", "[[1]]; numpy.matrix"]
     [(_, scores)] = list(score_samples([scorer], [(item, answers)], engine))
     statuses = [v.status for v in scores["strict"].verdicts]
     assert statuses[1] is VerdictStatus.WRONG  # Nil needs no value: judged normally
     assert VerdictStatus.SCORING_ERROR in statuses
-    failed = next(v for v in scores["strict"].verdicts
-                  if v.status is VerdictStatus.SCORING_ERROR)
+    failed = next(v for v in scores["strict"].verdicts if v.status is VerdictStatus.SCORING_ERROR)
     assert failed.reason and failed.detail.startswith(failed.reason)

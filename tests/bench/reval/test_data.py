@@ -162,12 +162,12 @@ def test_malformed_records_are_named_and_the_rest_load(reval_dir: Path, tmp_path
     assert len(reval_questions(result.records)) > 3000
 
 
-def test_a_duplicate_problem_is_named_and_the_first_kept(reval_dir: Path,
-                                                         tmp_path: Path) -> None:
+def test_a_duplicate_problem_is_named_and_the_first_kept(reval_dir: Path, tmp_path: Path) -> None:
     problems = _rows(reval_dir / "DREval_data.jsonl")[:3]
     problems.append(dict(problems[0]))  # DREval/0 again, on line 4
     (tmp_path / "DREval_data.jsonl").write_text(
-        "\n".join(json.dumps(p) for p in problems), encoding="utf-8")
+        "\n".join(json.dumps(p) for p in problems), encoding="utf-8"
+    )
     tasks = (reval_dir / "DREval_tasks.jsonl").read_text(encoding="utf-8").splitlines()[:3]
     (tmp_path / "DREval_tasks.jsonl").write_text("\n".join(tasks), encoding="utf-8")
 

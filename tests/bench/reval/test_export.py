@@ -34,8 +34,11 @@ def load_reval(path: Path) -> list[RevalProblem]:
 
 def load_reval_tasks(path: Path) -> list[tuple[str, int, int, str]]:
     """Every question as ``(task_id, input_index, line, var)``."""
-    return [(q.problem.task_id, q.pair.input_idx, q.question.lineno, q.question.var)
-            for q in reval_questions(load_reval(path)) if q.question is not None]
+    return [
+        (q.problem.task_id, q.pair.input_idx, q.question.lineno, q.question.var)
+        for q in reval_questions(load_reval(path))
+        if q.question is not None
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -47,12 +50,17 @@ def reval_dir(data_dir: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def traced(reval_dir: Path, tracing_engine: Engine
-           ) -> dict[str, dict[tuple[str, int], Trace | None]]:
+def traced(
+    reval_dir: Path, tracing_engine: Engine
+) -> dict[str, dict[tuple[str, int], Trace | None]]:
     problems = load_reval(reval_dir)
-    return {mode: {(item.problem.task_id, item.index): trace
-                   for item, trace in trace_reval(tracing_engine, problems, mode)}
-            for mode in ("reval", "exact")}
+    return {
+        mode: {
+            (item.problem.task_id, item.index): trace
+            for item, trace in trace_reval(tracing_engine, problems, mode)
+        }
+        for mode in ("reval", "exact")
+    }
 
 
 def test_load_reports_gensim_problems_as_skipped(reval_dir: Path) -> None:
@@ -60,12 +68,15 @@ def test_load_reports_gensim_problems_as_skipped(reval_dir: Path) -> None:
     assert len(problems) == 154
     assert sum(len(p.inputs) for p in problems) == 987
     skipped = {p.task_id: p.skip_reason for p in problems if p.skip_reason}
-    assert skipped == {"DREval/117": "needs gensim (not installed)",
-                       "DREval/149": "needs gensim (not installed)"}
+    assert skipped == {
+        "DREval/117": "needs gensim (not installed)",
+        "DREval/149": "needs gensim (not installed)",
+    }
 
 
-def test_every_humaneval_output_reproduced(reval_dir: Path, tracing_engine: Engine,
-                                           traced: dict[str, dict]) -> None:
+def test_every_humaneval_output_reproduced(
+    reval_dir: Path, tracing_engine: Engine, traced: dict[str, dict]
+) -> None:
     problems = load_reval(reval_dir)
     for mode, traces in traced.items():
         checked = 0
@@ -74,13 +85,18 @@ def test_every_humaneval_output_reproduced(reval_dir: Path, tracing_engine: Engi
                 trace = traces[(problem.task_id, item.index)]
                 assert trace is not None and trace.ok, (mode, item.key, trace and trace.message)
                 assert output_matches(trace, item.expected_output, tracing_engine), (
-                    mode, item.key, trace.output, item.expected_output)
+                    mode,
+                    item.key,
+                    trace.output,
+                    item.expected_output,
+                )
                 checked += 1
         assert checked == 651
 
 
-def test_classeval_inputs_run_their_test_method(reval_reference: None, reval_dir: Path,
-                                                traced: dict[str, dict]) -> None:
+def test_classeval_inputs_run_their_test_method(
+    reval_reference: None, reval_dir: Path, traced: dict[str, dict]
+) -> None:
     problems = load_reval(reval_dir)
     for traces in traced.values():
         statuses = {}
@@ -95,8 +111,9 @@ def test_classeval_inputs_run_their_test_method(reval_reference: None, reval_dir
         assert {s for s in statuses.values() if s != "skipped"} == {"ok"}
 
 
-def test_reval_mode_answers_every_question(reval_reference: None, reval_dir: Path,
-                                           traced: dict[str, dict]) -> None:
+def test_reval_mode_answers_every_question(
+    reval_reference: None, reval_dir: Path, traced: dict[str, dict]
+) -> None:
     questions = load_reval_tasks(reval_dir)
     assert len(questions) == 3152
     reval = traced["reval"]
@@ -117,8 +134,12 @@ def test_reval_mode_answers_every_question(reval_reference: None, reval_dir: Pat
     assert covered == 1661
     assert covered_by_kind == {"he": 945, "ce": 716}
     empty_return_states = sum(
-        1 for trace in reval.values() if trace is not None for step in trace.steps
-        if trace.return_value(step) is not None and trace.locals_at(step) == {})
+        1
+        for trace in reval.values()
+        if trace is not None
+        for step in trace.steps
+        if trace.return_value(step) is not None and trace.locals_at(step) == {}
+    )
     if sys.version_info[:2] == (3, 11):
         assert empty_return_states == 134
     else:
@@ -130,31 +151,58 @@ def test_reval_mode_answers_every_question(reval_reference: None, reval_dir: Pat
 def test_exact_mode_fixes_the_untraced_setup(reval_dir: Path, traced: dict[str, dict]) -> None:
     questions = load_reval_tasks(reval_dir)
     reval, exact = traced["reval"], traced["exact"]
-    gained = [q for q in questions if reval[q[:2]] is not None
-              and exact[q[:2]].covered(q[2]) and not reval[q[:2]].covered(q[2])]
-    lost = [q for q in questions if reval[q[:2]] is not None
-            and not exact[q[:2]].covered(q[2]) and reval[q[:2]].covered(q[2])]
+    gained = [
+        q
+        for q in questions
+        if reval[q[:2]] is not None
+        and exact[q[:2]].covered(q[2])
+        and not reval[q[:2]].covered(q[2])
+    ]
+    lost = [
+        q
+        for q in questions
+        if reval[q[:2]] is not None
+        and not exact[q[:2]].covered(q[2])
+        and reval[q[:2]].covered(q[2])
+    ]
     assert not lost
     # Only ClassEval lines reached from setUp differ.
     assert gained and all(int(q[0].split("/")[1]) >= 85 for q in gained)
 
 
-def test_export_jetbrains_layout(reval_dir: Path, tracing_engine: Engine,
-                                 tmp_path: Path) -> None:
+def test_export_jetbrains_layout(reval_dir: Path, tracing_engine: Engine, tmp_path: Path) -> None:
     problems = [p for p in load_reval(reval_dir) if p.task_id in ("DREval/0", "DREval/117")]
     counts = export_jetbrains(trace_reval(tracing_engine, problems, "reval"), tmp_path)
-    assert counts == {"executions": 7 + len(problems[1].inputs),
-                      "skipped": len(problems[1].inputs), "ok": 7}
+    assert counts == {
+        "executions": 7 + len(problems[1].inputs),
+        "skipped": len(problems[1].inputs),
+        "ok": 7,
+    }
     executions = [json.loads(line) for line in (tmp_path / "executions.jsonl").open()]
     states = [json.loads(line) for line in (tmp_path / "states.jsonl").open()]
     first = executions[0]
-    assert set(first) >= {"task_id", "idx", "input_idx", "problem_type", "input",
-                          "expected_output", "actual_output", "status", "trace", "coverage",
-                          "num_states", "code_hash", "error"}
-    assert first["status"] == "ok" and first["actual_output"] == {"__type__": "bool",
-                                                                  "__value__": True}
+    assert set(first) >= {
+        "task_id",
+        "idx",
+        "input_idx",
+        "problem_type",
+        "input",
+        "expected_output",
+        "actual_output",
+        "status",
+        "trace",
+        "coverage",
+        "num_states",
+        "code_hash",
+        "error",
+    }
+    assert first["status"] == "ok" and first["actual_output"] == {
+        "__type__": "bool",
+        "__value__": True,
+    }
     assert first["num_states"] == len(first["trace"]) and first["coverage"] == sorted(
-        set(first["trace"]))
+        set(first["trace"])
+    )
     state_list = json.loads(states[0]["states"])
     assert state_list[0]["lineno"] == first["trace"][0]
     assert set(state_list[0]) >= {"lineno", "locals"}
@@ -168,11 +216,21 @@ def test_export_type_names_are_module_qualified() -> None:
 
     import numpy as np
 
-    value = qualified_envelope(encode({"a": np.array([1.5]), "b": datetime.datetime(2024, 1, 2),
-                                       "c": [np.float64(2.0), 3]}))
+    value = qualified_envelope(
+        encode(
+            {"a": np.array([1.5]), "b": datetime.datetime(2024, 1, 2), "c": [np.float64(2.0), 3]}
+        )
+    )
     names = {json.dumps(v.get("__type__")) for v in _envelopes(value)}
-    assert {'"numpy.ndarray"', '"numpy.float64"', '"datetime.datetime"', '"dict"', '"list"',
-            '"int"', '"str"'} <= names
+    assert {
+        '"numpy.ndarray"',
+        '"numpy.float64"',
+        '"datetime.datetime"',
+        '"dict"',
+        '"list"',
+        '"int"',
+        '"str"',
+    } <= names
     assert '"ndarray"' not in names and '"datetime"' not in names
     assert qualified_envelope({"__type__": "Nil"}) == {"__type__": "Nil"}
 
@@ -198,4 +256,5 @@ def test_export_rows_pairs_holds_only_the_asked_pairs(reval_dir: Path) -> None:
     assert len(asked) == 690  # DREval_tasks.jsonl's pairs; JetBrains' executions: 694
     assert len(_selected(problems, "all")) == 987
     assert {(r.problem.task_id, r.index) for r in asked} == {
-        (p.task_id, pair.input_idx) for p in problems for pair in p.pairs}
+        (p.task_id, pair.input_idx) for p in problems for pair in p.pairs
+    }

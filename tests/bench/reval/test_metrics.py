@@ -30,16 +30,26 @@ def test_ic_weights_follow_reval(row: tuple[bool, bool, bool, bool]) -> None:
 
 
 def test_ic_is_a_percentage_of_the_questions() -> None:
-    rows = [(True, True, True, True), (True, True, True, False), (False, True, True, True),
-            (True, False, False, False)]
+    rows = [
+        (True, True, True, True),
+        (True, True, True, False),
+        (False, True, True, True),
+        (True, False, False, False),
+    ]
     assert incremental_consistency(rows) == pytest.approx(100 * (1 + 0.5 + 0 + 0.125) / 4)
     assert incremental_consistency([]) is None
 
 
 def test_confusion_counts_treat_non_answers_as_wrong() -> None:
     counts = ConfusionCounts()
-    for answer, executed in [(True, True), (True, False), (False, True), (False, False),
-                             (None, True), (None, False)]:
+    for answer, executed in [
+        (True, True),
+        (True, False),
+        (False, True),
+        (False, False),
+        (None, True),
+        (None, False),
+    ]:
         counts.add(answer, executed)
     metrics = counts.metrics()
     assert metrics["n"] == 6 and metrics["unanswered"] == 2
@@ -50,8 +60,12 @@ def test_confusion_counts_treat_non_answers_as_wrong() -> None:
 
 
 def test_baselines_from_truth() -> None:
-    truths = [QuestionTruth(False, (-1,)), QuestionTruth(True, (-1,), (encode(1),)),
-              QuestionTruth(True, (3,)), QuestionTruth(True, (4,), (encode(2),))]
+    truths = [
+        QuestionTruth(False, (-1,)),
+        QuestionTruth(True, (-1,), (encode(1),)),
+        QuestionTruth(True, (3,)),
+        QuestionTruth(True, (4,), (encode(2),)),
+    ]
     result = baselines(truths)
     constant = result["no_nil_minus1"]
     assert constant["coverage"]["accuracy"] == 25.0

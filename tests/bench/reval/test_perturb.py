@@ -18,8 +18,15 @@ from execlens.tasks.perturb import KINDS
 
 #: HumanEval and ClassEval problems; DREval/11 has a statement reformat splits over two
 #: lines, which moves REval's frame-blind state (a dropped question).
-SUBSET = ("DREval/0", "DREval/11", "DREval/23", "DREval/47", "DREval/86", "DREval/110",
-          "DREval/138")
+SUBSET = (
+    "DREval/0",
+    "DREval/11",
+    "DREval/23",
+    "DREval/47",
+    "DREval/86",
+    "DREval/110",
+    "DREval/138",
+)
 COMBOS = [[kind] for kind in KINDS] + [list(KINDS)]
 
 
@@ -51,8 +58,12 @@ def _accounted(summary: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("kinds", COMBOS, ids=["+".join(c) for c in COMBOS])
 def test_every_kept_question_has_the_original_truth_at_its_mapped_line(
-        kinds: list[str], problems: list[RevalProblem], original_truth: dict[str, Any],
-        tracing_engine: Any, truth_cache: Path) -> None:
+    kinds: list[str],
+    problems: list[RevalProblem],
+    original_truth: dict[str, Any],
+    tracing_engine: Any,
+    truth_cache: Path,
+) -> None:
     bench = Reval()
     plan = bench.plan(problems, "coverage", limit=None, offset=0)
     originals = {item.sample_id: item for item in plan[0][1]}
@@ -70,15 +81,19 @@ def test_every_kept_question_has_the_original_truth_at_its_mapped_line(
         for mode in REVAL_MODES:
             before = original_truth[mode].questions[item.sample_id]
             after = again[mode].questions[item.sample_id]
-            assert (after.covered, after.state) == (before.covered, before.state), \
-                (kinds, mode, item.sample_id)
+            assert (after.covered, after.state) == (before.covered, before.state), (
+                kinds,
+                mode,
+                item.sample_id,
+            )
             # What is judged: this truth, the next lines included (the perturbed run's own).
             assert bench._truths[mode].questions[item.sample_id] == after
         # The asked line is the original's statement, moved: the same first word.
         old_text = before_item.problem.code.split("\n")[before_item.question.lineno - 1]
         new_text = item.problem.code.split("\n")[item.question.lineno - 1]
-        assert old_text.split()[0].rstrip(":") == new_text.split()[0].rstrip(":") or \
-            "rename" in kinds
+        assert (
+            old_text.split()[0].rstrip(":") == new_text.split()[0].rstrip(":") or "rename" in kinds
+        )
     if kinds == ["reformat"]:  # DREval/11's split assignment moves the frame-blind state
         reasons = summary["per_kind"]["reformat"]["dropped_reasons"]
         assert reasons.get("official.state_changed", 0) > 0
@@ -86,8 +101,12 @@ def test_every_kept_question_has_the_original_truth_at_its_mapped_line(
 
 @pytest.mark.parametrize("kinds", [["rename"], list(KINDS)], ids=["rename", "all"])
 def test_every_kept_output_pair_has_the_original_output_truth(
-        kinds: list[str], problems: list[RevalProblem], original_truth: dict[str, Any],
-        tracing_engine: Any, truth_cache: Path) -> None:
+    kinds: list[str],
+    problems: list[RevalProblem],
+    original_truth: dict[str, Any],
+    tracing_engine: Any,
+    truth_cache: Path,
+) -> None:
     bench = Reval()
     plan = bench.plan(problems, "output", limit=None, offset=0)
     new_plan, summary = perturb_plan(bench, plan, kinds, 0, tracing_engine)
@@ -99,13 +118,15 @@ def test_every_kept_output_pair_has_the_original_output_truth(
     for item in kept:
         pair = item.pair.sample_id
         before, after = original_truth["strict"].outputs[pair], again.outputs[pair]
-        assert [(m.hidden, m.other) for m in after.masks] == \
-            [(m.hidden, m.other) for m in before.masks]
+        assert [(m.hidden, m.other) for m in after.masks] == [
+            (m.hidden, m.other) for m in before.masks
+        ]
         assert after.error == before.error
 
 
 def test_a_question_on_a_line_split_apart_is_dropped_as_unmapped(
-        problems: list[RevalProblem], tracing_engine: Any, truth_cache: Path) -> None:
+    problems: list[RevalProblem], tracing_engine: Any, truth_cache: Path
+) -> None:
     from dataclasses import replace
 
     from execlens.bench.reval import RevalQuestion
@@ -113,7 +134,7 @@ def test_a_question_on_a_line_split_apart_is_dropped_as_unmapped(
     problem = problems[0]  # DREval/0: put two statements on one asked line
     lines = problem.code.split("\n")
     asked = problem.pairs[0].questions[0].lineno
-    indent = lines[asked - 1][:len(lines[asked - 1]) - len(lines[asked - 1].lstrip())]
+    indent = lines[asked - 1][: len(lines[asked - 1]) - len(lines[asked - 1].lstrip())]
     lines[asked - 1] = lines[asked - 1] + "; _unused = 0"
     code = "\n".join(lines)
     pair = replace(problem.pairs[0], questions=(RevalQuestion(asked, "distance"),))
@@ -130,8 +151,9 @@ def test_a_question_on_a_line_split_apart_is_dropped_as_unmapped(
 
 
 @pytest.mark.slow
-def test_all_of_reval_every_kept_item_keeps_its_truth(data_dir: Path, tracing_engine: Any,
-                                                      truth_cache: Path) -> None:
+def test_all_of_reval_every_kept_item_keeps_its_truth(
+    data_dir: Path, tracing_engine: Any, truth_cache: Path
+) -> None:
     # ~2-3 min on two shared cores: every question and pair, all kinds composed; the
     # counts per kind are what perf/perturb_reval.py prints.
     bench = Reval()
@@ -148,18 +170,25 @@ def test_all_of_reval_every_kept_item_keeps_its_truth(data_dir: Path, tracing_en
         for item in kept:
             if task == "output":
                 pair = item.pair.sample_id
-                assert [(m.hidden, m.other) for m in after["strict"].outputs[pair].masks] == \
-                    [(m.hidden, m.other) for m in before["strict"].outputs[pair].masks]
+                assert [(m.hidden, m.other) for m in after["strict"].outputs[pair].masks] == [
+                    (m.hidden, m.other) for m in before["strict"].outputs[pair].masks
+                ]
                 continue
             for mode in REVAL_MODES:
-                old, new = before[mode].questions[item.sample_id], \
-                    after[mode].questions[item.sample_id]
+                old, new = (
+                    before[mode].questions[item.sample_id],
+                    after[mode].questions[item.sample_id],
+                )
                 assert (new.covered, new.state) == (old.covered, old.state)
 
 
 def test_eval_perturb_asks_the_perturbed_programs_and_an_oracle_scores_full(
-        tmp_path: Path, data_dir: Path, tracing_engine: Any, truth_cache: Path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path,
+    data_dir: Path,
+    tracing_engine: Any,
+    truth_cache: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import json
     import os
     import subprocess
@@ -172,21 +201,52 @@ def test_eval_perturb_asks_the_perturbed_programs_and_an_oracle_scores_full(
     monkeypatch.setenv("EXECLENS_CACHE_DIR", str(tmp_path / "requests"))
     data, kinds, limit = data_dir / "reval", ("garbage", "comments"), 12
     bench = Reval()
-    plan, _ = perturb_plan(bench, bench.plan(bench.load(str(data)), "coverage", limit=limit,
-                                             offset=0), kinds, 0, tracing_engine)
+    plan, _ = perturb_plan(
+        bench,
+        bench.plan(bench.load(str(data)), "coverage", limit=limit, offset=0),
+        kinds,
+        0,
+        tracing_engine,
+    )
     truth = bench._truths["official"].questions
-    answers = {bench.render(item, "coverage", "direct").text:
-               "YES" if truth[item.sample_id].covered else "NO" for item in plan[0][1]}
+    answers = {
+        bench.render(item, "coverage", "direct").text: "YES"
+        if truth[item.sample_id].covered
+        else "NO"
+        for item in plan[0][1]
+    }
 
     def reply(body: dict[str, Any]) -> str:
         return f"{answers.get(user_message(body), 'NO')}\n[/ANSWER]"
 
     def cli(out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "execlens", "eval", "--benchmark", "reval", "--task",
-             "coverage", "--data", str(data), "--model", "fake-model", "--base-url",
-             server.base_url, "--limit", str(limit), "--out", str(out), *extra],
-            capture_output=True, text=True, timeout=300, env=dict(os.environ))
+            [
+                sys.executable,
+                "-m",
+                "execlens",
+                "eval",
+                "--benchmark",
+                "reval",
+                "--task",
+                "coverage",
+                "--data",
+                str(data),
+                "--model",
+                "fake-model",
+                "--base-url",
+                server.base_url,
+                "--limit",
+                str(limit),
+                "--out",
+                str(out),
+                *extra,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=dict(os.environ),
+        )
 
     with StandInModel(reply) as server:
         plain = cli(tmp_path / "plain")
@@ -198,10 +258,13 @@ def test_eval_perturb_asks_the_perturbed_programs_and_an_oracle_scores_full(
     assert block["kinds"] == list(kinds) and block["kept"] == len(plan[0][1])
     assert block["per_kind"]["garbage"]["applied"] == block["kept"]
     assert results["metrics"]["official"]["coverage"] == 100.0  # judged on its own truth
-    samples = [json.loads(line) for line in
-               (tmp_path / "perturbed" / "samples.jsonl").read_text().splitlines()]
+    samples = [
+        json.loads(line)
+        for line in (tmp_path / "perturbed" / "samples.jsonl").read_text().splitlines()
+    ]
     assert all(s["question"]["program"] in s["prompt"]["user"] for s in samples)
     assert all("\n    # " in s["question"]["program"] for s in samples)  # comments kind
-    page = write_report([tmp_path / "plain", tmp_path / "perturbed"],
-                        tmp_path / "report.html").read_text()
+    page = write_report(
+        [tmp_path / "plain", tmp_path / "perturbed"], tmp_path / "report.html"
+    ).read_text()
     assert 'id="robustness"' in page and "garbage+comments" in page

@@ -37,11 +37,15 @@ def test_programs_follow_the_dataset_model(reval_dir: Path) -> None:
     problems = load_reval_problems(reval_dir)
     runs = [run for problem in problems for run in problem.runs]
     assert [(p.problem_id, p.input_index) for p in programs] == [
-        (run.problem.task_id, run.index) for run in runs]
+        (run.problem.task_id, run.index) for run in runs
+    ]
     for program, run in zip(programs, runs, strict=True):
         problem = run.problem
         assert (program.call, program.test_class, program.test_method) == (
-            run.call, run.test_class, run.test_method)
+            run.call,
+            run.test_class,
+            run.test_method,
+        )
         assert program.program == problem.code
         assert program.test == (problem.test if run.test_class else None)
         assert program.skip_reason == problem.skip_reason
@@ -50,8 +54,9 @@ def test_programs_follow_the_dataset_model(reval_dir: Path) -> None:
         assert meta.get("expected_output") == run.expected_output
         pair = next((q for q in problem.pairs if q.input_idx == run.index), None)
         assert meta.get("output_pred") == (pair.output_pred if pair else None)
-        assert program.questions == (tuple((q.lineno, q.var) for q in pair.questions)
-                                     if pair else None)
+        assert program.questions == (
+            tuple((q.lineno, q.var) for q in pair.questions) if pair else None
+        )
     classeval = [p for p in programs if p.test_class is not None]
     assert len(classeval) == 336
     asked = [p for p in programs if p.questions is not None]
@@ -85,14 +90,16 @@ def test_trace_problems_refuse_duplicate_task_ids(reval_dir: Path, tmp_path: Pat
     task_id = json.loads(first)["task_id"]
     assert check_reval_data(directory) == [
         f"{directory / 'DREval_data.jsonl'}: duplicate ids {task_id}; their tasks share ids "
-        f"(deduplicate the data)"]
+        f"(deduplicate the data)"
+    ]
     with pytest.raises(RevalDataError, match=f"duplicate ids {task_id}"):
         reval_problems_to_trace(directory)
 
 
 def test_trace_problems_name_a_malformed_record(reval_dir: Path, tmp_path: Path) -> None:
-    first = json.loads((reval_dir / "DREval_data.jsonl").read_text(
-        encoding="utf-8").splitlines()[0])
+    first = json.loads(
+        (reval_dir / "DREval_data.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    )
     directory = _copy(reval_dir, tmp_path, [json.dumps(first | {"inputs": "(1, 2)"}) + "\n"])
     with pytest.raises(SourceError, match="record 1: field 'inputs' must be a list"):
         check_reval_data(directory)

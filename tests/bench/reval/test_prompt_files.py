@@ -30,8 +30,9 @@ def upstream(data_dir: Path) -> dict[tuple[str, str], str]:
     folder = data_dir / "reval" / "prompts"
     if not folder.is_dir():
         pytest.skip(f"REval's prompt files not found in {folder}")
-    return {key: (folder / name).read_text(encoding="utf-8")
-            for key, name in REVAL_PROMPT_FILES.items()}
+    return {
+        key: (folder / name).read_text(encoding="utf-8") for key, name in REVAL_PROMPT_FILES.items()
+    }
 
 
 @pytest.fixture(scope="module")
@@ -46,8 +47,11 @@ def _setup(item: RevalItem, first_commented: bool) -> str:
     setup = item.problem.setups[item.pair.input_idx]
     if not setup:
         return ""
-    block = ("\n# setup code executed previously\n" + ("# " if first_commented else "")
-             + "\n# ".join(setup.split("\n")[1:]))
+    block = (
+        "\n# setup code executed previously\n"
+        + ("# " if first_commented else "")
+        + "\n# ".join(setup.split("\n")[1:])
+    )
     return "" if _HOOK in block else block
 
 
@@ -57,8 +61,10 @@ def _fields(item: RevalItem, task: str) -> dict[str, object]:
     if task == "output":
         if problem.kind == "humaneval":
             return {"code": problem.code, "invocation": "\n" + pair.output_pred}
-        return {"code": problem.code,
-                "invocation": _setup(item, True) + _TEST_CODE + pair.output_pred}
+        return {
+            "code": problem.code,
+            "invocation": _setup(item, True) + _TEST_CODE + pair.output_pred,
+        }
     question = item.question
     assert question is not None
     if problem.kind == "humaneval":
@@ -69,9 +75,14 @@ def _fields(item: RevalItem, task: str) -> dict[str, object]:
     code = problem.code
     if task == "path" and problem.kind == "humaneval":
         code = "".join(f"{n}\t{line}\n" for n, line in enumerate(problem.code.split("\n"), 1))
-    return {"code": code, "invocation": invocation, "invocation_abbr": abbr,
-            "line": question.lineno, "codeline": problem.code.split("\n")[question.lineno - 1],
-            "var": question.var}
+    return {
+        "code": code,
+        "invocation": invocation,
+        "invocation_abbr": abbr,
+        "line": question.lineno,
+        "codeline": problem.code.split("\n")[question.lineno - 1],
+        "var": question.var,
+    }
 
 
 def test_packaged_templates_are_the_upstream_files(upstream: dict) -> None:
@@ -81,11 +92,15 @@ def test_packaged_templates_are_the_upstream_files(upstream: dict) -> None:
 
 
 @pytest.mark.parametrize(("style", "task"), sorted(REVAL_PROMPT_FILES))
-def test_every_question_renders_as_reval_formats_it(style: str, task: str, upstream: dict,
-                                                    problems: list) -> None:
+def test_every_question_renders_as_reval_formats_it(
+    style: str, task: str, upstream: dict, problems: list
+) -> None:
     items = reval_pairs(problems) if task == "output" else reval_questions(problems)
     assert len(items) == (690 if task == "output" else 3152)
     template = upstream[(style, task)]
-    mismatched = [item.sample_id for item in items
-                  if item.render(task, style).text != template.format(**_fields(item, task))]
+    mismatched = [
+        item.sample_id
+        for item in items
+        if item.render(task, style).text != template.format(**_fields(item, task))
+    ]
     assert not mismatched, mismatched[:5]

@@ -49,8 +49,9 @@ def items(problems: list) -> tuple[list, list]:
     return reval_questions(problems), reval_pairs(problems)
 
 
-def test_truth_answers_every_runnable_question(reval_reference: None,
-                                               truths: dict[str, RevalTruth]) -> None:
+def test_truth_answers_every_runnable_question(
+    reval_reference: None, truths: dict[str, RevalTruth]
+) -> None:
     for mode, truth in truths.items():
         assert len(truth.questions) == 3070, mode
         assert len(truth.skipped) == 8  # the pairs of DREval/117 and /149
@@ -69,11 +70,12 @@ def test_truth_answers_every_runnable_question(reval_reference: None,
 
 
 def test_constant_answers_reproduce_the_anchor_baselines(
-        reval_reference: None, problems: list, items: tuple, truths: dict,
-        engine: Engine) -> None:
+    reval_reference: None, problems: list, items: tuple, truths: dict, engine: Engine
+) -> None:
     questions, pairs = items
-    scores = score_reval(problems, reval_constant_answers(questions, pairs), "direct", engine,
-                         truth=truths)
+    scores = score_reval(
+        problems, reval_constant_answers(questions, pairs), "direct", engine, truth=truths
+    )
     official = scores.metrics["official"]
     assert official["questions"] == 3070 and official["skipped_questions"] == 82
     assert official["pairs"] == 682 and official["skipped_pairs"] == 8
@@ -111,18 +113,21 @@ IMPOSSIBLE = {"official": {"state": 3}, "strict": {}}
 
 @pytest.mark.parametrize("mode", ["official", "strict"])
 def test_answers_from_the_truth_score_every_judgeable_question(
-        reval_reference: None, mode: str, problems: list, items: tuple, truths: dict,
-        engine: Engine) -> None:
+    reval_reference: None, mode: str, problems: list, items: tuple, truths: dict, engine: Engine
+) -> None:
     questions, pairs = items
-    answers, impossible = reval_oracle_answers(questions, pairs, truths[mode],
-                                               output_truth=truths["strict"])
+    answers, impossible = reval_oracle_answers(
+        questions, pairs, truths[mode], output_truth=truths["strict"]
+    )
     counts = collections.Counter(key.split(":", 1)[0] for key in impossible)
     assert dict(counts) == IMPOSSIBLE[mode]
     scores = score_reval(problems, answers, "direct", engine, modes=(mode,), truth=truths)
-    failed = {f"{task}:{item_id}": verdicts[0]
-              for task, by_item in scores.verdicts[mode].items()
-              for item_id, verdicts in by_item.items()
-              if not verdicts[0].passed and verdicts[0].status.value != "skipped"}
+    failed = {
+        f"{task}:{item_id}": verdicts[0]
+        for task, by_item in scores.verdicts[mode].items()
+        for item_id, verdicts in by_item.items()
+        if not verdicts[0].passed and verdicts[0].status.value != "skipped"
+    }
     unexpected = {k: v.label for k, v in failed.items() if k not in impossible}
     assert not unexpected
     assert set(failed) == set(impossible)
@@ -133,15 +138,17 @@ def test_answers_from_the_truth_score_every_judgeable_question(
     assert metrics["output"] == pytest.approx(100 * (682 - counts["output"]) / 682)
 
 
-def test_unrunnable_problems_are_reported_not_scored(problems: list, truths: dict,
-                                                     engine: Engine) -> None:
+def test_unrunnable_problems_are_reported_not_scored(
+    problems: list, truths: dict, engine: Engine
+) -> None:
     subset = [p for p in problems if p.task_id in ("DREval/0", "DREval/117")]
     questions = reval_questions(subset)
     answers = {"coverage": {q.sample_id: ["YES"] for q in questions}}
     scores = score_reval(subset, answers, "direct", engine, truth=truths)
     skipped = [q for q in questions if q.problem.task_id == "DREval/117"]
-    assert skipped and all(scores.skipped[q.sample_id] == "needs gensim (not installed)"
-                           for q in skipped)
+    assert skipped and all(
+        scores.skipped[q.sample_id] == "needs gensim (not installed)" for q in skipped
+    )
     for mode in scores.modes:
         verdicts = scores.verdicts[mode]["coverage"]
         assert all(verdicts[q.sample_id][0].status.value == "skipped" for q in skipped)
@@ -159,8 +166,9 @@ def test_dreval_120_runs_offline_as_its_tests_expect(truths: dict) -> None:
     assert mask.hidden == ({"__type__": "NoneType", "__value__": None},)
 
 
-def test_missing_answers_count_against_the_model(problems: list, truths: dict,
-                                                 engine: Engine) -> None:
+def test_missing_answers_count_against_the_model(
+    problems: list, truths: dict, engine: Engine
+) -> None:
     subset = [p for p in problems if p.task_id == "DREval/0"]
     questions = reval_questions(subset)
     answers = {"path": {questions[0].sample_id: ["-1"], "DREval/0/0/path": ["-1"]}}
@@ -172,16 +180,22 @@ def test_missing_answers_count_against_the_model(problems: list, truths: dict,
     json.dumps(scores.to_dict())  # JSON-ready
 
 
-def test_several_responses_per_question_are_averaged(problems: list, truths: dict,
-                                                     engine: Engine) -> None:
+def test_several_responses_per_question_are_averaged(
+    problems: list, truths: dict, engine: Engine
+) -> None:
     subset = [p for p in problems if p.task_id == "DREval/0"]
     questions = reval_questions(subset)
     truth = truths["official"].questions
-    answers = {"coverage": {q.sample_id: ["YES" if truth[q.sample_id].covered else "NO",
-                                          "NO" if truth[q.sample_id].covered else "YES"]
-                            for q in questions}}
-    scores = score_reval(questions, answers, "direct", engine, modes=("official",),
-                         truth=truths)
+    answers = {
+        "coverage": {
+            q.sample_id: [
+                "YES" if truth[q.sample_id].covered else "NO",
+                "NO" if truth[q.sample_id].covered else "YES",
+            ]
+            for q in questions
+        }
+    }
+    scores = score_reval(questions, answers, "direct", engine, modes=("official",), truth=truths)
     assert scores.metrics["official"]["coverage"]["accuracy"] == pytest.approx(50.0)
 
 
@@ -190,8 +204,7 @@ def test_bad_answers_are_named_errors(problems: list, truths: dict, engine: Engi
     with pytest.raises(RevalScoreError, match="unknown REval task"):
         score_reval(subset, {"coverag": {}}, "direct", engine, truth=truths)
     with pytest.raises(RevalScoreError, match="list of strings"):
-        score_reval(subset, {"coverage": {"DREval/0/0/0": "YES"}}, "direct", engine,
-                    truth=truths)
+        score_reval(subset, {"coverage": {"DREval/0/0/0": "YES"}}, "direct", engine, truth=truths)
     with pytest.raises(RevalScoreError, match="style"):
         score_reval(subset, {}, "fewshot", engine, truth=truths)
 

@@ -42,12 +42,15 @@ def problems(data_dir: Path) -> list:
 
 def _truth(problems: list, python: str, cache: Path) -> dict:
     with trace_engine(workers=1, python=python) as engine:
-        return {mode: truth.to_dict()
-                for mode, truth in build_reval_truth(problems, engine, cache_dir=cache).items()}
+        return {
+            mode: truth.to_dict()
+            for mode, truth in build_reval_truth(problems, engine, cache_dir=cache).items()
+        }
 
 
 def test_another_interpreter_is_another_truth_never_a_stale_one(
-        problems: list, interpreters: tuple[str, str], tmp_path: Path) -> None:
+    problems: list, interpreters: tuple[str, str], tmp_path: Path
+) -> None:
     numpy1, bare = interpreters
     first = _truth(problems, numpy1, tmp_path)
     files = {path.name: path.stat().st_mtime_ns for path in tmp_path.iterdir()}
@@ -61,9 +64,10 @@ def test_another_interpreter_is_another_truth_never_a_stale_one(
         assert other[mode]["key"] != first[mode]["key"]
         # Without NumPy the runs raise: a different truth, as it must be.
         assert other[mode] != first[mode]
-    assert any("numpy" in note.lower() or "ModuleNotFoundError" in note
-               for note in {**other["official"]["notes"],
-                            **other["official"]["skipped"]}.values())
+    assert any(
+        "numpy" in note.lower() or "ModuleNotFoundError" in note
+        for note in {**other["official"]["notes"], **other["official"]["skipped"]}.values()
+    )
 
     again = _truth(problems, numpy1, tmp_path)
     assert again == first

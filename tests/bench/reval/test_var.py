@@ -43,15 +43,15 @@ def test_subscript_pairs_every_base_with_every_index() -> None:
 def test_sequence_indexing_follows_python() -> None:
     snaps = states({"xs": [10, 20, 30], "i": 1, "t": True, "s": "abc"})
     assert values("xs[i]", snaps) == [20]
-    assert values("xs[t]", snaps) == [20]     # True is 1
+    assert values("xs[t]", snaps) == [20]  # True is 1
     assert values("s[i]", snaps) == ["b"]
-    assert values("xs[5]", snaps) is None     # IndexError: skipped
+    assert values("xs[5]", snaps) is None  # IndexError: skipped
 
 
 def test_unsupported_nodes_make_the_whole_expression_nil() -> None:
     snaps = states({"xs": [10, 20, 30], "i": 1})
-    assert values("xs[i - 1]", snaps) is None   # BinOp: REval returns, not raises, an error
-    assert values("xs[-1]", snaps) is None      # -1 is a UnaryOp
+    assert values("xs[i - 1]", snaps) is None  # BinOp: REval returns, not raises, an error
+    assert values("xs[-1]", snaps) is None  # -1 is a UnaryOp
     assert values("xs[0:2]", snaps) is None
     assert values("(xs[0], xs[i + 1])", snaps) is None
     assert values("len(xs)", snaps) is None

@@ -32,15 +32,32 @@ def test_expected_answers_pass_and_lines_agree(caches: Path, cruxeval_file: Path
                     if task == "path":  # only lines that ran are asked about
                         assert item.task.line in lines
             # A value without a literal has no right text: nothing to check there.
-            answerable = [item for item in items
-                          if not views[item.sample_id]["expected"].startswith("<")]
+            answerable = [
+                item for item in items if not views[item.sample_id]["expected"].startswith("<")
+            ]
             assert answerable, task
             scorers = list(bench.scorers(task, "direct", context).values())
-            answers = [(item, [bench.extract(f"[ANSWER]\n{views[item.sample_id]['expected']}"
-                                             "\n[/ANSWER]", item, task, "direct",
-                                             "openai").text])
-                       for item in answerable]
+            answers = [
+                (
+                    item,
+                    [
+                        bench.extract(
+                            f"[ANSWER]\n{views[item.sample_id]['expected']}\n[/ANSWER]",
+                            item,
+                            task,
+                            "direct",
+                            "openai",
+                        ).text
+                    ],
+                )
+                for item in answerable
+            ]
             for item, scores in score_samples(scorers, answers, engine):
                 for mode, score in scores.items():
-                    assert score.scored == [True], (task, item.sample_id, mode,
-                                                    views[item.sample_id], score.verdicts)
+                    assert score.scored == [True], (
+                        task,
+                        item.sample_id,
+                        mode,
+                        views[item.sample_id],
+                        score.verdicts,
+                    )

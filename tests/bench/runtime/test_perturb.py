@@ -44,8 +44,7 @@ def reval_dir(data_dir: Path) -> Path:
     return path
 
 
-def _retraced(bench: RuntimeBenchmark, items: list[RuntimeItem], engine: Any
-              ) -> dict[str, Any]:
+def _retraced(bench: RuntimeBenchmark, items: list[RuntimeItem], engine: Any) -> dict[str, Any]:
     """Each item's question traced on its own (perturbed) program, here, by the truth
     code the benchmark's questions come from."""
     runs = {(p.problem_id, p.input_index): p for p in bench._programs}
@@ -61,8 +60,12 @@ def _retraced(bench: RuntimeBenchmark, items: list[RuntimeItem], engine: Any
         program = programs[(task.problem_id, task.input_index, task.program)]
         kind = "output" if task.kind == "input" else task.kind
         questions = ((task.line, task.var),) if task.line is not None else ()
-        [again] = tasks_for_trace(replace(program, questions=questions),  # type: ignore[arg-type]
-                                  traces[id(program)], "given", kinds=(kind,))
+        [again] = tasks_for_trace(
+            replace(program, questions=questions),  # type: ignore[arg-type]
+            traces[id(program)],
+            "given",
+            kinds=(kind,),
+        )
         out[f"{task.kind}:{item.sample_id}"] = again.reference
     return out
 
@@ -70,9 +73,9 @@ def _retraced(bench: RuntimeBenchmark, items: list[RuntimeItem], engine: Any
 @pytest.mark.parametrize("kinds", COMBOS, ids=["+".join(c) for c in COMBOS])
 @pytest.mark.parametrize("source", ["cruxeval", "reval"])
 def test_every_kept_item_has_the_original_truth_at_its_mapped_line(
-        source: str, kinds: list[str], data_dir: Path, caches: Path, tracer: Any) -> None:
-    data = data_dir / "cruxeval" / "cruxeval.jsonl" if source == "cruxeval" else \
-        data_dir / "reval"
+    source: str, kinds: list[str], data_dir: Path, caches: Path, tracer: Any
+) -> None:
+    data = data_dir / "cruxeval" / "cruxeval.jsonl" if source == "cruxeval" else data_dir / "reval"
     bench = RuntimeBenchmark()
     # REval's runs from 700 on are ClassEval classes driven by a unittest method.
     offset = 40 if source == "cruxeval" else 700
@@ -89,25 +92,26 @@ def test_every_kept_item_has_the_original_truth_at_its_mapped_line(
         key = f"{item.kind}:{item.sample_id}"
         before = originals[key].task
         assert item.task.program != before.program or all(
-            summary["per_kind"][k]["not_applicable"] for k in kinds)
+            summary["per_kind"][k]["not_applicable"] for k in kinds
+        )
         assert item.task.reference == again[key]  # what is judged: the perturbed run's
         if item.kind in ("coverage", "state", "output", "input"):
             assert again[key] == before.reference, key  # ... and it did not move
         if item.task.line is not None:
-            assert item.task.code_line == item.task.program.split("\n")[
-                item.task.line - 1].strip()
+            assert item.task.code_line == item.task.program.split("\n")[item.task.line - 1].strip()
             assert item.task.var == before.var
     assert "line_questions" in summary
 
 
 def test_eval_perturb_scores_an_oracle_fully_and_the_report_shows_the_drop(
-        tmp_path: Path, data_dir: Path, caches: Path, tracer: Any,
-        answering_model: Any) -> None:
+    tmp_path: Path, data_dir: Path, caches: Path, tracer: Any, answering_model: Any
+) -> None:
     data = data_dir / "cruxeval" / "cruxeval.jsonl"
     kinds = ("garbage", "prints")
     bench = RuntimeBenchmark()
-    plan, _ = perturb_plan(bench, bench.plan(bench.load(str(data)), "all", limit=6,
-                                             offset=0), kinds, 0, tracer)
+    plan, _ = perturb_plan(
+        bench, bench.plan(bench.load(str(data)), "all", limit=6, offset=0), kinds, 0, tracer
+    )
     answers = {}
     for _, items in plan:
         for item in items:
@@ -115,18 +119,52 @@ def test_eval_perturb_scores_an_oracle_fully_and_the_report_shows_the_drop(
             if answer is not None:
                 answers[bench.render(item, item.kind, "direct").text] = answer
 
-    with answering_model(lambda prompt: f"[ANSWER]\n{answers.get(prompt, 'NO')}\n"
-                                        f"[/ANSWER]") as server:
-        plain = run_eval(EvalConfig(benchmark="runtime", task="all", model="fake-model",
-                                    base_url=server.base_url, n=1, max_tokens=64, limit=6,
-                                    data=str(data), retries=0),
-                         tmp_path / "plain", show_progress=False)
+    with answering_model(
+        lambda prompt: f"[ANSWER]\n{answers.get(prompt, 'NO')}\n[/ANSWER]"
+    ) as server:
+        plain = run_eval(
+            EvalConfig(
+                benchmark="runtime",
+                task="all",
+                model="fake-model",
+                base_url=server.base_url,
+                n=1,
+                max_tokens=64,
+                limit=6,
+                data=str(data),
+                retries=0,
+            ),
+            tmp_path / "plain",
+            show_progress=False,
+        )
         done = subprocess.run(  # the CLI, as a user runs it
-            [sys.executable, "-m", "execlens", "eval", "--benchmark", "runtime", "--task",
-             "all", "--data", str(data), "--model", "fake-model", "--base-url",
-             server.base_url, "--limit", "6", "--perturb", ",".join(kinds), "--out",
-             str(tmp_path / "perturbed")],
-            capture_output=True, text=True, timeout=300, env=dict(os.environ))
+            [
+                sys.executable,
+                "-m",
+                "execlens",
+                "eval",
+                "--benchmark",
+                "runtime",
+                "--task",
+                "all",
+                "--data",
+                str(data),
+                "--model",
+                "fake-model",
+                "--base-url",
+                server.base_url,
+                "--limit",
+                "6",
+                "--perturb",
+                ",".join(kinds),
+                "--out",
+                str(tmp_path / "perturbed"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=dict(os.environ),
+        )
     assert done.returncode == 0, done.stderr
     results = json.loads((tmp_path / "perturbed" / "results.json").read_text())
     block = results["perturbation"]
@@ -135,17 +173,21 @@ def test_eval_perturb_scores_an_oracle_fully_and_the_report_shows_the_drop(
     metrics = results["metrics"]["strict"]
     for kind in ("coverage", "path", "state", "output", "input"):
         assert metrics[kind] == 100.0, (kind, metrics)
-    samples = [json.loads(line) for line in
-               (tmp_path / "perturbed" / "samples.jsonl").read_text().splitlines()]
+    samples = [
+        json.loads(line)
+        for line in (tmp_path / "perturbed" / "samples.jsonl").read_text().splitlines()
+    ]
     assert any("print(" in s["prompt"]["user"] for s in samples)  # the perturbed program
     assert "perturbation" not in plain.results
-    page = write_report([tmp_path / "plain", tmp_path / "perturbed"],
-                        tmp_path / "report.html").read_text()
+    page = write_report(
+        [tmp_path / "plain", tmp_path / "perturbed"], tmp_path / "report.html"
+    ).read_text()
     assert 'id="robustness"' in page and "garbage+prints" in page
 
 
-def test_rename_keeps_every_name_a_state_expression_spells(reval_dir: Path, caches: Path,
-                                                           tracer: Any) -> None:
+def test_rename_keeps_every_name_a_state_expression_spells(
+    reval_dir: Path, caches: Path, tracer: Any
+) -> None:
     # DREval/97 (runs 708-711) asks about `(self.textLen, self.patLen)`: `self` is a
     # parameter a rename would otherwise call `stack`, and the question would name nothing.
     bench = RuntimeBenchmark()

@@ -24,8 +24,17 @@ LIMIT = 8
 
 def _config(data: Path, base_url: str, task: str = "trace") -> EvalConfig:
     # No max_tokens: the prompt's own default leaves room for the longest list.
-    return EvalConfig(benchmark="runtime", task=task, model="fake-model", base_url=base_url,
-                      n=1, temperature=0.0, limit=LIMIT, data=str(data), retries=0)
+    return EvalConfig(
+        benchmark="runtime",
+        task=task,
+        model="fake-model",
+        base_url=base_url,
+        n=1,
+        temperature=0.0,
+        limit=LIMIT,
+        data=str(data),
+        retries=0,
+    )
 
 
 def _items(data: Path) -> list[Any]:
@@ -36,7 +45,8 @@ def _items(data: Path) -> list[Any]:
 
 
 def test_trace_questions_show_the_numbered_program_and_all_leaves_them_out(
-        cruxeval_file: Path, caches: Path) -> None:
+    cruxeval_file: Path, caches: Path
+) -> None:
     bench = get_benchmark("runtime")
     item = _items(cruxeval_file)[0]
     prompt = bench.render(item, "trace", "direct")
@@ -44,19 +54,24 @@ def test_trace_questions_show_the_numbered_program_and_all_leaves_them_out(
     assert "\n".join(numbered) in prompt.text and item.task.call in prompt.text
     assert "as a Python list" in prompt.text  # the shared answer form
     assert prompt.sampling.max_tokens >= 4096  # room for a long list
-    kinds = [kind for kind, _ in bench.plan(bench.load(str(cruxeval_file)), "all",
-                                            limit=LIMIT, offset=0)]
+    kinds = [
+        kind for kind, _ in bench.plan(bench.load(str(cruxeval_file)), "all", limit=LIMIT, offset=0)
+    ]
     assert "trace" not in kinds and kinds[0] == "coverage"
 
 
-def test_an_oracle_model_scores_full_marks(tmp_path: Path, cruxeval_file: Path, caches: Path,
-                                           answering_model: Any) -> None:
+def test_an_oracle_model_scores_full_marks(
+    tmp_path: Path, cruxeval_file: Path, caches: Path, answering_model: Any
+) -> None:
     bench = get_benchmark("runtime")
-    answers = {bench.render(item, "trace", "direct").text:
-               bench.explain(item, "trace", None)["expected"] for item in _items(cruxeval_file)}
+    answers = {
+        bench.render(item, "trace", "direct").text: bench.explain(item, "trace", None)["expected"]
+        for item in _items(cruxeval_file)
+    }
     with answering_model(lambda prompt: f"{answers.get(prompt, '?')}\n[/ANSWER]") as server:
-        result = run_eval(_config(cruxeval_file, server.base_url), tmp_path / "run",
-                          show_progress=False)
+        result = run_eval(
+            _config(cruxeval_file, server.base_url), tmp_path / "run", show_progress=False
+        )
     metrics = result.results["metrics"]
     assert metrics["strict"] == {"accuracy": 100.0, "step credit": 100.0}
     assert metrics["official"] == metrics["strict"]
@@ -66,17 +81,22 @@ def test_an_oracle_model_scores_full_marks(tmp_path: Path, cruxeval_file: Path, 
 
 @pytest.mark.parametrize("constant", ["[]", "[2, 3]"])
 def test_a_constant_wrong_answer_scores_what_the_judge_gives_it(
-        tmp_path: Path, cruxeval_file: Path, caches: Path, answering_model: Any,
-        constant: str) -> None:
+    tmp_path: Path, cruxeval_file: Path, caches: Path, answering_model: Any, constant: str
+) -> None:
     items = _items(cruxeval_file)
     references = [item.task.reference for item in items]
     assert [2, 3] not in references  # the constant is wrong on every question
     # Independently of the metrics: the judge's common prefix over the longer length.
-    expected = round(100.0 * sum(step_credit([2, 3] if constant != "[]" else [], ref)
-                                 for ref in references) / len(references), 2)
+    expected = round(
+        100.0
+        * sum(step_credit([2, 3] if constant != "[]" else [], ref) for ref in references)
+        / len(references),
+        2,
+    )
     with answering_model(lambda prompt: f"[ANSWER]\n{constant}\n[/ANSWER]") as server:
-        result = run_eval(_config(cruxeval_file, server.base_url), tmp_path / "run",
-                          show_progress=False)
+        result = run_eval(
+            _config(cruxeval_file, server.base_url), tmp_path / "run", show_progress=False
+        )
     strict = result.results["metrics"]["strict"]
     assert strict == {"accuracy": 0.0, "step credit": expected}
     if constant == "[]":
@@ -85,15 +105,20 @@ def test_a_constant_wrong_answer_scores_what_the_judge_gives_it(
         assert 0 < expected < 100  # most CRUXEval traces start at line 2
 
 
-def test_a_generations_file_gets_the_same_step_credit(tmp_path: Path, cruxeval_file: Path,
-                                                      caches: Path) -> None:
+def test_a_generations_file_gets_the_same_step_credit(
+    tmp_path: Path, cruxeval_file: Path, caches: Path
+) -> None:
     bench = get_benchmark("runtime")
     items = _items(cruxeval_file)
     # Each answer: the true trace with its last step dropped (wrong, but a long prefix),
     # and the truth itself.
-    answers = {item.sample_id: [str(item.task.reference[:-1]),
-                                f"[ANSWER]\n{item.task.reference}\n[/ANSWER]"]
-               for item in items}
+    answers = {
+        item.sample_id: [
+            str(item.task.reference[:-1]),
+            f"[ANSWER]\n{item.task.reference}\n[/ANSWER]",
+        ]
+        for item in items
+    }
     path = tmp_path / "generations.json"
     path.write_text(json.dumps(answers))
     generations = bench.read_generations(path, str(cruxeval_file), "trace")
@@ -103,11 +128,14 @@ def test_a_generations_file_gets_the_same_step_credit(tmp_path: Path, cruxeval_f
     assert result.results["metrics"]["strict"] == {"accuracy": 50.0, "step credit": expected}
 
 
-@pytest.mark.parametrize(("raw", "text"), [
-    ("[2, 3,\n 4, 6]\n[/ANSWER]", "[2, 3, 4, 6]"),                  # wrapped over lines
-    ("[ANSWER]\nThe lines are [2, 4] in order.\n[/ANSWER]", "[2, 4]"),
-    ("[ANSWER]\n```python\n[2, 3]\n```\n[/ANSWER]", "[2, 3]"),
-])
+@pytest.mark.parametrize(
+    ("raw", "text"),
+    [
+        ("[2, 3,\n 4, 6]\n[/ANSWER]", "[2, 3, 4, 6]"),  # wrapped over lines
+        ("[ANSWER]\nThe lines are [2, 4] in order.\n[/ANSWER]", "[2, 4]"),
+        ("[ANSWER]\n```python\n[2, 3]\n```\n[/ANSWER]", "[2, 3]"),
+    ],
+)
 def test_the_list_is_read_from_the_answer_block(raw: str, text: str) -> None:
     extraction = extract_runtime(raw, "trace")
     assert extraction.ok and extraction.text == text
@@ -117,8 +145,7 @@ def test_an_answer_without_a_list_is_named() -> None:
     assert extract_runtime("[ANSWER]\n2, 3, 4\n[/ANSWER]", "trace").failure == "no_list"
 
 
-def test_the_explained_answer_passes_and_names_the_steps(cruxeval_file: Path,
-                                                         caches: Path) -> None:
+def test_the_explained_answer_passes_and_names_the_steps(cruxeval_file: Path, caches: Path) -> None:
     bench = get_benchmark("runtime")
     for item in _items(cruxeval_file):
         view = bench.explain(item, "trace", None)

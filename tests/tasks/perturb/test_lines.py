@@ -42,8 +42,9 @@ def f(xs, k):
     return (total, ratio)
 '''
 
-STATEMENT_LINES = sorted({node.lineno for node in ast.walk(ast.parse(CANONICAL))
-                          if isinstance(node, ast.stmt)})
+STATEMENT_LINES = sorted(
+    {node.lineno for node in ast.walk(ast.parse(CANONICAL)) if isinstance(node, ast.stmt)}
+)
 
 
 def _lines(text: str) -> list[str]:
@@ -66,8 +67,7 @@ def test_inserting_kinds_shift_the_lines_after_what_they_insert(kind: str) -> No
     shifts = [done.lines[line] - line for line in STATEMENT_LINES]
     assert shifts == sorted(shifts) and shifts[-1] > 0  # monotone: only insertions
     # The lines in between are exactly the inserted ones (and unparse's blank lines).
-    inserted = [text for index, text in enumerate(new, 1)
-                if index not in done.lines.values()]
+    inserted = [text for index, text in enumerate(new, 1) if index not in done.lines.values()]
     kept_text = [text for index, text in enumerate(new, 1) if index in done.lines.values()]
     assert kept_text == [old[line - 1] for line in STATEMENT_LINES]
     if kind == "comments":
@@ -79,27 +79,32 @@ def test_inserting_kinds_shift_the_lines_after_what_they_insert(kind: str) -> No
 def test_reformat_maps_a_split_statement_to_its_first_line() -> None:
     source = "def f(a, b):\n    x = g(a, b)\n    if x:\n        return [a, b]\n    return x\n"
     done = perturb_program(source, "reformat", 0)
-    assert done.source == ("def f(a,\n    b):\n    x = g(a,\n        b)\n    if x:\n"
-                           "        return [a,\n            b]\n\n    return x\n")
+    assert done.source == (
+        "def f(a,\n    b):\n    x = g(a,\n        b)\n    if x:\n"
+        "        return [a,\n            b]\n\n    return x\n"
+    )
     assert done.lines == {1: 1, 2: 3, 3: 5, 4: 6, 5: 9}
 
 
 def test_lines_that_are_no_statement_of_their_own_map_to_nothing() -> None:
-    source = ("def f(x):\n"          # 1
-              "    # a comment\n"     # 2
-              "\n"                    # 3
-              "    a = 1; b = 2\n"    # 4: two statements, split apart
-              "    if x: a = 3\n"     # 5: an if and its body, split apart
-              "    else:\n"           # 6: no statement
-              "        b = 4\n"       # 7
-              "    y = (a +\n"        # 8
-              "         b)\n"         # 9: a continuation line
-              "    return y\n")       # 10
+    source = (
+        "def f(x):\n"  # 1
+        "    # a comment\n"  # 2
+        "\n"  # 3
+        "    a = 1; b = 2\n"  # 4: two statements, split apart
+        "    if x: a = 3\n"  # 5: an if and its body, split apart
+        "    else:\n"  # 6: no statement
+        "        b = 4\n"  # 7
+        "    y = (a +\n"  # 8
+        "         b)\n"  # 9: a continuation line
+        "    return y\n"
+    )  # 10
     for kind in KINDS:
         done = perturb_program(source, kind, 0)
         # Comments edit the text as it is: a line's statements stay together on it.
-        assert set(done.lines) == ({1, 4, 5, 7, 8, 10} if kind == "comments" else
-                                   {1, 7, 8, 10}), kind
+        assert set(done.lines) == ({1, 4, 5, 7, 8, 10} if kind == "comments" else {1, 7, 8, 10}), (
+            kind
+        )
         new = _lines(done.source)
         assert new[done.lines[10] - 1].strip().startswith("return ")
         assert new[done.lines[1] - 1].startswith("def f(")
@@ -117,8 +122,9 @@ def test_composed_maps_follow_each_kind_in_turn() -> None:
 def test_comments_keep_the_layout_and_never_enter_a_string() -> None:
     source = 'def f(x):\n    s = """a\n    b"""; y = x\n    return (s,\n            y)\n'
     done = perturb_program(source, "comments", 3)
-    assert [line for line in done.source.split("\n") if not line.lstrip().startswith("#")] \
-        == source.split("\n")  # only comment lines added, the layout kept
+    assert [
+        line for line in done.source.split("\n") if not line.lstrip().startswith("#")
+    ] == source.split("\n")  # only comment lines added, the layout kept
     assert done.source.count('"""a\n    b"""') == 1  # nothing inserted inside the string
     assert done.lines[2] == done.source.split("\n").index('    s = """a') + 1
 
@@ -149,8 +155,7 @@ def _starts(code: str) -> dict[int, list[str]]:
 def test_every_cruxeval_line_of_its_own_maps_to_the_same_statements(data_dir: Path) -> None:
     from execlens.bench import get_benchmark
 
-    programs = [(item.code, _starts(item.code))
-                for item in get_benchmark("cruxeval").load(None)]
+    programs = [(item.code, _starts(item.code)) for item in get_benchmark("cruxeval").load(None)]
     assert len(programs) == 800
     for kind in KINDS:
         for code, before in programs:
@@ -171,8 +176,10 @@ def test_spelled_names_protect_what_a_question_expression_names() -> None:
 
     names = spelled_names(["(self.total, counts[key])", "x"])
     assert names == {"self", "total", "counts", "key", "x"}
-    code = ("class C:\n    def f(self, key, other):\n        counts = {key: other}\n"
-            "        return counts\n")
+    code = (
+        "class C:\n    def f(self, key, other):\n        counts = {key: other}\n"
+        "        return counts\n"
+    )
     renamed = perturb_program(code, "rename", 0, protect=names).source
     assert "def f(self, key, " in renamed and "counts = {key: " in renamed
     assert "other" not in renamed  # the name no question spells is renamed

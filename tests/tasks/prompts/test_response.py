@@ -41,8 +41,10 @@ def test_separate_reasoning_field() -> None:
 
 
 def test_harmony_final_channel_only() -> None:
-    text = (f"<|channel|>analysis<|message|>Maybe {DRAFT}<|end|>"
-            f"<|start|>assistant<|channel|>final<|message|>{FINAL}<|return|>")
+    text = (
+        f"<|channel|>analysis<|message|>Maybe {DRAFT}<|end|>"
+        f"<|start|>assistant<|channel|>final<|message|>{FINAL}<|return|>"
+    )
     response = read_response(text, finish_reason="stop")
     assert response.final == FINAL
     assert DRAFT in (response.reasoning or "")
@@ -56,8 +58,10 @@ def test_harmony_without_final_channel_has_no_answer() -> None:
     assert not cut.answerable
 
 
-@pytest.mark.parametrize("finish, status", [("length", ResponseStatus.TRUNCATED_IN_REASONING),
-                                            ("stop", ResponseStatus.REASONING_ONLY)])
+@pytest.mark.parametrize(
+    "finish, status",
+    [("length", ResponseStatus.TRUNCATED_IN_REASONING), ("stop", ResponseStatus.REASONING_ONLY)],
+)
 def test_unclosed_thought_has_no_answer(finish: str, status: ResponseStatus) -> None:
     response = read_response(f"<think>I guess {DRAFT} but", finish_reason=finish)
     assert response.status is status
@@ -106,11 +110,15 @@ def test_megabyte_response() -> None:
 
 
 def test_training_target_keeps_the_thought_in_one_shape() -> None:
-    harmony = (f"<|channel|>analysis<|message|>Maybe {DRAFT}<|end|>"
-               f"<|start|>assistant<|channel|>final<|message|>{FINAL}<|return|>")
-    for response in (read_response(f"<think>\nMaybe {DRAFT}\n</think>\n\n{FINAL}"),
-                     read_response(FINAL, reasoning=f"Maybe {DRAFT}"),
-                     read_response(harmony)):
+    harmony = (
+        f"<|channel|>analysis<|message|>Maybe {DRAFT}<|end|>"
+        f"<|start|>assistant<|channel|>final<|message|>{FINAL}<|return|>"
+    )
+    for response in (
+        read_response(f"<think>\nMaybe {DRAFT}\n</think>\n\n{FINAL}"),
+        read_response(FINAL, reasoning=f"Maybe {DRAFT}"),
+        read_response(harmony),
+    ):
         assert response.as_target() == f"<think>\nMaybe {DRAFT}\n</think>\n\n{FINAL}"
     plain = read_response(f"Reasoning in the open. {FINAL}")
     assert plain.as_target() == f"Reasoning in the open. {FINAL}"  # the whole response
@@ -119,7 +127,9 @@ def test_training_target_keeps_the_thought_in_one_shape() -> None:
 def test_a_stored_record_reads_back_unchanged() -> None:
     from execlens.tasks.prompts import ModelResponse
 
-    for response in (read_response(f"<think>{DRAFT}</think>{FINAL}", finish_reason="stop"),
-                     read_response(f"<think>{DRAFT}", finish_reason="length"),
-                     read_response(FINAL, completion_tokens=7)):
+    for response in (
+        read_response(f"<think>{DRAFT}</think>{FINAL}", finish_reason="stop"),
+        read_response(f"<think>{DRAFT}", finish_reason="length"),
+        read_response(FINAL, completion_tokens=7),
+    ):
         assert ModelResponse.from_record(response.to_record()) == response

@@ -28,9 +28,11 @@ class CoCoNUT(SampleBenchmark):
     """CoCoNUT (arXiv 2501.16456): predict the executed line sequence of a call."""
 
     name = "coconut"
-    description = ("CoCoNUT: the ordered executed lines of a call on a numbered program; "
-                   "official (NoReps string match, Distance) and strict (our tracer's "
-                   "lines as integers); bring your own copy: --data")
+    description = (
+        "CoCoNUT: the ordered executed lines of a call on a numbered program; "
+        "official (NoReps string match, Distance) and strict (our tracer's "
+        "lines as integers); bring your own copy: --data"
+    )
     default_task = "trace"
     tasks: Mapping[str, TaskSpec] = {
         "trace": TaskSpec("trace", STYLES, "the executed lines, in order, as a list"),
@@ -74,9 +76,12 @@ class CoCoNUT(SampleBenchmark):
     def explain(self, item: Any, task: str, context: Any) -> dict[str, Any] | None:
         """The program, the call and both truths."""
         traced = context.get(item.sample_id) if isinstance(context, Mapping) else None
-        return {"expected": noreps(item.truth), "program": item.code,
-                "question": f"the executed lines of {item.call or 'the __main__ block'}",
-                "true_value": f"CSV (NoReps): {noreps(item.truth)}; traced here: {traced}"}
+        return {
+            "expected": noreps(item.truth),
+            "program": item.code,
+            "question": f"the executed lines of {item.call or 'the __main__ block'}",
+            "true_value": f"CSV (NoReps): {noreps(item.truth)}; traced here: {traced}",
+        }
 
     def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
         """``{"<sample id>": ["<response or list>", ...]}`` (ids ``HumanEval/0#0``)."""
@@ -85,8 +90,10 @@ class CoCoNUT(SampleBenchmark):
         answers = check_generations(read_generations_json(path), str(path))
         items = self.load(data)
         paired = match_generations(items, answers, str(path))
-        return Generations(task=task, items=[(item, [extract_coconut(a).text for a in texts])
-                                             for item, texts in paired])
+        return Generations(
+            task=task,
+            items=[(item, [extract_coconut(a).text for a in texts]) for item, texts in paired],
+        )
 
     def references(self) -> Sequence[Any]:
         """None reproducible offline (the data does not ship)."""

@@ -24,9 +24,11 @@ from execlens.bench import DatasetError, DatasetUnavailableError
 
 __all__ = ["CocoItem", "load_coconut", "truth_tokens"]
 
-_HINT = ("nothing ships (CoCoNUT's repository has no licence): pass a local copy with "
-         "--data PATH (Dataset/HumanEval/HumanEval_trace.csv, an Advanced trace CSV, or the "
-         "checkout's root)")
+_HINT = (
+    "nothing ships (CoCoNUT's repository has no licence): pass a local copy with "
+    "--data PATH (Dataset/HumanEval/HumanEval_trace.csv, an Advanced trace CSV, or the "
+    "checkout's root)"
+)
 _HUMANEVAL = ("HumanEval_ID", "Name", "FunctionCall", "ExecutedLines", "Code_Indices")
 _ADVANCED = ("Filename", "Category", "ExecutedLines", "Code_Indices")
 
@@ -58,10 +60,8 @@ def truth_tokens(text: str) -> list[Any]:
         value = ast.literal_eval(text)
     except (SyntaxError, ValueError) as exc:
         raise DatasetError(f"ExecutedLines is not a list literal: {text[:80]!r}") from exc
-    if not isinstance(value, list) or not all(
-            (type(v) is int) or v in ("(", ")") for v in value):
-        raise DatasetError(f"ExecutedLines holds something other than line numbers: "
-                           f"{text[:80]!r}")
+    if not isinstance(value, list) or not all((type(v) is int) or v in ("(", ")") for v in value):
+        raise DatasetError(f"ExecutedLines holds something other than line numbers: {text[:80]!r}")
     return value
 
 
@@ -71,15 +71,18 @@ def _resolve(data: str | Path | None) -> Path:
     root = Path(data).expanduser()
     if root.is_file():
         return root
-    for candidate in (root / "Dataset" / "HumanEval" / "HumanEval_trace.csv",
-                      root / "HumanEval" / "HumanEval_trace.csv", root / "HumanEval_trace.csv"):
+    for candidate in (
+        root / "Dataset" / "HumanEval" / "HumanEval_trace.csv",
+        root / "HumanEval" / "HumanEval_trace.csv",
+        root / "HumanEval_trace.csv",
+    ):
         if candidate.is_file():
             return candidate
     if not root.exists():
-        raise DatasetUnavailableError(f"cannot load CoCoNUT: no such file or directory: "
-                                      f"{root}; {_HINT}")
-    raise DatasetUnavailableError(f"cannot load CoCoNUT: no HumanEval_trace.csv in {root}; "
-                                  f"{_HINT}")
+        raise DatasetUnavailableError(
+            f"cannot load CoCoNUT: no such file or directory: {root}; {_HINT}"
+        )
+    raise DatasetUnavailableError(f"cannot load CoCoNUT: no HumanEval_trace.csv in {root}; {_HINT}")
 
 
 def load_coconut(data: str | Path | None) -> list[CocoItem]:
@@ -90,8 +93,10 @@ def load_coconut(data: str | Path | None) -> list[CocoItem]:
     try:
         return _read_coconut(path)
     except UnicodeDecodeError as exc:
-        raise DatasetError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); "
-                           "CoCoNUT's files are UTF-8 CSV") from None
+        raise DatasetError(
+            f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); "
+            "CoCoNUT's files are UTF-8 CSV"
+        ) from None
     except csv.Error as exc:
         raise DatasetError(f"{path}: not a readable CSV file ({exc})") from None
 
@@ -104,13 +109,14 @@ def _read_coconut(path: Path) -> list[CocoItem]:
         layout = _HUMANEVAL if set(_HUMANEVAL) <= columns else _ADVANCED
         missing = [c for c in layout if c not in columns]
         if missing:
-            raise DatasetError(f"{path}: not a CoCoNUT trace file (missing columns "
-                               f"{missing}; expected {list(_HUMANEVAL)} or {list(_ADVANCED)})")
+            raise DatasetError(
+                f"{path}: not a CoCoNUT trace file (missing columns "
+                f"{missing}; expected {list(_HUMANEVAL)} or {list(_ADVANCED)})"
+            )
         items: list[CocoItem] = []
         seen: dict[str, int] = {}
         for row_number, row in enumerate(reader, 2):
-            empty = [c for c in layout if not (row.get(c) or "").strip()
-                     and c != "FunctionCall"]
+            empty = [c for c in layout if not (row.get(c) or "").strip() and c != "FunctionCall"]
             if empty:
                 raise DatasetError(f"{path}, row {row_number}: empty {empty}")
             try:
@@ -120,12 +126,17 @@ def _read_coconut(path: Path) -> list[CocoItem]:
             group = row["HumanEval_ID"] if layout is _HUMANEVAL else row["Filename"]
             index = seen.get(group, 0)
             seen[group] = index + 1
-            items.append(CocoItem(
-                sample_id=f"{group}#{index}", group=group, code=row["Code_Indices"],
-                truth=row["ExecutedLines"].strip(),
-                name=row["Name"].strip() if layout is _HUMANEVAL else "",
-                arguments=(row.get("FunctionCall") or "").strip(),
-                category=row.get("Category", "") or "HumanEval"))
+            items.append(
+                CocoItem(
+                    sample_id=f"{group}#{index}",
+                    group=group,
+                    code=row["Code_Indices"],
+                    truth=row["ExecutedLines"].strip(),
+                    name=row["Name"].strip() if layout is _HUMANEVAL else "",
+                    arguments=(row.get("FunctionCall") or "").strip(),
+                    category=row.get("Category", "") or "HumanEval",
+                )
+            )
     if not items:
         raise DatasetError(f"{path}: no runs")
     return items

@@ -49,9 +49,19 @@ from ._data import CocoItem, truth_tokens
 if TYPE_CHECKING:
     from execlens.engine import Engine
 
-__all__ = ["OfficialScorer", "StrictScorer", "coconut_metrics", "concurrency_distance",
-           "concurrency_match", "distance", "extract_trace", "is_concurrency", "noreps",
-           "official_verdict", "traced_truths"]
+__all__ = [
+    "OfficialScorer",
+    "StrictScorer",
+    "coconut_metrics",
+    "concurrency_distance",
+    "concurrency_match",
+    "distance",
+    "extract_trace",
+    "is_concurrency",
+    "noreps",
+    "official_verdict",
+    "traced_truths",
+]
 
 _LIST = re.compile(r"\[.*?\]")
 
@@ -97,8 +107,7 @@ def _literal_or_text(text: str) -> Sequence[Any]:
     return value if isinstance(value, list) else text
 
 
-def _paren_sections(items: Sequence[Any], opening: str, closing: str
-                    ) -> list[tuple[int, int]]:
+def _paren_sections(items: Sequence[Any], opening: str, closing: str) -> list[tuple[int, int]]:
     """``(start, end)`` of every ``opening`` ... ``closing`` run; a second opening before a
     closing restarts the section, a closing with none open is an ordinary item."""
     sections: list[tuple[int, int]] = []
@@ -133,10 +142,13 @@ def concurrency_match(truth: str, predicted: str) -> bool:
         return bool(want == got)
     exempt: set[int] = set()
     for start, end in sections:
-        content = {str(x) for x in got[start + 1:end]}
+        content = {str(x) for x in got[start + 1 : end]}
         for true_start, true_end in true_sections:
-            if (abs(start - true_start) <= 1 and abs(end - true_end) <= 1
-                    and {str(x) for x in want[true_start + 1:true_end]} == content):
+            if (
+                abs(start - true_start) <= 1
+                and abs(end - true_end) <= 1
+                and {str(x) for x in want[true_start + 1 : true_end]} == content
+            ):
                 exempt.update(range(min(start, true_start), max(end, true_end) + 1))
                 break
         else:
@@ -156,8 +168,9 @@ def _quoted_parens_list(text: str) -> list[Any]:
 
 
 def _joined_ratio(truth: Sequence[Any], predicted: Sequence[Any]) -> float:
-    return difflib.SequenceMatcher(a=",".join(map(str, truth)),
-                                   b=",".join(map(str, predicted))).ratio()
+    return difflib.SequenceMatcher(
+        a=",".join(map(str, truth)), b=",".join(map(str, predicted))
+    ).ratio()
 
 
 def concurrency_distance(truth: str, predicted: str) -> float:
@@ -176,9 +189,11 @@ def concurrency_distance(truth: str, predicted: str) -> float:
     if not true_sections or not sections:
         return _joined_ratio(want, got)
     (a, b), (c, d) = true_sections[0], sections[0]
-    return (_joined_ratio(want[:a], got[:c])
-            + _joined_ratio(sorted(map(str, want[a + 1:b])), sorted(map(str, got[c + 1:d])))
-            + _joined_ratio(want[b + 1:], got[d + 1:])) / 3
+    return (
+        _joined_ratio(want[:a], got[:c])
+        + _joined_ratio(sorted(map(str, want[a + 1 : b])), sorted(map(str, got[c + 1 : d])))
+        + _joined_ratio(want[b + 1 :], got[d + 1 :])
+    ) / 3
 
 
 def is_concurrency(item: CocoItem) -> bool:
@@ -201,12 +216,17 @@ def official_verdict(item: CocoItem, raw: str) -> Verdict:
         matched = predicted == truth
         ratio = distance(truth, predicted)
     if matched and ratio < 1.0:  # a Concurrency match with its sections reordered
-        return Verdict(True, VerdictStatus.PASSED, f"distance={ratio:.6f}",
-                       data={"answer": predicted[:200], "distance": ratio})
+        return Verdict(
+            True,
+            VerdictStatus.PASSED,
+            f"distance={ratio:.6f}",
+            data={"answer": predicted[:200], "distance": ratio},
+        )
     if matched:
         return Verdict.passing(answer=predicted, distance=1.0)
-    return Verdict.failing(VerdictStatus.WRONG, f"distance={ratio:.6f}",
-                           answer=predicted[:200], distance=ratio)
+    return Verdict.failing(
+        VerdictStatus.WRONG, f"distance={ratio:.6f}", answer=predicted[:200], distance=ratio
+    )
 
 
 class OfficialScorer:
@@ -217,8 +237,12 @@ class OfficialScorer:
     def plan(self, item: CocoItem, generations: Sequence[str]) -> ScorePlan:
         """Host-only verdicts."""
         verdicts = [official_verdict(item, g) for g in generations]
-        return ScorePlan([], lambda outcomes: SampleScore(
-            item.sample_id, self.name, verdicts, [v.passed for v in verdicts]))
+        return ScorePlan(
+            [],
+            lambda outcomes: SampleScore(
+                item.sample_id, self.name, verdicts, [v.passed for v in verdicts]
+            ),
+        )
 
 
 def traced_truths(items: Sequence[CocoItem], engine: Engine) -> dict[str, list[int] | str]:
@@ -231,15 +255,21 @@ def traced_truths(items: Sequence[CocoItem], engine: Engine) -> dict[str, list[i
     requests = []
     for item in items:
         if item.call is None:
-            truths[item.sample_id] = ("an Advanced program (indentation stripped "
-                                      "upstream) cannot be run")
+            truths[item.sample_id] = (
+                "an Advanced program (indentation stripped upstream) cannot be run"
+            )
             continue
         requests.append(TraceRequest(program=item.code, call=item.call, tag=item.sample_id))
     for trace in trace_many(engine, requests):
         lines = trace_reference(trace) if trace.recorded else None
-        truths[str(trace.tag)] = lines if lines is not None else (
-            f"the run recorded no full trace ({trace.status}"
-            f"{', truncated' if trace.truncated else ''})")
+        truths[str(trace.tag)] = (
+            lines
+            if lines is not None
+            else (
+                f"the run recorded no full trace ({trace.status}"
+                f"{', truncated' if trace.truncated else ''})"
+            )
+        )
     return truths
 
 
@@ -257,14 +287,20 @@ class StrictScorer:
         verdicts = []
         for raw in generations:
             if isinstance(truth, str):
-                verdicts.append(Verdict.failing(VerdictStatus.REFERENCE_ERROR, "no_truth",
-                                                truth))
+                verdicts.append(Verdict.failing(VerdictStatus.REFERENCE_ERROR, "no_truth", truth))
                 continue
             text = extract_trace(raw)
-            verdicts.append(judge_trace(truth, text) if text else Verdict.failing(
-                VerdictStatus.UNPARSEABLE, "no_list", "no [...] on one line"))
-        return ScorePlan([], lambda outcomes: SampleScore(
-            item.sample_id, self.name, verdicts, [v.passed for v in verdicts]))
+            verdicts.append(
+                judge_trace(truth, text)
+                if text
+                else Verdict.failing(VerdictStatus.UNPARSEABLE, "no_list", "no [...] on one line")
+            )
+        return ScorePlan(
+            [],
+            lambda outcomes: SampleScore(
+                item.sample_id, self.name, verdicts, [v.passed for v in verdicts]
+            ),
+        )
 
 
 def _distance_of(label: str) -> float:
@@ -275,8 +311,9 @@ def _distance_of(label: str) -> float:
     return float(found.group(1)) if found else 0.0
 
 
-def coconut_metrics(records: Sequence[Mapping[str, Any]], items: Mapping[str, CocoItem],
-                    modes: Sequence[str]) -> dict[str, Any]:
+def coconut_metrics(
+    records: Sequence[Mapping[str, Any]], items: Mapping[str, CocoItem], modes: Sequence[str]
+) -> dict[str, Any]:
     """Per mode, from each run's first generation (upstream samples one, greedily):
 
     * HumanEval runs: **Acc Hard** (share of tasks with every run matched), **Acc Mean**
@@ -304,16 +341,20 @@ def coconut_metrics(records: Sequence[Mapping[str, Any]], items: Mapping[str, Co
         scores: dict[str, float] = {}
         if groups:
             tasks = list(groups.values())
-            scores["acc_hard"] = round(100 * sum(all(m for m, _ in t) for t in tasks)
-                                       / len(tasks), 2)
-            scores["acc_mean"] = round(100 * sum(sum(m for m, _ in t) / len(t) for t in tasks)
-                                       / len(tasks), 2)
+            scores["acc_hard"] = round(
+                100 * sum(all(m for m, _ in t) for t in tasks) / len(tasks), 2
+            )
+            scores["acc_mean"] = round(
+                100 * sum(sum(m for m, _ in t) / len(t) for t in tasks) / len(tasks), 2
+            )
             if mode == "official":
-                scores["sim"] = round(sum(sum(d for _, d in t) / len(t) for t in tasks)
-                                      / len(tasks), 4)
+                scores["sim"] = round(
+                    sum(sum(d for _, d in t) / len(t) for t in tasks) / len(tasks), 4
+                )
                 false = [[d for m, d in t if not m] for t in tasks]
-                scores["false_sim"] = round(sum(sum(f) / len(f) if f else 0.0 for f in false)
-                                            / len(tasks), 4)
+                scores["false_sim"] = round(
+                    sum(sum(f) / len(f) if f else 0.0 for f in false) / len(tasks), 4
+                )
         for category, runs in sorted(advanced.items()):
             scores[f"{category} acc"] = round(100 * sum(m for m, _ in runs) / len(runs), 2)
             if mode == "official":

@@ -38,18 +38,24 @@ class CodeMind:
     reasoning on its Python data."""
 
     name = "codemind"
-    description = ("CodeMind: predict a program's output (IER: HumanEval, CRUXEval, "
-                   "ClassEval) or write it from its specification (SR: HumanEval)")
+    description = (
+        "CodeMind: predict a program's output (IER: HumanEval, CRUXEval, "
+        "ClassEval) or write it from its specification (SR: HumanEval)"
+    )
     default_task = "ier-humaneval"
     tasks: Mapping[str, TaskSpec] = {
-        "ier-humaneval": TaskSpec("ier-humaneval", IER_STYLES,
-                                  "IER on HumanEval (162): the return value of a call"),
-        "ier-cruxeval": TaskSpec("ier-cruxeval", IER_STYLES,
-                                 "IER on CRUXEval (800): the return value of f(...)"),
-        "ier-classeval": TaskSpec("ier-classeval", IER_STYLES,
-                                  "IER on ClassEval (400 methods): what Test.test() returns"),
-        "sr": TaskSpec("sr", SR_STYLES,
-                       "SR on HumanEval (164): write the function, judged by its tests"),
+        "ier-humaneval": TaskSpec(
+            "ier-humaneval", IER_STYLES, "IER on HumanEval (162): the return value of a call"
+        ),
+        "ier-cruxeval": TaskSpec(
+            "ier-cruxeval", IER_STYLES, "IER on CRUXEval (800): the return value of f(...)"
+        ),
+        "ier-classeval": TaskSpec(
+            "ier-classeval", IER_STYLES, "IER on ClassEval (400 methods): what Test.test() returns"
+        ),
+        "sr": TaskSpec(
+            "sr", SR_STYLES, "SR on HumanEval (164): write the function, judged by its tests"
+        ),
     }
     modes = ("official", "strict")
     scores_raw = False
@@ -64,8 +70,9 @@ class CodeMind:
         """Every part's records (default: the copy shipped with execlens)."""
         return dataset_records(load_codemind(data))
 
-    def plan(self, records: Sequence[Any], task: str, *, limit: int | None,
-             offset: int) -> list[tuple[str, list[Any]]]:
+    def plan(
+        self, records: Sequence[Any], task: str, *, limit: int | None, offset: int
+    ) -> list[tuple[str, list[Any]]]:
         """The task's data part, sliced."""
         part = self._part(task)
         return [(task, select(part_records(list(records), part), limit=limit, offset=offset))]
@@ -74,8 +81,9 @@ class CodeMind:
         """CodeMind's chat-model prompt (see ``_prompts`` for the deviations)."""
         if item.part == "sr":
             return render_sr(style, nl=item.nl, tests=item.tests, sample_id=item.sample_id)
-        return render_ier(item.part, style, code=item.code, code_input=item.input,
-                          sample_id=item.sample_id)
+        return render_ier(
+            item.part, style, code=item.code, code_input=item.input, sample_id=item.sample_id
+        )
 
     def extract(self, raw: str, item: Any, task: str, style: str, flavor: str) -> Extraction:
         """``parse_chatgpt`` (IER) or the first ```` ```python ```` block (SR)."""
@@ -91,8 +99,10 @@ class CodeMind:
         """Official (upstream's rules) and strict, per task family."""
         if self._part(task) == "sr":
             return {"official": SROfficialScorer(), "strict": SRStrictScorer()}  # type: ignore[dict-item]
-        return {"official": IEROfficialScorer(),  # type: ignore[dict-item]
-                "strict": IERStrictScorer(context or {})}
+        return {
+            "official": IEROfficialScorer(),  # type: ignore[dict-item]
+            "strict": IERStrictScorer(context or {}),
+        }
 
     def metrics(self, records: Sequence[Mapping[str, Any]], task: str) -> dict[str, Any]:
         """Accuracy per mode (percent of all answers), and what strict could not judge."""
@@ -101,17 +111,23 @@ class CodeMind:
     def explain(self, item: Any, task: str, context: Any) -> dict[str, Any] | None:
         """What the report shows beside a failed answer."""
         if item.part == "sr":
-            return {"expected": None, "program": item.code, "run": f"check({item.entry_point})",
-                    "question": f"write {item.entry_point} from its specification",
-                    "note": "program shown: HumanEval's canonical solution"}
+            return {
+                "expected": None,
+                "program": item.code,
+                "run": f"check({item.entry_point})",
+                "question": f"write {item.entry_point} from its specification",
+                "note": "program shown: HumanEval's canonical solution",
+            }
         truth = (context or {}).get(item.sample_id)
-        out: dict[str, Any] = {"expected": item.output.strip(), "program": item.code,
-                               "run": item.call,
-                               "question": f"the return value of {item.input.strip()}"}
+        out: dict[str, Any] = {
+            "expected": item.output.strip(),
+            "program": item.code,
+            "run": item.call,
+            "question": f"the return value of {item.input.strip()}",
+        }
         if truth is not None:
             out["true_value"] = truth.text() if truth.value is not None else None
-            out["expected_by_mode"] = {"official": item.output.strip(),
-                                       "strict": out["true_value"]}
+            out["expected_by_mode"] = {"official": item.output.strip(), "strict": out["true_value"]}
             if truth.problem:
                 out["note"] = f"strict has no truth: {truth.problem}"
         return out
@@ -119,15 +135,21 @@ class CodeMind:
     def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
         """``{"<id>": ["<response>", ...]}`` for one task (``--task`` is required)."""
         if task is None or task not in self.tasks:
-            raise GenerationsError(f"{path}: name the CodeMind task with --task "
-                                   f"({', '.join(self.tasks)})")
+            raise GenerationsError(
+                f"{path}: name the CodeMind task with --task ({', '.join(self.tasks)})"
+            )
         answers = check_generations(read_generations_json(path), str(path))
         part = part_records(self.load(data), self._part(task))
         extract = extract_sr if task == "sr" else extract_ier
         extracted = {key: [extract(text).text for text in texts] for key, texts in answers.items()}
-        return Generations(task=task, items=match_generations(part, extracted, str(path)),
-                           notes={"official_task": task,
-                                  "note": "responses are read as CodeMind's parser reads them"})
+        return Generations(
+            task=task,
+            items=match_generations(part, extracted, str(path)),
+            notes={
+                "official_task": task,
+                "note": "responses are read as CodeMind's parser reads them",
+            },
+        )
 
     def references(self) -> Sequence[Any]:
         """None: CodeMind ships no model outputs and the paper's tables are not here."""
@@ -141,8 +163,9 @@ class CodeMind:
         try:
             return _PARTS[task]
         except KeyError:
-            raise BenchmarkError(f"CodeMind has no task {task!r} "
-                                 f"(expected one of {', '.join(self.tasks)})") from None
+            raise BenchmarkError(
+                f"CodeMind has no task {task!r} (expected one of {', '.join(self.tasks)})"
+            ) from None
 
 
 BENCHMARK = CodeMind()

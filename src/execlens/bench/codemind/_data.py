@@ -127,9 +127,18 @@ def _builder(part: str) -> Any:
             tests = check_str(row, "asserts.txt")
             if "def check(" not in tests:
                 raise FieldError("asserts.txt", "defines no check(candidate)")
-            return CodeMindItem(part, sample_id, code, check_str(row, "input.txt", empty_ok=True),
-                                check_str(row, "output.txt", empty_ok=True), "", "", nl=nl,
-                                tests=tests, entry_point=_last_function(nl))
+            return CodeMindItem(
+                part,
+                sample_id,
+                code,
+                check_str(row, "input.txt", empty_ok=True),
+                check_str(row, "output.txt", empty_ok=True),
+                "",
+                "",
+                nl=nl,
+                tests=tests,
+                entry_point=_last_function(nl),
+            )
         check_str(row, "input.txt")
         check_str(row, "output.txt", empty_ok=True)  # ClassEval writes str(""): two are empty
         if part == "humaneval":
@@ -137,8 +146,17 @@ def _builder(part: str) -> Any:
         program, call = _truth_program(part, row)
         if not call:
             raise FieldError("input.txt", "empty")
-        return CodeMindItem(part, sample_id, code, row["input.txt"], row["output.txt"],
-                            program, call, nl=row.get("nl.txt", ""))
+        return CodeMindItem(
+            part,
+            sample_id,
+            code,
+            row["input.txt"],
+            row["output.txt"],
+            program,
+            call,
+            nl=row.get("nl.txt", ""),
+        )
+
     return build
 
 
@@ -148,11 +166,14 @@ def _files(data: str | Path | None) -> list[tuple[Path, str]]:
     if root.is_file():
         if root.name not in FILES:
             raise DatasetUnavailableError(
-                f"{root}: not a CodeMind file (expected one of {', '.join(FILES)})")
+                f"{root}: not a CodeMind file (expected one of {', '.join(FILES)})"
+            )
         return [(root, FILES[root.name])]
     if not root.is_dir():
-        raise DatasetUnavailableError(f"{root}: no such file or directory (CodeMind data: "
-                                      f"a directory holding {', '.join(FILES)})")
+        raise DatasetUnavailableError(
+            f"{root}: no such file or directory (CodeMind data: "
+            f"a directory holding {', '.join(FILES)})"
+        )
     found = [(root / name, part) for name, part in FILES.items() if (root / name).is_file()]
     if not found:
         raise DatasetUnavailableError(f"{root} holds none of CodeMind's files ({', '.join(FILES)})")
@@ -181,6 +202,8 @@ def part_records(records: list[Any], part: str) -> list[CodeMindItem]:
     """The records of one part; a named error when the data holds none."""
     chosen = [r for r in records if isinstance(r, CodeMindItem) and r.part == part]
     if not chosen:
-        raise DatasetError(f"the CodeMind data holds no records of part {part!r} "
-                           f"(its file: {next(n for n, p in FILES.items() if p == part)})")
+        raise DatasetError(
+            f"the CodeMind data holds no records of part {part!r} "
+            f"(its file: {next(n for n, p in FILES.items() if p == part)})"
+        )
     return chosen

@@ -19,22 +19,34 @@ def _percent(part: int, whole: int) -> float:
     return round(100.0 * part / whole, 2) if whole else 0.0
 
 
-def codemind_metrics(records: Sequence[Mapping[str, Any]], modes: Sequence[str]
-                     ) -> dict[str, Any]:
+def codemind_metrics(records: Sequence[Mapping[str, Any]], modes: Sequence[str]) -> dict[str, Any]:
     """``{mode: {"accuracy": percent}}`` plus flags for answers strict could not judge."""
     result: dict[str, Any] = {}
     for mode in modes:
         lists = [list(record.get(mode, [])) for record in records]
         total = sum(len(verdicts) for verdicts in lists)
         result[mode] = {"accuracy": _percent(sum(v is True for vs in lists for v in vs), total)}
-    no_truth = sum(1 for record in records for entry in record.get("generations", [])
-                   if str(entry.get("strict", "")).startswith("reference_error"))
+    no_truth = sum(
+        1
+        for record in records
+        for entry in record.get("generations", [])
+        if str(entry.get("strict", "")).startswith("reference_error")
+    )
     if no_truth:
-        samples = sum(1 for record in records if any(
-            str(e.get("strict", "")).startswith("reference_error")
-            for e in record.get("generations", [])))
+        samples = sum(
+            1
+            for record in records
+            if any(
+                str(e.get("strict", "")).startswith("reference_error")
+                for e in record.get("generations", [])
+            )
+        )
         result["strict"]["no truth"] = no_truth
-        result["flags"] = [(f"strict: {samples} sample(s) have no truth (the program fails "
-                            f"or is nondeterministic in the engine); their {no_truth} "
-                            "answer(s) count as failures")]
+        result["flags"] = [
+            (
+                f"strict: {samples} sample(s) have no truth (the program fails "
+                f"or is nondeterministic in the engine); their {no_truth} "
+                "answer(s) count as failures"
+            )
+        ]
     return result

@@ -35,8 +35,14 @@ from ._extract import END_MARK
 if TYPE_CHECKING:
     from execlens.engine import Outcome
 
-__all__ = ["SR_LIMITS", "IEROfficialScorer", "SROfficialScorer", "ier_normalise",
-           "sr_official_source", "stderr_would_be_written"]
+__all__ = [
+    "SR_LIMITS",
+    "IEROfficialScorer",
+    "SROfficialScorer",
+    "ier_normalise",
+    "sr_official_source",
+    "stderr_would_be_written",
+]
 
 #: test_synthesis.py's timeout (100 s); the rest as the judges' limits.
 SR_LIMITS = Limits(wall_time=100.0, memory_mb=1024, output_bytes=4 * 1024 * 1024)
@@ -69,12 +75,18 @@ class IEROfficialScorer:
     def plan(self, item: Any, generations: Sequence[str]) -> ScorePlan:
         """One verdict per generation, decided by string comparison alone."""
         truth = ier_normalise(item.output, prediction=False)
-        verdicts = [Verdict.passing() if ier_normalise(g, prediction=True) == truth
-                    else Verdict.failing(VerdictStatus.WRONG, "string",
-                                         "the normalised strings differ")
-                    for g in generations]
-        return ScorePlan([], lambda outcomes: SampleScore(
-            item.sample_id, self.name, verdicts, [v.passed for v in verdicts]))
+        verdicts = [
+            Verdict.passing()
+            if ier_normalise(g, prediction=True) == truth
+            else Verdict.failing(VerdictStatus.WRONG, "string", "the normalised strings differ")
+            for g in generations
+        ]
+        return ScorePlan(
+            [],
+            lambda outcomes: SampleScore(
+                item.sample_id, self.name, verdicts, [v.passed for v in verdicts]
+            ),
+        )
 
 
 def sr_official_source(program: str, tests: str, entry_point: str) -> str:
@@ -107,8 +119,10 @@ class SROfficialScorer:
     def plan(self, item: Any, generations: Sequence[str]) -> ScorePlan:
         """One job per generation: the whole file upstream runs."""
         gens = list(generations)
-        jobs = [Job(program=sr_official_source(g, item.tests, item.entry_point),
-                    limits=self.limits) for g in gens]
+        jobs = [
+            Job(program=sr_official_source(g, item.tests, item.entry_point), limits=self.limits)
+            for g in gens
+        ]
 
         def finish(outcomes: Sequence[Outcome]) -> SampleScore:
             if len(outcomes) != len(jobs):
@@ -124,10 +138,12 @@ class SROfficialScorer:
             if outcome.ok:
                 return Verdict.passing()
             # SystemExit: upstream sees an empty stderr and counts a pass
-            return Verdict.passing(detail="exited silently (SystemExit) before the tests "
-                                          "finished; upstream counts an empty stderr")
+            return Verdict.passing(
+                detail="exited silently (SystemExit) before the tests "
+                "finished; upstream counts an empty stderr"
+            )
         if outcome.ok:
-            return Verdict.failing(VerdictStatus.WRONG, "stderr",
-                                   f"wrote to stderr: {outcome.stderr[:200]!r}")
+            return Verdict.failing(
+                VerdictStatus.WRONG, "stderr", f"wrote to stderr: {outcome.stderr[:200]!r}"
+            )
         return failure_verdict(outcome)
-

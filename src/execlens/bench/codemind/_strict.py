@@ -52,8 +52,15 @@ from ._official import SR_LIMITS
 if TYPE_CHECKING:
     from execlens.engine import Engine, Outcome
 
-__all__ = ["TRUTH_LIMITS", "IERStrictScorer", "IERTruth", "SRStrictScorer", "ier_truths",
-           "sr_strict_source", "strip_fence"]
+__all__ = [
+    "TRUTH_LIMITS",
+    "IERStrictScorer",
+    "IERTruth",
+    "SRStrictScorer",
+    "ier_truths",
+    "sr_strict_source",
+    "strip_fence",
+]
 
 #: Limits of a truth run: ClassEval's slowest (EightPuzzle.solve) takes seconds.
 TRUTH_LIMITS = Limits(wall_time=20.0, memory_mb=1024, output_bytes=4 * 1024 * 1024)
@@ -77,11 +84,15 @@ class IERTruth:
             return None
 
 
-def ier_truths(items: Sequence[Any], engine: Engine, *,
-               limits: Limits = TRUTH_LIMITS) -> dict[str, IERTruth]:
+def ier_truths(
+    items: Sequence[Any], engine: Engine, *, limits: Limits = TRUTH_LIMITS
+) -> dict[str, IERTruth]:
     """Run every item's program twice (hash seeds 0 and 1); ``{sample_id: truth}``."""
-    jobs = [Job(program=item.program, call=item.call, hash_seed=seed, limits=limits)
-            for item in items for seed in _SEEDS]
+    jobs = [
+        Job(program=item.program, call=item.call, hash_seed=seed, limits=limits)
+        for item in items
+        for seed in _SEEDS
+    ]
     outcomes = list(engine.map(jobs))
     truths: dict[str, IERTruth] = {}
     for index, item in enumerate(items):
@@ -90,9 +101,11 @@ def ier_truths(items: Sequence[Any], engine: Engine, *,
             verdict = failure_verdict(first)
             truths[item.sample_id] = IERTruth(None, f"the program fails here: {verdict.detail}")
         elif not second.ok or json.dumps(first.value, sort_keys=True) != json.dumps(
-                second.value, sort_keys=True):
-            truths[item.sample_id] = IERTruth(None, "nondeterministic: two runs (hash seeds "
-                                                    "0 and 1) disagree")
+            second.value, sort_keys=True
+        ):
+            truths[item.sample_id] = IERTruth(
+                None, "nondeterministic: two runs (hash seeds 0 and 1) disagree"
+            )
         else:
             truths[item.sample_id] = IERTruth(first.value)
     return truths
@@ -130,8 +143,12 @@ class IERStrictScorer:
         else:
             reference = decode(dict(truth.value))
             verdicts = [self.judge(g, reference) for g in generations]
-        return ScorePlan([], lambda outcomes: SampleScore(
-            item.sample_id, self.name, verdicts, [v.passed for v in verdicts]))
+        return ScorePlan(
+            [],
+            lambda outcomes: SampleScore(
+                item.sample_id, self.name, verdicts, [v.passed for v in verdicts]
+            ),
+        )
 
     @staticmethod
     def judge(answer: str, reference: Any) -> Verdict:
@@ -143,14 +160,17 @@ class IERStrictScorer:
         if strict_equal(predicted, reference):
             return Verdict.passing()
         if values_equal(predicted, reference, "python"):
-            return Verdict.failing(VerdictStatus.WRONG, "type_mismatch",
-                                   "equal under Python ==, but not of the same types")
+            return Verdict.failing(
+                VerdictStatus.WRONG,
+                "type_mismatch",
+                "equal under Python ==, but not of the same types",
+            )
         return Verdict.failing(VerdictStatus.WRONG, "value", "a different value")
 
 
 #: Defined after the candidate and the tests, so neither can replace it; it records what
 #: the candidate returns to ``check`` and hands it back (as an envelope) to the host.
-_RECORDER = '''
+_RECORDER = """
 
 def __execlens_sr_check__(function):
     returned = []
@@ -162,12 +182,24 @@ def __execlens_sr_check__(function):
 
     check(candidate)
     return returned
-'''
+"""
 
 _PLAIN = (type(None), bool, int, float, complex, str, bytes)
 _CONTAINERS = (list, tuple, set, frozenset)
-_PLAIN_NAMES = {"NoneType", "bool", "int", "float", "complex", "str", "bytes", "list",
-                "tuple", "set", "frozenset", "dict"}
+_PLAIN_NAMES = {
+    "NoneType",
+    "bool",
+    "int",
+    "float",
+    "complex",
+    "str",
+    "bytes",
+    "list",
+    "tuple",
+    "set",
+    "frozenset",
+    "dict",
+}
 
 
 def sr_strict_source(program: str, tests: str) -> str:
@@ -202,9 +234,14 @@ class SRStrictScorer:
 
     def plan(self, item: Any, generations: Sequence[str]) -> ScorePlan:
         """One job per generation; the verdict is decided in the host from its outcome."""
-        jobs = [Job(program=sr_strict_source(g, item.tests),
-                    call=f"__execlens_sr_check__({item.entry_point})", limits=self.limits)
-                for g in generations]
+        jobs = [
+            Job(
+                program=sr_strict_source(g, item.tests),
+                call=f"__execlens_sr_check__({item.entry_point})",
+                limits=self.limits,
+            )
+            for g in generations
+        ]
 
         def finish(outcomes: Sequence[Outcome]) -> SampleScore:
             if len(outcomes) != len(jobs):
@@ -220,20 +257,28 @@ class SRStrictScorer:
         if not outcome.ok:
             return failure_verdict(outcome)
         if outcome.stderr or outcome.stderr_truncated:
-            return Verdict.failing(VerdictStatus.WRONG, "stderr",
-                                   f"wrote to stderr: {outcome.stderr[:200]!r}")
+            return Verdict.failing(
+                VerdictStatus.WRONG, "stderr", f"wrote to stderr: {outcome.stderr[:200]!r}"
+            )
         try:
             returned = outcome.decoded()
         except Exception as exc:  # noqa: BLE001 - a malformed envelope is the engine's fault
             return Verdict.failing(VerdictStatus.SANDBOX_ERROR, "decode", str(exc)[:300])
         if not isinstance(returned, list):
-            return Verdict.failing(VerdictStatus.WRONG, "recorder",
-                                   "the tests' recorder did not come back as a list")
+            return Verdict.failing(
+                VerdictStatus.WRONG, "recorder", "the tests' recorder did not come back as a list"
+            )
         if not returned:
-            return Verdict.failing(VerdictStatus.WRONG, "not_called",
-                                   "check() never got a value back from the function")
+            return Verdict.failing(
+                VerdictStatus.WRONG,
+                "not_called",
+                "check() never got a value back from the function",
+            )
         if not all(_plain(value) for value in returned):
-            return Verdict.failing(VerdictStatus.WRONG, "non_plain_return",
-                                   "the function returned something other than plain data "
-                                   "(an object whose comparisons it controls)")
+            return Verdict.failing(
+                VerdictStatus.WRONG,
+                "non_plain_return",
+                "the function returned something other than plain data "
+                "(an object whose comparisons it controls)",
+            )
         return Verdict.passing()

@@ -38,14 +38,22 @@ from ._truth import TracedCoverage, trace_coverage
 
 __all__ = ["BENCHMARK", "REFERENCES", "CoverageEval"]
 
-_SOURCE = ("microsoft/coverage-eval README.md (zero-shot, 2023-07-25); no scoring code is "
-           "published: Match/Stmt/Branch as ANCHORS section 9 reads them")
+_SOURCE = (
+    "microsoft/coverage-eval README.md (zero-shot, 2023-07-25); no scoring code is "
+    "published: Match/Stmt/Branch as ANCHORS section 9 reads them"
+)
 
 
 def _reference(models: tuple[str, ...], match: float, stmt: float, branch: float) -> Reference:
-    return Reference("coverage-eval", ("coverage",), models,
-                     {"match": match, "stmt": stmt, "branch": branch}, _SOURCE,
-                     temperature=0.0, samples=538)
+    return Reference(
+        "coverage-eval",
+        ("coverage",),
+        models,
+        {"match": match, "stmt": stmt, "branch": branch},
+        _SOURCE,
+        temperature=0.0,
+        samples=538,
+    )
 
 
 #: The README's zero-shot Match / Stmt / Branch (model names as upstream and as its
@@ -63,11 +71,14 @@ class CoverageEval:
     not by one test."""
 
     name = "coverage-eval"
-    description = ("CoverageEval: annotate every line of a HumanEval method as executed (>) "
-                   "or not (!) by one test")
+    description = (
+        "CoverageEval: annotate every line of a HumanEval method as executed (>) "
+        "or not (!) by one test"
+    )
     tasks: Mapping[str, TaskSpec] = {
-        "coverage": TaskSpec("coverage", STYLES, "the coverage annotation of a method under "
-                             "one test (538 pairs)"),
+        "coverage": TaskSpec(
+            "coverage", STYLES, "the coverage annotation of a method under one test (538 pairs)"
+        ),
     }
     modes = ("official", "strict")
     scores_raw = False
@@ -89,8 +100,9 @@ class CoverageEval:
         """Every pair of ``data`` (default: the shipped copy); malformed records named."""
         return list(load_coverage_eval(data))
 
-    def plan(self, records: Sequence[Any], task: str, *, limit: int | None,
-             offset: int) -> list[tuple[str, list[Any]]]:
+    def plan(
+        self, records: Sequence[Any], task: str, *, limit: int | None, offset: int
+    ) -> list[tuple[str, list[Any]]]:
         """The evaluated pairs, sliced by ``limit``/``offset``."""
         self._check_task(task)
         items = select(evaluated(records), limit=limit, offset=offset)
@@ -107,14 +119,17 @@ class CoverageEval:
 
     def extract(self, raw: str, item: Any, task: str, style: str, flavor: str) -> Extraction:
         """The whole response: the scorers read its labelled lines themselves."""
-        labelled = any(line.strip()[:1] in (">", "!", "-") and line.strip()
-                       for line in raw.split("\n"))
-        return Extraction(raw, ("the response as it is",),
-                          failure=None if labelled else "no_labels")
+        labelled = any(
+            line.strip()[:1] in (">", "!", "-") and line.strip() for line in raw.split("\n")
+        )
+        return Extraction(
+            raw, ("the response as it is",), failure=None if labelled else "no_labels"
+        )
 
     # ------------------------------------------------------------- scoring
-    def _truth(self, items: Sequence[CoverageEvalTest], engine: Any = None
-               ) -> dict[str, TracedCoverage]:
+    def _truth(
+        self, items: Sequence[CoverageEvalTest], engine: Any = None
+    ) -> dict[str, TracedCoverage]:
         todo = [item for item in items if item.sample_id not in self._traced]
         if todo:
             self._traced.update(trace_coverage(todo, engine))
@@ -136,19 +151,27 @@ class CoverageEval:
                 truth.update(self._truth([item]))
             return truth.get(item.sample_id)
 
-        return {"official": CoverageScorer("official", lambda item: None),
-                "strict": CoverageScorer("strict", truth_of)}
+        return {
+            "official": CoverageScorer("official", lambda item: None),
+            "strict": CoverageScorer("strict", truth_of),
+        }
 
     def explain(self, item: Any, task: str, context: Any) -> dict[str, Any] | None:
         """The published annotation, the program and the lines our tracer saw run."""
         traced = (context or {}).get(item.sample_id) if isinstance(context, Mapping) else None
-        out: dict[str, Any] = {"expected": item.coverage, "program": item.shown_method,
-                               "run": item.test.strip(), "question": "which lines run?"}
+        out: dict[str, Any] = {
+            "expected": item.coverage,
+            "program": item.shown_method,
+            "run": item.test.strip(),
+            "question": "which lines run?",
+        }
         if traced is not None:
             out["executed_lines"] = list(traced.executed)
         if item.shown_method != item.method:
-            out["note"] = ("upstream's prompt shows the other correct_bracketing; the "
-                           "published labels are for the method the test was written for")
+            out["note"] = (
+                "upstream's prompt shows the other correct_bracketing; the "
+                "published labels are for the method the test was written for"
+            )
         return out
 
     def metrics(self, records: Sequence[Mapping[str, Any]], task: str) -> dict[str, Any]:
@@ -156,8 +179,10 @@ class CoverageEval:
         per_mode: dict[str, dict[str, list[LineStats]]] = {mode: {} for mode in self.modes}
         unknown = [str(r["id"]) for r in records if str(r["id"]) not in self._items]
         if unknown:
-            raise BenchmarkError(f"coverage-eval metrics need the planned pairs; unknown "
-                                 f"ids {', '.join(unknown[:5])} (call plan() first)")
+            raise BenchmarkError(
+                f"coverage-eval metrics need the planned pairs; unknown "
+                f"ids {', '.join(unknown[:5])} (call plan() first)"
+            )
         items = [self._items[str(record["id"])] for record in records]
         truth = self._truth(items)
         answered = 0
@@ -168,8 +193,7 @@ class CoverageEval:
             n = max(int(record.get("n", len(answers))), len(answers))
             if answers:
                 answered += 1
-                per_mode["official"][item.sample_id] = [official_stats(a, item)
-                                                         for a in answers]
+                per_mode["official"][item.sample_id] = [official_stats(a, item) for a in answers]
             traced = truth[item.sample_id]
             if traced.labels is None or traced.branch is None:
                 per_mode["strict"][item.sample_id] = [LineStats.zero(False)] * max(n, 1)
@@ -183,13 +207,17 @@ class CoverageEval:
         }
         flags = []
         if answered < len(records):
-            flags.append(f"{len(records) - answered} of {len(records)} pairs have no answer: "
-                         "official averages over the answered ones (as the paper did), "
-                         "strict counts each as 0")
+            flags.append(
+                f"{len(records) - answered} of {len(records)} pairs have no answer: "
+                "official averages over the answered ones (as the paper did), "
+                "strict counts each as 0"
+            )
         untraced = sorted(k for k, v in truth.items() if v.labels is None)
         if untraced:
-            flags.append(f"{len(untraced)} pair(s) recorded no coverage under our tracer "
-                         f"({', '.join(untraced[:5])}): strict scores them 0")
+            flags.append(
+                f"{len(untraced)} pair(s) recorded no coverage under our tracer "
+                f"({', '.join(untraced[:5])}): strict scores them 0"
+            )
         if flags:
             result["flags"] = flags
         return result
@@ -201,19 +229,28 @@ class CoverageEval:
         task = task or "coverage"
         self._check_task(task)
         file = Path(path)
-        answers = (_read_jsonl(file) if file.suffix == ".jsonl"
-                   else check_generations(read_generations_json(file), str(file)))
+        answers = (
+            _read_jsonl(file)
+            if file.suffix == ".jsonl"
+            else check_generations(read_generations_json(file), str(file))
+        )
         [(_, items)] = self.plan(self.load(data), task, limit=None, offset=0)
         known = {item.sample_id for item in items}
         unknown = [ident for ident in answers if ident not in known]
         if unknown:
-            raise GenerationsError(f"{file}: {len(unknown)} test id(s) are not evaluated "
-                                   f"CoverageEval pairs ({', '.join(unknown[:5])})")
+            raise GenerationsError(
+                f"{file}: {len(unknown)} test id(s) are not evaluated "
+                f"CoverageEval pairs ({', '.join(unknown[:5])})"
+            )
         self._answers = {ident: [_final(a) for a in texts] for ident, texts in answers.items()}
         self._truth(items)  # strict's truth, traced once for the scorers and the metrics
         paired = [(item, answers.get(item.sample_id, [])) for item in items]
-        return Generations(task=task, items=paired, context=dict(self._traced),
-                           notes={"answered": len(answers), "evaluated": len(items)})
+        return Generations(
+            task=task,
+            items=paired,
+            context=dict(self._traced),
+            notes={"answered": len(answers), "evaluated": len(items)},
+        )
 
     def references(self) -> Sequence[Reference]:
         """The README's zero-shot Match/Stmt/Branch of GPT-4, GPT-3.5, Claude-1.3 and PaLM."""
@@ -256,8 +293,10 @@ def _read_jsonl(file: Path) -> dict[str, list[str]]:
             raise GenerationsError(f"{file} line {number}: no prediction")
         prediction = row["prediction"]
         if prediction is not None and not isinstance(prediction, str):
-            raise GenerationsError(f"{file} line {number}: prediction is "
-                                   f"{type(prediction).__name__}, expected a string or null")
+            raise GenerationsError(
+                f"{file} line {number}: prediction is "
+                f"{type(prediction).__name__}, expected a string or null"
+            )
         if str(ident) in out:
             raise GenerationsError(f"{file} line {number}: test {ident} answered twice")
         out[str(ident)] = [prediction or ""]

@@ -75,18 +75,19 @@ def _field(row: dict[str, Any], name: str, kind: type, where: str) -> Any:
         raise DatasetError(f"{where}: field {name!r} is missing")
     value = row[name]
     if not isinstance(value, kind) or isinstance(value, bool):
-        raise DatasetError(f"{where}: field {name!r} should be {kind.__name__}, got "
-                           f"{type(value).__name__}")
+        raise DatasetError(
+            f"{where}: field {name!r} should be {kind.__name__}, got {type(value).__name__}"
+        )
     return value
 
 
-def _labels(row: dict[str, Any], name: str, allowed: frozenset[str], where: str
-            ) -> tuple[str, ...]:
+def _labels(row: dict[str, Any], name: str, allowed: frozenset[str], where: str) -> tuple[str, ...]:
     value = _field(row, name, list, where)
     bad = [v for v in value if v not in allowed]
     if bad:
-        raise DatasetError(f"{where}: {name} holds {bad[0]!r}, expected one of "
-                           f"{''.join(sorted(allowed))}")
+        raise DatasetError(
+            f"{where}: {name} holds {bad[0]!r}, expected one of {''.join(sorted(allowed))}"
+        )
     return tuple(value)
 
 
@@ -95,8 +96,9 @@ def _problem(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         row = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         # ValueError: JSONDecodeError and lone surrogates; RecursionError: deep nesting.
-        raise DatasetError(f"{path}: not a readable JSON file ({type(exc).__name__}: "
-                           f"{str(exc)[:200]})") from exc
+        raise DatasetError(
+            f"{path}: not a readable JSON file ({type(exc).__name__}: {str(exc)[:200]})"
+        ) from exc
     if not isinstance(row, dict):
         raise DatasetError(f"{path}: expected one JSON object, got {type(row).__name__}")
     tests = _field(row, "tests", list, str(path))
@@ -106,16 +108,22 @@ def _problem(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 def _data_files(data: str | Path | None) -> list[Path]:
     root = DATA_DIR if data is None else Path(data).expanduser()
     if not root.exists():
-        raise DatasetUnavailableError(f"cannot load CoverageEval from {root}: no such file "
-                                      "or directory (pass the directory of its "
-                                      "data/<i>.json files with --data)")
+        raise DatasetUnavailableError(
+            f"cannot load CoverageEval from {root}: no such file "
+            "or directory (pass the directory of its "
+            "data/<i>.json files with --data)"
+        )
     if root.is_dir() and (root / "data").is_dir():
         root = root / "data"  # the repository's (or the shared copy's) layout
-    files = [root] if root.is_file() else sorted(
-        (p for p in root.glob("*.json") if p.stem.isdigit()), key=lambda p: int(p.stem))
+    files = (
+        [root]
+        if root.is_file()
+        else sorted((p for p in root.glob("*.json") if p.stem.isdigit()), key=lambda p: int(p.stem))
+    )
     if not files:
-        raise DatasetUnavailableError(f"cannot load CoverageEval from {root}: no "
-                                      "<problem id>.json files there")
+        raise DatasetUnavailableError(
+            f"cannot load CoverageEval from {root}: no <problem id>.json files there"
+        )
     return files
 
 
@@ -150,16 +158,26 @@ def load_coverage_eval(data: str | Path | None = None) -> list[CoverageEvalTest]
             coverage = _labels(test, "coverage_sequence", _LABELS, at)
             branch = _labels(test, "branch_sequence", _LABELS | {"?"}, at)
             if len(branch) != len(coverage):
-                raise DatasetError(f"{at}: branch_sequence has {len(branch)} labels, "
-                                   f"coverage_sequence {len(coverage)}")
+                raise DatasetError(
+                    f"{at}: branch_sequence has {len(branch)} labels, "
+                    f"coverage_sequence {len(coverage)}"
+                )
             twin = SHOWN_TWIN.get(test_id, -1)
             twin_method = rows[twin][1].get("method") if twin in rows else None
             shown = twin_method if isinstance(twin_method, str) else method
-            out.append(CoverageEvalTest(
-                test_id=test_id, problem_id=problem_id, problem=problem, method=method,
-                shown_method=shown, test=_field(test, "test", str, at),
-                coverage=_field(test, "coverage", str, at), coverage_sequence=coverage,
-                branch_sequence=branch))
+            out.append(
+                CoverageEvalTest(
+                    test_id=test_id,
+                    problem_id=problem_id,
+                    problem=problem,
+                    method=method,
+                    shown_method=shown,
+                    test=_field(test, "test", str, at),
+                    coverage=_field(test, "coverage", str, at),
+                    coverage_sequence=coverage,
+                    branch_sequence=branch,
+                )
+            )
     return out
 
 

@@ -33,9 +33,12 @@ def _docstrings(tree: ast.AST) -> set[int]:
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             body = node.body
-            if (body and isinstance(body[0], ast.Expr)
-                    and isinstance(body[0].value, ast.Constant)
-                    and isinstance(body[0].value.value, str)):
+            if (
+                body
+                and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)
+            ):
                 found.add(id(body[0]))
     return found
 
@@ -45,8 +48,11 @@ def statement_lines(source: str) -> set[int]:
     line and every ``except`` clause, docstrings left out (they compile to nothing)."""
     tree = ast.parse(source)
     docstrings = _docstrings(tree)
-    return {node.lineno for node in ast.walk(tree)
-            if isinstance(node, (ast.stmt, ast.ExceptHandler)) and id(node) not in docstrings}
+    return {
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.stmt, ast.ExceptHandler)) and id(node) not in docstrings
+    }
 
 
 def coverage_labels(source: str, executed: Iterable[int]) -> list[str]:
@@ -70,8 +76,11 @@ def coverage_labels(source: str, executed: Iterable[int]) -> list[str]:
         if _ELSE.match(line):
             # Not a statement of its own: labelled by the statement it leads to.
             nothing_missed = j >= len(missing)
-            labels.append(">" if nothing_missed or i >= len(statements)
-                          or statements[i] != missing[j] else "!")
+            labels.append(
+                ">"
+                if nothing_missed or i >= len(statements) or statements[i] != missing[j]
+                else "!"
+            )
         else:
             labels.append(">" if covered else "!")
     return labels
@@ -89,5 +98,8 @@ def branch_mask(source: str) -> list[bool]:
             for handler in node.handlers:
                 handlers.update(range(handler.lineno, (handler.end_lineno or handler.lineno) + 1))
     marked = inside - handlers
-    return [number in marked for number, line in enumerate(source.split("\n"), start=1)
-            if not _BLANK.match(line)]
+    return [
+        number in marked
+        for number, line in enumerate(source.split("\n"), start=1)
+        if not _BLANK.match(line)
+    ]

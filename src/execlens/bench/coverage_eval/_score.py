@@ -35,8 +35,15 @@ from ._data import CoverageEvalTest
 from ._labels import is_unlabelled
 from ._truth import TracedCoverage
 
-__all__ = ["CoverageScorer", "LineStats", "StrictReading", "official_labels", "official_stats",
-           "strict_labels", "strict_stats"]
+__all__ = [
+    "CoverageScorer",
+    "LineStats",
+    "StrictReading",
+    "official_labels",
+    "official_stats",
+    "strict_labels",
+    "strict_stats",
+]
 
 _LABELLED = re.compile(r"^\s*([>!-])(.*)$")
 
@@ -61,9 +68,12 @@ def _stats(labels: Sequence[str], truth: Sequence[str], branch: Sequence[bool]) 
     right = [a == b for a, b in zip(labels, truth)]
     on_branch = sum(1 for ok, marked in zip(right, branch) if ok and marked)
     branch_lines = sum(branch)
-    return LineStats(list(labels) == list(truth), sum(right) / len(truth),
-                     on_branch / len(truth),
-                     on_branch / branch_lines if branch_lines else None)
+    return LineStats(
+        list(labels) == list(truth),
+        sum(right) / len(truth),
+        on_branch / len(truth),
+        on_branch / branch_lines if branch_lines else None,
+    )
 
 
 # ------------------------------------------------------------------ official
@@ -80,8 +90,9 @@ def official_labels(answer: str | None, length: int) -> list[str]:
 def official_stats(answer: str | None, item: CoverageEvalTest) -> LineStats:
     """Match/Stmt/Branch of ``answer`` against the published labels."""
     truth = item.coverage_sequence
-    return _stats(official_labels(answer, len(truth)), truth,
-                  [b != "?" for b in item.branch_sequence])
+    return _stats(
+        official_labels(answer, len(truth)), truth, [b != "?" for b in item.branch_sequence]
+    )
 
 
 # ------------------------------------------------------------------ strict
@@ -104,8 +115,11 @@ def strict_labels(answer: str | None, method: str, test: str = "") -> StrictRead
     carrying that line's text (module docstring; a label with no text after it is
     ignored); ``failure`` names what went wrong."""
     # A label on an empty line ("> " between the method and the test) labels nothing.
-    found = [(m.group(1), m.group(2)) for m in map(_LABELLED.match, (answer or "").split("\n"))
-             if m is not None and m.group(2).strip()]
+    found = [
+        (m.group(1), m.group(2))
+        for m in map(_LABELLED.match, (answer or "").split("\n"))
+        if m is not None and m.group(2).strip()
+    ]
     if not found:
         return StrictReading(None, "no_labels", "no line starts with >, ! or -")
     position = 0
@@ -117,24 +131,32 @@ def strict_labels(answer: str | None, method: str, test: str = "") -> StrictRead
                 position += 1
             continue
         if position >= len(found):
-            return StrictReading(None, "short", f"method line {number} has no labelled line "
-                                 f"({len(labels)} labelled)")
+            return StrictReading(
+                None, "short", f"method line {number} has no labelled line ({len(labels)} labelled)"
+            )
         label, text = found[position]
         if not _same(text, line):
-            return StrictReading(None, "misaligned", f"method line {number} expected "
-                                 f"{line.strip()[:60]!r}, got {text.strip()[:60]!r}")
+            return StrictReading(
+                None,
+                "misaligned",
+                f"method line {number} expected {line.strip()[:60]!r}, got {text.strip()[:60]!r}",
+            )
         labels.append(label)
         position += 1
     rest = found[position:]
     test_lines = {line.strip() for line in test.split("\n")}
     if any(text.strip() not in test_lines for _, text in rest):
-        return StrictReading(None, "extra_lines", f"{len(rest)} labelled line(s) after the "
-                             "method that are not the test's")
+        return StrictReading(
+            None,
+            "extra_lines",
+            f"{len(rest)} labelled line(s) after the method that are not the test's",
+        )
     return StrictReading(tuple(labels))
 
 
-def strict_stats(answer: str | None, item: CoverageEvalTest, truth: TracedCoverage
-                 ) -> tuple[LineStats, StrictReading]:
+def strict_stats(
+    answer: str | None, item: CoverageEvalTest, truth: TracedCoverage
+) -> tuple[LineStats, StrictReading]:
     """Match/Stmt/Branch of ``answer`` against the traced truth, and the reading."""
     if truth.labels is None or truth.branch is None:
         raise ValueError(f"test {item.test_id}: its run recorded no coverage ({truth.status})")
@@ -171,36 +193,50 @@ class CoverageScorer:
         truth = self.truth_of(item)
         if truth is None or truth.labels is None:
             status = truth.status if truth is not None else "not traced"
-            return Verdict.failing(VerdictStatus.REFERENCE_ERROR, "untraced",
-                                   f"the pair's run recorded no coverage ({status})")
+            return Verdict.failing(
+                VerdictStatus.REFERENCE_ERROR,
+                "untraced",
+                f"the pair's run recorded no coverage ({status})",
+            )
         stats, reading = strict_stats(answer, item, truth)
         if reading.labels is None:
-            return Verdict.failing(VerdictStatus.UNPARSEABLE, reading.failure, reading.detail,
-                                   stmt=0.0, branch=0.0)
+            return Verdict.failing(
+                VerdictStatus.UNPARSEABLE, reading.failure, reading.detail, stmt=0.0, branch=0.0
+            )
         return _verdict(stats)
 
     def plan(self, item: CoverageEvalTest, generations: Sequence[str]) -> ScorePlan:
         """A plan with no jobs whose ``finish`` judges every generation."""
+
         def finish(outcomes: Sequence[Any]) -> SampleScore:
             verdicts = [self.judge(item, text) for text in generations]
-            return SampleScore(item.sample_id, self.name, verdicts,
-                               [v.passed for v in verdicts])
+            return SampleScore(item.sample_id, self.name, verdicts, [v.passed for v in verdicts])
 
         return ScorePlan([], finish)
 
 
-def mode_metrics(per_test: Mapping[str, Sequence[LineStats]], tests: int
-                 ) -> dict[str, float | int | None]:
+def mode_metrics(
+    per_test: Mapping[str, Sequence[LineStats]], tests: int
+) -> dict[str, float | int | None]:
     """Percentages over ``tests`` tests (each test's generations averaged first)."""
+
     def mean(values: Sequence[float]) -> float:
         return sum(values) / len(values)
 
     rows = [stats for stats in per_test.values() if stats]
     if not tests or not rows:
-        return {"match": None, "stmt": None, "branch": None, "branch_accuracy": None,
-                "tests": tests}
-    accuracies = [mean([s.branch_accuracy for s in stats if s.branch_accuracy is not None])
-                  for stats in rows if any(s.branch_accuracy is not None for s in stats)]
+        return {
+            "match": None,
+            "stmt": None,
+            "branch": None,
+            "branch_accuracy": None,
+            "tests": tests,
+        }
+    accuracies = [
+        mean([s.branch_accuracy for s in stats if s.branch_accuracy is not None])
+        for stats in rows
+        if any(s.branch_accuracy is not None for s in stats)
+    ]
     return {
         "match": 100 * sum(mean([float(s.match) for s in stats]) for stats in rows) / tests,
         "stmt": 100 * sum(mean([s.stmt for s in stats]) for stats in rows) / tests,

@@ -46,14 +46,17 @@ def program_of(item: CoverageEvalTest) -> str:
     return f"{item.shown_method}\n{item.test}\n"
 
 
-def trace_coverage(items: Sequence[CoverageEvalTest], engine: Engine | None = None
-                   ) -> dict[str, TracedCoverage]:
+def trace_coverage(
+    items: Sequence[CoverageEvalTest], engine: Engine | None = None
+) -> dict[str, TracedCoverage]:
     """``{test id: TracedCoverage}`` for ``items``, traced in ``engine`` (a tracing engine
     of two servers is started when none is given)."""
     from execlens.trace import TraceRequest, trace_engine, trace_many
 
-    requests = [TraceRequest(program=program_of(item), call="test()", capture="coverage",
-                             tag=index) for index, item in enumerate(items)]
+    requests = [
+        TraceRequest(program=program_of(item), call="test()", capture="coverage", tag=index)
+        for index, item in enumerate(items)
+    ]
     if engine is None:
         with trace_engine(workers=2) as own:
             traces = list(trace_many(own, requests))
@@ -63,15 +66,20 @@ def trace_coverage(items: Sequence[CoverageEvalTest], engine: Engine | None = No
     for trace in traces:
         item = items[int(trace.tag)]
         if not trace.recorded:
-            out[item.test_id] = TracedCoverage(item.test_id, trace.status, (), None, None,
-                                               trace.message or trace.status)
+            out[item.test_id] = TracedCoverage(
+                item.test_id, trace.status, (), None, None, trace.message or trace.status
+            )
             continue
         method = item.shown_method
         count = method.count("\n") + 1
         executed = {line for line in range(1, count + 1) if trace.covered(line)}
         executed.update(node.lineno for node in ast.parse(method).body)  # ran at import
         out[item.test_id] = TracedCoverage(
-            item.test_id, trace.status, tuple(sorted(executed)),
-            tuple(coverage_labels(method, executed)), tuple(branch_mask(method)),
-            trace.exception_type)
+            item.test_id,
+            trace.status,
+            tuple(sorted(executed)),
+            tuple(coverage_labels(method, executed)),
+            tuple(branch_mask(method)),
+            trace.exception_type,
+        )
     return out

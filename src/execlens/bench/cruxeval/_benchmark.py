@@ -40,12 +40,24 @@ __all__ = ["BENCHMARK", "CruxEval"]
 _REFERENCES = (
     # The official scorer on the official Code Llama 7B generations (n = 10, T = 0.2):
     # facebookresearch/cruxeval samples/evaluation_results/sample_scored_codellama-7b_temp0.2_*.
-    Reference("cruxeval", ("input",), ("codellama-7b",), {"pass@1": 35.95, "pass@5": 44.99},
-              "CRUXEval official scored generations, Code Llama 7B, T = 0.2", temperature=0.2,
-              samples=800),
-    Reference("cruxeval", ("output",), ("codellama-7b",), {"pass@1": 34.21, "pass@5": 40.29},
-              "CRUXEval official scored generations, Code Llama 7B, T = 0.2", temperature=0.2,
-              samples=800),
+    Reference(
+        "cruxeval",
+        ("input",),
+        ("codellama-7b",),
+        {"pass@1": 35.95, "pass@5": 44.99},
+        "CRUXEval official scored generations, Code Llama 7B, T = 0.2",
+        temperature=0.2,
+        samples=800,
+    ),
+    Reference(
+        "cruxeval",
+        ("output",),
+        ("codellama-7b",),
+        {"pass@1": 34.21, "pass@5": 40.29},
+        "CRUXEval official scored generations, Code Llama 7B, T = 0.2",
+        temperature=0.2,
+        samples=800,
+    ),
 )
 
 
@@ -94,9 +106,12 @@ class CruxEval(SampleBenchmark):
     def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer]:
         """Official (for the task its script infers, ``context``, if any) and strict."""
         official_task = context if isinstance(context, str) else task
-        return {"official": ProblemScorer(CruxEvalOfficialScorer(official_task),
-                                          partial(cruxeval_task, kind=official_task)),
-                "strict": ProblemScorer(StrictScorer(task), partial(cruxeval_task, kind=task))}
+        return {
+            "official": ProblemScorer(
+                CruxEvalOfficialScorer(official_task), partial(cruxeval_task, kind=official_task)
+            ),
+            "strict": ProblemScorer(StrictScorer(task), partial(cruxeval_task, kind=task)),
+        }
 
     def explain(self, item: Any, task: str, context: Any) -> dict[str, Any] | None:
         """The reference answer as the model should write it: the output literal
@@ -104,10 +119,18 @@ class CruxEval(SampleBenchmark):
         giving the output passes, so it is one right answer, not the only one)."""
         call = f"f({item.input})"
         if task == "input":
-            return {"expected": call, "program": item.code, "true_value": item.output,
-                    "question": f"an input such that f(??) == {item.output}"}
-        return {"expected": item.output, "program": item.code, "true_value": item.output,
-                "question": f"the output of {call}"}
+            return {
+                "expected": call,
+                "program": item.code,
+                "true_value": item.output,
+                "question": f"an input such that f(??) == {item.output}",
+            }
+        return {
+            "expected": item.output,
+            "program": item.code,
+            "true_value": item.output,
+            "question": f"the output of {call}",
+        }
 
     def question_task(self, record: Mapping[str, Any]) -> Task | None:
         """The output-prediction task one row of CRUXEval's shape asks (``export``), or
@@ -116,17 +139,21 @@ class CruxEval(SampleBenchmark):
 
     def perturb_target(self, item: Any, task: str) -> PerturbTarget:
         """``--perturb``: the function is rewritten; ``f(<input>)`` must return the same."""
-        return PerturbTarget(item.code, (f"f({item.input})",),
-                             lambda code: replace(item, code=code))
+        return PerturbTarget(
+            item.code, (f"f({item.input})",), lambda code: replace(item, code=code)
+        )
 
     def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
         """An official-format file; the official mode scores it as its path says."""
         official_task = cruxeval_mode_from_path(str(path))
         problems = load_cruxeval_problems(data, task or official_task)
         answers = load_cruxeval_generations(path)
-        return Generations(task=task or official_task,
-                           items=match_generations(problems, answers, str(path)),
-                           context=official_task, notes={"official_task": official_task})
+        return Generations(
+            task=task or official_task,
+            items=match_generations(problems, answers, str(path)),
+            context=official_task,
+            notes={"official_task": official_task},
+        )
 
     def references(self) -> Sequence[Reference]:
         """The official scored Code Llama 7B files."""

@@ -71,5 +71,6 @@ def load_cruxeval(
 
         if (DATA_DIR / "cruxeval.jsonl").is_file():  # offline: no hub needed for CRUXEval
             data = DATA_DIR
-    return load_single_file_dataset(data, hub=CRUXEVAL_HUB, split=split,
-                                    local_names=_LOCAL_NAMES, what="CRUXEval", parse=_parse)
+    return load_single_file_dataset(
+        data, hub=CRUXEVAL_HUB, split=split, local_names=_LOCAL_NAMES, what="CRUXEval", parse=_parse
+    )

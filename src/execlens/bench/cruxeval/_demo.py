@@ -24,11 +24,17 @@ __all__ = ["build_demo_cruxeval", "demo_evals", "shipped_runs"]
 
 def shipped_runs() -> list[ShippedRun]:
     """The official Code Llama 7B generations for both tasks."""
-    return [ShippedRun(label=f"cruxeval-{task}-codellama-7b",
-                       generations=packaged_generations(task),
-                       data=str(DATA_DIR), model="codellama-7b", temperature=0.2,
-                       description=f"CRUXEval-{task[0].upper()} · Code Llama 7B, T = 0.2")
-            for task in ("input", "output")]
+    return [
+        ShippedRun(
+            label=f"cruxeval-{task}-codellama-7b",
+            generations=packaged_generations(task),
+            data=str(DATA_DIR),
+            model="codellama-7b",
+            temperature=0.2,
+            description=f"CRUXEval-{task[0].upper()} · Code Llama 7B, T = 0.2",
+        )
+        for task in ("input", "output")
+    ]
 
 
 def build_demo_cruxeval(engine: Engine, path: Path) -> Path:
@@ -41,10 +47,18 @@ def build_demo_cruxeval(engine: Engine, path: Path) -> Path:
     rows = []
     for (example, index, arguments), outcome in zip(keys, engine.map(jobs)):
         if not outcome.ok:
-            raise RuntimeError(f"demo example {example['id']} failed on {arguments}: "
-                               f"{outcome.status.value} {outcome.message}")
-        rows.append({"id": f"{example['id']}_{index}", "code": example["code"],
-                     "input": arguments, "output": repr(outcome.decoded())})
+            raise RuntimeError(
+                f"demo example {example['id']} failed on {arguments}: "
+                f"{outcome.status.value} {outcome.message}"
+            )
+        rows.append(
+            {
+                "id": f"{example['id']}_{index}",
+                "code": example["code"],
+                "input": arguments,
+                "output": repr(outcome.decoded()),
+            }
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     return path
@@ -53,5 +67,7 @@ def build_demo_cruxeval(engine: Engine, path: Path) -> Path:
 def demo_evals(directory: Path, engine: Engine) -> list[tuple[str, dict[str, Any]]]:
     """Both tasks on the examples (the data file is built in ``directory``)."""
     data = build_demo_cruxeval(engine, directory / "cruxeval.jsonl")
-    return [(f"cruxeval-{task}", {"benchmark": "cruxeval", "task": task, "data": str(data)})
-            for task in ("output", "input")]
+    return [
+        (f"cruxeval-{task}", {"benchmark": "cruxeval", "task": task, "data": str(data)})
+        for task in ("output", "input")
+    ]

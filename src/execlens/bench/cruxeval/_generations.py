@@ -25,8 +25,13 @@ from execlens.tasks import (
 
 from ._data import load_cruxeval
 
-__all__ = ["checked_records", "cruxeval_question", "cruxeval_task",
-           "load_cruxeval_generations", "load_cruxeval_problems"]
+__all__ = [
+    "checked_records",
+    "cruxeval_question",
+    "cruxeval_task",
+    "load_cruxeval_generations",
+    "load_cruxeval_problems",
+]
 
 # The ``source`` of CRUXEval's tasks (exported reward tasks' ids start with it).
 _SOURCE = "cruxeval"
@@ -48,8 +53,14 @@ def cruxeval_task(sample: Any, kind: str = "output") -> Task:
     """
     if isinstance(sample, Task):
         return sample if sample.kind == kind else replace(sample, kind=kind)
-    return prediction_task(id=sample.id, code=sample.code, input=sample.input,
-                           output=sample.output, kind=kind, source=_SOURCE)
+    return prediction_task(
+        id=sample.id,
+        code=sample.code,
+        input=sample.input,
+        output=sample.output,
+        kind=kind,
+        source=_SOURCE,
+    )
 
 
 def cruxeval_question(record: Mapping[str, Any]) -> Task | None:
@@ -64,8 +75,7 @@ def cruxeval_question(record: Mapping[str, Any]) -> Task | None:
     return prediction_task_from_record(record, id_key=id_key, source=_SOURCE)
 
 
-def load_cruxeval_problems(data: str | Path | None = None, kind: str = "output"
-                           ) -> list[Task]:
+def load_cruxeval_problems(data: str | Path | None = None, kind: str = "output") -> list[Task]:
     """CRUXEval's 800 problems as ``kind`` prediction tasks, in dataset order.
 
     ``data``: a ``cruxeval.jsonl`` path or a directory containing one; ``None`` loads

@@ -30,18 +30,29 @@ def programs_from_cruxeval(path: str | Path) -> list[RuntimeProgram]:
     path = Path(path)
     out = []
     for number, row in enumerate(source_rows(path), 1):
-        require_field(path, number, row, "id", "a string such as 'sample_0'",
-                      lambda v: isinstance(v, str) or (isinstance(v, int)
-                                                       and not isinstance(v, bool)))
+        require_field(
+            path,
+            number,
+            row,
+            "id",
+            "a string such as 'sample_0'",
+            lambda v: isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool)),
+        )
         require_field(path, number, row, "code", "the program's source text", _is_str)
-        require_field(path, number, row, "input",
-                      "the argument list as text, e.g. '[1, 2], 3'", _is_str)
-        require_field(path, number, row, "output", "the output as text", _is_str,
-                      optional=True)
-        out.append(RuntimeProgram(source="cruxeval", problem_id=str(row["id"]),
-                                  input_index=0, program=row["code"],
-                                  call=f"f({row['input']})",
-                                  meta=(("expected_output", row.get("output")),)))
+        require_field(
+            path, number, row, "input", "the argument list as text, e.g. '[1, 2], 3'", _is_str
+        )
+        require_field(path, number, row, "output", "the output as text", _is_str, optional=True)
+        out.append(
+            RuntimeProgram(
+                source="cruxeval",
+                problem_id=str(row["id"]),
+                input_index=0,
+                program=row["code"],
+                call=f"f({row['input']})",
+                meta=(("expected_output", row.get("output")),),
+            )
+        )
     return out
 
 

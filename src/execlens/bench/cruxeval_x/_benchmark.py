@@ -30,8 +30,10 @@ class CruxEvalX(SampleBenchmark):
     """CRUXEval-X (CRUXEVAL-X/cruxeval-x), Python split: fill the ``????`` of an assert."""
 
     name = "cruxeval-x"
-    description = ("CRUXEval-X (Python split): complete the ???? of a test's assert with "
-                   "the output or the input call (bring your own copy: --data)")
+    description = (
+        "CRUXEval-X (Python split): complete the ???? of a test's assert with "
+        "the output or the input call (bring your own copy: --data)"
+    )
     default_task = "output"
     tasks: Mapping[str, TaskSpec] = {
         "output": TaskSpec("output", STYLES, "the value in `assert candidate(...) == ????`"),
@@ -50,8 +52,7 @@ class CruxEvalX(SampleBenchmark):
         """The prompt: three solved examples, then the program and its tail."""
         self._check(task)
         tail = item.output_reasoning if task == "output" else item.input_reasoning
-        return render_cruxeval_x(task, style, head=item.head, tail=tail,
-                                 sample_id=item.sample_id)
+        return render_cruxeval_x(task, style, head=item.head, tail=tail, sample_id=item.sample_id)
 
     def extract(self, raw: str, item: Any, task: str, style: str, flavor: str) -> Extraction:
         """The answer upstream's runner reads."""
@@ -69,18 +70,24 @@ class CruxEvalX(SampleBenchmark):
     def explain(self, item: Any, task: str, context: Any) -> dict[str, Any] | None:
         """The program and the tail asked about."""
         tail = item.output_reasoning if task == "output" else item.input_reasoning
-        return {"expected": None, "program": item.head + tail,
-                "question": "fill the ???? of the assert"}
+        return {
+            "expected": None,
+            "program": item.head + tail,
+            "question": "fill the ???? of the assert",
+        }
 
     def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
         """``{"<id>": ["<answer>", ...]}`` (answers as the runner extracted them)."""
         if task is None or task not in self.tasks:
-            raise GenerationsError(f"{path}: name the CRUXEval-X task with --task "
-                                   f"({', '.join(self.tasks)})")
+            raise GenerationsError(
+                f"{path}: name the CRUXEval-X task with --task ({', '.join(self.tasks)})"
+            )
         answers = check_generations(read_generations_json(path), str(path))
-        return Generations(task=task, items=match_generations(self.load(data), answers,
-                                                              str(path)),
-                           notes={"official_task": task})
+        return Generations(
+            task=task,
+            items=match_generations(self.load(data), answers, str(path)),
+            notes={"official_task": task},
+        )
 
     def references(self) -> Sequence[Any]:
         """None reproducible offline."""
@@ -88,8 +95,9 @@ class CruxEvalX(SampleBenchmark):
 
     def _check(self, task: str) -> None:
         if task not in self.tasks:
-            raise BenchmarkError(f"CRUXEval-X has no task {task!r} "
-                                 f"(expected one of {', '.join(self.tasks)})")
+            raise BenchmarkError(
+                f"CRUXEval-X has no task {task!r} (expected one of {', '.join(self.tasks)})"
+            )
 
 
 BENCHMARK = CruxEvalX()

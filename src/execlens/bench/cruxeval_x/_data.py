@@ -35,11 +35,32 @@ __all__ = ["HARNESS_MARKER", "HOLE", "CruxXItem", "UnsupportedLanguageError", "l
 HARNESS_MARKER = "def check(candidate):"
 HOLE = "????"
 #: The languages upstream has (``datasets/cruxeval_preprocessed/<lang>.jsonl``).
-LANGUAGES = ("py", "java", "cpp", "js", "go", "rs", "cs", "d", "jl", "lua", "php", "pl", "r",
-             "rb", "rkt", "scala", "sh", "swift", "ts")
-_HINT = ("nothing ships (the upstream repository has no licence): pass a local copy with "
-         "--data PATH (CRUXEval-X's datasets/cruxeval_preprocessed/py.jsonl, its folder, "
-         "or the checkout's root)")
+LANGUAGES = (
+    "py",
+    "java",
+    "cpp",
+    "js",
+    "go",
+    "rs",
+    "cs",
+    "d",
+    "jl",
+    "lua",
+    "php",
+    "pl",
+    "r",
+    "rb",
+    "rkt",
+    "scala",
+    "sh",
+    "swift",
+    "ts",
+)
+_HINT = (
+    "nothing ships (the upstream repository has no licence): pass a local copy with "
+    "--data PATH (CRUXEval-X's datasets/cruxeval_preprocessed/py.jsonl, its folder, "
+    "or the checkout's root)"
+)
 
 
 class UnsupportedLanguageError(DatasetUnavailableError):
@@ -83,7 +104,8 @@ def _build(row: dict[str, Any]) -> CruxXItem:
 def _unsupported(lang: str, path: Path) -> UnsupportedLanguageError:
     return UnsupportedLanguageError(
         f"{path}: CRUXEval-X {lang!r} is not supported: execlens judges Python only (no "
-        f"{lang} runtime here, and upstream ships no judge it could reproduce); pass py.jsonl")
+        f"{lang} runtime here, and upstream ships no judge it could reproduce); pass py.jsonl"
+    )
 
 
 def _resolve(data: str | Path | None) -> Path:
@@ -102,8 +124,9 @@ def _resolve(data: str | Path | None) -> Path:
         if others:
             raise _unsupported(others[0], folder / f"{others[0]}.jsonl")
     if not root.exists():
-        raise DatasetUnavailableError(f"cannot load CRUXEval-X: no such file or directory: "
-                                      f"{root}; {_HINT}")
+        raise DatasetUnavailableError(
+            f"cannot load CRUXEval-X: no such file or directory: {root}; {_HINT}"
+        )
     raise DatasetUnavailableError(f"cannot load CRUXEval-X: no py.jsonl in {root}; {_HINT}")
 
 

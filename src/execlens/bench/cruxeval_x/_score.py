@@ -44,8 +44,14 @@ if TYPE_CHECKING:
 
     from ._data import CruxXItem
 
-__all__ = ["JUDGE_LIMITS", "OfficialScorer", "StrictScorer", "Truth", "call_truths",
-           "official_program"]
+__all__ = [
+    "JUDGE_LIMITS",
+    "OfficialScorer",
+    "StrictScorer",
+    "Truth",
+    "call_truths",
+    "official_program",
+]
 
 #: MultiPL-E's 15 s.
 JUDGE_LIMITS = Limits(wall_time=15.0, memory_mb=1024, output_bytes=2048)
@@ -81,15 +87,22 @@ class OfficialScorer:
 
     def plan(self, item: CruxXItem, generations: Sequence[str]) -> ScorePlan:
         """One engine job per answer."""
-        jobs = [Job(program=official_program(item, self.task, g), limits=self.limits,
-                    hash_seed=0) for g in generations]
+        jobs = [
+            Job(program=official_program(item, self.task, g), limits=self.limits, hash_seed=0)
+            for g in generations
+        ]
 
         def finish(outcomes: Sequence[Outcome]) -> SampleScore:
             if len(outcomes) != len(jobs):
                 raise ValueError(f"expected {len(jobs)} outcomes, got {len(outcomes)}")
-            verdicts = [Verdict.passing() if o.ok else
-                        Verdict.passing(detail="exited with status 0 (SystemExit)")
-                        if _exit_zero(o) else failure_verdict(o) for o in outcomes]
+            verdicts = [
+                Verdict.passing()
+                if o.ok
+                else Verdict.passing(detail="exited with status 0 (SystemExit)")
+                if _exit_zero(o)
+                else failure_verdict(o)
+                for o in outcomes
+            ]
             return SampleScore(item.sample_id, self.name, verdicts, [v.passed for v in verdicts])
 
         return ScorePlan(jobs, finish)
@@ -105,8 +118,12 @@ def _assert_parts(tail: str) -> tuple[str, str] | None:
     except SyntaxError:
         return None
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare)
-                and len(node.test.ops) == 1 and isinstance(node.test.ops[0], ast.Eq)):
+        if (
+            isinstance(node, ast.Assert)
+            and isinstance(node.test, ast.Compare)
+            and len(node.test.ops) == 1
+            and isinstance(node.test.ops[0], ast.Eq)
+        ):
             left = ast.get_source_segment(source, node.test.left)
             right = ast.get_source_segment(source, node.test.comparators[0])
             if left is not None and right is not None:
@@ -122,8 +139,9 @@ class Truth:
     problem: str | None = None
 
 
-def call_truths(items: Sequence[CruxXItem], engine: Engine, *,
-                limits: Limits = JUDGE_LIMITS) -> dict[str, Truth]:
+def call_truths(
+    items: Sequence[CruxXItem], engine: Engine, *, limits: Limits = JUDGE_LIMITS
+) -> dict[str, Truth]:
     """Run each output tail's call (``candidate`` bound to ``f``); ``{sample_id: truth}``."""
     truths: dict[str, Truth] = {}
     jobs, owners = [], []
@@ -132,13 +150,21 @@ def call_truths(items: Sequence[CruxXItem], engine: Engine, *,
         if parts is None or "__execlens_hole__" in parts[0]:
             truths[item.sample_id] = Truth(None, "the tail has no `assert <call> == ????`")
             continue
-        jobs.append(Job(program=item.head + "\ncandidate = f\n", call=parts[0],
-                        limits=Limits(wall_time=15.0, memory_mb=1024,
-                                      output_bytes=1024 * 1024), hash_seed=0))
+        jobs.append(
+            Job(
+                program=item.head + "\ncandidate = f\n",
+                call=parts[0],
+                limits=Limits(wall_time=15.0, memory_mb=1024, output_bytes=1024 * 1024),
+                hash_seed=0,
+            )
+        )
         owners.append(item.sample_id)
     for sample_id, outcome in zip(owners, engine.map(jobs)):
-        truths[sample_id] = (Truth(outcome.value) if outcome.ok else
-                             Truth(None, f"the call fails here: {failure_verdict(outcome).detail}"))
+        truths[sample_id] = (
+            Truth(outcome.value)
+            if outcome.ok
+            else Truth(None, f"the call fails here: {failure_verdict(outcome).detail}")
+        )
     return truths
 
 
@@ -155,19 +181,25 @@ class StrictScorer:
 
     name = "strict"
 
-    def __init__(self, task: str, truths: Mapping[str, Truth] | None = None, *,
-                 limits: Limits = JUDGE_LIMITS) -> None:
+    def __init__(
+        self, task: str, truths: Mapping[str, Truth] | None = None, *, limits: Limits = JUDGE_LIMITS
+    ) -> None:
         self.task = task
         self.truths = truths or {}
-        self.limits = Limits(wall_time=limits.wall_time, memory_mb=limits.memory_mb,
-                             output_bytes=1024 * 1024)
+        self.limits = Limits(
+            wall_time=limits.wall_time, memory_mb=limits.memory_mb, output_bytes=1024 * 1024
+        )
 
     def plan(self, item: CruxXItem, generations: Sequence[str]) -> ScorePlan:
         """Output: host-only verdicts; input: one engine call per parseable answer."""
         if self.task == "output":
             verdicts = [self._output(g, item) for g in generations]
-            return ScorePlan([], lambda outcomes: SampleScore(
-                item.sample_id, self.name, verdicts, [v.passed for v in verdicts]))
+            return ScorePlan(
+                [],
+                lambda outcomes: SampleScore(
+                    item.sample_id, self.name, verdicts, [v.passed for v in verdicts]
+                ),
+            )
         parts = _assert_parts(item.input_reasoning)
         expected: Any = None
         problem = None
@@ -190,19 +222,33 @@ class StrictScorer:
                 firsts.append(Verdict.failing(VerdictStatus.UNPARSEABLE, exc.kind, exc.message))
                 continue
             if call.name not in ("f", "candidate"):
-                firsts.append(Verdict.failing(VerdictStatus.UNPARSEABLE, "name",
-                                              f"expected a call of f, got {call.name!r}"))
+                firsts.append(
+                    Verdict.failing(
+                        VerdictStatus.UNPARSEABLE,
+                        "name",
+                        f"expected a call of f, got {call.name!r}",
+                    )
+                )
                 continue
             firsts.append(None)
-            jobs.append(Job(program=item.head, entry_point="f", args=call.args,
-                            kwargs=call.kwargs, limits=self.limits, hash_seed=0))
+            jobs.append(
+                Job(
+                    program=item.head,
+                    entry_point="f",
+                    args=call.args,
+                    kwargs=call.kwargs,
+                    limits=self.limits,
+                    hash_seed=0,
+                )
+            )
 
         def finish(outcomes: Sequence[Outcome]) -> SampleScore:
             if len(outcomes) != len(jobs):
                 raise ValueError(f"expected {len(jobs)} outcomes, got {len(outcomes)}")
             pending = iter(outcomes)
-            verdicts = [v if v is not None else self._returned(next(pending), expected)
-                        for v in firsts]
+            verdicts = [
+                v if v is not None else self._returned(next(pending), expected) for v in firsts
+            ]
             return SampleScore(item.sample_id, self.name, verdicts, [v.passed for v in verdicts])
 
         return ScorePlan(jobs, finish)
@@ -230,5 +276,6 @@ class StrictScorer:
             return Verdict.failing(VerdictStatus.SANDBOX_ERROR, "decode", str(exc)[:300])
         if strict_equal(value, expected):
             return Verdict.passing()
-        return Verdict.failing(VerdictStatus.WRONG, "value",
-                               "f returns a different value on this input")
+        return Verdict.failing(
+            VerdictStatus.WRONG, "value", "f returns a different value on this input"
+        )

@@ -110,12 +110,7 @@ EXAMPLES: list[dict[str, object]] = [
     },
     {
         "id": "example_7",
-        "code": (
-            "def f(a, b):\n"
-            "    while b:\n"
-            "        a, b = b, a % b\n"
-            "    return a\n"
-        ),
+        "code": ("def f(a, b):\n    while b:\n        a, b = b, a % b\n    return a\n"),
         "inputs": ["12, 18", "7, 0", "0, 5"],
     },
 ]

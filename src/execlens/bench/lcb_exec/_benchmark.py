@@ -63,13 +63,19 @@ class LCBExec(SampleBenchmark):
 
     def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer]:
         """LiveCodeBench's official scorer and strict output prediction."""
-        return {"official": ProblemScorer(LCBOfficialScorer(), lcb_task),
-                "strict": ProblemScorer(StrictScorer("output"), lcb_task)}
+        return {
+            "official": ProblemScorer(LCBOfficialScorer(), lcb_task),
+            "strict": ProblemScorer(StrictScorer("output"), lcb_task),
+        }
 
     def explain(self, item: Any, task: str, context: Any) -> dict[str, Any] | None:
         """The reference output literal (what the official extraction should read)."""
-        return {"expected": item.output, "program": item.code, "true_value": item.output,
-                "question": f"the output of {item.input}"}
+        return {
+            "expected": item.output,
+            "program": item.code,
+            "true_value": item.output,
+            "question": f"the output of {item.input}",
+        }
 
     def question_task(self, record: Mapping[str, Any]) -> Task | None:
         """The output-prediction task one row of execution-v2's shape asks (``export``):
@@ -80,17 +86,23 @@ class LCBExec(SampleBenchmark):
     def perturb_target(self, item: Any, task: str) -> PerturbTarget:
         """``--perturb``: the code is rewritten (after the import block, which stays);
         the call of ``input`` (keyword names protected) must return the same."""
-        return PerturbTarget(item.code, (item.input,), lambda code: replace(item, code=code),
-                             prelude=LCB_PRELUDE)
+        return PerturbTarget(
+            item.code, (item.input,), lambda code: replace(item, code=code), prelude=LCB_PRELUDE
+        )
 
     def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
         """LiveCodeBench's output list (problems embedded) or ``{id: [answers]}``."""
         answers, embedded = load_lcb_generations(path)
         problems = load_lcb_problems(data) if data is not None or embedded is None else embedded
-        return Generations(task="output", items=match_generations(problems, answers, str(path)),
-                           notes={"official_task": "output",
-                                  "note": "LiveCodeBench reports pass@1 only; pass@5 here "
-                                          "applies the same estimator to its lists"})
+        return Generations(
+            task="output",
+            items=match_generations(problems, answers, str(path)),
+            notes={
+                "official_task": "output",
+                "note": "LiveCodeBench reports pass@1 only; pass@5 here "
+                "applies the same estimator to its lists",
+            },
+        )
 
     def references(self) -> Sequence[Any]:
         """None published in a form we can reproduce offline."""

@@ -121,6 +121,12 @@ def load_lcb_exec(
     directory holding one, or a ``datasets`` ``save_to_disk`` directory, optionally
     pinned as ``PATH@FINGERPRINT`` -- or the hub (at ``revision``, else the revision of
     an enclosing ``data_revision`` block, else the hub's current version)."""
-    return load_single_file_dataset(data, hub=LCB_EXEC_HUB, split=split,
-                                    local_names=_LOCAL_NAMES, what="LiveCodeBench execution",
-                                    parse=_parse, revision=revision)
+    return load_single_file_dataset(
+        data,
+        hub=LCB_EXEC_HUB,
+        split=split,
+        local_names=_LOCAL_NAMES,
+        what="LiveCodeBench execution",
+        parse=_parse,
+        revision=revision,
+    )

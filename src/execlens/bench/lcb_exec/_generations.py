@@ -32,8 +32,7 @@ from execlens.tasks import (
 from ._data import lcb_order, load_lcb_exec
 from ._official import LCB_PRELUDE
 
-__all__ = ["lcb_question", "lcb_row_task", "lcb_task", "load_lcb_generations",
-           "load_lcb_problems"]
+__all__ = ["lcb_question", "lcb_row_task", "lcb_task", "load_lcb_generations", "load_lcb_problems"]
 
 # The ``source`` of LiveCodeBench's tasks (exported reward tasks' ids start with it).
 _SOURCE = "lcb_exec"
@@ -48,8 +47,9 @@ def lcb_row_task(record: Mapping[str, Any], *, id_key: str = "id") -> Task:
     call), with LiveCodeBench's import block as its prelude: the rows' code uses the
     names it binds (``Counter``, ``defaultdict``...) without importing them, so a task
     run without it fails with ``NameError`` (an exported input task's right answers)."""
-    return prediction_task_from_record(record, id_key=id_key, call=True, prelude=LCB_PRELUDE,
-                                       source=_SOURCE)
+    return prediction_task_from_record(
+        record, id_key=id_key, call=True, prelude=LCB_PRELUDE, source=_SOURCE
+    )
 
 
 def lcb_task(sample: Any) -> Task:
@@ -57,9 +57,16 @@ def lcb_task(sample: Any) -> Task:
     import block as its prelude (a task already is returned as it is)."""
     if isinstance(sample, Task):
         return sample
-    return prediction_task(id=sample.id, code=sample.code, input=sample.input,
-                           output=sample.output, function=sample.function_name,
-                           call=sample.input, prelude=LCB_PRELUDE, source=_SOURCE)
+    return prediction_task(
+        id=sample.id,
+        code=sample.code,
+        input=sample.input,
+        output=sample.output,
+        function=sample.function_name,
+        call=sample.input,
+        prelude=LCB_PRELUDE,
+        source=_SOURCE,
+    )
 
 
 def lcb_question(record: Mapping[str, Any]) -> Task | None:
@@ -86,16 +93,17 @@ def load_lcb_problems(data: str | Path | None = None) -> list[Task]:
     return [lcb_task(sample) for sample in samples]
 
 
-def load_lcb_generations(path: str | Path
-                         ) -> tuple[dict[str, list[str]], list[Task] | None]:
+def load_lcb_generations(path: str | Path) -> tuple[dict[str, list[str]], list[Task] | None]:
     """Generations by problem id, and the problems when the file carries them."""
     file = Path(path)
     data = read_generations_json(file)
     if isinstance(data, dict):
         return check_generations(data, str(file)), None
     if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
-        raise GenerationsError(f"{file}: expected LiveCodeBench's list of records or an "
-                               f"object mapping ids to lists of answers")
+        raise GenerationsError(
+            f"{file}: expected LiveCodeBench's list of records or an "
+            f"object mapping ids to lists of answers"
+        )
     generations: dict[str, Any] = {}
     for index, record in enumerate(data):
         if "id" not in record or "pred_list" not in record:

@@ -23,7 +23,7 @@ def _lcb_prelude() -> str:
     """
     from_imports = {
         "itertools": "accumulate chain combinations count cycle groupby islice permutations "
-                     "product repeat zip_longest",
+        "product repeat zip_longest",
         "copy": "deepcopy",
         "string": "ascii_lowercase",
         "math": "ceil comb floor gcd inf isqrt log log10 log2 prod sqrt",
@@ -36,10 +36,10 @@ def _lcb_prelude() -> str:
         "os.path": "commonprefix",
         "typing": "Any Callable Dict Generator Iterable Iterator List Optional Set Tuple Union",
     }
-    modules = ("bisect collections copy functools heapq itertools math operator random re "
-               "string sys")
-    lines = [f"from {module} import {', '.join(names.split())}"
-             for module, names in from_imports.items()]
+    modules = "bisect collections copy functools heapq itertools math operator random re string sys"
+    lines = [
+        f"from {module} import {', '.join(names.split())}" for module, names in from_imports.items()
+    ]
     lines.append("from re import search as re_search")
     lines.extend(f"import {module}" for module in modules.split())  # after: bisect = module
     lines.extend(["import numpy as np", "import pandas as pd"])

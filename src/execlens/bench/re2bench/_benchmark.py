@@ -31,9 +31,13 @@ _STYLES = ("direct",)
 
 
 def _sampling() -> SamplingDefaults:
-    return SamplingDefaults(max_tokens=8192, temperature=0.0, n=1,
-                            source="Intelligent-CAT-Lab/RE2Bench: scripts/prompting/"
-                                   "prompt_models.py (greedy; budget not pinned upstream)")
+    return SamplingDefaults(
+        max_tokens=8192,
+        temperature=0.0,
+        n=1,
+        source="Intelligent-CAT-Lab/RE2Bench: scripts/prompting/"
+        "prompt_models.py (greedy; budget not pinned upstream)",
+    )
 
 
 def _mean(values: list[float]) -> float:
@@ -70,8 +74,10 @@ class RE2Bench:
     on a user's checkout (``--data``; nothing ships)."""
 
     name = "re2bench"
-    description = ("RE2-Bench: predict inputs, outputs, loop variable values and branch "
-                   "decisions of real-world code (bring your own checkout: --data)")
+    description = (
+        "RE2-Bench: predict inputs, outputs, loop variable values and branch "
+        "decisions of real-world code (bring your own checkout: --data)"
+    )
     default_task = "output"
     tasks: Mapping[str, TaskSpec] = {
         "output": TaskSpec("output", _STYLES, "predict the return value as JSON"),
@@ -88,14 +94,17 @@ class RE2Bench:
         """Every task's problems from the checkout ``data`` (required)."""
         return dataset_records(load_re2bench(data))
 
-    def plan(self, records: Sequence[Any], task: str, *, limit: int | None,
-             offset: int) -> list[tuple[str, list[Any]]]:
+    def plan(
+        self, records: Sequence[Any], task: str, *, limit: int | None, offset: int
+    ) -> list[tuple[str, list[Any]]]:
         """The task's problems (easy first, as the sample lists them), sliced."""
         self._check(task)
         chosen = [r for r in records if r.task == task]
         if not chosen:
-            raise DatasetError(f"the RE2-Bench checkout has no {task} problems "
-                               f"(prompts/{task}_prediction/ and its data)")
+            raise DatasetError(
+                f"the RE2-Bench checkout has no {task} problems "
+                f"(prompts/{task}_prediction/ and its data)"
+            )
         return [(task, select(chosen, limit=limit, offset=offset))]
 
     def render(self, item: Any, task: str, style: str) -> RenderedPrompt:
@@ -103,16 +112,27 @@ class RE2Bench:
         self._check(task)
         if style not in _STYLES:
             raise BenchmarkError(f"RE2-Bench has no prompt style {style!r} (expected direct)")
-        return RenderedPrompt(benchmark=self.name, task=task, style=style, text=item.prompt,
-                              system=None, stop=(), chat_stop=(), sampling=_sampling(),
-                              template=f"re2bench:prompts/{task}_prediction/{item.difficulty}",
-                              sample_id=item.sample_id)
+        return RenderedPrompt(
+            benchmark=self.name,
+            task=task,
+            style=style,
+            text=item.prompt,
+            system=None,
+            stop=(),
+            chat_stop=(),
+            sampling=_sampling(),
+            template=f"re2bench:prompts/{task}_prediction/{item.difficulty}",
+            sample_id=item.sample_id,
+        )
 
     def extract(self, raw: str, item: Any, task: str, style: str, flavor: str) -> Extraction:
         """The official reading, as JSON text (scorers re-read the raw response)."""
         text = answer_text(raw, task)
-        return Extraction(text=text, how=("re2bench_parser",),
-                          failure=None if text not in ("", "{}") else "no_answer")
+        return Extraction(
+            text=text,
+            how=("re2bench_parser",),
+            failure=None if text not in ("", "{}") else "no_answer",
+        )
 
     def prepare(self, items: Sequence[Any], task: str, engine: Any) -> Any:
         """Nothing: the truths are in the data."""
@@ -132,18 +152,25 @@ class RE2Bench:
         import json
 
         truth = {"output": item.output, "input": item.inputs}.get(task, item.truth)
-        return {"expected": json.dumps(truth, default=repr)[:2000], "program": item.code,
-                "question": f"{task} prediction ({item.difficulty}, {item.benchmark or task})"}
+        return {
+            "expected": json.dumps(truth, default=repr)[:2000],
+            "program": item.code,
+            "question": f"{task} prediction ({item.difficulty}, {item.benchmark or task})",
+        }
 
     def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
         """``{"<difficulty>/<problem id>": ["<response>", ...]}`` for one ``--task``."""
         if task is None or task not in self.tasks:
-            raise GenerationsError(f"{path}: name the RE2-Bench task with --task "
-                                   f"({', '.join(self.tasks)})")
+            raise GenerationsError(
+                f"{path}: name the RE2-Bench task with --task ({', '.join(self.tasks)})"
+            )
         answers = check_generations(read_generations_json(path), str(path))
         items = [r for r in self.load(data) if r.task == task]
-        return Generations(task=task, items=match_generations(items, answers, str(path)),
-                           notes={"official_task": task})
+        return Generations(
+            task=task,
+            items=match_generations(items, answers, str(path)),
+            notes={"official_task": task},
+        )
 
     def references(self) -> Sequence[Any]:
         """None reproducible offline."""
@@ -155,8 +182,9 @@ class RE2Bench:
 
     def _check(self, task: str) -> None:
         if task not in TASKS:
-            raise BenchmarkError(f"RE2-Bench has no task {task!r} "
-                                 f"(expected one of {', '.join(TASKS)})")
+            raise BenchmarkError(
+                f"RE2-Bench has no task {task!r} (expected one of {', '.join(TASKS)})"
+            )
 
 
 BENCHMARK = RE2Bench()

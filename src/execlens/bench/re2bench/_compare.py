@@ -43,8 +43,15 @@ from typing import Any
 
 from execlens.values import AnswerParseError, parse_literal, strict_equal
 
-__all__ = ["branch_truth", "compare_branch", "compare_loop", "deserialize", "loop_truth",
-           "official_score", "strict_score"]
+__all__ = [
+    "branch_truth",
+    "compare_branch",
+    "compare_loop",
+    "deserialize",
+    "loop_truth",
+    "official_score",
+    "strict_score",
+]
 
 _NOT = object()
 
@@ -74,7 +81,7 @@ def _looks_numpy(text: str) -> bool:
 def _numpy(text: str) -> Any:
     text = text.strip()
     if text.startswith("array(") and text.endswith(")"):
-        text = text[len("array("):-1].strip()
+        text = text[len("array(") : -1].strip()
     if text.startswith("[") and text.endswith("]"):
         text = text[1:-1].strip()
     rows = []
@@ -107,7 +114,7 @@ def _looks_set(text: str) -> bool:
 def _set(text: str) -> Any:
     text = text.strip()
     if text.startswith("set(") and text.endswith(")"):
-        inner = _literal(text[len("set("):-1])
+        inner = _literal(text[len("set(") : -1])
         try:
             return text if inner is _NOT else set(inner)
         except TypeError:
@@ -122,8 +129,9 @@ def _looks_dict(text: str) -> bool:
 
 def _looks_dump(text: str) -> bool:
     text = text.strip()
-    return (text.startswith("[") and text.endswith("]")
-            and bool(re.search(r"'[^']*'|True|False", text)))
+    return (
+        text.startswith("[") and text.endswith("]") and bool(re.search(r"'[^']*'|True|False", text))
+    )
 
 
 def _dump(text: str) -> list[Any]:
@@ -257,8 +265,7 @@ def deserialize(value: Any, depth: int = 0) -> Any:
     if isinstance(value, list):
         return [deserialize(v, depth + 1) for v in value]
     if isinstance(value, dict):
-        return {k: v if k == "operation" else deserialize(v, depth + 1)
-                for k, v in value.items()}
+        return {k: v if k == "operation" else deserialize(v, depth + 1) for k, v in value.items()}
     return value
 
 
@@ -295,8 +302,9 @@ def strict_score(predicted: Any, truth: Any) -> tuple[int, float]:
 
 # --------------------------------------------------------------------- loop / branch
 def _meaningful(value: Any) -> bool:
-    return value is not None and not (isinstance(value, (list, dict, str, tuple, set))
-                                      and len(value) == 0)
+    return value is not None and not (
+        isinstance(value, (list, dict, str, tuple, set)) and len(value) == 0
+    )
 
 
 def loop_truth(record: Mapping[str, Any]) -> dict[str, dict[str, list[Any]]]:
@@ -339,9 +347,12 @@ def _lists(value: Any) -> Any:
     return value
 
 
-def compare_loop(predicted: Mapping[str, Mapping[str, Any]],
-                 truth: Mapping[str, Mapping[str, list[Any]]], *,
-                 strict: bool = False) -> tuple[int, float]:
+def compare_loop(
+    predicted: Mapping[str, Mapping[str, Any]],
+    truth: Mapping[str, Mapping[str, list[Any]]],
+    *,
+    strict: bool = False,
+) -> tuple[int, float]:
     """``compare_loop``: ``(all loops right, fraction of loops right)``."""
     if not truth:
         return 1, 1.0
@@ -363,8 +374,9 @@ def compare_loop(predicted: Mapping[str, Mapping[str, Any]],
     return (1 if right == len(truth) else 0), right / len(truth)
 
 
-def compare_branch(predicted: Mapping[str, list[bool]],
-                   truth: Mapping[str, list[bool]]) -> tuple[int, float]:
+def compare_branch(
+    predicted: Mapping[str, list[bool]], truth: Mapping[str, list[bool]]
+) -> tuple[int, float]:
     """``compare_branch``: ``(all lines right, fraction of lines right)``."""
     if not truth:
         return 1, 1.0

@@ -38,9 +38,11 @@ __all__ = ["DIFFICULTIES", "TASKS", "RE2Item", "case_file_name", "load_re2bench"
 
 TASKS = ("output", "input", "loop", "branch")
 DIFFICULTIES = ("easy", "difficult")
-_HINT = ("nothing ships (the upstream repository has no licence): clone "
-         "github.com/Intelligent-CAT-Lab/RE2Bench and pass a local copy with --data PATH "
-         "(the checkout's root)")
+_HINT = (
+    "nothing ships (the upstream repository has no licence): clone "
+    "github.com/Intelligent-CAT-Lab/RE2Bench and pass a local copy with --data PATH "
+    "(the checkout's root)"
+)
 
 #: Upstream subsets whose files rename ``sample_<n>`` to ``<subset>_<n>`` (the CRUXEval
 #: one; written as a keyword so the registry name of execlens's own CRUXEval folder is
@@ -111,8 +113,9 @@ def _roots(data: str | Path | None) -> tuple[Path, Path]:
         return root, root / "dataset" / "re2-bench"
     if root.name == "re2-bench" and root.parent.name == "dataset" and root.is_dir():
         return root.parent.parent, root
-    raise DatasetUnavailableError(f"{root}: not an RE2-Bench checkout (no dataset/re2-bench/ "
-                                  f"in it); {_HINT}")
+    raise DatasetUnavailableError(
+        f"{root}: not an RE2-Bench checkout (no dataset/re2-bench/ in it); {_HINT}"
+    )
 
 
 def _read_json(path: Path) -> Any:
@@ -154,20 +157,28 @@ def _sampled(base: Path, errors: list[RecordError]) -> list[tuple[str, str, str,
         for problem_id, entry in problems.items():
             where = f"{difficulty}.{problem_id}"
             if not isinstance(entry, dict) or not isinstance(entry.get("benchmark"), str):
-                errors.append(RecordError(str(path), None, f"{where}.benchmark",
-                                          "missing or not a string"))
+                errors.append(
+                    RecordError(str(path), None, f"{where}.benchmark", "missing or not a string")
+                )
                 continue
             index = entry.get("input-output")
             if isinstance(index, bool) or not isinstance(index, int) or index < 0:
-                errors.append(RecordError(str(path), None, f"{where}.input-output",
-                                          "expected a line index (an integer >= 0)"))
+                errors.append(
+                    RecordError(
+                        str(path),
+                        None,
+                        f"{where}.input-output",
+                        "expected a line index (an integer >= 0)",
+                    )
+                )
                 continue
             out.append((difficulty, problem_id, entry["benchmark"], index))
     return out
 
 
-def _case(base: Path, benchmark: str, problem_id: str, index: int
-          ) -> tuple[dict[str, Any] | None, RecordError | None]:
+def _case(
+    base: Path, benchmark: str, problem_id: str, index: int
+) -> tuple[dict[str, Any] | None, RecordError | None]:
     """The recorded call on line ``index`` of the case file, checked."""
     try:
         name = case_file_name(problem_id, benchmark)
@@ -179,8 +190,9 @@ def _case(base: Path, benchmark: str, problem_id: str, index: int
     except (OSError, UnicodeDecodeError) as exc:
         return None, RecordError(str(path), None, None, f"cannot read the case file ({exc})")
     if index >= len(lines):
-        return None, RecordError(str(path), index + 1, None,
-                                 f"no line {index + 1} (the file has {len(lines)})")
+        return None, RecordError(
+            str(path), index + 1, None, f"no line {index + 1} (the file has {len(lines)})"
+        )
     try:
         record = json.loads(lines[index])
     except (json.JSONDecodeError, RecursionError) as exc:
@@ -192,19 +204,26 @@ def _case(base: Path, benchmark: str, problem_id: str, index: int
         return None, RecordError(str(path), index + 1, "values", "missing or not an object")
     inputs = values.get("inputs", values.get("input"))
     if not isinstance(inputs, dict):
-        return None, RecordError(str(path), index + 1, "values.inputs",
-                                 "missing or not an object")
+        return None, RecordError(str(path), index + 1, "values.inputs", "missing or not an object")
     if "return" not in values and "output" not in values:
         return None, RecordError(str(path), index + 1, "values.return", "missing")
     name_field = record.get("name")
     if name_field is not None and not isinstance(name_field, str):
         return None, RecordError(str(path), index + 1, "name", "not a string")
-    return {"name": name_field, "inputs": inputs,
-            "output": values["return"] if "return" in values else values["output"]}, None
+    return {
+        "name": name_field,
+        "inputs": inputs,
+        "output": values["return"] if "return" in values else values["output"],
+    }, None
 
 
-def _io_items(root: Path, base: Path, task: str, problems: list[tuple[str, str, str, int]],
-              errors: list[RecordError]) -> list[RE2Item]:
+def _io_items(
+    root: Path,
+    base: Path,
+    task: str,
+    problems: list[tuple[str, str, str, int]],
+    errors: list[RecordError],
+) -> list[RE2Item]:
     items = []
     for difficulty, problem_id, benchmark, index in problems:
         path, prompt = _prompt(root, task, difficulty, problem_id)
@@ -220,10 +239,25 @@ def _io_items(root: Path, base: Path, task: str, problems: list[tuple[str, str, 
             code: str | None = code_path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             code = None
-        class_name = (case_file_name(problem_id, benchmark).split("@")[0]
-                      if benchmark == "Classeval" else None)
-        items.append(RE2Item(task, difficulty, problem_id, benchmark, prompt, case["name"],
-                             case["inputs"], case["output"], code, class_name))
+        class_name = (
+            case_file_name(problem_id, benchmark).split("@")[0]
+            if benchmark == "Classeval"
+            else None
+        )
+        items.append(
+            RE2Item(
+                task,
+                difficulty,
+                problem_id,
+                benchmark,
+                prompt,
+                case["name"],
+                case["inputs"],
+                case["output"],
+                code,
+                class_name,
+            )
+        )
     return items
 
 
@@ -234,7 +268,7 @@ def _trace_items(root: Path, base: Path, task: str, errors: list[RecordError]) -
         if not folder.is_dir():
             continue
         for path in sorted(folder.glob("*.json")):
-            problem_id = path.name[:-len(".json")]
+            problem_id = path.name[: -len(".json")]
             try:
                 record = _read_json(path)
             except DatasetError as exc:
@@ -249,8 +283,17 @@ def _trace_items(root: Path, base: Path, task: str, errors: list[RecordError]) -
             if prompt is None:
                 errors.append(RecordError(str(prompt_path), None, None, "missing prompt file"))
                 continue
-            items.append(RE2Item(task, difficulty, problem_id, "", prompt,
-                                 inputs=record.get("input"), truth=truth))
+            items.append(
+                RE2Item(
+                    task,
+                    difficulty,
+                    problem_id,
+                    "",
+                    prompt,
+                    inputs=record.get("input"),
+                    truth=truth,
+                )
+            )
     return items
 
 
@@ -272,9 +315,11 @@ def _trace_truth(task: str, record: Any) -> Any:
                 raise _Bad(f"loops.{key}.line", "missing")
             iterations = loop.get("iterations", [])
             if not isinstance(iterations, list) or not all(
-                    isinstance(i, dict) and isinstance(i.get("loop_variables", {}), dict)
-                    and isinstance(i.get("control_variable", {}) or {}, dict)
-                    for i in iterations):
+                isinstance(i, dict)
+                and isinstance(i.get("loop_variables", {}), dict)
+                and isinstance(i.get("control_variable", {}) or {}, dict)
+                for i in iterations
+            ):
                 raise _Bad(f"loops.{key}.iterations", "expected a list of objects")
         return loop_truth(record)
     branches = record.get("branches")
@@ -298,7 +343,8 @@ def load_re2bench(data: str | Path | None) -> LoadResult[RE2Item]:
     if not tasks:
         raise DatasetUnavailableError(
             f"{root}: no prompts/<task>_prediction/ folder (expected one of "
-            f"{', '.join(t + '_prediction' for t in TASKS)}); {_HINT}")
+            f"{', '.join(t + '_prediction' for t in TASKS)}); {_HINT}"
+        )
     errors: list[RecordError] = []
     items: list[RE2Item] = []
     problems = _sampled(base, errors) if {"input", "output"} & set(tasks) else []

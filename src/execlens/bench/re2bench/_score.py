@@ -83,13 +83,17 @@ def _call_text(name: str, args: dict[str, Any], kwargs: dict[str, Any]) -> str:
 def _caller(item: RE2Item) -> str:
     """A function defined after the code that calls the problem's function (or method)."""
     if item.class_name:
-        target = (f"    obj = object.__new__({item.class_name})\n"
-                  f"    obj.__dict__.update(self_values)\n"
-                  f"    target = getattr(obj, {item.name!r})\n")
+        target = (
+            f"    obj = object.__new__({item.class_name})\n"
+            f"    obj.__dict__.update(self_values)\n"
+            f"    target = getattr(obj, {item.name!r})\n"
+        )
     else:
         target = f"    target = {item.name}\n"
-    return (f"\n\ndef {_CALLER}(self_values, args, kwargs):\n{target}"
-            "    return target(**args, **kwargs)\n")
+    return (
+        f"\n\ndef {_CALLER}(self_values, args, kwargs):\n{target}"
+        "    return target(**args, **kwargs)\n"
+    )
 
 
 def _stdin_form(value: Any) -> bool:
@@ -97,9 +101,12 @@ def _stdin_form(value: Any) -> bool:
 
 
 def _call_form(value: Any) -> bool:
-    return (isinstance(value, dict) and isinstance(value.get("args", {}), dict)
-            and isinstance(value.get("kwargs", {}), dict)
-            and isinstance(value.get("self", {}), dict))
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("args", {}), dict)
+        and isinstance(value.get("kwargs", {}), dict)
+        and isinstance(value.get("self", {}), dict)
+    )
 
 
 def _lists(value: Any) -> Any:
@@ -139,15 +146,21 @@ class _Base:
             verdicts = list(firsts)
             for index, outcome in zip(owners, outcomes):
                 verdicts[index] = self._rerun_verdict(outcome, item, verdicts[index])
-            final = [v if v is not None else Verdict.failing(VerdictStatus.SCORING_ERROR)
-                     for v in verdicts]
+            final = [
+                v if v is not None else Verdict.failing(VerdictStatus.SCORING_ERROR)
+                for v in verdicts
+            ]
             return SampleScore(item.sample_id, self.name, final, [v.passed for v in final])
 
         return ScorePlan(jobs, finish)
 
     def _done(self, item: RE2Item, verdicts: list[Verdict]) -> ScorePlan:
-        return ScorePlan([], lambda outcomes: SampleScore(
-            item.sample_id, self.name, verdicts, [v.passed for v in verdicts]))
+        return ScorePlan(
+            [],
+            lambda outcomes: SampleScore(
+                item.sample_id, self.name, verdicts, [v.passed for v in verdicts]
+            ),
+        )
 
     def _io(self, raw: str, item: RE2Item) -> tuple[Verdict, Job | None]:
         raise NotImplementedError
@@ -187,26 +200,34 @@ class OfficialScorer(_Base):
             text = given if isinstance(given, str) else str(given)
             if str(truth) == text:
                 return verdict, None
-            return verdict, Job(program=item.code, stdin=text, limits=self.limits,
-                                tag=("stdin", text))
+            return verdict, Job(
+                program=item.code, stdin=text, limits=self.limits, tag=("stdin", text)
+            )
         args, kwargs = predicted.get("args", {}), predicted.get("kwargs", {})
-        if (predicted == truth or not item.name or not isinstance(args, dict)
-                or not isinstance(kwargs, dict)):
+        if (
+            predicted == truth
+            or not item.name
+            or not isinstance(args, dict)
+            or not isinstance(kwargs, dict)
+        ):
             return verdict, None
         call = _call_text(item.name, {k: v for k, v in args.items() if not callable(v)}, kwargs)
         if item.class_name:
             # upstream: construct_instance(...) then print(self_instance.<call>)
-            program = (item.code + "\n" + f"__obj = object.__new__({item.class_name})\n"
-                       f"__obj.__dict__.update({predicted.get('self', {})!r})\n"
-                       f"print(__obj.{call})\n")
+            program = (
+                item.code + "\n" + f"__obj = object.__new__({item.class_name})\n"
+                f"__obj.__dict__.update({predicted.get('self', {})!r})\n"
+                f"print(__obj.{call})\n"
+            )
         else:
             program = item.code + "\n" + f"print({call})\n"
         return verdict, Job(program=program, limits=self.limits, tag=("call", call))
 
     def _rerun_verdict(self, outcome: Outcome, item: RE2Item, first: Verdict | None) -> Verdict:
         if outcome.ok and outcome.stdout.strip() == str(item.output).strip():
-            return Verdict.passing(detail="accepted on re-execution: the printed output "
-                                          "equals str(ground truth)")
+            return Verdict.passing(
+                detail="accepted on re-execution: the printed output equals str(ground truth)"
+            )
         return first or Verdict.failing(VerdictStatus.WRONG)
 
     def _loop(self, raw: str, item: RE2Item) -> Verdict:
@@ -242,10 +263,17 @@ class StrictScorer(_Base):
             return verdict, Job(program=item.code, stdin=given, limits=self.limits)
         if not item.name or not _call_form(predicted):
             return verdict, None
-        return verdict, Job(program=item.code + _caller(item), entry_point=_CALLER,
-                            args=(predicted.get("self", {}), predicted.get("args", {}),
-                                  predicted.get("kwargs", {})),
-                            limits=self.limits, hash_seed=0)
+        return verdict, Job(
+            program=item.code + _caller(item),
+            entry_point=_CALLER,
+            args=(
+                predicted.get("self", {}),
+                predicted.get("args", {}),
+                predicted.get("kwargs", {}),
+            ),
+            limits=self.limits,
+            hash_seed=0,
+        )
 
     def _rerun_verdict(self, outcome: Outcome, item: RE2Item, first: Verdict | None) -> Verdict:
         first = first or Verdict.failing(VerdictStatus.WRONG)
@@ -267,15 +295,17 @@ class StrictScorer(_Base):
     def _loop(self, raw: str, item: RE2Item) -> Verdict:
         answer = parse_loop_answer(raw)
         if not answer.found:
-            return Verdict.failing(VerdictStatus.UNPARSEABLE, "no_answer_block",
-                                   "no [ANSWER] block")
+            return Verdict.failing(
+                VerdictStatus.UNPARSEABLE, "no_answer_block", "no [ANSWER] block"
+            )
         return _verdict(*compare_loop(answer.states, item.truth, strict=True))
 
     def _branch(self, raw: str, item: RE2Item) -> Verdict:
         answer = parse_branch_answer(raw)
         if not answer.found:
-            return Verdict.failing(VerdictStatus.UNPARSEABLE, "no_answer_block",
-                                   "no [ANSWER] block")
+            return Verdict.failing(
+                VerdictStatus.UNPARSEABLE, "no_answer_block", "no [ANSWER] block"
+            )
         bad = {entry.split(":", 1)[0] for entry in answer.dropped}
         # a line with a token other than Y/N is wrong here (upstream drops the token)
         taken = {line: values for line, values in answer.taken.items() if line not in bad}

@@ -54,10 +54,20 @@ _ALL = (*REVAL_TASKS, "consistency")
 
 _REFERENCES = (
     # REval leaderboard (r-eval/r-eval.github.io results.json): GPT-4-Turbo (0125).
-    Reference("reval", _ALL, ("gpt-4-0125-preview", "gpt-4-turbo-0125"),
-              {"coverage": 88.4, "coverage f1": 89.8, "state": 71.4, "path": 57.7,
-               "output": 82.6, "IC": 42.48},
-              "REval leaderboard, GPT-4-Turbo (0125)"),
+    Reference(
+        "reval",
+        _ALL,
+        ("gpt-4-0125-preview", "gpt-4-turbo-0125"),
+        {
+            "coverage": 88.4,
+            "coverage f1": 89.8,
+            "state": 71.4,
+            "path": 57.7,
+            "output": 82.6,
+            "IC": 42.48,
+        },
+        "REval leaderboard, GPT-4-Turbo (0125)",
+    ),
 )
 
 
@@ -75,8 +85,7 @@ def truth_cache_dir() -> Path:
 class RevalScorer:
     """One mode's judge of one task: every raw response of an item, with its truth."""
 
-    def __init__(self, mode: str, task: str, style: str, truths: Mapping[str, RevalTruth]
-                 ) -> None:
+    def __init__(self, mode: str, task: str, style: str, truths: Mapping[str, RevalTruth]) -> None:
         self.name = mode
         self.task = task
         self.style = style
@@ -92,22 +101,30 @@ class RevalScorer:
         """The jobs of every response (official state/output checks) and the scoring."""
         truth = self._truth(item)
         if truth is None and self.task != "output":
-            missing = Verdict.failing(VerdictStatus.REFERENCE_ERROR, "truth",
-                                      f"no {self.name} truth for {item.sample_id}")
+            missing = Verdict.failing(
+                VerdictStatus.REFERENCE_ERROR, "truth", f"no {self.name} truth for {item.sample_id}"
+            )
             plans = [guarded(lambda: missing) for _ in generations]
         else:
             context = reval_context(item)
-            plans = [guarded(plan_reval, self.task, self.name, raw, self.style, context, truth)
-                     for raw in generations]
+            plans = [
+                guarded(plan_reval, self.task, self.name, raw, self.style, context, truth)
+                for raw in generations
+            ]
         jobs = [job for plan in plans for job in plan.jobs]
 
         def finish(outcomes: Sequence[Any]) -> SampleScore:
             verdicts, start = [], 0
             for plan in plans:
-                verdicts.append(plan.verdict(outcomes[start:start + len(plan.jobs)]))
+                verdicts.append(plan.verdict(outcomes[start : start + len(plan.jobs)]))
                 start += len(plan.jobs)
-            return SampleScore(item.sample_id, self.name, verdicts, [v.passed for v in verdicts],
-                               info={"kind": item.problem.kind})
+            return SampleScore(
+                item.sample_id,
+                self.name,
+                verdicts,
+                [v.passed for v in verdicts],
+                info={"kind": item.problem.kind},
+            )
 
         return ScorePlan(jobs, finish)
 
@@ -130,24 +147,30 @@ def _from_label(label: str, task: str, covered: bool | None) -> Verdict:
     except ValueError:
         kind = VerdictStatus.SCORING_ERROR
     data: dict[str, Any] = {}
-    if task == "coverage" and covered is not None and kind in (VerdictStatus.PASSED,
-                                                               VerdictStatus.WRONG):
+    if (
+        task == "coverage"
+        and covered is not None
+        and kind in (VerdictStatus.PASSED, VerdictStatus.WRONG)
+    ):
         data["answer"] = covered if kind is VerdictStatus.PASSED else not covered
     if kind is VerdictStatus.PASSED:
         return Verdict(True, kind, data=data)
     return Verdict(False, kind, reason=reason, data=data)
 
 
-def _record_verdicts(record: Mapping[str, Any], mode: str, task: str,
-                     covered: bool | None) -> list[Verdict]:
+def _record_verdicts(
+    record: Mapping[str, Any], mode: str, task: str, covered: bool | None
+) -> list[Verdict]:
     stored = (record.get("verdicts") or {}).get(mode)
     if isinstance(stored, list) and all(isinstance(v, Mapping) for v in stored):
         return [Verdict.from_dict(v) for v in stored]
     labels = [entry.get(mode) for entry in record.get("generations") or ()]
     if labels and all(isinstance(label, str) for label in labels):
         return [_from_label(label, task, covered) for label in labels]
-    return [_from_label("passed" if flag else "wrong:recorded", task, covered)
-            for flag in record.get(mode) or ()]
+    return [
+        _from_label("passed" if flag else "wrong:recorded", task, covered)
+        for flag in record.get(mode) or ()
+    ]
 
 
 class Reval:
@@ -155,15 +178,16 @@ class Reval:
     154 programs' runs, and Incremental Consistency over all four."""
 
     name = "reval"
-    description = ("REval: is a line executed, which line runs next, a variable's value, "
-                   "the output; Incremental Consistency")
+    description = (
+        "REval: is a line executed, which line runs next, a variable's value, "
+        "the output; Incremental Consistency"
+    )
     tasks: Mapping[str, TaskSpec] = {
         "coverage": TaskSpec("coverage", _STYLES, "is line N executed? (YES/NO)"),
         "path": TaskSpec("path", _STYLES, "which line runs right after line N?"),
         "state": TaskSpec("state", _STYLES, "the value and type of a variable after line N"),
         "output": TaskSpec("output", _STYLES, "complete the masked assertion (??)"),
-        "consistency": TaskSpec("consistency", _STYLES, "all four, for IC",
-                                composite=REVAL_TASKS),
+        "consistency": TaskSpec("consistency", _STYLES, "all four, for IC", composite=REVAL_TASKS),
     }
     modes = REVAL_MODES
     scores_raw = True
@@ -212,8 +236,9 @@ class Reval:
                 kept.append(item)
         return kept
 
-    def plan(self, records: Sequence[Any], task: str, *, limit: int | None,
-             offset: int) -> list[tuple[str, list[Any]]]:
+    def plan(
+        self, records: Sequence[Any], task: str, *, limit: int | None, offset: int
+    ) -> list[tuple[str, list[Any]]]:
         """Questions (coverage/path/state), pairs (output), or all four (consistency).
 
         Problems that cannot run here are dropped first (:attr:`skipped` says why), so
@@ -222,18 +247,21 @@ class Reval:
         pair's output.
         """
         if task not in self.tasks:
-            raise BenchmarkError(f"reval has no task {task!r} (expected one of "
-                                 f"{', '.join(self.tasks)})")
+            raise BenchmarkError(
+                f"reval has no task {task!r} (expected one of {', '.join(self.tasks)})"
+            )
         # A new run: nothing of a previous run's items or truth carries over.
         self.skipped, self._truths = {}, {}
         self._perturbation = None
         problems = list(records)
         if task == "output":
-            plan = [(task, select(self._runnable(reval_pairs(problems)), limit=limit,
-                                  offset=offset))]
+            plan = [
+                (task, select(self._runnable(reval_pairs(problems)), limit=limit, offset=offset))
+            ]
         else:
-            questions = select(self._runnable(reval_questions(problems)), limit=limit,
-                               offset=offset)
+            questions = select(
+                self._runnable(reval_questions(problems)), limit=limit, offset=offset
+            )
             if task != "consistency":
                 plan = [(task, questions)]
             else:
@@ -268,8 +296,7 @@ class Reval:
         on its programs (by the runner's proof; nothing is traced again)."""
         self._items = {name: list(items) for name, items in plan}
         if self._perturbation is not None:
-            problems = {item.problem.task_id: item.problem
-                        for _, items in plan for item in items}
+            problems = {item.problem.task_id: item.problem for _, items in plan for item in items}
             self._truths = self._perturbation.truths(list(problems.values()))
 
     # ------------------------------------------------------------- scoring
@@ -278,8 +305,9 @@ class Reval:
         problems = {item.problem.task_id: item.problem for item in items}
         missing = [p for p in problems.values() if not self._has_truth(p.task_id)]
         if missing or not self._truths:
-            built = build_reval_truth(list(problems.values()), engine, REVAL_MODES,
-                                      cache_dir=truth_cache_dir())
+            built = build_reval_truth(
+                list(problems.values()), engine, REVAL_MODES, cache_dir=truth_cache_dir()
+            )
             for mode, truth in built.items():
                 merged = self._truths.setdefault(mode, RevalTruth(mode=mode))
                 merged.questions.update(truth.questions)
@@ -297,15 +325,19 @@ class Reval:
 
     def _has_truth(self, task_id: str) -> bool:
         prefix = f"{task_id}/"
-        return all(any(k.startswith(prefix) for k in t.questions) or
-                   any(k.startswith(prefix) for k in t.outputs)
-                   for t in self._truths.values()) and bool(self._truths)
+        return all(
+            any(k.startswith(prefix) for k in t.questions)
+            or any(k.startswith(prefix) for k in t.outputs)
+            for t in self._truths.values()
+        ) and bool(self._truths)
 
     def scorers(self, task: str, style: str, context: Any) -> dict[str, RevalScorer]:
         """Official and strict judges of ``task`` over the truth ``prepare`` returned."""
         if task not in REVAL_TASKS:
-            raise BenchmarkError(f"reval scores the tasks {', '.join(REVAL_TASKS)} "
-                                 f"(consistency is their composite), not {task!r}")
+            raise BenchmarkError(
+                f"reval scores the tasks {', '.join(REVAL_TASKS)} "
+                f"(consistency is their composite), not {task!r}"
+            )
         if style not in _STYLES:
             raise BenchmarkError(f"reval has no prompt style {style!r} (direct or cot)")
         truths = context if isinstance(context, Mapping) else self._truths
@@ -314,15 +346,23 @@ class Reval:
     def _ensure_truths(self) -> None:
         """The truth of the planned items: from :meth:`prepare`, else the disk cache (a
         resumed run scores nothing new), else traced here."""
-        problems = list({item.problem.task_id: item.problem
-                         for items in self._items.values() for item in items}.values())
+        problems = list(
+            {
+                item.problem.task_id: item.problem
+                for items in self._items.values()
+                for item in items
+            }.values()
+        )
         if not problems or all(self._has_truth(p.task_id) for p in problems):
             return
         from execlens.trace import trace_engine
 
         with trace_engine() as engine:
-            self.prepare([RevalItem(p, pair, 0, None) for p in problems for pair in p.pairs],
-                         "output", engine)
+            self.prepare(
+                [RevalItem(p, pair, 0, None) for p in problems for pair in p.pairs],
+                "output",
+                engine,
+            )
 
     def metrics(self, records: Sequence[Mapping[str, Any]], task: str) -> dict[str, Any]:
         """Per mode: each task's accuracy, coverage precision/recall/F1 and IC when all
@@ -337,8 +377,9 @@ class Reval:
             name, ident = _record_key(record, task)
             by_task.setdefault(name, {})[ident] = record
         tasks = tuple(t for t in REVAL_TASKS if t in by_task)
-        questions = next((self._items[t] for t in ("coverage", "path", "state")
-                          if t in self._items), [])
+        questions = next(
+            (self._items[t] for t in ("coverage", "path", "state") if t in self._items), []
+        )
         outputs = self._items.get("output", [])
         verdicts: dict[str, dict[str, dict[str, list[Verdict]]]] = {}
         for mode in self.modes:
@@ -348,27 +389,38 @@ class Reval:
                 scope = outputs if name == "output" else questions
                 verdicts[mode][name] = {
                     item.sample_id: _record_verdicts(
-                        by_task[name][item.sample_id], mode, name,
-                        truth[item.sample_id].covered if item.sample_id in truth else None)
-                    if item.sample_id in by_task[name] else
-                    [Verdict.failing(VerdictStatus.UNPARSEABLE, "missing", "no answer")]
-                    for item in scope}
-        detailed, base = summarise(verdicts, self.modes, tasks, questions, outputs,
-                                   self._truths, {})
+                        by_task[name][item.sample_id],
+                        mode,
+                        name,
+                        truth[item.sample_id].covered if item.sample_id in truth else None,
+                    )
+                    if item.sample_id in by_task[name]
+                    else [Verdict.failing(VerdictStatus.UNPARSEABLE, "missing", "no answer")]
+                    for item in scope
+                }
+        detailed, base = summarise(
+            verdicts, self.modes, tasks, questions, outputs, self._truths, {}
+        )
         shown = None if len(tasks) > 1 else tasks[0] if tasks else task
-        out: dict[str, Any] = {mode: reval_metrics_for_report(detailed[mode], shown)
-                               for mode in self.modes}
+        out: dict[str, Any] = {
+            mode: reval_metrics_for_report(detailed[mode], shown) for mode in self.modes
+        }
         out["detailed"] = detailed
-        flat = {f"{name} ({mode})": reval_metrics_for_report(values, shown)
-                for mode in self.modes for name, values in base[mode].items()
-                if isinstance(values, dict)}
+        flat = {
+            f"{name} ({mode})": reval_metrics_for_report(values, shown)
+            for mode in self.modes
+            for name, values in base[mode].items()
+            if isinstance(values, dict)
+        }
         out["baselines"] = {name: values for name, values in flat.items() if values}
         return out
 
     def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
         """REval publishes no generations format: score runs through ``execlens eval``."""
-        raise BenchmarkError("reval has no generations-file format to score; run "
-                             "`execlens eval --benchmark reval` (it caches every response)")
+        raise BenchmarkError(
+            "reval has no generations-file format to score; run "
+            "`execlens eval --benchmark reval` (it caches every response)"
+        )
 
     def references(self) -> Sequence[Reference]:
         """The REval leaderboard entry (GPT-4-Turbo 0125)."""
@@ -376,11 +428,17 @@ class Reval:
 
     def exports(self) -> Sequence[ExportSpec]:
         """The JetBrains REval layout (``executions.jsonl`` + ``states.jsonl``)."""
-        return (ExportSpec("jetbrains", "traces in the JetBrains-Research/REval layout "
-                           "(configs executions and states)",
-                           {"function": "execlens.bench.reval:export_jetbrains",
-                            "tracer": "execlens.bench.reval:trace_reval",
-                            "rows": ("all", "pairs")}),)
+        return (
+            ExportSpec(
+                "jetbrains",
+                "traces in the JetBrains-Research/REval layout (configs executions and states)",
+                {
+                    "function": "execlens.bench.reval:export_jetbrains",
+                    "tracer": "execlens.bench.reval:trace_reval",
+                    "rows": ("all", "pairs"),
+                },
+            ),
+        )
 
 
 BENCHMARK = Reval()

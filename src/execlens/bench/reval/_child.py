@@ -42,9 +42,17 @@ def _evaluator_globals(text: str) -> dict[str, Any]:
     from pydoc import locate
 
     names: dict[str, Any] = {
-        "__builtins__": builtins, "__name__": "evaluation", "argparse": argparse, "glob": glob,
-        "inspect": inspect, "os": os, "re": re, "json": json, "sys": sys,
-        "datetime": datetime.datetime, "locate": locate,
+        "__builtins__": builtins,
+        "__name__": "evaluation",
+        "argparse": argparse,
+        "glob": glob,
+        "inspect": inspect,
+        "os": os,
+        "re": re,
+        "json": json,
+        "sys": sys,
+        "datetime": datetime.datetime,
+        "locate": locate,
     }
     if "np" in text or "numpy" in text:
         import numpy
@@ -66,8 +74,11 @@ def _type_identity(value: Any) -> tuple[str, str, bool]:
         return value.__module__, value.__qualname__, True
     if value is None:
         return "", "", False
-    return getattr(value, "__module__", "") or type(value).__module__, getattr(
-        value, "__name__", type(value).__name__), False
+    return (
+        getattr(value, "__module__", "") or type(value).__module__,
+        getattr(value, "__name__", type(value).__name__),
+        False,
+    )
 
 
 def _result(value: Any, located: Any) -> tuple[str, Any, str, str, bool, bool]:
@@ -154,13 +165,20 @@ def _exec_test(namespace: dict[str, Any], test_source: str) -> None:
     import tempfile
     from copy import deepcopy
 
-    for name, value in (("ast", ast), ("inspect", inspect), ("itertools", itertools),
-                        ("sys", sys), ("tempfile", tempfile), ("deepcopy", deepcopy)):
+    for name, value in (
+        ("ast", ast),
+        ("inspect", inspect),
+        ("itertools", itertools),
+        ("sys", sys),
+        ("tempfile", tempfile),
+        ("deepcopy", deepcopy),
+    ):
         namespace.setdefault(name, value)
 
 
-def classeval_check(namespace: dict[str, Any], test_source: str, test_class: str,
-                    method_source: str) -> None:
+def classeval_check(
+    namespace: dict[str, Any], test_source: str, test_class: str, method_source: str
+) -> None:
     """Run a completed ClassEval snippet the way REval's output task does.
 
     ``method_source`` is REval's ``create_from_answer`` rewrite (``def
@@ -179,8 +197,9 @@ def classeval_check(namespace: dict[str, Any], test_source: str, test_class: str
     case.dreval_output_pred()
 
 
-def classeval_record(namespace: dict[str, Any], test_source: str, test_class: str,
-                     method_source: str) -> str:
+def classeval_record(
+    namespace: dict[str, Any], test_source: str, test_class: str, method_source: str
+) -> str:
     """Run an instrumented test body; JSON ``{"records": [[key, envelope]...], "error"}``.
 
     Values are encoded the moment they are recorded (a later statement may mutate them).

@@ -192,17 +192,29 @@ class RevalRun:
         tests = self.problem.tests
         return tests[self.index][1] if self.index < len(tests) else None
 
-    def request(self, mode: str = "exact", limits: TraceLimits | None = None,
-                hash_seed: int | None = None, capture: str = "full") -> TraceRequest:
+    def request(
+        self,
+        mode: str = "exact",
+        limits: TraceLimits | None = None,
+        hash_seed: int | None = None,
+        capture: str = "full",
+    ) -> TraceRequest:
         """The trace request for this input."""
         from execlens.trace import TraceLimits, TraceRequest
 
         problem = self.problem
-        return TraceRequest(program=problem.code, call=self.call,
-                            test=problem.test if self.test_class else None,
-                            test_class=self.test_class, test_method=self.test_method,
-                            mode=mode, capture=capture, limits=limits or TraceLimits(),
-                            hash_seed=hash_seed, tag=self)
+        return TraceRequest(
+            program=problem.code,
+            call=self.call,
+            test=problem.test if self.test_class else None,
+            test_class=self.test_class,
+            test_method=self.test_method,
+            mode=mode,
+            capture=capture,
+            limits=limits or TraceLimits(),
+            hash_seed=hash_seed,
+            tag=self,
+        )
 
 
 @dataclass(frozen=True)
@@ -292,8 +304,11 @@ def _parse_problem(row: dict[str, Any]) -> RevalProblem:
             f"{len(classes)} test classes named {problem.entry_point}Test* "
             f"but {len(problem.inputs)} inputs",
         )
-    return replace(problem, setups=tuple(c.setup for c in classes),
-                   tests=tuple((c.name, c.first_test) for c in classes))
+    return replace(
+        problem,
+        setups=tuple(c.setup for c in classes),
+        tests=tuple((c.name, c.first_test) for c in classes),
+    )
 
 
 def _parse_pairs(
@@ -351,8 +366,13 @@ def _parse_pairs(
 def _assemble(
     problem_rows: list[Row], problem_source: str, task_rows: list[Row], task_source: str
 ) -> LoadResult[RevalProblem]:
-    parsed = parse_samples(problem_rows, problem_source, _parse_problem,
-                           key=lambda problem: problem.task_id, key_field="task_id")
+    parsed = parse_samples(
+        problem_rows,
+        problem_source,
+        _parse_problem,
+        key=lambda problem: problem.task_id,
+        key_field="task_id",
+    )
     errors: list[RecordError] = list(parsed.errors)
     problems = {problem.task_id: problem for problem in parsed.records}
     attached: dict[str, list[RevalPair]] = {}

@@ -68,13 +68,16 @@ def _true_value(task: str, truth: QuestionTruth, code: str, line: int, var: str)
             return "-1: nothing ran after it" if truth.covered else "-1: the line never ran"
         return "; ".join(f"line {n}: {_line_text(code, n)}" for n in truth.next_lines)
     if truth.nil:
-        return f"Nil ({var} has no value after line {line}"\
-               f"{'' if truth.covered else ': the line never ran'})"
+        return (
+            f"Nil ({var} has no value after line {line}"
+            f"{'' if truth.covered else ': the line never ran'})"
+        )
     return " | ".join(_value_text(envelope) for envelope in truth.state)
 
 
-def explain_reval(item: RevalItem, task: str, truths: Mapping[str, RevalTruth] | None
-                  ) -> dict[str, Any]:
+def explain_reval(
+    item: RevalItem, task: str, truths: Mapping[str, RevalTruth] | None
+) -> dict[str, Any]:
     """The expected answer and the run's facts for one REval question or output item.
 
     ``truths`` is ``{mode: RevalTruth}`` as ``prepare`` returns it; without it (or without
@@ -85,12 +88,24 @@ def explain_reval(item: RevalItem, task: str, truths: Mapping[str, RevalTruth] |
     official, strict = truths.get("official"), truths.get("strict")
     run = reval_run_text(item)
     out: dict[str, Any] = {"expected": None, "program": problem.code, "run": run}
-    lines = next((t.lines[pair.sample_id] for t in (official, strict)
-                  if t is not None and pair.sample_id in t.lines), None)
+    lines = next(
+        (
+            t.lines[pair.sample_id]
+            for t in (official, strict)
+            if t is not None and pair.sample_id in t.lines
+        ),
+        None,
+    )
     if lines is not None:
         out["executed_lines"] = list(lines)
-    skipped = next((t.skipped[pair.sample_id] for t in (official, strict)
-                    if t is not None and pair.sample_id in t.skipped), None)
+    skipped = next(
+        (
+            t.skipped[pair.sample_id]
+            for t in (official, strict)
+            if t is not None and pair.sample_id in t.skipped
+        ),
+        None,
+    )
     if skipped:
         out["note"] = f"no truth: {skipped}"
     if task == "output" or question is None:

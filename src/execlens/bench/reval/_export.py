@@ -64,8 +64,7 @@ def qualified_envelope(value: Any) -> Any:
     return out
 
 
-def output_matches(trace: Trace, expected: str | None, engine: Engine | None = None
-                   ) -> bool | None:
+def output_matches(trace: Trace, expected: str | None, engine: Engine | None = None) -> bool | None:
     """Whether a HumanEval trace returned the recorded output (None: nothing recorded).
 
     A recorded output that is an expression rather than a literal (``"(3 + 5, 3 * 5)"``)
@@ -97,10 +96,16 @@ def _selected(problems: Sequence[RevalProblem], rows: str) -> list[RevalRun]:
     return selected
 
 
-def trace_reval(engine: Engine, problems: Sequence[RevalProblem], mode: str = "exact", *,
-                limits: TraceLimits | None = None, progress: bool = False,
-                hash_seed: int | None = None, rows: str = "all"
-                ) -> Iterator[tuple[RevalRun, Trace | None]]:
+def trace_reval(
+    engine: Engine,
+    problems: Sequence[RevalProblem],
+    mode: str = "exact",
+    *,
+    limits: TraceLimits | None = None,
+    progress: bool = False,
+    hash_seed: int | None = None,
+    rows: str = "all",
+) -> Iterator[tuple[RevalRun, Trace | None]]:
     """Trace the inputs of the problems (``rows``: ``all``, or the asked ``pairs``);
     problems that cannot run here yield ``(run, None)``."""
     runnable: list[TraceRequest] = []
@@ -117,20 +122,40 @@ def execution_record(run: RevalRun, trace: Trace | None) -> dict[str, Any]:
     """One row of the ``executions`` config."""
     problem = run.problem
     record: dict[str, Any] = {
-        "task_id": problem.task_id, "idx": problem.idx, "input_idx": run.index,
-        "problem_type": problem.kind, "input": run.text,
-        "expected_output": run.expected_output, "code_hash": problem.code_hash,
+        "task_id": problem.task_id,
+        "idx": problem.idx,
+        "input_idx": run.index,
+        "problem_type": problem.kind,
+        "input": run.text,
+        "expected_output": run.expected_output,
+        "code_hash": problem.code_hash,
     }
     if trace is None:
-        record.update(actual_output=None, status="skipped", trace=[], coverage=[],
-                      num_states=0, error=problem.skip_reason, mode=None, truncated=None)
+        record.update(
+            actual_output=None,
+            status="skipped",
+            trace=[],
+            coverage=[],
+            num_states=0,
+            error=problem.skip_reason,
+            mode=None,
+            truncated=None,
+        )
         return record
     record.update(
-        actual_output=qualified_envelope(trace.output_envelope), status=trace.status,
-        trace=trace.lines, coverage=trace.coverage, num_states=len(trace.steps),
-        error=(f"{trace.exception_type}: {trace.exception_message}"
-               if trace.exception_type else (trace.message or None)),
-        mode=trace.mode, truncated=trace.truncated)
+        actual_output=qualified_envelope(trace.output_envelope),
+        status=trace.status,
+        trace=trace.lines,
+        coverage=trace.coverage,
+        num_states=len(trace.steps),
+        error=(
+            f"{trace.exception_type}: {trace.exception_message}"
+            if trace.exception_type
+            else (trace.message or None)
+        ),
+        mode=trace.mode,
+        truncated=trace.truncated,
+    )
     return record
 
 
@@ -138,22 +163,28 @@ def states_record(run: RevalRun, trace: Trace | None) -> dict[str, Any]:
     """One row of the ``states`` config (``states`` is a JSON string, as upstream)."""
     problem = run.problem
     states = qualified_envelope(trace.reval_states()) if trace is not None else []
-    return {"task_id": problem.task_id, "idx": problem.idx, "input_idx": run.index,
-            "states": json.dumps(states, ensure_ascii=False, separators=(",", ":"))}
+    return {
+        "task_id": problem.task_id,
+        "idx": problem.idx,
+        "input_idx": run.index,
+        "states": json.dumps(states, ensure_ascii=False, separators=(",", ":")),
+    }
 
 
-def export_jetbrains(results: Iterable[tuple[RevalRun, Trace | None]], out_dir: str | Path
-                     ) -> dict[str, int]:
+def export_jetbrains(
+    results: Iterable[tuple[RevalRun, Trace | None]], out_dir: str | Path
+) -> dict[str, int]:
     """Write ``executions.jsonl`` and ``states.jsonl`` into ``out_dir``; returns counts
     (``executions``, ``ok``, ``skipped``)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     counts = {"executions": 0, "skipped": 0, "ok": 0}
-    with (out / "executions.jsonl").open("w", encoding="utf-8") as executions, \
-            (out / "states.jsonl").open("w", encoding="utf-8") as states:
+    with (
+        (out / "executions.jsonl").open("w", encoding="utf-8") as executions,
+        (out / "states.jsonl").open("w", encoding="utf-8") as states,
+    ):
         for run, trace in results:
-            executions.write(json.dumps(execution_record(run, trace), ensure_ascii=False)
-                             + "\n")
+            executions.write(json.dumps(execution_record(run, trace), ensure_ascii=False) + "\n")
             states.write(json.dumps(states_record(run, trace), ensure_ascii=False) + "\n")
             counts["executions"] += 1
             counts["skipped"] += trace is None

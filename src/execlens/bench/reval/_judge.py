@@ -27,8 +27,14 @@ if TYPE_CHECKING:
 __all__ = ["judge_reval", "plan_reval"]
 
 
-def plan_reval(task: str, mode: str, raw: str, style: str, context: RevalContext,
-               truth: QuestionTruth | OutputTruth | None) -> RevalPlan:
+def plan_reval(
+    task: str,
+    mode: str,
+    raw: str,
+    style: str,
+    context: RevalContext,
+    truth: QuestionTruth | OutputTruth | None,
+) -> RevalPlan:
     """The jobs and verdict function for one raw model response.
 
     ``style`` is the prompt style (``direct``/``cot``), which decides how the official
@@ -57,9 +63,15 @@ def plan_reval(task: str, mode: str, raw: str, style: str, context: RevalContext
     return RevalPlan.done(judge_path(raw, style, context, truth))
 
 
-def judge_reval(task: str, mode: str, raw: str, style: str, context: RevalContext,
-                truth: QuestionTruth | OutputTruth | None, engine: Engine | None = None
-                ) -> Verdict:
+def judge_reval(
+    task: str,
+    mode: str,
+    raw: str,
+    style: str,
+    context: RevalContext,
+    truth: QuestionTruth | OutputTruth | None,
+    engine: Engine | None = None,
+) -> Verdict:
     """Judge one raw response; official state/output answers run in ``engine``.
 
     Without an ``engine``, one is started for the call when the plan needs execution.

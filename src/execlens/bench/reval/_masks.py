@@ -35,11 +35,23 @@ MASK = "??"
 _PLACEHOLDER = "__execlens_mask__"
 RECORDER = "__execlens_record__"
 METHOD = "__execlens_method__"
-_EQUALITY = {"assertEqual", "assertEquals", "assertAlmostEqual", "assertAlmostEquals",
-             "assertListEqual", "assertDictEqual", "assertTupleEqual", "assertSetEqual",
-             "assertSequenceEqual", "assertMultiLineEqual", "assertCountEqual", "assertIs"}
-_IGNORED_FIELDS = frozenset({"ctx", "type_comment", "kind", "lineno", "col_offset",
-                             "end_lineno", "end_col_offset"})
+_EQUALITY = {
+    "assertEqual",
+    "assertEquals",
+    "assertAlmostEqual",
+    "assertAlmostEquals",
+    "assertListEqual",
+    "assertDictEqual",
+    "assertTupleEqual",
+    "assertSetEqual",
+    "assertSequenceEqual",
+    "assertMultiLineEqual",
+    "assertCountEqual",
+    "assertIs",
+}
+_IGNORED_FIELDS = frozenset(
+    {"ctx", "type_comment", "kind", "lineno", "col_offset", "end_lineno", "end_col_offset"}
+)
 
 
 class MaskError(ValueError):
@@ -157,8 +169,11 @@ class MaskSite:
         True for an equality assertion whose hidden side is the expected literal: the
         mask then asks for the value of the expression under test.
         """
-        return self.hidden_is_expected and self.other is not None and (
-            self.assertion in _EQUALITY or self.assertion == "==")
+        return (
+            self.hidden_is_expected
+            and self.other is not None
+            and (self.assertion in _EQUALITY or self.assertion == "==")
+        )
 
     @property
     def leak(self) -> str:
@@ -178,8 +193,24 @@ def _is_literal_text(text: str) -> bool:
     return True
 
 
-_BUILTIN_NAMES = frozenset({"int", "str", "float", "bool", "list", "dict", "set", "tuple",
-                            "frozenset", "bytes", "complex", "type", "object", "None"})
+_BUILTIN_NAMES = frozenset(
+    {
+        "int",
+        "str",
+        "float",
+        "bool",
+        "list",
+        "dict",
+        "set",
+        "tuple",
+        "frozenset",
+        "bytes",
+        "complex",
+        "type",
+        "object",
+        "None",
+    }
+)
 
 
 def _is_expected_value(node: ast.expr) -> bool:
@@ -187,8 +218,19 @@ def _is_expected_value(node: ast.expr) -> bool:
     if _is_literal_text(ast.unparse(node)):
         return True
     for sub in ast.walk(node):
-        if isinstance(sub, (ast.Attribute, ast.Call, ast.Subscript, ast.Lambda,
-                            ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        if isinstance(
+            sub,
+            (
+                ast.Attribute,
+                ast.Call,
+                ast.Subscript,
+                ast.Lambda,
+                ast.ListComp,
+                ast.SetComp,
+                ast.DictComp,
+                ast.GeneratorExp,
+            ),
+        ):
             return False
         if isinstance(sub, ast.Name) and sub.id not in _BUILTIN_NAMES:
             return False
@@ -246,8 +288,7 @@ def mask_sites(template: str, original: str) -> list[MaskSite]:
     return _sites(found, parents)
 
 
-def _sites(found: list[tuple[ast.expr, ast.expr]], parents: dict[int, ast.AST]
-           ) -> list[MaskSite]:
+def _sites(found: list[tuple[ast.expr, ast.expr]], parents: dict[int, ast.AST]) -> list[MaskSite]:
     sites = []
     for index, (_, hidden) in enumerate(found):
         parent = parents.get(id(hidden))
@@ -264,16 +305,26 @@ def _sites(found: list[tuple[ast.expr, ast.expr]], parents: dict[int, ast.AST]
                 delta = float(found_delta) if isinstance(found_delta, (int, float)) else None
                 if places is None and delta is None:
                     places = 7
-        elif isinstance(parent, ast.Compare) and len(parent.ops) == 1 and isinstance(
-                parent.ops[0], ast.Eq) and parent.comparators[0] is hidden:
+        elif (
+            isinstance(parent, ast.Compare)
+            and len(parent.ops) == 1
+            and isinstance(parent.ops[0], ast.Eq)
+            and parent.comparators[0] is hidden
+        ):
             assertion, position, other = "==", 1, ast.unparse(parent.left)
         # The expected side: a literal-like value, or the second argument of an equality
         # assertion whose first argument is not a literal (assertEqual(actual, expected)).
         expected = _is_expected_value(hidden) or (
-            assertion in _EQUALITY and position == 1 and other is not None
-            and not _is_literal_text(other))
-        sites.append(MaskSite(index, ast.unparse(hidden), expected, assertion, position, other,
-                              places, delta))
+            assertion in _EQUALITY
+            and position == 1
+            and other is not None
+            and not _is_literal_text(other)
+        )
+        sites.append(
+            MaskSite(
+                index, ast.unparse(hidden), expected, assertion, position, other, places, delta
+            )
+        )
     return sites
 
 
@@ -287,8 +338,9 @@ class _Instrument(ast.NodeTransformer):
         key = self.targets.get(id(node))
         new = super().visit(node)
         if key is not None:
-            return ast.Call(func=ast.Name(RECORDER, ast.Load()),
-                            args=[ast.Constant(key), new], keywords=[])
+            return ast.Call(
+                func=ast.Name(RECORDER, ast.Load()), args=[ast.Constant(key), new], keywords=[]
+            )
         return new
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
@@ -319,9 +371,13 @@ def instrumented_test_method(template: str, original: str) -> str:
     ast.fix_missing_locations(body)
     function = ast.FunctionDef(
         name=METHOD,
-        args=ast.arguments(posonlyargs=[], args=[ast.arg("self")], kwonlyargs=[],
-                           kw_defaults=[], defaults=[]),
-        body=body.body or [ast.Pass()], decorator_list=[], returns=None)
+        args=ast.arguments(
+            posonlyargs=[], args=[ast.arg("self")], kwonlyargs=[], kw_defaults=[], defaults=[]
+        ),
+        body=body.body or [ast.Pass()],
+        decorator_list=[],
+        returns=None,
+    )
     module = ast.Module(body=[function], type_ignores=[])
     ast.fix_missing_locations(module)
     return ast.unparse(module)

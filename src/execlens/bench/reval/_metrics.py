@@ -19,8 +19,7 @@ from typing import Any
 
 from ._records import QuestionTruth
 
-__all__ = ["ConfusionCounts", "baselines", "ic_weight", "incremental_consistency",
-           "percent"]
+__all__ = ["ConfusionCounts", "baselines", "ic_weight", "incremental_consistency", "percent"]
 
 
 def ic_weight(c: bool, s: bool, p: bool, o: bool) -> float:
@@ -98,9 +97,18 @@ class ConfusionCounts:
         f1 = None
         if precision is not None and recall is not None:
             f1 = 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
-        return {"n": n, "accuracy": percent(self.tp + self.tn, n), "precision": precision,
-                "recall": recall, "f1": f1, "tp": self.tp, "fp": self.fp, "fn": self.fn,
-                "tn": self.tn, "unanswered": self.unanswered}
+        return {
+            "n": n,
+            "accuracy": percent(self.tp + self.tn, n),
+            "precision": precision,
+            "recall": recall,
+            "f1": f1,
+            "tp": self.tp,
+            "fp": self.fp,
+            "fn": self.fn,
+            "tn": self.tn,
+            "unanswered": self.unanswered,
+        }
 
 
 def _coverage_baseline(truths: Sequence[QuestionTruth], answer: bool) -> dict[str, Any]:
@@ -127,6 +135,7 @@ def baselines(truths: Sequence[QuestionTruth]) -> dict[str, Any]:
         "ic": incremental_consistency((c, s, p, False) for c, s, p in rows),
         "ic_perfect_output": incremental_consistency((c, s, p, True) for c, s, p in rows),
     }
-    return {"no_nil_minus1": constant, "always_yes": {"n": n,
-                                                      "coverage": _coverage_baseline(truths,
-                                                                                     True)}}
+    return {
+        "no_nil_minus1": constant,
+        "always_yes": {"n": n, "coverage": _coverage_baseline(truths, True)},
+    }

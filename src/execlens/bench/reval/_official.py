@@ -84,8 +84,12 @@ def official_path(raw: str, style: str, context: RevalContext, truth: QuestionTr
     """REval's path verdict: any line matching the answer's text is a next line."""
     extraction = extract_reval_path(raw, style, code=context.code)
     lines = list(extraction.value) if isinstance(extraction.value, list) else [-2]
-    data = {"answer": lines, "text": extraction.text, "expected": list(truth.next_lines),
-            **_extraction_data(extraction.failure)}
+    data = {
+        "answer": lines,
+        "text": extraction.text,
+        "expected": list(truth.next_lines),
+        **_extraction_data(extraction.failure),
+    }
     if any(line in truth.next_lines for line in lines):
         return Verdict.passing(**data)
     return _wrong("no_match" if lines == [-2] else "line", **data)
@@ -107,16 +111,20 @@ def _state_finish(answer: StateAnswer, truth: QuestionTruth, data: dict[str, Any
         except Exception as exc:  # noqa: BLE001 - a malformed envelope is the engine's fault
             return Verdict.failing(VerdictStatus.SANDBOX_ERROR, "decode", str(exc), **data)
         if not isinstance(result, tuple) or not result:
-            return Verdict.failing(VerdictStatus.SANDBOX_ERROR, "result", repr(result)[:200],
-                                   **data)
+            return Verdict.failing(
+                VerdictStatus.SANDBOX_ERROR, "result", repr(result)[:200], **data
+            )
         if result[0] != "ok":
-            return Verdict.failing(VerdictStatus.UNPARSEABLE, "reval_error",
-                                   str(result[1] if len(result) > 1 else ""), **data)
+            return Verdict.failing(
+                VerdictStatus.UNPARSEABLE,
+                "reval_error",
+                str(result[1] if len(result) > 1 else ""),
+                **data,
+            )
         _, value, module, name, value_has_type, is_class = result
         data["answer_type"] = f"{module}.{name}" if module else name
         if not is_class or not any(_type_matches(module, name, e) for e in truth.state):
-            return _wrong("type", "the answered type is not the type of an accepted value",
-                          **data)
+            return _wrong("type", "the answered type is not the type of an accepted value", **data)
         if not value_has_type:
             return _wrong("value_type", "the value is not of the answered type", **data)
         actual = [decode(e) for e in truth.state]
@@ -131,13 +139,20 @@ def _state_finish(answer: StateAnswer, truth: QuestionTruth, data: dict[str, Any
 def official_state(raw: str, style: str, truth: QuestionTruth) -> RevalPlan:
     """REval's state verdict; needs one engine job when a non-Nil answer meets non-Nil truth."""
     extraction = extract_reval_state(raw, style)
-    data: dict[str, Any] = {"expected_types": list(truth.state_types) or ["Nil"],
-                            **_extraction_data(extraction.failure)}
+    data: dict[str, Any] = {
+        "expected_types": list(truth.state_types) or ["Nil"],
+        **_extraction_data(extraction.failure),
+    }
     answer = extraction.value
     if answer is None:
-        return RevalPlan.done(Verdict.failing(VerdictStatus.UNPARSEABLE,
-                                              extraction.failure or "error",
-                                              "REval reads this answer as ERROR", **data))
+        return RevalPlan.done(
+            Verdict.failing(
+                VerdictStatus.UNPARSEABLE,
+                extraction.failure or "error",
+                "REval reads this answer as ERROR",
+                **data,
+            )
+        )
     if answer is NIL:
         data["answer"] = "Nil"
         if truth.nil:
@@ -147,8 +162,12 @@ def official_state(raw: str, style: str, truth: QuestionTruth) -> RevalPlan:
     data.update(answer=answer.value, answer_type_text=answer.type)
     if truth.nil:
         return RevalPlan.done(_wrong("expected_nil", "the expected answer is Nil", **data))
-    job = Job(program=STATE_PROGRAM, entry_point="__execlens_state__",
-              args=(answer.value, answer.type), limits=STATE_LIMITS)
+    job = Job(
+        program=STATE_PROGRAM,
+        entry_point="__execlens_state__",
+        args=(answer.value, answer.type),
+        limits=STATE_LIMITS,
+    )
     return RevalPlan([job], _state_finish(answer, truth, data))
 
 
@@ -157,8 +176,10 @@ def _output_job(context: RevalContext, snippet: str) -> Job:
         if not context.test or not context.test_class:
             raise ValueError("a ClassEval output question needs its test source and class")
         method = reval_answer_method(snippet)
-        call = (f"{_CHILD}.classeval_check(globals(), {context.test!r}, "
-                f"{context.test_class!r}, {method!r})")
+        call = (
+            f"{_CHILD}.classeval_check(globals(), {context.test!r}, "
+            f"{context.test_class!r}, {method!r})"
+        )
     else:
         call = f"{_CHILD}.humaneval_check({snippet!r}, {context.entry_point!r}, globals())"
     return Job(program=context.code, call=call, limits=OUTPUT_LIMITS)
@@ -170,8 +191,9 @@ def _output_finish(data: dict[str, Any]):  # noqa: ANN202
         if outcome.ok:
             return Verdict.passing(**data)
         if outcome.exception is not None and outcome.exception.type == "AssertionError":
-            return Verdict.failing(VerdictStatus.WRONG, "assertion",
-                                   outcome.exception.message[:300], **data)
+            return Verdict.failing(
+                VerdictStatus.WRONG, "assertion", outcome.exception.message[:300], **data
+            )
         failed = failure_verdict(outcome)
         return Verdict.failing(failed.status, failed.reason, failed.detail, **data)
 

@@ -42,13 +42,15 @@ __all__ = ["reval_constant_answers", "reval_oracle_answers"]
 Answers = dict[str, dict[str, list[str]]]
 
 
-def reval_constant_answers(questions: Sequence[RevalItem], outputs: Sequence[RevalItem]
-                           ) -> Answers:
+def reval_constant_answers(questions: Sequence[RevalItem], outputs: Sequence[RevalItem]) -> Answers:
     """Coverage NO, state Nil, path -1 and an output that fails (``assert False``)."""
     ids = [q.sample_id for q in questions]
-    return {"coverage": {i: ["NO"] for i in ids}, "state": {i: ["Nil"] for i in ids},
-            "path": {i: ["-1"] for i in ids},
-            "output": {o.sample_id: ["assert False"] for o in outputs}}
+    return {
+        "coverage": {i: ["NO"] for i in ids},
+        "state": {i: ["Nil"] for i in ids},
+        "path": {i: ["-1"] for i in ids},
+        "output": {o.sample_id: ["assert False"] for o in outputs},
+    }
 
 
 def _type_text(envelope: dict[str, Any], mode: str) -> str:
@@ -61,8 +63,11 @@ def _type_text(envelope: dict[str, Any], mode: str) -> str:
 def _official_text(value: Any, top: bool) -> str:
     """Text REval's ``eval`` turns into ``value`` (its namespace binds ``datetime`` to the
     class and ``np`` to numpy); ValueError where no text can be accepted."""
-    if isinstance(value, OpaqueRecord) and value.type_name == "type" and isinstance(
-            getattr(builtins, value.description, None), type):
+    if (
+        isinstance(value, OpaqueRecord)
+        and value.type_name == "type"
+        and isinstance(getattr(builtins, value.description, None), type)
+    ):
         return value.description  # a builtin class, by its name
     if isinstance(value, (ObjectRecord, OpaqueRecord, Truncated)):
         raise ValueError(f"{type(value).__name__} value")
@@ -76,8 +81,10 @@ def _official_text(value: Any, top: bool) -> str:
     if isinstance(value, datetime.datetime):
         if top:
             return value.isoformat(sep=" ")  # REval parses these with dateutil
-        return (f"datetime({value.year}, {value.month}, {value.day}, {value.hour}, "
-                f"{value.minute}, {value.second}, {value.microsecond})")
+        return (
+            f"datetime({value.year}, {value.month}, {value.day}, {value.hour}, "
+            f"{value.minute}, {value.second}, {value.microsecond})"
+        )
     if isinstance(value, float) and value != value:
         raise ValueError("nan never equals itself")
     if type(value) is list:
@@ -86,8 +93,13 @@ def _official_text(value: Any, top: bool) -> str:
         inner = ", ".join(_official_text(v, False) for v in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
     if type(value) is dict:
-        return "{" + ", ".join(f"{_official_text(k, False)}: {_official_text(v, False)}"
-                               for k, v in value.items()) + "}"
+        return (
+            "{"
+            + ", ".join(
+                f"{_official_text(k, False)}: {_official_text(v, False)}" for k, v in value.items()
+            )
+            + "}"
+        )
     if type(value).__name__ == "deque" and type(value).__module__ == "collections":
         if not top:
             raise ValueError("a deque inside a container has no name in REval's namespace")
@@ -102,9 +114,11 @@ def _state_answer(truth: QuestionTruth, mode: str) -> tuple[str, str | None]:
     reasons = []
     for envelope in truth.state:
         value = decode(envelope)
-        why = f"{envelope.get('__type__')} value" + (
-            " (truncated)" if envelope.get("__truncated__") else "") + (
-            " (opaque)" if envelope.get("__kind__") == "opaque" else "")
+        why = (
+            f"{envelope.get('__type__')} value"
+            + (" (truncated)" if envelope.get("__truncated__") else "")
+            + (" (opaque)" if envelope.get("__kind__") == "opaque" else "")
+        )
         if mode == "official":
             try:
                 text: str | None = _official_text(value, True)
@@ -162,9 +176,13 @@ def _output_answer(item: RevalItem, truth: RevalTruth, mode: str) -> tuple[str, 
     return _fill(pair.output_pred, fillings), None
 
 
-def reval_oracle_answers(questions: Sequence[RevalItem], outputs: Sequence[RevalItem],
-                         truth: RevalTruth, *, output_truth: RevalTruth | None = None
-                         ) -> tuple[Answers, dict[str, str]]:
+def reval_oracle_answers(
+    questions: Sequence[RevalItem],
+    outputs: Sequence[RevalItem],
+    truth: RevalTruth,
+    *,
+    output_truth: RevalTruth | None = None,
+) -> tuple[Answers, dict[str, str]]:
     """Answers from ``truth`` (its mode decides the rendering); and the unanswerable ids.
 
     ``output_truth`` is the strict truth, whose recorded output values the output answers

@@ -35,11 +35,11 @@ if TYPE_CHECKING:
 
 __all__ = ["RevalPerturbation"]
 
+
 def _protected(problem: RevalProblem) -> frozenset[str]:
     """Names a rename of ``problem`` must keep: every identifier its questions' variables
     spell (``self.total``, ``counts[key]``) and the keyword names its calls and tests use."""
-    asked = spelled_names(question.var for pair in problem.pairs
-                          for question in pair.questions)
+    asked = spelled_names(question.var for pair in problem.pairs for question in pair.questions)
     outside = [f"{problem.entry_point}{text.strip()}" for text in problem.inputs]
     if problem.test:
         outside.append(problem.test)
@@ -53,9 +53,15 @@ def _restrict(truth: RevalTruth, task_id: str) -> RevalTruth:
     def own(table: Mapping[str, Any]) -> dict[str, Any]:
         return {key: value for key, value in table.items() if key.startswith(prefix)}
 
-    return RevalTruth(mode=truth.mode, questions=own(truth.questions),
-                      outputs=own(truth.outputs), skipped=own(truth.skipped),
-                      notes=own(truth.notes), lines=own(truth.lines), key=truth.key)
+    return RevalTruth(
+        mode=truth.mode,
+        questions=own(truth.questions),
+        outputs=own(truth.outputs),
+        skipped=own(truth.skipped),
+        notes=own(truth.notes),
+        lines=own(truth.lines),
+        key=truth.key,
+    )
 
 
 def _output_fact(truth: RevalTruth, pair_id: str) -> Any:
@@ -94,9 +100,16 @@ class RevalPerturbation:
         key = (problem.task_id, variant.source)
         if key not in self._problems:
             lines = variant.lines
-            pairs = tuple(replace(pair, questions=tuple(
-                replace(question, lineno=lines.get(question.lineno, 0))
-                for question in pair.questions)) for pair in problem.pairs)
+            pairs = tuple(
+                replace(
+                    pair,
+                    questions=tuple(
+                        replace(question, lineno=lines.get(question.lineno, 0))
+                        for question in pair.questions
+                    ),
+                )
+                for pair in problem.pairs
+            )
             self._problems[key] = replace(problem, code=variant.source, pairs=pairs)
         return self._problems[key]
 
@@ -109,8 +122,10 @@ class RevalPerturbation:
             if key in self._truths:
                 continue
             self._truths[key] = {}
-            layer = next((layer for layer in layers
-                          if all(p.task_id != problem.task_id for p in layer)), None)
+            layer = next(
+                (layer for layer in layers if all(p.task_id != problem.task_id for p in layer)),
+                None,
+            )
             if layer is None:
                 layers.append(layer := [])
             layer.append(problem)
@@ -118,14 +133,14 @@ class RevalPerturbation:
             built = build_reval_truth(layer, engine, REVAL_MODES, cache_dir=self.cache_dir)
             for problem in layer:
                 self._truths[(problem.task_id, problem.code)] = {
-                    mode: _restrict(truth, problem.task_id) for mode, truth in built.items()}
+                    mode: _restrict(truth, problem.task_id) for mode, truth in built.items()
+                }
 
     def observe(self, variants: Sequence[Variant], engine: Engine) -> list[Observed | str]:
         """Each variant's REval truth for its item (see the module docstring)."""
         problems = [self._problem(variant) for variant in variants]
         self._trace(problems, engine)
-        return [self._observed(variant, problem) for variant, problem in zip(variants,
-                                                                              problems)]
+        return [self._observed(variant, problem) for variant, problem in zip(variants, problems)]
 
     def _observed(self, variant: Variant, problem: RevalProblem) -> Observed | str:
         item: RevalItem = variant.target.item
@@ -144,8 +159,8 @@ class RevalPerturbation:
             facts[f"{mode}.coverage"] = question.covered
             facts[f"{mode}.state"] = list(question.state)
             relaid[f"{mode}.path"] = frozenset(
-                line if line == -1 else variant.original_line(line)
-                for line in question.next_lines)
+                line if line == -1 else variant.original_line(line) for line in question.next_lines
+            )
         return Observed(facts, relaid, problem)
 
     def rebuild(self, variant: Variant, observed: Observed) -> RevalItem:

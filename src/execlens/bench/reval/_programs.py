@@ -30,8 +30,7 @@ from execlens.tasks import (
 from ._classeval import classeval_test_classes
 from ._data import RevalDataError, RevalProblem, load_reval_problems
 
-__all__ = ["check_reval_data", "programs_from_reval", "recognises_reval",
-           "reval_problems_to_trace"]
+__all__ = ["check_reval_data", "programs_from_reval", "recognises_reval", "reval_problems_to_trace"]
 
 DATA_FILE = "DREval_data.jsonl"
 TASKS_FILE = "DREval_tasks.jsonl"
@@ -46,8 +45,7 @@ def recognises_reval(path: Path, first: Mapping[str, Any]) -> bool:
     (HumanEval-style records of a user's own)."""
     if path.is_dir():
         return (path / DATA_FILE).is_file()
-    return (path.name.startswith("DREval_data")
-            or {"task_id", "entry_point", "inputs"} <= set(first))
+    return path.name.startswith("DREval_data") or {"task_id", "entry_point", "inputs"} <= set(first)
 
 
 def _is_str(value: Any) -> bool:
@@ -66,17 +64,34 @@ def _check_rows(path: Path, rows: list[dict[str, Any]]) -> None:
     for number, row in enumerate(rows, 1):
         require_field(path, number, row, "task_id", "a string like 'DREval/12'", _is_str)
         if not _REVAL_ID.match(row["task_id"]):
-            raise SourceError(f"{path} record {number}: field 'task_id' must look like "
-                              f"'DREval/12' (a name, '/', a number), got {row['task_id']!r}")
+            raise SourceError(
+                f"{path} record {number}: field 'task_id' must look like "
+                f"'DREval/12' (a name, '/', a number), got {row['task_id']!r}"
+            )
         require_field(path, number, row, "code", "the program's source text", _is_str)
-        require_field(path, number, row, "entry_point", "the function or class name to call",
-                      _is_name)
-        require_field(path, number, row, "inputs", "a list of input texts (strings), one "
-                      "per run", _is_str_list)
-        require_field(path, number, row, "outputs", "a list of output texts (strings)",
-                      _is_str_list, optional=True)
-        require_field(path, number, row, "test", "unittest source text or null", _is_str,
-                      optional=True)
+        require_field(
+            path, number, row, "entry_point", "the function or class name to call", _is_name
+        )
+        require_field(
+            path,
+            number,
+            row,
+            "inputs",
+            "a list of input texts (strings), one per run",
+            _is_str_list,
+        )
+        require_field(
+            path,
+            number,
+            row,
+            "outputs",
+            "a list of output texts (strings)",
+            _is_str_list,
+            optional=True,
+        )
+        require_field(
+            path, number, row, "test", "unittest source text or null", _is_str, optional=True
+        )
 
 
 def check_reval_data(path: str | Path) -> list[str]:
@@ -147,17 +162,28 @@ def programs_from_reval(path: str | Path, with_questions: bool = True) -> list[R
                 meta.append(("output_pred", output_preds[key]))
             if test:
                 if index >= len(classes):
-                    raise SourceError(f"{data} record {number}: input {index} has no "
-                                      f"matching test class with a test method in 'test'")
+                    raise SourceError(
+                        f"{data} record {number}: input {index} has no "
+                        f"matching test class with a test method in 'test'"
+                    )
                 call, test_class, test_method = None, classes[index][0], classes[index][1]
             else:
                 call, test_class, test_method = f"{row['entry_point']}{text.strip()}", None, None
-            out.append(RuntimeProgram(
-                source="reval", problem_id=problem_id, input_index=index, program=code,
-                call=call, test=test if test_class else None, test_class=test_class,
-                test_method=test_method,
-                questions=tuple(asked[key]) if key in asked else None,
-                skip_reason=reason, meta=tuple(meta)))
+            out.append(
+                RuntimeProgram(
+                    source="reval",
+                    problem_id=problem_id,
+                    input_index=index,
+                    program=code,
+                    call=call,
+                    test=test if test_class else None,
+                    test_class=test_class,
+                    test_method=test_method,
+                    questions=tuple(asked[key]) if key in asked else None,
+                    skip_reason=reason,
+                    meta=tuple(meta),
+                )
+            )
     return out
 
 
@@ -168,26 +194,35 @@ def _questions(path: Path) -> list[tuple[str, int, int, str, str]]:
         try:
             for pair in row["tasks"]:
                 for task in pair["task"]:
-                    questions.append((str(row["task_id"]), int(pair["input_idx"]),
-                                      int(task["lineno"]), str(task["var"]),
-                                      str(pair.get("output_pred", ""))))
+                    questions.append(
+                        (
+                            str(row["task_id"]),
+                            int(pair["input_idx"]),
+                            int(task["lineno"]),
+                            str(task["var"]),
+                            str(pair.get("output_pred", "")),
+                        )
+                    )
         except (KeyError, TypeError, ValueError) as exc:
-            raise SourceError(f"{path} record {number}: malformed question list ({exc!r}); "
-                              f"expected tasks: [{{input_idx, task: [{{lineno, var}}]}}]"
-                              ) from None
+            raise SourceError(
+                f"{path} record {number}: malformed question list ({exc!r}); "
+                f"expected tasks: [{{input_idx, task: [{{lineno, var}}]}}]"
+            ) from None
     return questions
 
 
-def _test_classes(path: Path, number: int, test: str,
-                  entry_point: str) -> list[tuple[str, str]]:
+def _test_classes(path: Path, number: int, test: str, entry_point: str) -> list[tuple[str, str]]:
     """(test class, its first ``test*`` method) of each input, REval's ClassEval rule."""
     try:
         classes = classeval_test_classes(test, entry_point)
     except SyntaxError as exc:
-        raise SourceError(f"{path} record {number}: unittest source does not parse "
-                          f"({exc.msg}, line {exc.lineno}); fix the record's 'test' field"
-                          ) from None
+        raise SourceError(
+            f"{path} record {number}: unittest source does not parse "
+            f"({exc.msg}, line {exc.lineno}); fix the record's 'test' field"
+        ) from None
     except ValueError as exc:
-        raise SourceError(f"{path} record {number}: cannot read the test classes ({exc}); "
-                          f"fix the record's 'test' field") from None
+        raise SourceError(
+            f"{path} record {number}: cannot read the test classes ({exc}); "
+            f"fix the record's 'test' field"
+        ) from None
     return [(cls.name, cls.first_test) for cls in classes]

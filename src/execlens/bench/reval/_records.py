@@ -45,9 +45,12 @@ class QuestionTruth:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form (the state as a list of envelopes plus their type names)."""
-        out: dict[str, Any] = {"covered": self.covered, "next_lines": list(self.next_lines),
-                               "state": [dict(e) for e in self.state],
-                               "state_types": list(self.state_types)}
+        out: dict[str, Any] = {
+            "covered": self.covered,
+            "next_lines": list(self.next_lines),
+            "state": [dict(e) for e in self.state],
+            "state_types": list(self.state_types),
+        }
         if self.note:
             out["note"] = self.note
         return out
@@ -55,10 +58,12 @@ class QuestionTruth:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> QuestionTruth:
         """Rebuild from :meth:`to_dict` output."""
-        return cls(covered=bool(data["covered"]),
-                   next_lines=tuple(int(x) for x in data["next_lines"]),
-                   state=tuple(dict(e) for e in data.get("state") or ()),
-                   note=str(data.get("note", "")))
+        return cls(
+            covered=bool(data["covered"]),
+            next_lines=tuple(int(x) for x in data["next_lines"]),
+            state=tuple(dict(e) for e in data.get("state") or ()),
+            note=str(data.get("note", "")),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,8 +89,10 @@ class MaskTruth:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form."""
-        out: dict[str, Any] = {"hidden": [dict(e) for e in self.hidden],
-                               "assertion": self.assertion}
+        out: dict[str, Any] = {
+            "hidden": [dict(e) for e in self.hidden],
+            "assertion": self.assertion,
+        }
         if self.other:
             out["other"] = [dict(e) for e in self.other]
         if self.places is not None:
@@ -99,11 +106,14 @@ class MaskTruth:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> MaskTruth:
         """Rebuild from :meth:`to_dict` output."""
-        return cls(hidden=tuple(dict(e) for e in data.get("hidden") or ()),
-                   other=tuple(dict(e) for e in data.get("other") or ()),
-                   assertion=str(data.get("assertion", "==")),
-                   places=data.get("places"), delta=data.get("delta"),
-                   leak=str(data.get("leak", "")))
+        return cls(
+            hidden=tuple(dict(e) for e in data.get("hidden") or ()),
+            other=tuple(dict(e) for e in data.get("other") or ()),
+            assertion=str(data.get("assertion", "==")),
+            places=data.get("places"),
+            delta=data.get("delta"),
+            leak=str(data.get("leak", "")),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,9 +141,11 @@ class OutputTruth:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> OutputTruth:
         """Rebuild from :meth:`to_dict` output."""
-        return cls(masks=tuple(MaskTruth.from_dict(m) for m in data.get("masks") or ()),
-                   error=str(data.get("error", "")),
-                   leak=tuple(str(x) for x in data.get("leak") or ()))
+        return cls(
+            masks=tuple(MaskTruth.from_dict(m) for m in data.get("masks") or ()),
+            error=str(data.get("error", "")),
+            leak=tuple(str(x) for x in data.get("leak") or ()),
+        )
 
 
 @dataclass(frozen=True, slots=True)

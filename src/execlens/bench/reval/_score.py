@@ -76,16 +76,28 @@ class RevalScores:
         first = self.modes[0]
         for task in self.tasks:
             for item_id in self.verdicts[first].get(task, {}):
-                yield {"id": item_id, "task": task, "kind": self.kinds.get(item_id, ""),
-                       "verdicts": {mode: [v.to_dict() for v in self.verdicts[mode][task][
-                           item_id]] for mode in self.modes}}
+                yield {
+                    "id": item_id,
+                    "task": task,
+                    "kind": self.kinds.get(item_id, ""),
+                    "verdicts": {
+                        mode: [v.to_dict() for v in self.verdicts[mode][task][item_id]]
+                        for mode in self.modes
+                    },
+                }
 
     def to_dict(self) -> dict[str, Any]:
         """Everything as JSON-ready data (metrics, baselines, skips, per-item verdicts)."""
-        return {"benchmark": "reval", "style": self.style, "modes": list(self.modes),
-                "tasks": list(self.tasks), "metrics": self.metrics,
-                "baselines": self.baselines, "skipped": dict(self.skipped),
-                "records": list(self.records())}
+        return {
+            "benchmark": "reval",
+            "style": self.style,
+            "modes": list(self.modes),
+            "tasks": list(self.tasks),
+            "metrics": self.metrics,
+            "baselines": self.baselines,
+            "skipped": dict(self.skipped),
+            "records": list(self.records()),
+        }
 
 
 # ------------------------------------------------------------------ scope
@@ -98,8 +110,9 @@ def _scope(source: Any) -> tuple[list[RevalProblem], list[RevalItem], list[Reval
     if all(isinstance(r, RevalProblem) for r in records):
         return records, reval_questions(records), reval_pairs(records)
     if not all(isinstance(r, RevalItem) for r in records):
-        raise RevalScoreError("give REval problems (load_reval) or items (reval_questions/"
-                              "reval_pairs), not a mixture")
+        raise RevalScoreError(
+            "give REval problems (load_reval) or items (reval_questions/reval_pairs), not a mixture"
+        )
     questions = [r for r in records if r.question is not None]
     outputs = {r.sample_id: r for r in records if r.question is None}
     for item in questions:  # the output verdicts IC needs, of the questions' pairs
@@ -114,15 +127,16 @@ def _scope(source: Any) -> tuple[list[RevalProblem], list[RevalItem], list[Reval
 def _check_answers(answers: Mapping[str, Mapping[str, Sequence[str]]]) -> tuple[str, ...]:
     unknown = sorted(set(answers) - set(REVAL_TASKS))
     if unknown:
-        raise RevalScoreError(f"unknown REval task(s) {unknown}: answers are keyed by task "
-                              f"({', '.join(REVAL_TASKS)}), then by item id")
+        raise RevalScoreError(
+            f"unknown REval task(s) {unknown}: answers are keyed by task "
+            f"({', '.join(REVAL_TASKS)}), then by item id"
+        )
     for task, by_item in answers.items():
         if not isinstance(by_item, Mapping):
             raise RevalScoreError(f"answers[{task!r}] must map item ids to response lists")
         for item_id, responses in by_item.items():
             if isinstance(responses, str) or not all(isinstance(r, str) for r in responses):
-                raise RevalScoreError(f"answers[{task!r}][{item_id!r}] must be a list of "
-                                      "strings")
+                raise RevalScoreError(f"answers[{task!r}][{item_id!r}] must be a list of strings")
     return tuple(task for task in REVAL_TASKS if task in answers)
 
 
@@ -134,6 +148,7 @@ def _chunks(plans: Sequence[RevalPlan]) -> Iterator[tuple[tuple[int, ...], list[
     """Plans grouped by the program their jobs run (official state answers share one, a
     problem's output checks another), up to :data:`_CHUNK` jobs a group, so that one
     forked child runs many answers' checks as one executor item."""
+
     def key(i: int) -> tuple[str, str]:
         job = plans[i].jobs[0]
         return job.program, repr(job.limits)
@@ -156,15 +171,14 @@ def _judge_all(engine: Engine, plans: Sequence[RevalPlan], progress: bool) -> li
     answers sharing a program in one child, timeouts probed then rerun alone)."""
     from execlens.judge import Executor
 
-    verdicts: list[Verdict | None] = [plan.verdict() if not plan.jobs else None
-                                      for plan in plans]
+    verdicts: list[Verdict | None] = [plan.verdict() if not plan.jobs else None for plan in plans]
     chunks = list(_chunks(plans))
     with Executor(engine) as executor:
         for members, outcomes in _progress(executor.run(iter(chunks)), len(chunks), progress):
             start = 0
             for i in members:
                 count = len(plans[i].jobs)
-                verdicts[i] = plans[i].verdict(outcomes[start:start + count])
+                verdicts[i] = plans[i].verdict(outcomes[start : start + count])
                 start += count
     return verdicts  # type: ignore[return-value]
 
@@ -196,13 +210,13 @@ def _accuracy(verdicts: Mapping[str, list[Verdict]], ids: Sequence[str]) -> floa
     k = _samples(verdicts[i] for i in ids)
     if not ids or k == 0:
         return None
-    per_k = [percent(sum(verdicts[i][j].passed for i in ids), len(ids)) or 0.0
-             for j in range(k)]
+    per_k = [percent(sum(verdicts[i][j].passed for i in ids), len(ids)) or 0.0 for j in range(k)]
     return sum(per_k) / k
 
 
-def _coverage_metrics(verdicts: Mapping[str, list[Verdict]], ids: Sequence[str],
-                      truth: Mapping[str, QuestionTruth]) -> dict[str, Any]:
+def _coverage_metrics(
+    verdicts: Mapping[str, list[Verdict]], ids: Sequence[str], truth: Mapping[str, QuestionTruth]
+) -> dict[str, Any]:
     k = _samples(verdicts[i] for i in ids)
     runs = []
     for j in range(k):
@@ -223,8 +237,11 @@ def _coverage_metrics(verdicts: Mapping[str, list[Verdict]], ids: Sequence[str],
     return merged
 
 
-def _ic(verdicts: Mapping[str, Mapping[str, list[Verdict]]], ids: Sequence[str],
-        pair_of: Mapping[str, str]) -> float | None:
+def _ic(
+    verdicts: Mapping[str, Mapping[str, list[Verdict]]],
+    ids: Sequence[str],
+    pair_of: Mapping[str, str],
+) -> float | None:
     if not ids or any(task not in verdicts for task in REVAL_TASKS):
         return None
     lists = [verdicts[t][i] for t in _QUESTION_TASKS for i in ids]
@@ -232,17 +249,32 @@ def _ic(verdicts: Mapping[str, Mapping[str, list[Verdict]]], ids: Sequence[str],
     k = _samples(lists)
     if k == 0:
         return None
-    values = [incremental_consistency(
-        (verdicts["coverage"][i][j].passed, verdicts["state"][i][j].passed,
-         verdicts["path"][i][j].passed, verdicts["output"][pair_of[i]][j].passed)
-        for i in ids) or 0.0 for j in range(k)]
+    values = [
+        incremental_consistency(
+            (
+                verdicts["coverage"][i][j].passed,
+                verdicts["state"][i][j].passed,
+                verdicts["path"][i][j].passed,
+                verdicts["output"][pair_of[i]][j].passed,
+            )
+            for i in ids
+        )
+        or 0.0
+        for j in range(k)
+    ]
     return sum(values) / k
 
 
-def _mode_metrics(verdicts: Mapping[str, Mapping[str, list[Verdict]]], tasks: Sequence[str],
-                  question_ids: Sequence[str], output_ids: Sequence[str],
-                  pair_of: Mapping[str, str], kind_of: Mapping[str, str],
-                  truth: Mapping[str, QuestionTruth], leaky: set[str]) -> dict[str, Any]:
+def _mode_metrics(
+    verdicts: Mapping[str, Mapping[str, list[Verdict]]],
+    tasks: Sequence[str],
+    question_ids: Sequence[str],
+    output_ids: Sequence[str],
+    pair_of: Mapping[str, str],
+    kind_of: Mapping[str, str],
+    truth: Mapping[str, QuestionTruth],
+    leaky: set[str],
+) -> dict[str, Any]:
     out: dict[str, Any] = {"questions": len(question_ids), "pairs": len(output_ids)}
     kinds = sorted({kind_of[i] for i in [*question_ids, *output_ids]})
 
@@ -263,29 +295,41 @@ def _mode_metrics(verdicts: Mapping[str, Mapping[str, list[Verdict]]], tasks: Se
 
     out.update(block(question_ids, output_ids))
     if len(kinds) > 1:
-        out["by_kind"] = {kind: block([i for i in question_ids if kind_of[i] == kind],
-                                      [i for i in output_ids if kind_of[i] == kind])
-                          for kind in kinds}
+        out["by_kind"] = {
+            kind: block(
+                [i for i in question_ids if kind_of[i] == kind],
+                [i for i in output_ids if kind_of[i] == kind],
+            )
+            for kind in kinds
+        }
     return out
 
 
-def _mode_baselines(question_ids: Sequence[str], truth: Mapping[str, QuestionTruth],
-                    kind_of: Mapping[str, str]) -> dict[str, Any]:
+def _mode_baselines(
+    question_ids: Sequence[str], truth: Mapping[str, QuestionTruth], kind_of: Mapping[str, str]
+) -> dict[str, Any]:
     out = baselines([truth[i] for i in question_ids])
     kinds = sorted({kind_of[i] for i in question_ids})
     if len(kinds) > 1:
-        out["by_kind"] = {kind: baselines([truth[i] for i in question_ids
-                                           if kind_of[i] == kind]) for kind in kinds}
+        out["by_kind"] = {
+            kind: baselines([truth[i] for i in question_ids if kind_of[i] == kind])
+            for kind in kinds
+        }
     return out
 
 
 # ------------------------------------------------------------------ entry point
-def score_reval(source: Any, answers: Mapping[str, Mapping[str, Sequence[str]]], style: str,
-                engine: Engine | None = None, *,
-                modes: Sequence[str] = REVAL_MODES,
-                truth: Mapping[str, RevalTruth] | None = None,
-                cache_dir: str | Path | None = None,
-                progress: bool = False) -> RevalScores:
+def score_reval(
+    source: Any,
+    answers: Mapping[str, Mapping[str, Sequence[str]]],
+    style: str,
+    engine: Engine | None = None,
+    *,
+    modes: Sequence[str] = REVAL_MODES,
+    truth: Mapping[str, RevalTruth] | None = None,
+    cache_dir: str | Path | None = None,
+    progress: bool = False,
+) -> RevalScores:
     """Judge REval answers in each mode and compute metrics, IC and baselines.
 
     ``source``: problems (``load_reval(...)``, its ``.records``, or a list) -- every
@@ -308,13 +352,22 @@ def score_reval(source: Any, answers: Mapping[str, Mapping[str, Sequence[str]]],
         from execlens.trace import trace_engine
 
         with trace_engine() as own:
-            return score_reval(source, answers, style, own, modes=modes, truth=truth,
-                               cache_dir=cache_dir, progress=progress)
+            return score_reval(
+                source,
+                answers,
+                style,
+                own,
+                modes=modes,
+                truth=truth,
+                cache_dir=cache_dir,
+                progress=progress,
+            )
     truths = dict(truth or {})
     needed = [m for m in modes if m not in truths]
     if needed:
-        truths.update(build_reval_truth(problems, engine, needed, cache_dir=cache_dir,
-                                        progress=progress))
+        truths.update(
+            build_reval_truth(problems, engine, needed, cache_dir=cache_dir, progress=progress)
+        )
 
     kind_of: dict[str, str] = {}
     pair_of: dict[str, str] = {}
@@ -324,16 +377,25 @@ def score_reval(source: Any, answers: Mapping[str, Mapping[str, Sequence[str]]],
         kind_of[item.sample_id] = item.problem.kind
         pair_of[item.sample_id] = f"{item.pair.sample_id}/output"
         reason = unrunnable[item.problem.task_id] or next(
-            (t.skipped.get(item.pair.sample_id) for t in truths.values()
-             if item.pair.sample_id in t.skipped), None)
+            (
+                t.skipped.get(item.pair.sample_id)
+                for t in truths.values()
+                if item.pair.sample_id in t.skipped
+            ),
+            None,
+        )
         if reason:
             skipped[item.sample_id] = reason
-    contexts = {item.sample_id: reval_context(item) for item in [*questions, *outputs]
-                if item.sample_id not in skipped}
+    contexts = {
+        item.sample_id: reval_context(item)
+        for item in [*questions, *outputs]
+        if item.sample_id not in skipped
+    }
 
     plans: list[tuple[str, str, str, int, RevalPlan]] = []
     verdicts: dict[str, dict[str, dict[str, list[Verdict]]]] = {
-        mode: {task: {} for task in tasks} for mode in modes}
+        mode: {task: {} for task in tasks} for mode in modes
+    }
     for mode in modes:
         mode_truth = truths[mode]
         for task in tasks:
@@ -352,60 +414,87 @@ def score_reval(source: Any, answers: Mapping[str, Mapping[str, Sequence[str]]],
                 elif item_id in mode_truth.questions:
                     item_truth = mode_truth.questions[item_id]
                 else:
-                    raise RevalScoreError(f"the {mode} truth has no answer for {item_id}: "
-                                          "was it built from other problems?")
+                    raise RevalScoreError(
+                        f"the {mode} truth has no answer for {item_id}: "
+                        "was it built from other problems?"
+                    )
                 verdicts[mode][task][item_id] = [_missing()] * len(responses)
                 for k, raw in enumerate(responses):
                     # A judge's failure on one answer is that answer's scoring_error.
-                    plan = guarded(plan_reval, task, mode, raw, style, contexts[item_id],
-                                   item_truth)
+                    plan = guarded(
+                        plan_reval, task, mode, raw, style, contexts[item_id], item_truth
+                    )
                     plans.append((mode, task, item_id, k, plan))
     judged = _judge_all(engine, [plan for *_, plan in plans], progress)
     for (mode, task, item_id, k, _), verdict in zip(plans, judged):
         verdicts[mode][task][item_id][k] = verdict
 
-    metrics, base = summarise(verdicts, modes, tasks, questions, outputs, truths, skipped,
-                              answers)
-    return RevalScores(style=style, modes=modes, tasks=tasks, verdicts=verdicts,
-                       metrics=metrics, baselines=base, skipped=skipped, kinds=kind_of)
+    metrics, base = summarise(verdicts, modes, tasks, questions, outputs, truths, skipped, answers)
+    return RevalScores(
+        style=style,
+        modes=modes,
+        tasks=tasks,
+        verdicts=verdicts,
+        metrics=metrics,
+        baselines=base,
+        skipped=skipped,
+        kinds=kind_of,
+    )
 
 
-def summarise(verdicts: Mapping[str, Mapping[str, Mapping[str, list[Verdict]]]],
-              modes: Sequence[str], tasks: Sequence[str], questions: Sequence[RevalItem],
-              outputs: Sequence[RevalItem], truths: Mapping[str, RevalTruth],
-              skipped: Mapping[str, str],
-              answers: Mapping[str, Mapping[str, Sequence[str]]] | None = None
-              ) -> tuple[dict[str, Any], dict[str, Any]]:
+def summarise(
+    verdicts: Mapping[str, Mapping[str, Mapping[str, list[Verdict]]]],
+    modes: Sequence[str],
+    tasks: Sequence[str],
+    questions: Sequence[RevalItem],
+    outputs: Sequence[RevalItem],
+    truths: Mapping[str, RevalTruth],
+    skipped: Mapping[str, str],
+    answers: Mapping[str, Mapping[str, Sequence[str]]] | None = None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """``(metrics, baselines)`` per mode from judged verdicts (``verdicts[mode][task][id]``).
 
     Metrics over every question/pair in scope less the ``skipped`` ones; baselines are the
     constant answers' numbers on the same questions, from the truth.
     """
     kind_of = {item.sample_id: item.problem.kind for item in [*questions, *outputs]}
-    pair_of = {item.sample_id: f"{item.pair.sample_id}/output"
-               for item in [*questions, *outputs]}
+    pair_of = {item.sample_id: f"{item.pair.sample_id}/output" for item in [*questions, *outputs]}
     question_ids = [q.sample_id for q in questions if q.sample_id not in skipped]
     output_ids = [o.sample_id for o in outputs if o.sample_id not in skipped]
     leaky = set()
     if "strict" in truths:
-        leaky = {f"{pair_id}/output" for pair_id, out in truths["strict"].outputs.items()
-                 if out.leak}
-    metrics = {mode: _mode_metrics(verdicts[mode], tasks, question_ids, output_ids, pair_of,
-                                   kind_of, truths[mode].questions, leaky)
-               for mode in modes}
+        leaky = {
+            f"{pair_id}/output" for pair_id, out in truths["strict"].outputs.items() if out.leak
+        }
+    metrics = {
+        mode: _mode_metrics(
+            verdicts[mode],
+            tasks,
+            question_ids,
+            output_ids,
+            pair_of,
+            kind_of,
+            truths[mode].questions,
+            leaky,
+        )
+        for mode in modes
+    }
     in_scope = {"output": {o.sample_id for o in outputs}}
     in_scope.update({task: {q.sample_id for q in questions} for task in _QUESTION_TASKS})
-    unmatched = {task: len(set(answers[task]) - in_scope[task]) for task in tasks
-                 if answers is not None and set(answers[task]) - in_scope[task]}
+    unmatched = {
+        task: len(set(answers[task]) - in_scope[task])
+        for task in tasks
+        if answers is not None and set(answers[task]) - in_scope[task]
+    }
     for mode in modes:
         if unmatched:  # answers whose ids name no item in scope: likely an id mix-up
             metrics[mode]["unmatched_answers"] = unmatched
         metrics[mode]["skipped_questions"] = sum(1 for q in questions if q.sample_id in skipped)
         metrics[mode]["skipped_pairs"] = sum(1 for o in outputs if o.sample_id in skipped)
-        metrics[mode]["denominators"] = ("every question/pair in scope, less the skipped "
-                                         "ones (problems that cannot run here)")
-    base = {mode: _mode_baselines(question_ids, truths[mode].questions, kind_of)
-            for mode in modes}
+        metrics[mode]["denominators"] = (
+            "every question/pair in scope, less the skipped ones (problems that cannot run here)"
+        )
+    base = {mode: _mode_baselines(question_ids, truths[mode].questions, kind_of) for mode in modes}
     return metrics, base
 
 
@@ -421,22 +510,38 @@ def format_reval_scores(scores: RevalScores) -> str:
         m, b = scores.metrics[mode], scores.baselines[mode]
         const, yes = b["no_nil_minus1"], b["always_yes"]
         cov = m.get("coverage") or {}
-        lines.append(f"REval [{mode}]  {m['questions']} questions, {m['pairs']} pairs "
-                     f"({m['skipped_questions']} questions / {m['skipped_pairs']} pairs "
-                     "skipped, outside every denominator)")
+        lines.append(
+            f"REval [{mode}]  {m['questions']} questions, {m['pairs']} pairs "
+            f"({m['skipped_questions']} questions / {m['skipped_pairs']} pairs "
+            "skipped, outside every denominator)"
+        )
         lines.append(f"  {'metric':<22}{'model':>8}{'NO/Nil/-1':>11}{'always YES':>12}")
-        rows = [("coverage accuracy", cov.get("accuracy"), const["coverage"]["accuracy"],
-                 yes["coverage"]["accuracy"]),
-                ("coverage precision", cov.get("precision"), const["coverage"]["precision"],
-                 yes["coverage"]["precision"]),
-                ("coverage recall", cov.get("recall"), const["coverage"]["recall"],
-                 yes["coverage"]["recall"]),
-                ("coverage F1", cov.get("f1"), const["coverage"]["f1"], yes["coverage"]["f1"]),
-                ("state accuracy", m.get("state"), const["state"], None),
-                ("path accuracy", m.get("path"), const["path"], None),
-                ("output accuracy", m.get("output"), const["output"], None),
-                ("IC", m.get("ic"), const["ic"], None),
-                ("IC (perfect output)", None, const["ic_perfect_output"], None)]
+        rows = [
+            (
+                "coverage accuracy",
+                cov.get("accuracy"),
+                const["coverage"]["accuracy"],
+                yes["coverage"]["accuracy"],
+            ),
+            (
+                "coverage precision",
+                cov.get("precision"),
+                const["coverage"]["precision"],
+                yes["coverage"]["precision"],
+            ),
+            (
+                "coverage recall",
+                cov.get("recall"),
+                const["coverage"]["recall"],
+                yes["coverage"]["recall"],
+            ),
+            ("coverage F1", cov.get("f1"), const["coverage"]["f1"], yes["coverage"]["f1"]),
+            ("state accuracy", m.get("state"), const["state"], None),
+            ("path accuracy", m.get("path"), const["path"], None),
+            ("output accuracy", m.get("output"), const["output"], None),
+            ("IC", m.get("ic"), const["ic"], None),
+            ("IC (perfect output)", None, const["ic_perfect_output"], None),
+        ]
         for name, model, constant, always in rows:
             lines.append(f"  {name:<22}{_cell(model):>8}{_cell(constant):>11}{_cell(always):>12}")
     return "\n".join(lines)

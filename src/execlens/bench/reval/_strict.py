@@ -72,12 +72,17 @@ def strict_path(raw: str, style: str, context: RevalContext, truth: QuestionTrut
     extraction = extract_reval_path(raw, style, code=context.code)
     lines = list(extraction.value) if isinstance(extraction.value, list) else [-2]
     if lines == [-2]:
-        return _unparseable(extraction.failure or "no_match",
-                            "the answer names no line of the code", answer=lines,
-                            text=extraction.text, expected=list(truth.next_lines))
+        return _unparseable(
+            extraction.failure or "no_match",
+            "the answer names no line of the code",
+            answer=lines,
+            text=extraction.text,
+            expected=list(truth.next_lines),
+        )
     verdict = judge_path(truth.next_lines, lines)
-    return replace(verdict, data={"answer": lines, "text": extraction.text,
-                                  "expected": list(truth.next_lines)})
+    return replace(
+        verdict, data={"answer": lines, "text": extraction.text, "expected": list(truth.next_lines)}
+    )
 
 
 def strict_state(raw: str, style: str, truth: QuestionTruth) -> Verdict:
@@ -88,15 +93,21 @@ def strict_state(raw: str, style: str, truth: QuestionTruth) -> Verdict:
     if answer is NIL:
         return judge_state_value(truth.state, None)
     if not isinstance(answer, StateAnswer):
-        return _unparseable(extraction.failure or "format", "expected `value; type` or Nil",
-                            expected_types=list(truth.state_types) or ["Nil"])
+        return _unparseable(
+            extraction.failure or "format",
+            "expected `value; type` or Nil",
+            expected_types=list(truth.state_types) or ["Nil"],
+        )
     return judge_state_value(truth.state, answer.value, answer.type)
 
 
 def _close(value: Any, expected: Any, mask: MaskTruth) -> bool:
     numbers = (int, float)
-    if not (isinstance(value, numbers) and isinstance(expected, numbers)) or isinstance(
-            value, bool) or isinstance(expected, bool):
+    if (
+        not (isinstance(value, numbers) and isinstance(expected, numbers))
+        or isinstance(value, bool)
+        or isinstance(expected, bool)
+    ):
         return False
     difference = abs(value - expected)
     if mask.delta is not None:
@@ -112,15 +123,17 @@ def _mask_correct(value: Any, mask: MaskTruth) -> bool:
         if all(strict_equal(value, o) for o in others):
             return True
         if mask.assertion.startswith("assertAlmostEqual") and all(
-                _close(value, o, mask) for o in others):
+            _close(value, o, mask) for o in others
+        ):
             return True
     if mask.assertion.startswith("assertAlmostEqual") and mask.hidden:
         return all(_close(value, decode(e), mask) for e in mask.hidden)
     return False
 
 
-def strict_output(raw: str, style: str, context: RevalContext, truth: OutputTruth | None
-                  ) -> Verdict:
+def strict_output(
+    raw: str, style: str, context: RevalContext, truth: OutputTruth | None
+) -> Verdict:
     """Literal fillings of every ``??``, compared with the values the masks really take."""
     extraction = extract_reval_output(raw, style, question=context.template)
     snippet = extraction.value if isinstance(extraction.value, str) else ""
@@ -137,9 +150,12 @@ def strict_output(raw: str, style: str, context: RevalContext, truth: OutputTrut
     except MaskError as error:
         return _unparseable(error.reason, error.message, **data)
     if len(nodes) != len(truth.masks):
-        return Verdict.failing(VerdictStatus.REFERENCE_ERROR, "masks",
-                               f"{len(nodes)} masks answered, {len(truth.masks)} recorded",
-                               **data)
+        return Verdict.failing(
+            VerdictStatus.REFERENCE_ERROR,
+            "masks",
+            f"{len(nodes)} masks answered, {len(truth.masks)} recorded",
+            **data,
+        )
     fillings = []
     for node in nodes:
         text = ast.unparse(node)
@@ -147,10 +163,12 @@ def strict_output(raw: str, style: str, context: RevalContext, truth: OutputTrut
             fillings.append(parse_state_value(text))
         except (AnswerParseError, SyntaxError, ValueError, RecursionError) as exc:
             kind = exc.kind if isinstance(exc, AnswerParseError) else "syntax"
-            return _unparseable(kind, f"a ?? is filled with {text[:100]!r}, not a literal",
-                                **data)
-    wrong = [i for i, (value, mask) in enumerate(zip(fillings, truth.masks))
-             if not _mask_correct(value, mask)]
+            return _unparseable(kind, f"a ?? is filled with {text[:100]!r}, not a literal", **data)
+    wrong = [
+        i
+        for i, (value, mask) in enumerate(zip(fillings, truth.masks))
+        if not _mask_correct(value, mask)
+    ]
     data["wrong_masks"] = wrong
     if not wrong:
         return Verdict.passing(**data)

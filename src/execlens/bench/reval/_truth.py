@@ -78,26 +78,33 @@ class RevalTruth:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form."""
-        return {"version": TRUTH_VERSION, "mode": self.mode, "key": self.key,
-                "questions": {k: v.to_dict() for k, v in self.questions.items()},
-                "outputs": {k: v.to_dict() for k, v in self.outputs.items()},
-                "skipped": dict(self.skipped), "notes": dict(self.notes),
-                "lines": {k: list(v) for k, v in self.lines.items()}}
+        return {
+            "version": TRUTH_VERSION,
+            "mode": self.mode,
+            "key": self.key,
+            "questions": {k: v.to_dict() for k, v in self.questions.items()},
+            "outputs": {k: v.to_dict() for k, v in self.outputs.items()},
+            "skipped": dict(self.skipped),
+            "notes": dict(self.notes),
+            "lines": {k: list(v) for k, v in self.lines.items()},
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RevalTruth:
         """Rebuild from :meth:`to_dict` output."""
         if data.get("version") != TRUTH_VERSION:
-            raise ValueError(f"REval truth version {data.get('version')!r} is not "
-                             f"{TRUTH_VERSION}: rebuild it")
-        return cls(mode=data["mode"], key=data.get("key", ""),
-                   questions={k: QuestionTruth.from_dict(v)
-                              for k, v in data.get("questions", {}).items()},
-                   outputs={k: OutputTruth.from_dict(v)
-                            for k, v in data.get("outputs", {}).items()},
-                   skipped=dict(data.get("skipped", {})), notes=dict(data.get("notes", {})),
-                   lines={k: tuple(int(n) for n in v)
-                          for k, v in data.get("lines", {}).items()})
+            raise ValueError(
+                f"REval truth version {data.get('version')!r} is not {TRUTH_VERSION}: rebuild it"
+            )
+        return cls(
+            mode=data["mode"],
+            key=data.get("key", ""),
+            questions={k: QuestionTruth.from_dict(v) for k, v in data.get("questions", {}).items()},
+            outputs={k: OutputTruth.from_dict(v) for k, v in data.get("outputs", {}).items()},
+            skipped=dict(data.get("skipped", {})),
+            notes=dict(data.get("notes", {})),
+            lines={k: tuple(int(n) for n in v) for k, v in data.get("lines", {}).items()},
+        )
 
 
 # ------------------------------------------------------------------ problems
@@ -113,25 +120,44 @@ def reval_context(item: RevalItem) -> RevalContext:
     if problem.kind == "classeval":
         test_class = _test_class(problem, pair.input_idx)[0]
     question = item.question
-    return RevalContext(kind=problem.kind, code=problem.code, entry_point=problem.entry_point,
-                        template=pair.output_pred, test=problem.test, test_class=test_class,
-                        line=None if question is None else question.lineno,
-                        var=None if question is None else question.var)
+    return RevalContext(
+        kind=problem.kind,
+        code=problem.code,
+        entry_point=problem.entry_point,
+        template=pair.output_pred,
+        test=problem.test,
+        test_class=test_class,
+        line=None if question is None else question.lineno,
+        var=None if question is None else question.var,
+    )
 
 
-def truth_key(problems: Sequence[RevalProblem], mode: str,
-              program: Mapping[str, Any] | None = None) -> str:
+def truth_key(
+    problems: Sequence[RevalProblem], mode: str, program: Mapping[str, Any] | None = None
+) -> str:
     """A content hash of everything the truth depends on (data, mode, Python, version, and
     ``program``: the program environment's ``ProgramFingerprint.key()``)."""
     digest = hashlib.sha256()
-    digest.update(json.dumps([TRUTH_VERSION, mode, sys.version_info[:2],
-                              dict(program or {})], sort_keys=True).encode())
+    digest.update(
+        json.dumps(
+            [TRUTH_VERSION, mode, sys.version_info[:2], dict(program or {})], sort_keys=True
+        ).encode()
+    )
     for problem in problems:
-        digest.update(json.dumps([problem.task_id, problem.code, problem.test,
-                                  list(problem.inputs),
-                                  [[p.input_idx, p.output_pred,
-                                    [[q.lineno, q.var] for q in p.questions]]
-                                   for p in problem.pairs]]).encode())
+        digest.update(
+            json.dumps(
+                [
+                    problem.task_id,
+                    problem.code,
+                    problem.test,
+                    list(problem.inputs),
+                    [
+                        [p.input_idx, p.output_pred, [[q.lineno, q.var] for q in p.questions]]
+                        for p in problem.pairs
+                    ],
+                ]
+            ).encode()
+        )
     return digest.hexdigest()[:24]
 
 
@@ -142,8 +168,14 @@ def _request(problem: RevalProblem, pair: RevalPair, mode: str) -> Any:
     tag = (problem.task_id, pair.input_idx)
     if problem.kind == "classeval":
         name, method = _test_class(problem, pair.input_idx)
-        return TraceRequest(program=problem.code, test=problem.test, test_class=name,
-                            test_method=method, mode=mode, tag=tag)
+        return TraceRequest(
+            program=problem.code,
+            test=problem.test,
+            test_class=name,
+            test_method=method,
+            mode=mode,
+            tag=tag,
+        )
     call = f"{problem.entry_point}{problem.inputs[pair.input_idx].strip()}"
     return TraceRequest(program=problem.code, call=call, mode=mode, tag=tag)
 
@@ -170,15 +202,21 @@ def _official_question(trace: Trace, line: int, var: str) -> QuestionTruth:
 def _strict_question(trace: Trace, line: int, var: str) -> QuestionTruth:
     covered = trace.covered(line)
     following = sorted(trace.next_lines(line)) if covered else []
-    values = [e for e in trace.state_envelopes(var, line) if e.get("__type__") != "Nil"
-              or "__value__" in e]
+    values = [
+        e
+        for e in trace.state_envelopes(var, line)
+        if e.get("__type__") != "Nil" or "__value__" in e
+    ]
     return QuestionTruth(covered, tuple(following) or (-1,), dedupe_envelopes(values))
 
 
 def _docstring_leak(problem: RevalProblem, pair: RevalPair) -> bool:
     template = pair.output_pred
-    call = template[len("assert "):template.rfind("==")] if template.startswith(
-        "assert ") else template
+    call = (
+        template[len("assert ") : template.rfind("==")]
+        if template.startswith("assert ")
+        else template
+    )
     squeeze = re.compile(r"\s+")
     return squeeze.sub("", call) in squeeze.sub("", problem.code)
 
@@ -186,8 +224,11 @@ def _docstring_leak(problem: RevalProblem, pair: RevalPair) -> bool:
 def _humaneval_output(problem: RevalProblem, pair: RevalPair, trace: Trace) -> OutputTruth:
     leak = ("call_in_docstring",) if _docstring_leak(problem, pair) else ()
     if not trace.ok or trace.output_envelope is None:
-        return OutputTruth((), error=f"the call did not return: {trace.status} "
-                                     f"{trace.exception_type or ''}".strip(), leak=leak)
+        return OutputTruth(
+            (),
+            error=f"the call did not return: {trace.status} {trace.exception_type or ''}".strip(),
+            leak=leak,
+        )
     return OutputTruth((MaskTruth((trace.output_envelope,), assertion="=="),), leak=leak)
 
 
@@ -214,10 +255,16 @@ def _classeval_output(problem: RevalProblem, pair: RevalPair, outcome: Any) -> O
     masks = []
     for site in sites:
         hidden = recorded.get(str(site.index), [])
-        masks.append(MaskTruth(dedupe_envelopes(hidden),
-                               dedupe_envelopes(recorded.get(f"{site.index}:other", [])),
-                               assertion=site.assertion or "?", places=site.places,
-                               delta=site.delta, leak=site.leak))
+        masks.append(
+            MaskTruth(
+                dedupe_envelopes(hidden),
+                dedupe_envelopes(recorded.get(f"{site.index}:other", [])),
+                assertion=site.assertion or "?",
+                places=site.places,
+                delta=site.delta,
+                leak=site.leak,
+            )
+        )
     unrecorded = [m for m, mask in enumerate(masks) if not mask.hidden]
     error = ""
     if unrecorded:
@@ -227,18 +274,23 @@ def _classeval_output(problem: RevalProblem, pair: RevalPair, outcome: Any) -> O
     return OutputTruth(tuple(masks), error=error, leak=leak)
 
 
-def _trace_pairs(engine: Engine, problems: Sequence[RevalProblem], mode: str,
-                 progress: bool) -> dict[tuple[str, int], Trace]:
+def _trace_pairs(
+    engine: Engine, problems: Sequence[RevalProblem], mode: str, progress: bool
+) -> dict[tuple[str, int], Trace]:
     from execlens.trace import trace_many
 
-    requests = [_request(problem, pair, TRACE_MODE[mode])
-                for problem in problems if problem.skip_reason is None
-                for pair in problem.pairs]
+    requests = [
+        _request(problem, pair, TRACE_MODE[mode])
+        for problem in problems
+        if problem.skip_reason is None
+        for pair in problem.pairs
+    ]
     return {trace.tag: trace for trace in trace_many(engine, requests, progress=progress)}
 
 
-def _build(engine: Engine, problems: Sequence[RevalProblem], mode: str, key: str,
-           progress: bool) -> RevalTruth:
+def _build(
+    engine: Engine, problems: Sequence[RevalProblem], mode: str, key: str, progress: bool
+) -> RevalTruth:
     truth = RevalTruth(mode=mode, key=key)
     traces = _trace_pairs(engine, problems, mode, progress)
     record_jobs: list[tuple[RevalProblem, RevalPair]] = []
@@ -250,17 +302,20 @@ def _build(engine: Engine, problems: Sequence[RevalProblem], mode: str, key: str
                 continue
             trace = traces[(problem.task_id, pair.input_idx)]
             if not trace.recorded:
-                truth.skipped[pair.sample_id] = (f"the traced run left no record: "
-                                                 f"{trace.status} {trace.message}")[:300]
+                truth.skipped[pair.sample_id] = (
+                    f"the traced run left no record: {trace.status} {trace.message}"
+                )[:300]
                 continue
             if not trace.ok:
-                truth.notes[pair.sample_id] = (f"traced run ended with {trace.status}: "
-                                               f"{trace.exception_type or trace.message}")[:300]
+                truth.notes[pair.sample_id] = (
+                    f"traced run ended with {trace.status}: {trace.exception_type or trace.message}"
+                )[:300]
             truth.lines[pair.sample_id] = executed_lines(trace, problem.code)
             answer = _official_question if mode == "official" else _strict_question
             for index, question in enumerate(pair.questions):
                 truth.questions[f"{pair.sample_id}/{index}"] = answer(
-                    trace, question.lineno, question.var)
+                    trace, question.lineno, question.var
+                )
             if mode == "strict":
                 if problem.kind == "humaneval":
                     truth.outputs[pair.sample_id] = _humaneval_output(problem, pair, trace)
@@ -286,10 +341,14 @@ def _cache_file(cache_dir: Path, mode: str, key: str) -> Path:
     return cache_dir / f"reval-truth-{mode}-{key}.json"
 
 
-def build_reval_truth(problems: Iterable[RevalProblem], engine: Engine,
-                      modes: Sequence[str] = ("official", "strict"), *,
-                      cache_dir: str | Path | None = None, progress: bool = False
-                      ) -> dict[str, RevalTruth]:
+def build_reval_truth(
+    problems: Iterable[RevalProblem],
+    engine: Engine,
+    modes: Sequence[str] = ("official", "strict"),
+    *,
+    cache_dir: str | Path | None = None,
+    progress: bool = False,
+) -> dict[str, RevalTruth]:
     """The truth of every question of ``problems`` under each mode.
 
     Each (problem, input) pair is traced once per mode.  With ``cache_dir``, the truth is

@@ -44,8 +44,9 @@ class _Unsupported(Exception):
 Envelope = dict[str, Any]
 
 
-def reval_interpret(var: str, snapshots: Sequence[Mapping[str, Envelope] | None],
-                    covered: bool) -> list[Envelope] | None:
+def reval_interpret(
+    var: str, snapshots: Sequence[Mapping[str, Envelope] | None], covered: bool
+) -> list[Envelope] | None:
     """The values REval accepts for ``var`` given the after-states' locals; None for Nil.
 
     ``snapshots`` are the locals (name → envelope) of the state after each execution of
@@ -106,8 +107,10 @@ def _node(node: ast.expr, states: list[Mapping[str, Envelope]]) -> list[Envelope
         if any(e is None for e in elements):
             return None
         columns = [_unique(e or []) for e in elements]
-        return [{"__type__": "tuple", "__value__": list(combo)}
-                for combo in itertools.islice(itertools.product(*columns), MAX_COMBINATIONS)]
+        return [
+            {"__type__": "tuple", "__value__": list(combo)}
+            for combo in itertools.islice(itertools.product(*columns), MAX_COMBINATIONS)
+        ]
     raise _Unsupported(type(node).__name__)
 
 

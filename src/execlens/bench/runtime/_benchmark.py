@@ -79,12 +79,15 @@ class RuntimeBenchmark:
 
     name = "runtime"
     default_task = "all"  # `execlens eval --benchmark runtime` asks every kind
-    description = ("Runtime behaviour of any programs with inputs: coverage, path, state "
-                   "(REval's questions) and output/input prediction (CRUXEval's)")
+    description = (
+        "Runtime behaviour of any programs with inputs: coverage, path, state "
+        "(REval's questions) and output/input prediction (CRUXEval's)"
+    )
     tasks: Mapping[str, TaskSpec] = {
         **{kind: TaskSpec(kind, STYLES, text) for kind, text in _DESCRIPTIONS.items()},
-        "all": TaskSpec("all", STYLES, "every kind but trace about the same runs",
-                        composite=COMPOSITE),
+        "all": TaskSpec(
+            "all", STYLES, "every kind but trace about the same runs", composite=COMPOSITE
+        ),
     }
     modes = ("official", "strict")
     """The same judge twice: see the module docstring."""
@@ -116,10 +119,12 @@ class RuntimeBenchmark:
                 "cannot load runtime questions without programs: the benchmark has no "
                 "default source; pass a local copy with --data PATH (cruxeval.jsonl, "
                 "DREval_data.jsonl or its directory, CodeI/O parsed samples, or your own "
-                "JSONL in one of those shapes)")
+                "JSONL in one of those shapes)"
+            )
         if not Path(data).exists():
-            raise DatasetUnavailableError(f"cannot load {data}: no such file or directory; "
-                                          "pass a local copy with --data PATH")
+            raise DatasetUnavailableError(
+                f"cannot load {data}: no such file or directory; pass a local copy with --data PATH"
+            )
         try:
             return list(load_programs(data))
         except SourceError as exc:
@@ -130,21 +135,30 @@ class RuntimeBenchmark:
             self._traced = traced_tasks(self._programs, engine=engine)
         return self._traced
 
-    def plan(self, records: Sequence[Any], task: str, *, limit: int | None,
-             offset: int) -> list[tuple[str, list[Any]]]:
+    def plan(
+        self, records: Sequence[Any], task: str, *, limit: int | None, offset: int
+    ) -> list[tuple[str, list[Any]]]:
         """The balanced questions of ``task`` about the programs ``limit``/``offset`` pick
         (every kind but ``trace`` for ``all``, skipping kinds with no question)."""
         if task not in self.tasks:
-            raise BenchmarkError(f"runtime has no task {task!r} (expected one of "
-                                 f"{', '.join(self.tasks)})")
-        programs = select(list(records), limit=limit, offset=offset,
-                          id_of=lambda p: f"{p.problem_id}#{p.input_index}")
+            raise BenchmarkError(
+                f"runtime has no task {task!r} (expected one of {', '.join(self.tasks)})"
+            )
+        programs = select(
+            list(records),
+            limit=limit,
+            offset=offset,
+            id_of=lambda p: f"{p.problem_id}#{p.input_index}",
+        )
         if programs != self._programs:
             self._programs, self._traced = programs, None
         items = items_by_kind(self._truth().tasks)
         self._perturbation, self._perturbed = None, None
-        self._items = {(kind, item.sample_id): item
-                       for kind, kind_items in items.items() for item in kind_items}
+        self._items = {
+            (kind, item.sample_id): item
+            for kind, kind_items in items.items()
+            for item in kind_items
+        }
         if task != "all":
             return [(task, items[task])]
         return [(kind, items[kind]) for kind in COMPOSITE if items[kind]]
@@ -170,7 +184,8 @@ class RuntimeBenchmark:
         self._items = {(kind, item.sample_id): item for kind, items in plan for item in items}
         if self._perturbation is not None:
             self._perturbed = self._perturbation.executed(
-                [item for _, items in plan for item in items])
+                [item for _, items in plan for item in items]
+            )
 
     # ------------------------------------------------------------- scoring
     def prepare(self, items: Sequence[Any], task: str, engine: Any) -> Any:
@@ -182,8 +197,9 @@ class RuntimeBenchmark:
             return RuntimeTruth({item.sample_id: item.task for item in items}, self._perturbed)
         traced = self._truth(engine)
         truth = items_by_kind(traced.tasks)
-        return RuntimeTruth({item.sample_id: item.task for item in truth.get(task, ())},
-                            traced.executed)
+        return RuntimeTruth(
+            {item.sample_id: item.task for item in truth.get(task, ())}, traced.executed
+        )
 
     def explain(self, item: Any, task: str, context: Any) -> dict[str, Any] | None:
         """The expected answer, program, asked line, executed lines and true value of
@@ -198,8 +214,10 @@ class RuntimeBenchmark:
         """Every answer judged by the generic judge of its kind (both modes), against the
         truth :meth:`prepare` returned (the item's own when there is none)."""
         if task not in KINDS:
-            raise BenchmarkError(f"runtime scores the kinds {', '.join(KINDS)} ('all' is "
-                                 f"their composite), not {task!r}")
+            raise BenchmarkError(
+                f"runtime scores the kinds {', '.join(KINDS)} ('all' is "
+                f"their composite), not {task!r}"
+            )
         truth = context if isinstance(context, Mapping) else {}
 
         def to_task(item: RuntimeItem) -> Any:
@@ -212,14 +230,18 @@ class RuntimeBenchmark:
         notes = []
         if self._traced is not None:
             for status, runs in sorted(self._traced.failed.items()):
-                notes.append(f"{len(runs)} run(s) recorded nothing ({status}: "
-                             f"{', '.join(runs[:5])}) and were asked nothing")
+                notes.append(
+                    f"{len(runs)} run(s) recorded nothing ({status}: "
+                    f"{', '.join(runs[:5])}) and were asked nothing"
+                )
             if self._traced.skipped:
-                notes.append(f"{len(self._traced.skipped)} run(s) asked nothing: "
-                             + "; ".join(f"{k} {v}" for k, v in
-                                         list(self._traced.skipped.items())[:3]))
-        return runtime_metrics(records, task, self._items, notes, modes=self.modes,
-                               answers=self._given)
+                notes.append(
+                    f"{len(self._traced.skipped)} run(s) asked nothing: "
+                    + "; ".join(f"{k} {v}" for k, v in list(self._traced.skipped.items())[:3])
+                )
+        return runtime_metrics(
+            records, task, self._items, notes, modes=self.modes, answers=self._given
+        )
 
     def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
         """A JSON object ``{sample id: [response or answer, ...]}`` for one kind's questions
@@ -227,17 +249,24 @@ class RuntimeBenchmark:
         of an ``all`` run).  Each text is read as :meth:`extract` reads a response (a bare
         answer reads as itself); the questions the file answers are scored."""
         if task not in KINDS:
-            raise BenchmarkError(f"scoring a runtime generations file needs --task, one of "
-                                 f"{', '.join(KINDS)} (got {task!r})")
+            raise BenchmarkError(
+                f"scoring a runtime generations file needs --task, one of "
+                f"{', '.join(KINDS)} (got {task!r})"
+            )
         answers = check_generations(read_generations_json(Path(path)), str(path))
         [(_, items)] = self.plan(self.load(data), task, limit=None, offset=0)
         known = {item.sample_id: item for item in items}
         unknown = [ident for ident in answers if ident not in known]
         if unknown:
-            raise GenerationsError(f"{path}: {len(unknown)} id(s) are not {task} questions "
-                                   f"about {data} ({', '.join(unknown[:5])})")
-        paired = [(item, [extract_runtime(text, task).text for text in answers[ident]])
-                  for ident, item in known.items() if ident in answers]
+            raise GenerationsError(
+                f"{path}: {len(unknown)} id(s) are not {task} questions "
+                f"about {data} ({', '.join(unknown[:5])})"
+            )
+        paired = [
+            (item, [extract_runtime(text, task).text for text in answers[ident]])
+            for ident, item in known.items()
+            if ident in answers
+        ]
         self._given = {(task, item.sample_id): texts for item, texts in paired}
         return Generations(task=task, items=paired, notes={"questions": len(paired)})
 

@@ -22,10 +22,16 @@ DEMO_RUNS = 8
 def write_demo_programs(path: Path) -> Path:
     """The examples as a CRUXEval-shaped JSONL (one record per input); the references
     come from tracing, so no output is written."""
-    rows = [{"id": f"{example['id']}_{index}", "code": example["code"], "input": arguments,
-             "output": ""}
-            for example in EXAMPLES
-            for index, arguments in enumerate(example["inputs"])]  # type: ignore[arg-type]
+    rows = [
+        {
+            "id": f"{example['id']}_{index}",
+            "code": example["code"],
+            "input": arguments,
+            "output": "",
+        }
+        for example in EXAMPLES
+        for index, arguments in enumerate(example["inputs"])
+    ]  # type: ignore[arg-type]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     return path
@@ -35,5 +41,9 @@ def demo_evals(directory: Path, engine: Engine) -> list[tuple[str, dict[str, Any
     """One run: every kind (``all``) about the first runs of the examples (a slice: the
     embedded model answers on the CPU, and the demo has other runs to do)."""
     data = write_demo_programs(directory / "programs.jsonl")
-    return [("runtime-all", {"benchmark": "runtime", "task": "all", "data": str(data),
-                             "limit": DEMO_RUNS})]
+    return [
+        (
+            "runtime-all",
+            {"benchmark": "runtime", "task": "all", "data": str(data), "limit": DEMO_RUNS},
+        )
+    ]

@@ -37,13 +37,18 @@ def _type_name(envelope: Mapping[str, Any]) -> str:
 
 def _state(reference: Any) -> tuple[str, str]:
     """(expected answer, every accepted value) of a state question."""
-    values = [e for e in reference or () if isinstance(e, Mapping)
-              and (e.get("__type__") != "Nil" or "__value__" in e)]
+    values = [
+        e
+        for e in reference or ()
+        if isinstance(e, Mapping) and (e.get("__type__") != "Nil" or "__value__" in e)
+    ]
     if not values:
         return "Nil", "Nil (the line never ran, or the variable has no value after it)"
     texts = [(_literal(e), _type_name(e)) for e in values]
-    shown = " | ".join(f"{text}; {kind}" if text is not None else f"<{kind} without a literal>"
-                       for text, kind in texts)
+    shown = " | ".join(
+        f"{text}; {kind}" if text is not None else f"<{kind} without a literal>"
+        for text, kind in texts
+    )
     expected = next((f"{text}; {kind}" for text, kind in texts if text is not None), None)
     return expected or shown, shown
 
@@ -80,14 +85,16 @@ def explain_runtime(item: RuntimeItem, context: Any) -> dict[str, Any]:
         elif kind == "path":
             out["question"] = f"which line runs right after line {line} when {run} runs?"
             following = [int(n) for n in reference or (-1,)]
-            out["expected"] = next((_line(task.program, n) for n in following
-                                    if n != -1 and _line(task.program, n)), "-1")
-            out["true_value"] = "; ".join("-1: nothing runs after it" if n == -1
-                                          else f"line {n}: {_line(task.program, n)}"
-                                          for n in following)
+            out["expected"] = next(
+                (_line(task.program, n) for n in following if n != -1 and _line(task.program, n)),
+                "-1",
+            )
+            out["true_value"] = "; ".join(
+                "-1: nothing runs after it" if n == -1 else f"line {n}: {_line(task.program, n)}"
+                for n in following
+            )
         else:
-            out["question"] = (f"the value and type of {task.var} after line {line} "
-                               f"when {run} runs")
+            out["question"] = f"the value and type of {task.var} after line {line} when {run} runs"
             out["expected"], out["true_value"] = _state(reference)
         return out
     if kind == "trace":

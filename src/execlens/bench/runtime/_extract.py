@@ -56,10 +56,14 @@ def _assertion_side(text: str, side: str) -> str | None:
     if len(tree.body) != 1:
         return None
     node = tree.body[0]
-    test = node.test if isinstance(node, ast.Assert) else (
-        node.value if isinstance(node, ast.Expr) else None)
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1
-            and isinstance(test.ops[0], ast.Eq)):
+    test = (
+        node.test
+        if isinstance(node, ast.Assert)
+        else (node.value if isinstance(node, ast.Expr) else None)
+    )
+    if not (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
+    ):
         return None
     operand = test.left if side == "left" else test.comparators[0]
     return ast.get_source_segment(source, operand)

@@ -26,10 +26,19 @@ __all__ = ["BASELINES", "runtime_metrics"]
 # The labels stay as they were before full traces (reports and tests name them); the
 # empty trace sits in the first row only (the second differs in the coverage answer).
 BASELINES: dict[str, dict[str, str]] = {
-    "always YES / -1 / Nil / None": {"coverage": "YES", "path": "-1", "state": "Nil",
-                                    "output": "None", "trace": "[]"},
-    "always NO / -1 / Nil / None": {"coverage": "NO", "path": "-1", "state": "Nil",
-                                   "output": "None"},
+    "always YES / -1 / Nil / None": {
+        "coverage": "YES",
+        "path": "-1",
+        "state": "Nil",
+        "output": "None",
+        "trace": "[]",
+    },
+    "always NO / -1 / Nil / None": {
+        "coverage": "NO",
+        "path": "-1",
+        "state": "Nil",
+        "output": "None",
+    },
 }
 
 
@@ -53,8 +62,9 @@ def _named(kind: str, values: Mapping[str, float], single: bool) -> dict[str, fl
     ``kind f1``, so one table holds every kind."""
     if single:
         return dict(values)
-    return {(kind if name == "accuracy" else f"{kind} {name}"): value
-            for name, value in values.items()}
+    return {
+        (kind if name == "accuracy" else f"{kind} {name}"): value for name, value in values.items()
+    }
 
 
 def _credit(item: RuntimeItem | None, answer: Any, label: str) -> float | None:
@@ -70,10 +80,10 @@ def _credit(item: RuntimeItem | None, answer: Any, label: str) -> float | None:
     return float(credit) if isinstance(credit, (int, float)) else 0.0
 
 
-def _kind_scores(kind: str, pairs: Sequence[tuple[Any, str]],
-                 credits: Sequence[float | None] = ()) -> dict[str, float]:
-    scores = {"accuracy": _percent(sum(1 for _, label in pairs if label == "passed"),
-                                   len(pairs))}
+def _kind_scores(
+    kind: str, pairs: Sequence[tuple[Any, str]], credits: Sequence[float | None] = ()
+) -> dict[str, float]:
+    scores = {"accuracy": _percent(sum(1 for _, label in pairs if label == "passed"), len(pairs))}
     if kind == "coverage":
         scores.update(_coverage_scores(pairs))
     known = [c for c in credits if c is not None]
@@ -82,11 +92,15 @@ def _kind_scores(kind: str, pairs: Sequence[tuple[Any, str]],
     return scores
 
 
-def runtime_metrics(records: Sequence[Mapping[str, Any]], task: str,
-                    items: Mapping[tuple[str, str], RuntimeItem],
-                    notes: Sequence[str] = (), *, modes: Sequence[str] = ("strict",),
-                    answers: Mapping[tuple[str, str], Sequence[str]] | None = None
-                    ) -> dict[str, Any]:
+def runtime_metrics(
+    records: Sequence[Mapping[str, Any]],
+    task: str,
+    items: Mapping[tuple[str, str], RuntimeItem],
+    notes: Sequence[str] = (),
+    *,
+    modes: Sequence[str] = ("strict",),
+    answers: Mapping[tuple[str, str], Sequence[str]] | None = None,
+) -> dict[str, Any]:
     """``{mode: {...}, "baselines": {...}, "detailed": {...}, "flags": [...]}``.
 
     ``items`` maps ``(kind, sample id)`` to the planned item (its reference); a record's
@@ -102,7 +116,7 @@ def runtime_metrics(records: Sequence[Mapping[str, Any]], task: str,
         kind = str(record.get("task") or task)
         ident = str(record["id"])
         if ident.startswith(f"{kind}:"):
-            ident = ident[len(kind) + 1:]
+            ident = ident[len(kind) + 1 :]
         item = items.get((kind, ident))
         reference = item.task.reference if item is not None else None
         if item is not None:
@@ -120,13 +134,16 @@ def runtime_metrics(records: Sequence[Mapping[str, Any]], task: str,
     scores: dict[str, dict[str, float]] = {mode: {} for mode in modes}
     for mode in modes:
         for kind in kinds:
-            scores[mode].update(_named(kind, _kind_scores(kind, by_kind[mode].get(kind, []),
-                                                          credits[mode]), single))
+            scores[mode].update(
+                _named(kind, _kind_scores(kind, by_kind[mode].get(kind, []), credits[mode]), single)
+            )
     flags = list(notes)
     unknown = sum(1 for credit in credits[modes[0]] if credit is None) if modes else 0
     if unknown:
-        flags.append(f"{unknown} full-trace generation(s) without their answer: left out "
-                     "of the mean step credit")
+        flags.append(
+            f"{unknown} full-trace generation(s) without their answer: left out "
+            "of the mean step credit"
+        )
     baselines: dict[str, dict[str, float]] = {}
     for label, answers_of in BASELINES.items():
         row: dict[str, float] = {}
@@ -134,11 +151,23 @@ def runtime_metrics(records: Sequence[Mapping[str, Any]], task: str,
             if kind not in answers_of or not asked.get(kind):
                 continue
             constant = answers_of[kind]
-            pairs = [(item.task.reference, judge_task(item.task, constant).label)
-                     for item in asked[kind]]
-            row.update(_named(kind, _kind_scores(
-                kind, pairs, [_credit(item, constant, label)
-                              for item, (_, label) in zip(asked[kind], pairs)]), single))
+            pairs = [
+                (item.task.reference, judge_task(item.task, constant).label) for item in asked[kind]
+            ]
+            row.update(
+                _named(
+                    kind,
+                    _kind_scores(
+                        kind,
+                        pairs,
+                        [
+                            _credit(item, constant, label)
+                            for item, (_, label) in zip(asked[kind], pairs)
+                        ],
+                    ),
+                    single,
+                )
+            )
         if row:
             baselines[label] = row
     if single and kinds and kinds[0] != "coverage":
@@ -146,6 +175,9 @@ def runtime_metrics(records: Sequence[Mapping[str, Any]], task: str,
         baselines = dict(list(baselines.items())[:1])
         baselines = {f"always {BASELINES[k][kinds[0]]}": v for k, v in baselines.items()}
     questions = {kind: len(asked.get(kind, ())) for kind in kinds}
-    return {**scores, "baselines": baselines,
-            "detailed": {mode: {"questions": questions} for mode in modes},
-            "flags": flags}
+    return {
+        **scores,
+        "baselines": baselines,
+        "detailed": {mode: {"questions": questions} for mode in modes},
+        "flags": flags,
+    }

@@ -46,34 +46,32 @@ class _Rebuilt:
     reference: Any
 
 
-def _reference(program: RuntimeProgram, trace: Any, task: RuntimeTask, line: int | None
-               ) -> RuntimeTask | None:
+def _reference(
+    program: RuntimeProgram, trace: Any, task: RuntimeTask, line: int | None
+) -> RuntimeTask | None:
     """``task``'s question about ``program``'s run at ``line``, with its truth, built by
     the truth code the benchmark's own questions come from (``None``: none can be)."""
     kind = "output" if task.kind == "input" else task.kind  # input: the output's truth
     # A coverage or path question names no variable: "given" sites take (line, None).
-    questions = cast("tuple[tuple[int, str], ...]",
-                     ((line, task.var),) if line is not None else ())
-    built = tasks_for_trace(replace(program, questions=questions), trace, "given",
-                            kinds=(kind,))
+    questions = cast("tuple[tuple[int, str], ...]", ((line, task.var),) if line is not None else ())
+    built = tasks_for_trace(replace(program, questions=questions), trace, "given", kinds=(kind,))
     return built[0] if built else None
 
 
 class RuntimePerturbation:
     """The runtime benchmark's observer for the ``--perturb`` runner (one per plan)."""
 
-    def __init__(self, programs: Sequence[RuntimeProgram], tasks: Sequence[RuntimeTask]
-                 ) -> None:
+    def __init__(self, programs: Sequence[RuntimeProgram], tasks: Sequence[RuntimeTask]) -> None:
         self._runs = {run_key(p.problem_id, p.input_index): p for p in programs}
         asked: dict[str, set[str]] = {}
         for task in tasks:  # every state question of the run, whatever task is asked
             if task.var is not None:
-                asked.setdefault(run_key(task.problem_id, task.input_index),
-                                 set()).add(task.var)
+                asked.setdefault(run_key(task.problem_id, task.input_index), set()).add(task.var)
         self._protect = {
-            key: spelled_names(asked.get(key, ())) | protected_names(
-                [text for text in (program.call, program.test) if text])
-            for key, program in self._runs.items()}
+            key: spelled_names(asked.get(key, ()))
+            | protected_names([text for text in (program.call, program.test) if text])
+            for key, program in self._runs.items()
+        }
         self._traces: dict[tuple[str, str], Any] = {}
 
     def target(self, item: RuntimeItem) -> TracedTarget | str:
@@ -117,27 +115,36 @@ class RuntimePerturbation:
         if built is None:
             return f"no {task.kind} question can be asked about this run"
         output = _reference(program, trace, replace(task, kind="output"), None)
-        facts: dict[str, Any] = {"output": output.reference if output else None,
-                                 "stdout": trace.stdout}
+        facts: dict[str, Any] = {
+            "output": output.reference if output else None,
+            "stdout": trace.stdout,
+        }
         relaid: dict[str, Any] = {}
         if line is not None:
             facts["coverage"] = trace.covered(line)
         if task.kind == "state":
             facts["state"] = built.reference
         elif task.kind == "path":
-            relaid["path"] = frozenset(n if n == -1 else variant.original_line(n)
-                                       for n in built.reference)
+            relaid["path"] = frozenset(
+                n if n == -1 else variant.original_line(n) for n in built.reference
+            )
         elif task.kind == "trace":
             relaid["trace"] = tuple(variant.original_line(n) for n in built.reference)
-        return Observed(facts, relaid, _Rebuilt(variant.source, line, built.code_line,
-                                                built.reference))
+        return Observed(
+            facts, relaid, _Rebuilt(variant.source, line, built.code_line, built.reference)
+        )
 
     def rebuild(self, variant: Variant, observed: Observed) -> RuntimeItem:
         """The item asked about the perturbed program: line mapped, truth traced there."""
         item: RuntimeItem = variant.target.item
         new: _Rebuilt = observed.payload
-        task = replace(item.task, program=new.source, line=new.line, code_line=new.code_line,
-                       reference=new.reference)
+        task = replace(
+            item.task,
+            program=new.source,
+            line=new.line,
+            code_line=new.code_line,
+            reference=new.reference,
+        )
         return replace(item, task=task)
 
     def executed(self, items: Sequence[RuntimeItem]) -> dict[str, list[int]]:
@@ -148,6 +155,5 @@ class RuntimePerturbation:
             key = run_key(task.problem_id, task.input_index)
             trace = self._traces.get((key, task.program))
             if trace is not None and key not in out:
-                out[key] = [n for n in range(1, task.program.count("\n") + 2)
-                            if trace.covered(n)]
+                out[key] = [n for n in range(1, task.program.count("\n") + 2) if trace.covered(n)]
         return out

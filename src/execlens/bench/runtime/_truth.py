@@ -24,8 +24,16 @@ from execlens.tasks import KINDS, RuntimeProgram, RuntimeTask, build_tasks, fail
 if TYPE_CHECKING:
     from execlens.engine import Engine
 
-__all__ = ["SELECTION", "TRACE_MODE", "TRUTH_VERSION", "RuntimeTruth", "TracedTasks",
-           "run_key", "traced_tasks", "truth_cache_dir"]
+__all__ = [
+    "SELECTION",
+    "TRACE_MODE",
+    "TRUTH_VERSION",
+    "RuntimeTruth",
+    "TracedTasks",
+    "run_key",
+    "traced_tasks",
+    "truth_cache_dir",
+]
 
 TRUTH_VERSION = 5  # 2: balanced per run; 3: seed-dependent runs left out; 4: executed
 #                      lines; 5: full-trace tasks
@@ -55,14 +63,26 @@ def _version() -> str:
         return "unknown"
 
 
-def truth_key(programs: Sequence[RuntimeProgram], seed: int,
-              environment: dict[str, Any] | None = None) -> str:
+def truth_key(
+    programs: Sequence[RuntimeProgram], seed: int, environment: dict[str, Any] | None = None
+) -> str:
     """A content hash of everything the questions and their truth depend on, the program
     environment (``ProgramFingerprint.key()``) included."""
     digest = hashlib.sha256()
-    digest.update(json.dumps([TRUTH_VERSION, TRACE_MODE, SELECTION, seed,
-                              list(sys.version_info[:2]), _version(), environment or {}],
-                             sort_keys=True).encode())
+    digest.update(
+        json.dumps(
+            [
+                TRUTH_VERSION,
+                TRACE_MODE,
+                SELECTION,
+                seed,
+                list(sys.version_info[:2]),
+                _version(),
+                environment or {},
+            ],
+            sort_keys=True,
+        ).encode()
+    )
     for program in programs:
         digest.update(json.dumps(asdict(program), sort_keys=True, default=repr).encode())
     return digest.hexdigest()[:32]
@@ -76,9 +96,13 @@ def run_key(problem_id: str, input_index: int) -> str:
 class TracedTasks:
     """The selected tasks of a set of programs and the runs that yielded none."""
 
-    def __init__(self, tasks: list[RuntimeTask], failed: dict[str, list[str]],
-                 skipped: dict[str, str], executed: dict[str, list[int]] | None = None
-                 ) -> None:
+    def __init__(
+        self,
+        tasks: list[RuntimeTask],
+        failed: dict[str, list[str]],
+        skipped: dict[str, str],
+        executed: dict[str, list[int]] | None = None,
+    ) -> None:
         self.tasks = tasks
         self.failed = failed
         """Runs that recorded nothing, by status (``timeout``: [``sample_3#0``])."""
@@ -91,42 +115,62 @@ class TracedTasks:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form."""
-        return {"version": TRUTH_VERSION, "tasks": [t.to_dict() for t in self.tasks],
-                "failed": self.failed, "skipped": self.skipped, "executed": self.executed}
+        return {
+            "version": TRUTH_VERSION,
+            "tasks": [t.to_dict() for t in self.tasks],
+            "failed": self.failed,
+            "skipped": self.skipped,
+            "executed": self.executed,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TracedTasks:
         """Rebuild from :meth:`to_dict` output (``ValueError`` for another version)."""
         if data.get("version") != TRUTH_VERSION:
             raise ValueError(f"runtime truth version {data.get('version')!r}")
-        return cls([RuntimeTask.from_dict(t) for t in data["tasks"]], dict(data["failed"]),
-                   dict(data["skipped"]),
-                   {str(k): [int(n) for n in v] for k, v in data["executed"].items()})
+        return cls(
+            [RuntimeTask.from_dict(t) for t in data["tasks"]],
+            dict(data["failed"]),
+            dict(data["skipped"]),
+            {str(k): [int(n) for n in v] for k, v in data["executed"].items()},
+        )
 
 
 class RuntimeTruth(dict[str, RuntimeTask]):
     """What :meth:`RuntimeBenchmark.prepare` returns: ``{sample id: task}`` (the scorers
     read it as a mapping) and, in :attr:`executed`, the lines each run executed."""
 
-    def __init__(self, tasks: dict[str, RuntimeTask], executed: dict[str, list[int]]
-                 ) -> None:
+    def __init__(self, tasks: dict[str, RuntimeTask], executed: dict[str, list[int]]) -> None:
         super().__init__(tasks)
         self.executed = executed
 
 
-def _seed_dependent(runnable: Sequence[RuntimeProgram], paired: Sequence[Any],
-                    engine: Engine) -> set[int]:
+def _seed_dependent(
+    runnable: Sequence[RuntimeProgram], paired: Sequence[Any], engine: Engine
+) -> set[int]:
     """Indexes of the runs whose ground truth changes under another hash seed (a set of
     strings iterated, ``hash()`` printed): their truth is an accident, not asked."""
     from execlens.trace import TraceRequest, ground_truth_key, trace_many
 
-    requests = [TraceRequest(program=p.program, call=p.call, test=p.test,
-                             test_class=p.test_class, test_method=p.test_method,
-                             mode=TRACE_MODE, hash_seed=_OTHER_SEED, tag=index)
-                for index, (p, trace) in enumerate(zip(runnable, paired))
-                if trace is not None and trace.recorded]
-    return {int(other.tag) for other in trace_many(engine, requests)
-            if ground_truth_key(other) != ground_truth_key(paired[int(other.tag)])}
+    requests = [
+        TraceRequest(
+            program=p.program,
+            call=p.call,
+            test=p.test,
+            test_class=p.test_class,
+            test_method=p.test_method,
+            mode=TRACE_MODE,
+            hash_seed=_OTHER_SEED,
+            tag=index,
+        )
+        for index, (p, trace) in enumerate(zip(runnable, paired))
+        if trace is not None and trace.recorded
+    ]
+    return {
+        int(other.tag)
+        for other in trace_many(engine, requests)
+        if ground_truth_key(other) != ground_truth_key(paired[int(other.tag)])
+    }
 
 
 def _build(programs: Sequence[RuntimeProgram], engine: Engine, seed: int) -> TracedTasks:
@@ -143,25 +187,46 @@ def _build(programs: Sequence[RuntimeProgram], engine: Engine, seed: int) -> Tra
     # programs keeps its first answers, and a generations file matches any slice.
     # Full traces are built with the rest (one per run, never sampled); ``all`` leaves
     # them out and ``--task trace`` asks them.
-    tasks = [task for program, trace in zip(runnable, paired)
-             for task in build_tasks([program], traces=[trace], selection=SELECTION,
-                                     seed=seed, kinds=(*KINDS, "trace"))]
-    skipped = {f"{p.problem_id}#{p.input_index}": str(p.skip_reason)
-               for p in programs if p.skip_reason is not None}
-    skipped.update({f"{runnable[i].problem_id}#{runnable[i].input_index}":
-                    "nondeterministic (its run changes with the hash seed)"
-                    for i in sorted(unstable)})
-    failed = failed_runs([p for i, p in enumerate(runnable) if i not in unstable],
-                         [t for i, t in enumerate(paired) if i not in unstable])
-    executed = {run_key(program.problem_id, program.input_index):
-                [n for n in range(1, program.program.count("\n") + 2) if trace.covered(n)]
-                for program, trace in zip(runnable, paired)
-                if trace is not None and trace.recorded}
+    tasks = [
+        task
+        for program, trace in zip(runnable, paired)
+        for task in build_tasks(
+            [program], traces=[trace], selection=SELECTION, seed=seed, kinds=(*KINDS, "trace")
+        )
+    ]
+    skipped = {
+        f"{p.problem_id}#{p.input_index}": str(p.skip_reason)
+        for p in programs
+        if p.skip_reason is not None
+    }
+    unstable_reason = "nondeterministic (its run changes with the hash seed)"
+    skipped.update(
+        {
+            f"{runnable[i].problem_id}#{runnable[i].input_index}": unstable_reason
+            for i in sorted(unstable)
+        }
+    )
+    failed = failed_runs(
+        [p for i, p in enumerate(runnable) if i not in unstable],
+        [t for i, t in enumerate(paired) if i not in unstable],
+    )
+    executed = {
+        run_key(program.problem_id, program.input_index): [
+            n for n in range(1, program.program.count("\n") + 2) if trace.covered(n)
+        ]
+        for program, trace in zip(runnable, paired)
+        if trace is not None and trace.recorded
+    }
     return TracedTasks(tasks, failed, skipped, executed)
 
 
-def traced_tasks(programs: Sequence[RuntimeProgram], *, engine: Engine | None = None,
-                 seed: int = 0, cache_dir: Path | None = None) -> TracedTasks:
+def traced_tasks(
+    programs: Sequence[RuntimeProgram],
+    *,
+    engine: Engine | None = None,
+    seed: int = 0,
+    cache_dir: Path | None = None,
+) -> TracedTasks:
     """The balanced questions about ``programs`` with their truth (cached on disk).
 
     ``engine`` traces when given; otherwise a tracing engine is started only on a cache

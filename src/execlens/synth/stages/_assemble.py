@@ -19,8 +19,7 @@ from execlens.synth._verify import turn_response
 _FIELDS = ("id", "function_id", "source", "kind", "pair_index", "sample")
 
 
-def _instance(record: dict[str, Any], messages: list[dict[str, str]],
-              label: str) -> dict[str, Any]:
+def _instance(record: dict[str, Any], messages: list[dict[str, str]], label: str) -> dict[str, Any]:
     out = {k: record.get(k) for k in _FIELDS}
     out["messages"] = messages
     out["label"] = label
@@ -35,9 +34,14 @@ def _target(turn: dict[str, Any]) -> str:
 
 def codeio_record(record: dict[str, Any]) -> dict[str, Any]:
     """CodeI/O: the prompt and the first-turn response."""
-    return _instance(record, [{"role": "user", "content": record["prompt"]},
-                              {"role": "assistant", "content": _target(record["turn_1"])}],
-                     record["verdict_1"]["label"])
+    return _instance(
+        record,
+        [
+            {"role": "user", "content": record["prompt"]},
+            {"role": "assistant", "content": _target(record["turn_1"])},
+        ],
+        record["verdict_1"]["label"],
+    )
 
 
 def codeio_pp_record(record: dict[str, Any]) -> dict[str, Any]:
@@ -46,11 +50,21 @@ def codeio_pp_record(record: dict[str, Any]) -> dict[str, Any]:
     parts = [_target(record["turn_1"]), record["verdict_1"]["message"]]
     label = record["verdict_1"]["label"]
     if "verdict_2" in record:
-        parts = [_target(record["turn_1"]), record["feedback_1"],
-                 _target(record["turn_2"]), record["verdict_2"]["message"]]
+        parts = [
+            _target(record["turn_1"]),
+            record["feedback_1"],
+            _target(record["turn_2"]),
+            record["verdict_2"]["message"],
+        ]
         label = record["verdict_2"]["label"]
-    return _instance(record, [{"role": "user", "content": record["prompt"]},
-                              {"role": "assistant", "content": "\n\n".join(parts)}], label)
+    return _instance(
+        record,
+        [
+            {"role": "user", "content": record["prompt"]},
+            {"role": "assistant", "content": "\n\n".join(parts)},
+        ],
+        label,
+    )
 
 
 class RunOutputs(Protocol):
@@ -100,7 +114,8 @@ class AssembleStage(Stage):
             files[f"{name}.jsonl"] = count
             if count:
                 files[f"{name}.parquet"] = write_parquet_from_jsonl(
-                    run.file(f"{name}.parquet"), jsonl)
+                    run.file(f"{name}.parquet"), jsonl
+                )
         stats = card_stats(outputs.stage_records(), final())
         stats["files"] = files
         title = f"execlens synth: {', '.join(sorted({s.label for s in self.config.sources}))}"

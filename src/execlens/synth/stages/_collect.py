@@ -18,16 +18,22 @@ class CollectStage(Stage):
     reads = "function"
     writes = "collected"
 
-    def run(self, records: list[dict[str, Any]], shard: int, shards: int
-            ) -> Iterator[dict[str, Any]]:
+    def run(
+        self, records: list[dict[str, Any]], shard: int, shards: int
+    ) -> Iterator[dict[str, Any]]:
         """Yields one record per function: ``pairs`` kept, or a named rejection."""
         config = self.config
         settings = CollectSettings(
-            hash_seed=config.hash_seed, check_seed=config.check_seed, seed=config.seed,
+            hash_seed=config.hash_seed,
+            check_seed=config.check_seed,
+            seed=config.seed,
             generator_calls=config.limits.generator_calls,
-            run_seconds=config.limits.run_seconds, memory_mb=config.limits.memory_mb)
-        for record in collect_functions(self.context.engine, records, settings,
-                                        check_engine=self.context.check_engine):
+            run_seconds=config.limits.run_seconds,
+            memory_mb=config.limits.memory_mb,
+        )
+        for record in collect_functions(
+            self.context.engine, records, settings, check_engine=self.context.check_engine
+        ):
             for kind, count in record["collect"].get("pair_classes", {}).items():
                 self.counters[f"stored:{kind}"] += count
             self.counters["pairs_kept"] += len(record["pairs"])

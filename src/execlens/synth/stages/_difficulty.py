@@ -49,12 +49,17 @@ class DifficultyStage(ModelStage):
 
         params = sampling_params(self.config.sampling, n=self.settings.samples)
         prompt = render_prediction_prompt(
-            "o", query=record["problem_description"], io_req=record["io_requirements"],
-            given=record["pairs"][0]["input"], refcode=record["refcode"])
+            "o",
+            query=record["problem_description"],
+            io_req=record["io_requirements"],
+            given=record["pairs"][0]["input"],
+            refcode=record["refcode"],
+        )
         return GenerationRequest.chat(prompt, params=params, id=record["id"])
 
-    def answers(self, records: list[dict[str, Any]], asked: list[dict[str, Any]],
-                responses: list[Any]) -> Iterator[dict[str, Any]]:
+    def answers(
+        self, records: list[dict[str, Any]], asked: list[dict[str, Any]], responses: list[Any]
+    ) -> Iterator[dict[str, Any]]:
         """Yields every function with ``difficulty`` = its success rate; those outside
         the band rejected as ``too_easy`` / ``too_hard``."""
         band = self.settings
@@ -68,7 +73,7 @@ class DifficultyStage(ModelStage):
         verdicts = verify_predictions(self.context.engine, tasks, texts)
         start = 0
         for record, response in zip(asked, responses):
-            mine = verdicts[start:start + len(response.completions)]
+            mine = verdicts[start : start + len(response.completions)]
             start += len(response.completions)
             rate = sum(v["label"] == "success" for v in mine) / max(len(mine), 1)
             out = {**record, "difficulty": round(rate, 4)}

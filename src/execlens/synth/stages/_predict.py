@@ -22,9 +22,13 @@ def sampling_params(settings: Any, n: int | None = None) -> Any:
     """``SamplingParams`` from a config's sampling section."""
     from execlens.models import SamplingParams
 
-    return SamplingParams(n=n or settings.n, temperature=settings.temperature,
-                          top_p=settings.top_p, max_tokens=settings.max_tokens,
-                          seed=settings.seed)
+    return SamplingParams(
+        n=n or settings.n,
+        temperature=settings.temperature,
+        top_p=settings.top_p,
+        max_tokens=settings.max_tokens,
+        seed=settings.seed,
+    )
 
 
 @register_stage
@@ -40,11 +44,13 @@ class PredictStage(ModelStage):
         """The instance's prompt under the config's sampling."""
         from execlens.models import GenerationRequest
 
-        return GenerationRequest.chat(record["prompt"], params=sampling_params(
-            self.config.sampling), id=record["id"])
+        return GenerationRequest.chat(
+            record["prompt"], params=sampling_params(self.config.sampling), id=record["id"]
+        )
 
-    def answers(self, records: list[dict[str, Any]], asked: list[dict[str, Any]],
-                responses: list[Any]) -> Iterator[dict[str, Any]]:
+    def answers(
+        self, records: list[dict[str, Any]], asked: list[dict[str, Any]], responses: list[Any]
+    ) -> Iterator[dict[str, Any]]:
         """Yields ``<instance id>`` (n = 1) or ``<instance id>/s<j>`` records with
         ``turn_1`` = text, final, reasoning, finish_reason, status; failed samples and
         thoughts cut off by the token limit are rejected by name."""
@@ -57,8 +63,10 @@ class PredictStage(ModelStage):
                 out["sample"] = completion.index
                 self.counters["samples"] += 1
                 if not completion.ok:
-                    out["turn_1"] = {"text": completion.text,
-                                     "finish_reason": completion.finish_reason}
+                    out["turn_1"] = {
+                        "text": completion.text,
+                        "finish_reason": completion.finish_reason,
+                    }
                     yield self.reject(out, f"model_error:{completion.error}")
                     continue
                 out["turn_1"] = read_turn(completion)

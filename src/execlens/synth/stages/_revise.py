@@ -38,14 +38,19 @@ class ReviseStage(ModelStage):
         """Turn 1 (its final part), the execution feedback and the redo request."""
         from execlens.models import GenerationRequest
 
-        return GenerationRequest.chat([
-            {"role": "user", "content": record["prompt"]},
-            {"role": "assistant", "content": turn_response(record["turn_1"]).final},
-            {"role": "user", "content": record["verdict_1"]["message"] + REDO_SUFFIX},
-        ], params=sampling_params(self.config.sampling, n=1), id=record["id"])
+        return GenerationRequest.chat(
+            [
+                {"role": "user", "content": record["prompt"]},
+                {"role": "assistant", "content": turn_response(record["turn_1"]).final},
+                {"role": "user", "content": record["verdict_1"]["message"] + REDO_SUFFIX},
+            ],
+            params=sampling_params(self.config.sampling, n=1),
+            id=record["id"],
+        )
 
-    def answers(self, records: list[dict[str, Any]], wrong: list[dict[str, Any]],
-                responses: list[Any]) -> Iterator[dict[str, Any]]:
+    def answers(
+        self, records: list[dict[str, Any]], wrong: list[dict[str, Any]], responses: list[Any]
+    ) -> Iterator[dict[str, Any]]:
         """Yields every record; revised ones gain ``feedback_1``, ``turn_2``, ``verdict_2``."""
         revised: dict[str, dict[str, Any]] = {}
         pending: list[dict[str, Any]] = []
@@ -53,24 +58,27 @@ class ReviseStage(ModelStage):
             completion = response.completions[0]
             out = {**record, "feedback_1": record["verdict_1"]["message"] + REDO_SUFFIX}
             if not completion.ok:
-                out["turn_2"] = {"text": completion.text,
-                                 "finish_reason": completion.finish_reason}
-                out["verdict_2"] = {"label": "model_error",
-                                    "message": f"no second turn: {completion.error}"}
+                out["turn_2"] = {"text": completion.text, "finish_reason": completion.finish_reason}
+                out["verdict_2"] = {
+                    "label": "model_error",
+                    "message": f"no second turn: {completion.error}",
+                }
                 revised[record["id"]] = out
                 continue
             out["turn_2"] = read_turn(completion)
             if out["turn_2"]["status"] == TRUNCATED_IN_REASONING:
-                out["verdict_2"] = {"label": TRUNCATED_IN_REASONING, "message": (
-                    "no second answer: the token limit cut the response inside its reasoning")}
+                out["verdict_2"] = {
+                    "label": TRUNCATED_IN_REASONING,
+                    "message": (
+                        "no second answer: the token limit cut the response inside its reasoning"
+                    ),
+                }
                 revised[record["id"]] = out
             else:
                 pending.append(out)
-        tasks = [prediction_task(r["kind"], r["refcode"], r["input"], r["output"])
-                 for r in pending]
+        tasks = [prediction_task(r["kind"], r["refcode"], r["input"], r["output"]) for r in pending]
         texts = [turn_response(r["turn_2"]).final for r in pending]
-        for record, verdict in zip(pending, verify_predictions(self.context.engine, tasks,
-                                                               texts)):
+        for record, verdict in zip(pending, verify_predictions(self.context.engine, tasks, texts)):
             revised[record["id"]] = {**record, "verdict_2": verdict}
         for record in records:
             out = revised.get(record["id"], record)

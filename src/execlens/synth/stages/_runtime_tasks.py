@@ -34,11 +34,18 @@ def _user_prompt(task: Any, output: str | None = None) -> str:
     from execlens.tasks.prompts import answer_instruction
 
     numbered = "\n".join(f"{i:>3} {line}" for i, line in enumerate(task.program.splitlines(), 1))
-    question = _QUESTIONS[task.kind].format(line=task.line, code=(task.code_line or "").strip(),
-                                            var=task.var, function=task.entry, output=output)
+    question = _QUESTIONS[task.kind].format(
+        line=task.line,
+        code=(task.code_line or "").strip(),
+        var=task.var,
+        function=task.entry,
+        output=output,
+    )
     run = "" if task.kind == "input" else f"It is run with `{task.call}`.\n\n"
-    return (f"Here is a Python program:\n\n```python\n{numbered}\n```\n\n{run}{question} "
-            f"{answer_instruction(task.kind, task.entry)}")
+    return (
+        f"Here is a Python program:\n\n```python\n{numbered}\n```\n\n{run}{question} "
+        f"{answer_instruction(task.kind, task.entry)}"
+    )
 
 
 def _with_input_tasks(tasks: list[Any]) -> list[Any]:
@@ -56,8 +63,9 @@ def _with_input_tasks(tasks: list[Any]) -> list[Any]:
             answer_text(task)
         except NoAnswerForm:
             continue
-        out.append(replace(task, kind="input", id=task_id(task.id, "input"),
-                           function="main_solution"))
+        out.append(
+            replace(task, kind="input", id=task_id(task.id, "input"), function="main_solution")
+        )
     return out
 
 
@@ -84,8 +92,9 @@ class RuntimeTasksStage(Stage):
     settings_model = RuntimeTaskSettings
     dataset = "runtime_tasks"
 
-    def run(self, records: list[dict[str, Any]], shard: int, shards: int
-            ) -> Iterator[dict[str, Any]]:
+    def run(
+        self, records: list[dict[str, Any]], shard: int, shards: int
+    ) -> Iterator[dict[str, Any]]:
         """Yields ``messages`` records ``<function id>/<pair>/<kind>/<k>``."""
         from execlens.tasks import RuntimeProgram, build_tasks
         from execlens.trace import trace_engine
@@ -95,11 +104,17 @@ class RuntimeTasksStage(Stage):
         for record in records:
             code = record["refcode"]
             prefix = IMPORT_PREFIX + (NUMPY_PREFIX if needs_numpy(code) else "")
-            for index, pair in enumerate(record["pairs"][:settings.pairs_per_function]):
+            for index, pair in enumerate(record["pairs"][: settings.pairs_per_function]):
                 args = ", ".join(f"{k}={v!r}" for k, v in pair["input"].items())
-                programs.append(RuntimeProgram(source="codeio", problem_id=record["id"],
-                                               input_index=index, program=prefix + "\n" + code,
-                                               call=f"main_solution({args})"))
+                programs.append(
+                    RuntimeProgram(
+                        source="codeio",
+                        problem_id=record["id"],
+                        input_index=index,
+                        program=prefix + "\n" + code,
+                        call=f"main_solution({args})",
+                    )
+                )
         if not programs:
             return
         from execlens.tasks.prompts import NoAnswerForm, answer_text, render_answer
@@ -107,10 +122,17 @@ class RuntimeTasksStage(Stage):
         traced = [k for k in settings.kinds if k != "input"]
         if "input" in settings.kinds and "output" not in traced:
             traced.append("output")  # the input question is asked about the output's run
-        with trace_engine(workers=self.context.workers,
-                          mount_ro=[str(p) for p in self.config.mount_ro]) as engine:
-            tasks = build_tasks(programs, engine=engine, mode="exact", selection="balanced",
-                                kinds=traced, seed=self.config.seed)
+        with trace_engine(
+            workers=self.context.workers, mount_ro=[str(p) for p in self.config.mount_ro]
+        ) as engine:
+            tasks = build_tasks(
+                programs,
+                engine=engine,
+                mode="exact",
+                selection="balanced",
+                kinds=traced,
+                seed=self.config.seed,
+            )
         if "input" in settings.kinds:
             tasks = _with_input_tasks(tasks)
         per_pair: dict[tuple[str, int, str], int] = {}
@@ -119,8 +141,7 @@ class RuntimeTasksStage(Stage):
                 continue
             try:
                 answer = render_answer(task)
-                shown = answer_text(replace(task, kind="output")) if task.kind == "input" \
-                    else None
+                shown = answer_text(replace(task, kind="output")) if task.kind == "input" else None
             except NoAnswerForm:
                 self.counters["skipped:no_answer_form"] += 1
                 continue
@@ -130,8 +151,13 @@ class RuntimeTasksStage(Stage):
                 continue
             per_pair[key] = count + 1
             self.counters[f"tasks:{task.kind}"] += 1
-            yield {"id": f"{task.problem_id}/{task.input_index}/{task.kind}/{count}",
-                   "function_id": task.problem_id, "kind": task.kind,
-                   "ground_truth": task.to_json(),
-                   "messages": [{"role": "user", "content": _user_prompt(task, shown)},
-                                {"role": "assistant", "content": answer}]}
+            yield {
+                "id": f"{task.problem_id}/{task.input_index}/{task.kind}/{count}",
+                "function_id": task.problem_id,
+                "kind": task.kind,
+                "ground_truth": task.to_json(),
+                "messages": [
+                    {"role": "user", "content": _user_prompt(task, shown)},
+                    {"role": "assistant", "content": answer},
+                ],
+            }

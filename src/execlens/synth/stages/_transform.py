@@ -27,21 +27,34 @@ class TransformStage(ModelStage):
         from execlens.models import GenerationRequest, SamplingParams
 
         settings = self.config.transform_sampling
-        params = SamplingParams(n=1, temperature=settings.temperature, top_p=settings.top_p,
-                                max_tokens=settings.max_tokens, seed=settings.seed)
+        params = SamplingParams(
+            n=1,
+            temperature=settings.temperature,
+            top_p=settings.top_p,
+            max_tokens=settings.max_tokens,
+            seed=settings.seed,
+        )
         template = self.config.templates.get("transform", TRANSFORM_TEMPLATE)
-        return GenerationRequest.chat(render_transform_prompt(record["content"], template),
-                                      params=params, id=record["id"])
+        return GenerationRequest.chat(
+            render_transform_prompt(record["content"], template), params=params, id=record["id"]
+        )
 
-    def answers(self, records: list[dict[str, Any]], asked: list[dict[str, Any]],
-                responses: list[Any]) -> Iterator[dict[str, Any]]:
+    def answers(
+        self, records: list[dict[str, Any]], asked: list[dict[str, Any]], responses: list[Any]
+    ) -> Iterator[dict[str, Any]]:
         """Yields function records or rejections."""
         for record, response in zip(asked, responses):
             completion = response.completions[0]
-            out = {"id": record["id"], "source": record["source"], "keep": record["keep"],
-                   "meta": record.get("meta", {}),
-                   "transform": {"response": completion.text,
-                                 "finish_reason": completion.finish_reason}}
+            out = {
+                "id": record["id"],
+                "source": record["source"],
+                "keep": record["keep"],
+                "meta": record.get("meta", {}),
+                "transform": {
+                    "response": completion.text,
+                    "finish_reason": completion.finish_reason,
+                },
+            }
             self.counters["responses"] += 1
             if not completion.ok:
                 yield self.reject(out, f"model_error:{completion.error}")
@@ -53,8 +66,12 @@ class TransformStage(ModelStage):
                     yield self.reject(out, parsed.reason)
                     continue
                 self.counters["functions"] += 1
-                out.update(refcode=parsed.refcode, funcname="main_solution",
-                           io_requirements=parsed.io_requirements,
-                           problem_description=parsed.problem_description,
-                           input_generator=parsed.input_generator, stored_ios=None)
+                out.update(
+                    refcode=parsed.refcode,
+                    funcname="main_solution",
+                    io_requirements=parsed.io_requirements,
+                    problem_description=parsed.problem_description,
+                    input_generator=parsed.input_generator,
+                    stored_ios=None,
+                )
                 yield out

@@ -18,14 +18,15 @@ class VerifyStage(Stage):
     reads = "prediction"
     writes = "verdict"
 
-    def run(self, records: list[dict[str, Any]], shard: int, shards: int
-            ) -> Iterator[dict[str, Any]]:
+    def run(
+        self, records: list[dict[str, Any]], shard: int, shards: int
+    ) -> Iterator[dict[str, Any]]:
         """Yields each record with ``verdict_1`` = label, message (+ exception type)."""
         # The final part only: a draft inside the model's reasoning is never verified.
-        tasks = [prediction_task(r["kind"], r["refcode"], r["input"], r["output"])
-                 for r in records]
-        verdicts = verify_predictions(self.context.engine, tasks,
-                                      [turn_response(r["turn_1"]).final for r in records])
+        tasks = [prediction_task(r["kind"], r["refcode"], r["input"], r["output"]) for r in records]
+        verdicts = verify_predictions(
+            self.context.engine, tasks, [turn_response(r["turn_1"]).final for r in records]
+        )
         for record, verdict in zip(records, verdicts):
             self.counters[f"label:{verdict['label']}"] += 1
             yield {**record, "verdict_1": verdict}

@@ -51,5 +51,14 @@ from ._kinds import (
 )
 from ._lines import compose_lines
 
-__all__ = ["KINDS", "PerturbError", "Perturbed", "compose_lines", "order_problem",
-           "perturb_program", "perturb_source", "protected_names", "spelled_names"]
+__all__ = [
+    "KINDS",
+    "PerturbError",
+    "Perturbed",
+    "compose_lines",
+    "order_problem",
+    "perturb_program",
+    "perturb_source",
+    "protected_names",
+    "spelled_names",
+]

@@ -14,8 +14,16 @@ from typing import Any
 
 from ._lines import anchor_statements, map_lines
 
-__all__ = ["KINDS", "PerturbError", "Perturbed", "order_problem", "perturb_program",
-           "perturb_source", "protected_names", "spelled_names"]
+__all__ = [
+    "KINDS",
+    "PerturbError",
+    "Perturbed",
+    "order_problem",
+    "perturb_program",
+    "perturb_source",
+    "protected_names",
+    "spelled_names",
+]
 
 
 def _set_attr(node: Any, attribute: str) -> Callable[[str], None]:
@@ -34,11 +42,54 @@ class PerturbError(ValueError):
 
 # Plausible variable names, shuffled onto a program's locals: a list called ``count`` or
 # an index called ``result`` is exactly the surface cue a pattern-matcher follows.
-_NAMES = ("result", "index", "count", "total", "value", "item", "items", "key", "temp",
-          "data", "text", "flag", "node", "left", "right", "size", "length", "answer",
-          "output", "current", "prev", "nums", "char", "word", "pos", "acc", "best", "seen",
-          "stack", "queue", "target", "idx", "res", "ans", "tmp", "lst", "num", "letters",
-          "counter", "mapping", "string", "first", "last", "step", "limit", "offset")
+_NAMES = (
+    "result",
+    "index",
+    "count",
+    "total",
+    "value",
+    "item",
+    "items",
+    "key",
+    "temp",
+    "data",
+    "text",
+    "flag",
+    "node",
+    "left",
+    "right",
+    "size",
+    "length",
+    "answer",
+    "output",
+    "current",
+    "prev",
+    "nums",
+    "char",
+    "word",
+    "pos",
+    "acc",
+    "best",
+    "seen",
+    "stack",
+    "queue",
+    "target",
+    "idx",
+    "res",
+    "ans",
+    "tmp",
+    "lst",
+    "num",
+    "letters",
+    "counter",
+    "mapping",
+    "string",
+    "first",
+    "last",
+    "step",
+    "limit",
+    "offset",
+)
 _BUILTINS = frozenset(dir(builtins))
 # A function reading its own namespace by name sees the renaming: leave it alone.
 _NAMESPACE_READERS = frozenset({"locals", "vars", "eval", "exec", "globals", "dir"})
@@ -72,8 +123,11 @@ def protected_names(texts: Iterable[str]) -> frozenset[str]:
                 if keyword.arg:
                     names.add(keyword.arg)
                 elif isinstance(keyword.value, ast.Dict):
-                    names.update(key.value for key in keyword.value.keys
-                                 if isinstance(key, ast.Constant) and isinstance(key.value, str))
+                    names.update(
+                        key.value
+                        for key in keyword.value.keys
+                        if isinstance(key, ast.Constant) and isinstance(key.value, str)
+                    )
     return frozenset(names)
 
 
@@ -98,8 +152,11 @@ def _identifiers(tree: ast.AST) -> set[str]:
                 found.add(value)
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             found.update(node.names)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) \
-                and node.value.isidentifier():
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and node.value.isidentifier()
+        ):
             found.add(node.value)  # getattr(x, "name"), f(**{"name": ...})
     return found
 
@@ -154,8 +211,7 @@ class _Binder(ast.NodeVisitor):
         self.scope = self.module
         self.uses: list[_Use] = []
 
-    def _use(self, name: str, setter: Callable[[str], None], scope: _Scope | None = None
-             ) -> None:
+    def _use(self, name: str, setter: Callable[[str], None], scope: _Scope | None = None) -> None:
         self.uses.append(_Use(scope or self.scope, name, setter))
 
     def _enter(self, kind: str) -> _Scope:
@@ -170,7 +226,9 @@ class _Binder(ast.NodeVisitor):
         if not isinstance(node, ast.Lambda):
             outer_exprs: list[ast.expr | None] = [
                 *node.decorator_list,
-                *(a.annotation for a in _args(node.args) if a.annotation), node.returns]
+                *(a.annotation for a in _args(node.args) if a.annotation),
+                node.returns,
+            ]
             for outer_expr in outer_exprs:
                 if outer_expr is not None:
                     self.visit(outer_expr)
@@ -271,8 +329,13 @@ class _Binder(ast.NodeVisitor):
 
 
 def _args(args: ast.arguments) -> list[ast.arg]:
-    return [*args.posonlyargs, *args.args, *([args.vararg] if args.vararg else []),
-            *args.kwonlyargs, *([args.kwarg] if args.kwarg else [])]
+    return [
+        *args.posonlyargs,
+        *args.args,
+        *([args.vararg] if args.vararg else []),
+        *args.kwonlyargs,
+        *([args.kwarg] if args.kwarg else []),
+    ]
 
 
 def _owner(scope: _Scope, name: str) -> _Scope | None:
@@ -284,8 +347,12 @@ def _owner(scope: _Scope, name: str) -> _Scope | None:
     current = scope.parent
     while current is not None and current.kind != "module":
         # Class bodies are invisible to the functions nested in them.
-        if current.kind != "class" and name in current.bound and name not in current.globals \
-                and name not in current.nonlocals:
+        if (
+            current.kind != "class"
+            and name in current.bound
+            and name not in current.globals
+            and name not in current.nonlocals
+        ):
             return current
         current = current.parent
     return None
@@ -295,8 +362,13 @@ def _rename(tree: ast.Module, rng: random.Random, protect: frozenset[str]) -> in
     binder = _Binder()
     binder.visit(tree)
     # A keyword argument names a parameter from the call site: ``g(b=x)`` pins ``b``.
-    protect = protect | {kw.arg for node in ast.walk(tree) if isinstance(node, ast.Call)
-                         for kw in node.keywords if kw.arg}
+    protect = protect | {
+        kw.arg
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        for kw in node.keywords
+        if kw.arg
+    }
     fresh = _Fresh(rng, _identifiers(tree))
     mapping: dict[tuple[int, str], str] = {}
     renamed = 0
@@ -304,8 +376,12 @@ def _rename(tree: ast.Module, rng: random.Random, protect: frozenset[str]) -> in
         owner = _owner(use.scope, use.name)
         if owner is None or owner.kind not in ("function", "comprehension"):
             continue
-        if use.name in owner.fixed or use.name in protect or use.name.startswith("__") \
-                or owner.reads_namespace:
+        if (
+            use.name in owner.fixed
+            or use.name in protect
+            or use.name.startswith("__")
+            or owner.reads_namespace
+        ):
             continue
         key = (id(owner), use.name)
         if key not in mapping:
@@ -341,8 +417,11 @@ def _walk_function(function: ast.AST) -> Iterable[ast.AST]:
 def _first_slot(block: list[ast.stmt]) -> int:
     """Where insertions may start: after a docstring (which must stay first to stay one)."""
     first = block[0]
-    is_doc = (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
-              and isinstance(first.value.value, str))
+    is_doc = (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    )
     return 1 if is_doc else 0
 
 
@@ -380,8 +459,9 @@ def _garbage(tree: ast.Module, rng: random.Random) -> int:
             block = rng.choice(blocks)
             # A dead store to an existing name would make a global local: only fresh
             # names are ever assigned; ``{name}`` (a local) is read only where it never runs.
-            text = rng.choice(_DEAD).format(fresh=fresh(), name=rng.choice(names),
-                                            number=rng.randint(1, 99))
+            text = rng.choice(_DEAD).format(
+                fresh=fresh(), name=rng.choice(names), number=rng.randint(1, 99)
+            )
             statements = ast.parse(text).body
             slot = rng.randint(_first_slot(block), len(block))
             block[slot:slot] = statements
@@ -407,25 +487,37 @@ def _function_blocks_of(function: ast.AST) -> list[list[ast.stmt]]:
 
 # Misleading claims about a statement, by its type (CodeCrash's comments and prints).
 _CLAIMS: dict[str, tuple[str, ...]] = {
-    "Return": ("The function returns an empty result at this point.",
-               "Returns the original input unchanged.",
-               "The return value is always None here."),
-    "For": ("This loop never runs because the sequence is empty.",
-            "The loop body executes exactly once.",
-            "Iterates in reverse order over the items."),
-    "While": ("This loop terminates immediately.",
-              "The condition is false on the first check, so the body is skipped."),
-    "If": ("This condition is always true.", "This branch is never taken.",
-           "The check below always fails for valid inputs."),
-    "Assign": ("This value is overwritten before it is used.",
-               "The variable is set to its default and never changes.",
-               "Stores a sorted copy of the input."),
-    "AugAssign": ("This update has no effect on the result.",
-                  "The value is decremented here."),
+    "Return": (
+        "The function returns an empty result at this point.",
+        "Returns the original input unchanged.",
+        "The return value is always None here.",
+    ),
+    "For": (
+        "This loop never runs because the sequence is empty.",
+        "The loop body executes exactly once.",
+        "Iterates in reverse order over the items.",
+    ),
+    "While": (
+        "This loop terminates immediately.",
+        "The condition is false on the first check, so the body is skipped.",
+    ),
+    "If": (
+        "This condition is always true.",
+        "This branch is never taken.",
+        "The check below always fails for valid inputs.",
+    ),
+    "Assign": (
+        "This value is overwritten before it is used.",
+        "The variable is set to its default and never changes.",
+        "Stores a sorted copy of the input.",
+    ),
+    "AugAssign": ("This update has no effect on the result.", "The value is decremented here."),
     "Expr": ("This call does not modify anything.", "No side effects happen here."),
 }
-_GENERIC_CLAIMS = ("This statement has no effect on the output.",
-                   "The result of this step is discarded.")
+_GENERIC_CLAIMS = (
+    "This statement has no effect on the output.",
+    "The result of this step is discarded.",
+)
 
 
 def _claim(stmt: ast.stmt, rng: random.Random) -> str:
@@ -463,7 +555,7 @@ def _comments(text: str, rng: random.Random) -> str:
     for node in ast.walk(tree):
         if isinstance(node, ast.stmt) and not isinstance(node, ast.ImportFrom):
             # col_offset counts UTF-8 bytes: anything but spaces before it disqualifies.
-            before = lines[node.lineno - 1].encode("utf-8")[:node.col_offset]
+            before = lines[node.lineno - 1].encode("utf-8")[: node.col_offset]
             if not before.strip():
                 eligible.append((node, before.decode("ascii")))
     if not eligible:
@@ -485,8 +577,11 @@ def _reformat(text: str) -> str:
     inside brackets continue implicitly) and blank lines after every block."""
     text = _split_brackets(text)
     lines = text.split("\n")
-    ends = {node.end_lineno for node in ast.walk(ast.parse(text))
-            if isinstance(node, ast.stmt) and hasattr(node, "body") and node.end_lineno}
+    ends = {
+        node.end_lineno
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.stmt) and hasattr(node, "body") and node.end_lineno
+    }
     for end in sorted(ends, reverse=True):
         lines.insert(end, "")
     return "\n".join(lines).rstrip("\n") + "\n"
@@ -541,11 +636,13 @@ def order_problem(kinds: Sequence[str]) -> str | None:
     for index, first in enumerate(kinds):
         if first not in _LAYOUT:
             continue
-        later = next((kind for kind in kinds[index + 1:] if kind in _WRITES_OUT), None)
+        later = next((kind for kind in kinds[index + 1 :] if kind in _WRITES_OUT), None)
         if later is not None:
             fixed = ",".join(kind for kind in KINDS if kind in kinds)
-            return (f"{later} writes the program out again and would erase what {first} "
-                    f"did before it; give the layout kinds last, e.g. {fixed}")
+            return (
+                f"{later} writes the program out again and would erase what {first} "
+                f"did before it; give the layout kinds last, e.g. {fixed}"
+            )
     return None
 
 
@@ -569,8 +666,9 @@ class Perturbed:
         return self.lines.get(original)
 
 
-def perturb_program(source: str, kind: str, seed: int = 0, *,
-                    protect: Iterable[str] = ()) -> Perturbed:
+def perturb_program(
+    source: str, kind: str, seed: int = 0, *, protect: Iterable[str] = ()
+) -> Perturbed:
     """``source`` rewritten by ``kind`` (one of :data:`KINDS`), with its line map.
 
     Deterministic per ``seed``.  ``protect`` names that must not be renamed (see
@@ -609,8 +707,7 @@ def perturb_program(source: str, kind: str, seed: int = 0, *,
     return Perturbed(text, kind, map_lines(tree, anchors, text))
 
 
-def perturb_source(source: str, kind: str, seed: int = 0, *,
-                   protect: Iterable[str] = ()) -> str:
+def perturb_source(source: str, kind: str, seed: int = 0, *, protect: Iterable[str] = ()) -> str:
     """``source`` rewritten by ``kind``, deterministically per ``seed`` (the text of
     :func:`perturb_program`; the same errors)."""
     return perturb_program(source, kind, seed, protect=protect).source

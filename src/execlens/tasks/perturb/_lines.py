@@ -70,8 +70,7 @@ def map_lines(rewritten: ast.AST, anchors: Anchors, text: str) -> dict[int, int]
     return out
 
 
-def compose_lines(first: Mapping[int, int] | None, second: Mapping[int, int]
-                  ) -> dict[int, int]:
+def compose_lines(first: Mapping[int, int] | None, second: Mapping[int, int]) -> dict[int, int]:
     """The map of two perturbations applied in turn (``first`` None: the identity)."""
     if first is None:
         return dict(second)

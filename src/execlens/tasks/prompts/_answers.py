@@ -32,8 +32,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["ANSWER_CLOSE", "ANSWER_FORMS", "ANSWER_OPEN", "NoAnswerForm", "answer_block",
-           "answer_instruction", "answer_text", "render_answer"]
+__all__ = [
+    "ANSWER_CLOSE",
+    "ANSWER_FORMS",
+    "ANSWER_OPEN",
+    "NoAnswerForm",
+    "answer_block",
+    "answer_instruction",
+    "answer_text",
+    "render_answer",
+]
 
 ANSWER_OPEN = "[ANSWER]"
 ANSWER_CLOSE = "[/ANSWER]"
@@ -42,14 +50,23 @@ ANSWER_CLOSE = "[/ANSWER]"
 ANSWER_FORMS: dict[str, tuple[str, str]] = {
     "coverage": ("YES or NO", "YES"),
     "path": ("the number of the line executed next (-1 if no line runs after it)", "7"),
-    "state": ('the value and type in "value; type" format (a Python literal and its class '
-              "name), or Nil if the line is not executed", "[1, 2]; list"),
-    "output": ("the returned value as a Python literal (no expressions, no function "
-               "calls), or the exception's class name if the call raises", "'abc'"),
+    "state": (
+        'the value and type in "value; type" format (a Python literal and its class '
+        "name), or Nil if the line is not executed",
+        "[1, 2]; list",
+    ),
+    "output": (
+        "the returned value as a Python literal (no expressions, no function "
+        "calls), or the exception's class name if the call raises",
+        "'abc'",
+    ),
     "input": ("a single call of the function whose arguments are literals", "f(1, 'a')"),
-    "trace": ("the numbers of the executed lines in execution order as a Python list (a "
-              "called function's def line is not listed; a loop header is listed each time "
-              "it is tested, the last test included)", "[2, 3, 2, 4]"),
+    "trace": (
+        "the numbers of the executed lines in execution order as a Python list (a "
+        "called function's def line is not listed; a loop header is listed each time "
+        "it is tested, the last test included)",
+        "[2, 3, 2, 4]",
+    ),
 }
 
 

@@ -11,8 +11,6 @@ from execlens.values import NIL
 __all__ = ["Extraction", "NIL", "StateAnswer", "apply_stop"]
 
 
-
-
 @dataclass(frozen=True)
 class StateAnswer:
     """A REval state answer split at its last ``;``: the value text and the normalised type name."""

@@ -109,9 +109,13 @@ class ModelResponse:
 
     def to_record(self) -> dict[str, Any]:
         """The JSON-ready fields a sample record keeps."""
-        record: dict[str, Any] = {"final": self.final, "reasoning": self.reasoning,
-                                  "finish_reason": self.finish_reason,
-                                  "status": self.status.value, "shape": self.shape}
+        record: dict[str, Any] = {
+            "final": self.final,
+            "reasoning": self.reasoning,
+            "finish_reason": self.finish_reason,
+            "status": self.status.value,
+            "shape": self.shape,
+        }
         if self.completion_tokens is not None:
             record["completion_tokens"] = self.completion_tokens
         return record
@@ -120,11 +124,14 @@ class ModelResponse:
     def from_record(cls, record: dict[str, Any]) -> ModelResponse:
         """The response :meth:`to_record` wrote (stored records are read back without
         splitting the text again)."""
-        return cls(final=record.get("final") or "", reasoning=record.get("reasoning"),
-                   finish_reason=record.get("finish_reason"),
-                   status=ResponseStatus(record["status"]),
-                   shape=record.get("shape") or "none",
-                   completion_tokens=record.get("completion_tokens"))
+        return cls(
+            final=record.get("final") or "",
+            reasoning=record.get("reasoning"),
+            finish_reason=record.get("finish_reason"),
+            status=ResponseStatus(record["status"]),
+            shape=record.get("shape") or "none",
+            completion_tokens=record.get("completion_tokens"),
+        )
 
 
 def _harmony(text: str) -> tuple[str | None, str | None] | None:
@@ -155,20 +162,25 @@ def _tagged(text: str, tags: tuple[str, str]) -> tuple[str, str | None] | None:
     if closing != -1:
         head = text[:closing]
         opening = head.find(start)
-        reasoning = head[opening + len(start):] if opening != -1 else head
+        reasoning = head[opening + len(start) :] if opening != -1 else head
         # Several think blocks (rare): the final part follows the last closing tag.
-        final = text[text.rfind(end) + len(end):]
+        final = text[text.rfind(end) + len(end) :]
         return reasoning.strip(), final.strip()
     if stripped.startswith(start):
-        return stripped[len(start):].strip(), None
+        return stripped[len(start) :].strip(), None
     return None
 
 
-def read_response(text: str | None, *, reasoning: str | None = None,
-                  finish_reason: str | None = None, mode: ReasoningMode = "auto",
-                  think_tags: tuple[str, str] = DEFAULT_THINK_TAGS,
-                  prompt_tokens: int | None = None,
-                  completion_tokens: int | None = None) -> ModelResponse:
+def read_response(
+    text: str | None,
+    *,
+    reasoning: str | None = None,
+    finish_reason: str | None = None,
+    mode: ReasoningMode = "auto",
+    think_tags: tuple[str, str] = DEFAULT_THINK_TAGS,
+    prompt_tokens: int | None = None,
+    completion_tokens: int | None = None,
+) -> ModelResponse:
     """Split one completion into reasoning and final text (see the module docstring).
 
     ``text`` is the content (chat) or completion text; ``reasoning`` a server's separate
@@ -199,8 +211,7 @@ def read_response(text: str | None, *, reasoning: str | None = None,
             # part without its closing tag).
             shape, thought, final = "tags", content.strip() or None, None
     if final is None:
-        status = (ResponseStatus.TRUNCATED_IN_REASONING if cut
-                  else ResponseStatus.REASONING_ONLY)
+        status = ResponseStatus.TRUNCATED_IN_REASONING if cut else ResponseStatus.REASONING_ONLY
         final = ""
     elif shape == "field" and cut and not final.strip():
         status = ResponseStatus.TRUNCATED_IN_REASONING
@@ -208,7 +219,12 @@ def read_response(text: str | None, *, reasoning: str | None = None,
         status = ResponseStatus.REASONING_ONLY
     else:
         status = ResponseStatus.TRUNCATED if cut else ResponseStatus.COMPLETE
-    return ModelResponse(final=final, reasoning=thought, finish_reason=finish_reason,
-                         status=status, shape=shape, prompt_tokens=prompt_tokens,
-                         completion_tokens=completion_tokens)
-
+    return ModelResponse(
+        final=final,
+        reasoning=thought,
+        finish_reason=finish_reason,
+        status=status,
+        shape=shape,
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+    )

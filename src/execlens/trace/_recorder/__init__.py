@@ -22,8 +22,14 @@ from execlens.trace._recorder._core import (
 from execlens.trace._recorder._monitoring import _MonitoringBackend
 from execlens.trace._recorder._settrace import _SettraceBackend
 
-__all__ = ["CAPTURE_COVERAGE", "CAPTURE_FULL", "CAPTURE_LINES", "Limits", "Recorder",
-           "statement_line_map"]
+__all__ = [
+    "CAPTURE_COVERAGE",
+    "CAPTURE_FULL",
+    "CAPTURE_LINES",
+    "Limits",
+    "Recorder",
+    "statement_line_map",
+]
 
 
 class Recorder(_SettraceBackend, _MonitoringBackend):

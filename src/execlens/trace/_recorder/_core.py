@@ -50,8 +50,9 @@ class Limits:
 
     __slots__ = ("max_bytes", "max_states", "max_steps")
 
-    def __init__(self, max_steps: int = 200_000, max_states: int = 50_000,
-                 max_bytes: int = 32 * 1024 * 1024) -> None:
+    def __init__(
+        self, max_steps: int = 200_000, max_states: int = 50_000, max_bytes: int = 32 * 1024 * 1024
+    ) -> None:
         self.max_steps = max_steps
         self.max_states = max_states
         self.max_bytes = max_bytes
@@ -60,8 +61,22 @@ class Limits:
 class _Frame:
     """What the recorder keeps about one program frame."""
 
-    __slots__ = ("cache", "depth", "exception", "final", "ident", "inline", "last_raw",
-                 "local", "name", "parent", "release", "result", "snap", "step_line")
+    __slots__ = (
+        "cache",
+        "depth",
+        "exception",
+        "final",
+        "ident",
+        "inline",
+        "last_raw",
+        "local",
+        "name",
+        "parent",
+        "release",
+        "result",
+        "snap",
+        "step_line",
+    )
 
     def __init__(self, ident: int, name: str, depth: int, parent: int, inline: bool) -> None:
         self.ident = ident
@@ -79,6 +94,7 @@ class _Frame:
         self.final = -1
         self.local: Any = None
 
+
 class _RecorderCore(_ValueTable):
     """Everything but the event sources (see ``execlens.trace._recorder.Recorder``).
 
@@ -86,9 +102,15 @@ class _RecorderCore(_ValueTable):
     (``_settrace``), ``_start_monitoring`` and ``_stop_monitoring`` (``_monitoring``).
     """
 
-    def __init__(self, mode: str = "exact", capture: str = CAPTURE_FULL,
-                 limits: Limits | None = None, line_map: dict[int, int] | None = None,
-                 filename: str = PROGRAM_FILENAME, backend: str = "auto") -> None:
+    def __init__(
+        self,
+        mode: str = "exact",
+        capture: str = CAPTURE_FULL,
+        limits: Limits | None = None,
+        line_map: dict[int, int] | None = None,
+        filename: str = PROGRAM_FILENAME,
+        backend: str = "auto",
+    ) -> None:
         # "reval" is the old name of frame-blind (what REval's reference tracer does).
         mode = "frame-blind" if mode == "reval" else mode
         if mode not in ("exact", "frame-blind"):
@@ -207,10 +229,13 @@ class _RecorderCore(_ValueTable):
                 break
             back = back.f_back
         code = frame.f_code
-        rec = _Frame(_len(self.frames), code.co_name,
-                     0 if parent is None else parent.depth + 1,
-                     -1 if parent is None else parent.ident,
-                     code.co_name in _INLINE_CODE_NAMES)
+        rec = _Frame(
+            _len(self.frames),
+            code.co_name,
+            0 if parent is None else parent.depth + 1,
+            -1 if parent is None else parent.ident,
+            code.co_name in _INLINE_CODE_NAMES,
+        )
         self.frames.append(rec)
         live[frame] = rec
         if self._make_snap is not None:
@@ -224,8 +249,9 @@ class _RecorderCore(_ValueTable):
         if rec is not None and rec.release is not None:
             rec.release()
 
-    def _reval_mark(self, frame: Any, rec: _Frame, line: int, kind: str, value: Any,
-                    final: bool) -> None:
+    def _reval_mark(
+        self, frame: Any, rec: _Frame, line: int, kind: str, value: Any, final: bool
+    ) -> None:
         """A return/exception event in reval mode: onto the last state if it is on the
         same line, else onto a new state with empty locals (as REval's tracer does)."""
         steps = self._steps
@@ -273,8 +299,10 @@ class _RecorderCore(_ValueTable):
         collecting = _gc.isenabled()
         _gc.disable()
         try:
-            frames = [[f.name, f.depth, f.parent, f.result, f.exception, f.final,
-                       1 if f.inline else 0] for f in self.frames]
+            frames = [
+                [f.name, f.depth, f.parent, f.result, f.exception, f.final, 1 if f.inline else 0]
+                for f in self.frames
+            ]
             return {
                 "version": 1,
                 "mode": self.mode,
@@ -293,5 +321,3 @@ class _RecorderCore(_ValueTable):
         finally:
             if collecting:
                 _gc.enable()
-
-

@@ -38,22 +38,32 @@ _VOLATILE = object()  # a fingerprint that never matches (value must be re-encod
 _SMALL = 48  # below this length, comparing items with map(is_) beats the pointer compare
 _FINGERPRINT_BUDGET = 20_000
 
-_SKIP_BASE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
-              types.MethodType, types.GeneratorType, types.CoroutineType,
-              types.AsyncGeneratorType)
-
+_SKIP_BASE = (
+    types.ModuleType,
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+    types.GeneratorType,
+    types.CoroutineType,
+    types.AsyncGeneratorType,
+)
 
 
 class _PlainClassCache(dict):  # type -> bool
     """Classes whose instances keep all their data in a plain ``__dict__``."""
 
     def __missing__(self, cls: type) -> bool:
-        plain = (cls is not type and not issubclass(cls, _SKIP_BASE)
-                 and not issubclass(cls, (list, tuple, dict, set, frozenset))
-                 and not hasattr(cls, "__slots__")
-                 and cls.__module__ not in ("numpy", "collections", "builtins")
-                 and _any(_type(klass.__dict__.get("__dict__")).__name__ == "getset_descriptor"
-                          for klass in cls.__mro__))
+        plain = (
+            cls is not type
+            and not issubclass(cls, _SKIP_BASE)
+            and not issubclass(cls, (list, tuple, dict, set, frozenset))
+            and not hasattr(cls, "__slots__")
+            and cls.__module__ not in ("numpy", "collections", "builtins")
+            and _any(
+                _type(klass.__dict__.get("__dict__")).__name__ == "getset_descriptor"
+                for klass in cls.__mro__
+            )
+        )
         self[cls] = plain
         return plain
 
@@ -86,7 +96,8 @@ class _SkipCache(dict):  # type -> bool
     def __missing__(self, cls: type) -> bool:
         # REval drops modules, functions, builtins, iterators and generators from locals.
         skip = issubclass(cls, _SKIP_BASE) or (
-            hasattr(cls, "__next__") and hasattr(cls, "__iter__"))
+            hasattr(cls, "__next__") and hasattr(cls, "__iter__")
+        )
         self[cls] = skip
         return skip
 
@@ -167,8 +178,11 @@ def _fingerprint(value: Any) -> Any:
                 attrs = _object_getattribute(item, "__dict__")
             except AttributeError:
                 return _VOLATILE
-            if _type(attrs) is not dict or hasattr(cls, "__slots__") or (
-                    cls.__module__ in ("numpy", "collections")):
+            if (
+                _type(attrs) is not dict
+                or hasattr(cls, "__slots__")
+                or (cls.__module__ in ("numpy", "collections"))
+            ):
                 return _VOLATILE
             push(_END)
             push(attrs)
@@ -256,14 +270,16 @@ def _make_identical() -> tuple[Any, Any, Any, int]:
 
         probe_a, probe_b = [1.5, "x", None], [1.5, "x", None]
         expected = b"".join(_id(v).to_bytes(pointer_size, sys.byteorder) for v in probe_a)
-        if items(probe_a) != expected or identical(probe_a, probe_b) != _identical_slow(
-                probe_a, probe_b) or not identical(probe_a, list(probe_a)) or string_at(
-                view(probe_a).value, 3 * pointer_size) != expected:
+        if (
+            items(probe_a) != expected
+            or identical(probe_a, probe_b) != _identical_slow(probe_a, probe_b)
+            or not identical(probe_a, list(probe_a))
+            or string_at(view(probe_a).value, 3 * pointer_size) != expected
+        ):
             return _identical_slow, None, None, 0
         return identical, view, string_at, pointer_size
     except Exception:  # noqa: BLE001 - any surprise: the portable version
         return _identical_slow, None, None, 0
-
 
 
 _identical, _list_view, _string_at, _POINTER_SIZE = _make_identical()
@@ -289,8 +305,11 @@ def _unchanged(value: Any, check: Any) -> bool:
     if tag == "O":
         attrs = _object_getattribute(value, "__dict__")
         keys = check[2]
-        return attrs is check[1] and _len(attrs) == _len(keys) and (
-            not keys or (_same_items(keys, attrs) and _same_items(check[3], attrs.values())))
+        return (
+            attrs is check[1]
+            and _len(attrs) == _len(keys)
+            and (not keys or (_same_items(keys, attrs) and _same_items(check[3], attrs.values())))
+        )
     if tag == "L":
         old = check[1]
         size = _len(old)
@@ -305,9 +324,13 @@ def _unchanged(value: Any, check: Any) -> bool:
     if tag == "V":
         return False
     if tag == "D":
-        return (_len(check[1]) == _len(value) and _all(_map(_is, check[1], value))
-                and _all(_map(_is, check[2], value.values())))
+        return (
+            _len(check[1]) == _len(value)
+            and _all(_map(_is, check[1], value))
+            and _all(_map(_is, check[2], value.values()))
+        )
     if tag == "N":
-        return (value.shape == check[1] and value.dtype.str == check[2]
-                and value.tobytes() == check[3])
+        return (
+            value.shape == check[1] and value.dtype.str == check[2] and value.tobytes() == check[3]
+        )
     return _same(check[1], _fingerprint(value))

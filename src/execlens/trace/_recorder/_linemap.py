@@ -59,4 +59,3 @@ def _header_end(node: Any) -> int:
     if type(node).__name__ == "Match":
         return node.subject.end_lineno or node.lineno
     return node.end_lineno or node.lineno
-

@@ -55,9 +55,16 @@ class _MonitoringBackend(_RecorderCore):
         mon.set_events(tool, 0)
         for code in self._mon_codes:
             mon.set_local_events(tool, code, 0)
-        for event in (mon.events.PY_START, mon.events.PY_RESUME, mon.events.LINE,
-                      mon.events.JUMP, mon.events.PY_RETURN, mon.events.PY_YIELD, mon.events.RAISE,
-                      mon.events.PY_UNWIND):
+        for event in (
+            mon.events.PY_START,
+            mon.events.PY_RESUME,
+            mon.events.LINE,
+            mon.events.JUMP,
+            mon.events.PY_RETURN,
+            mon.events.PY_YIELD,
+            mon.events.RAISE,
+            mon.events.PY_UNWIND,
+        ):
             mon.register_callback(tool, event, None)
         mon.free_tool_id(tool)
         self._monitoring_tool = None

@@ -27,8 +27,9 @@ class _SettraceBackend(_RecorderCore):
         try:
             code, last = frame.f_code.co_code, frame.f_lasti
             op = code[last]
-            return op == _YIELD_VALUE or (op == _RESUME and last >= 2
-                                          and code[last - 2] == _YIELD_VALUE)
+            return op == _YIELD_VALUE or (
+                op == _RESUME and last >= 2 and code[last - 2] == _YIELD_VALUE
+            )
         except (IndexError, AttributeError):
             return False
 
@@ -57,6 +58,7 @@ class _SettraceBackend(_RecorderCore):
         max_flat = 3 * self.limits.max_steps
         recorder = self
         if self.mode == "frame-blind":
+
             def make_reval(rec: _Frame) -> Any:
                 snap = rec.snap
                 ident = rec.ident
@@ -79,11 +81,11 @@ class _SettraceBackend(_RecorderCore):
                     if recorder._stopped:
                         return None
                     if event == "return":
-                        recorder._reval_mark(frame, rec, line, "return", arg,
-                                             final=not recorder._is_yield(frame))
+                        recorder._reval_mark(
+                            frame, rec, line, "return", arg, final=not recorder._is_yield(frame)
+                        )
                     elif event == "exception":
-                        recorder._reval_mark(frame, rec, line, "exception", arg[0],
-                                             final=False)
+                        recorder._reval_mark(frame, rec, line, "exception", arg[0], final=False)
                     return local
 
                 return local
@@ -130,4 +132,3 @@ class _SettraceBackend(_RecorderCore):
             return local
 
         return make_exact
-

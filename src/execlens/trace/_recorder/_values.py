@@ -79,15 +79,18 @@ def _atom_envelope(value: Any, cls: type) -> dict[str, Any]:
 def _envelopes(values: list[Any]) -> list[dict[str, Any]]:
     """The value table with raw atoms encoded (``_atom_envelope``, common cases inline)."""
     max_str = _ENCODE_CAPS.max_str
-    return [value if (cls := _type(value)) is dict
-            else {"__type__": "float", "__value__": value}
-            if cls is float and value - value == 0.0
-            else {"__type__": "int", "__value__": value}
-            if cls is int and -(1 << 62) < value < (1 << 62)
-            else {"__type__": "str", "__value__": value}
-            if cls is str and _len(value) <= max_str
-            else _atom_envelope(value, cls)
-            for value in values]
+    return [
+        value
+        if (cls := _type(value)) is dict
+        else {"__type__": "float", "__value__": value}
+        if cls is float and value - value == 0.0
+        else {"__type__": "int", "__value__": value}
+        if cls is int and -(1 << 62) < value < (1 << 62)
+        else {"__type__": "str", "__value__": value}
+        if cls is str and _len(value) <= max_str
+        else _atom_envelope(value, cls)
+        for value in values
+    ]
 
 
 def _atom_size(value: Any, cls: type) -> int:
@@ -105,7 +108,6 @@ def _flat_size(items: list[Any]) -> int:
         size += _sum(_map(_len, _compress(items, _map(_TEXT_TYPES.__contains__, kinds))))
         size -= 12 * texts
     return size
-
 
 
 _TEXT_TYPES = frozenset({str, bytes})
@@ -138,8 +140,11 @@ class _ValueTable:
         try:
             envelope = encode(value, _ENCODE_CAPS)
         except Exception as exc:  # noqa: BLE001 - a hostile value must not stop the trace
-            envelope = {"__type__": cls.__name__, "__truncated__": True,
-                        "__reason__": f"unencodable: {_type(exc).__name__}"}
+            envelope = {
+                "__type__": cls.__name__,
+                "__truncated__": True,
+                "__reason__": f"unencodable: {_type(exc).__name__}",
+            }
         return self._store(envelope, _len(_SIZE_ENCODER.encode(envelope)))
 
     def _store(self, envelope: Any, size: int) -> int:
@@ -152,8 +157,7 @@ class _ValueTable:
         self.values.append(envelope)
         return _len(self.values) - 1
 
-    def _encode_var(self, value: Any, cls: type, entry: tuple[Any, ...] | None
-                    ) -> tuple[int, Any]:
+    def _encode_var(self, value: Any, cls: type, entry: tuple[Any, ...] | None) -> tuple[int, Any]:
         """Encode a changed variable; returns (value index, how to check it next time)."""
         if cls in _ATOMS:
             return self._intern(value), _IMMUTABLE
@@ -184,16 +188,19 @@ class _ValueTable:
             members = list(value)
             if _ATOMS.issuperset(_map(_type, members)):
                 return self._intern(value), (_IMMUTABLE if cls is frozenset else ("S", members))
-        elif (cls.__name__ == "ndarray" and cls.__module__ == "numpy"
-              and value.dtype.kind != "O" and value.size <= _FLAT_MAX):
+        elif (
+            cls.__name__ == "ndarray"
+            and cls.__module__ == "numpy"
+            and value.dtype.kind != "O"
+            and value.size <= _FLAT_MAX
+        ):
             return self._intern(value), ("N", value.shape, value.dtype.str, value.tobytes())
         kind = _NUMPY_KIND[cls]
         if kind is not None:
             return self._renumpy(value, kind), _ALWAYS_ENCODE
         return self._intern(value), ("F", _fingerprint(value))
 
-    def _reencode_list(self, value: list[Any], entry: tuple[Any, ...]
-                       ) -> tuple[int, Any] | None:
+    def _reencode_list(self, value: list[Any], entry: tuple[Any, ...]) -> tuple[int, Any] | None:
         """A flat list that changed since its last envelope (``entry``), when that can be
         derived from the last one: items appended, or items replaced by other atoms.
 
@@ -208,8 +215,11 @@ class _ValueTable:
         if length > _FLAT_MAX:
             return None
         if length > size:
-            if not (_string_at(old_check[3].value, size * _POINTER_SIZE) == old_check[4]
-                    if _len(old_check) > 3 else _all(_map(_is, old, value))):
+            if not (
+                _string_at(old_check[3].value, size * _POINTER_SIZE) == old_check[4]
+                if _len(old_check) > 3
+                else _all(_map(_is, old, value))
+            ):
                 return None
             tail = value[size:]
             if not _ATOMS.issuperset(_map(_type, tail)):
@@ -265,8 +275,12 @@ class _ValueTable:
         before = self.value_bytes
         index = self._intern(value)
         if index >= 0:
-            self._numpy_envelopes[key] = (value, state, self.values[index],
-                                          self.value_bytes - before)
+            self._numpy_envelopes[key] = (
+                value,
+                state,
+                self.values[index],
+                self.value_bytes - before,
+            )
         return index
 
     def _snapshot(self, rec: _Frame, f_locals: dict[str, Any]) -> int:
@@ -372,13 +386,20 @@ class _ValueTable:
                             if tag == "O":
                                 attrs = _object_getattribute(value, "__dict__")
                                 held = check[2]
-                                same = attrs is check[1] and _len(attrs) == _len(held) and (
-                                    not held or (_all(_map(_is, held, attrs)) and _all(
-                                        _map(_is, check[3], attrs.values()))))
+                                same = (
+                                    attrs is check[1]
+                                    and _len(attrs) == _len(held)
+                                    and (
+                                        not held
+                                        or (
+                                            _all(_map(_is, held, attrs))
+                                            and _all(_map(_is, check[3], attrs.values()))
+                                        )
+                                    )
+                                )
                             elif tag == "L" and _len(check) == 3:
                                 held = check[1]
-                                same = _len(held) == _len(value) and _all(
-                                    _map(_is, held, value))
+                                same = _len(held) == _len(value) and _all(_map(_is, held, value))
                             else:
                                 same = check is immutable or unchanged(value, check)
                         else:
@@ -427,4 +448,3 @@ class _ValueTable:
             return snap
 
         return make
-
