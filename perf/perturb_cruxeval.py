@@ -2,7 +2,8 @@
 
 Prints, per kind, how many perturbed programs were kept (same value, exception and, but
 after ``prints``, stdout as the original on the dataset's input) and how many were
-dropped, with the reasons.  Usage: ``python perf/perturb_cruxeval.py [KIND ...]``.
+dropped, with the reasons.  Usage: ``python perf/perturb_cruxeval.py [--json] [KIND ...]``
+(``--json``: also every kind's figures as one JSON object on the last line).
 """
 
 from __future__ import annotations
@@ -15,26 +16,28 @@ from execlens.bench import PERTURB_KINDS, get_benchmark, perturb_programs
 from execlens.judge import scoring_engine
 
 
-def main(kinds: list[str]) -> None:
+def main(args: list[str]) -> None:
     """Perturb, re-execute and count each kind over CRUXEval's 800 programs."""
+    kinds = [arg for arg in args if arg != "--json"]
+    rows = []
     bench = get_benchmark("cruxeval")
     targets = [bench.perturb_target(item, "output") for item in bench.load(None)]
     with scoring_engine(4) as engine:
         for kind in kinds or PERTURB_KINDS:
             started = time.perf_counter()
             _, summary = perturb_programs(targets, [kind], 0, engine)
-            print(
-                json.dumps(
-                    {
-                        "kind": kind,
-                        "seconds": round(time.perf_counter() - started, 1),
-                        **summary["per_kind"][kind],
-                        "kept": summary["kept"],
-                        "dropped": summary["dropped"],
-                    }
-                ),
-                flush=True,
+            rows.append(
+                {
+                    "kind": kind,
+                    "seconds": round(time.perf_counter() - started, 1),
+                    **summary["per_kind"][kind],
+                    "kept": summary["kept"],
+                    "dropped": summary["dropped"],
+                }
             )
+            print(json.dumps(rows[-1]), flush=True)
+    if "--json" in args:
+        print(json.dumps({"programs": len(targets), "kinds": rows}))
 
 
 if __name__ == "__main__":

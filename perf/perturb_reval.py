@@ -5,8 +5,9 @@ share them) and every output pair: how many items were kept (the line mapped, an
 same coverage, values, run end and output truth under both of REval's modes), dropped
 (with the reasons: a line that is no line of its own any more, a fact that moved), not
 applicable, and how many kept questions had their next-line truth recomputed.  Usage:
-``python perf/perturb_reval.py [DATA] [KIND ...]`` (DATA: a DREval folder, default the
-shipped copy; KIND: default each kind alone, then all composed).
+``python perf/perturb_reval.py [--json] [DATA] [KIND ...]`` (DATA: a DREval folder,
+default the shipped copy; KIND: default each kind alone, then all composed; ``--json``:
+also every run's figures as one JSON object on the last line).
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ from execlens.trace import trace_engine
 
 def main(args: list[str]) -> None:
     """Perturb, trace and count each kind over REval's questions and output pairs."""
+    as_json = "--json" in args
+    args = [arg for arg in args if arg != "--json"]
+    rows = []
     data = args[0] if args and Path(args[0]).exists() else None
     kinds = [k.split(",") for k in args[1 if data else 0 :]] or [
         [kind] for kind in PERTURB_KINDS
@@ -34,20 +38,20 @@ def main(args: list[str]) -> None:
                 plan = bench.plan(records, task, limit=None, offset=0)
                 started = time.perf_counter()
                 _, summary = perturb_plan(bench, plan, chosen, 0, engine)
-                print(
-                    json.dumps(
-                        {
-                            "kinds": "+".join(chosen),
-                            "items": task,
-                            "seconds": round(time.perf_counter() - started, 1),
-                            **{k: summary[k] for k in ("items", "kept", "dropped")},
-                            "per_kind": summary["per_kind"],
-                            "recomputed": summary.get("recomputed", {}),
-                            "unverifiable": summary.get("unverifiable", {}),
-                        }
-                    ),
-                    flush=True,
+                rows.append(
+                    {
+                        "kinds": "+".join(chosen),
+                        "items": task,
+                        "seconds": round(time.perf_counter() - started, 1),
+                        **{k: summary[k] for k in ("items", "kept", "dropped")},
+                        "per_kind": summary["per_kind"],
+                        "recomputed": summary.get("recomputed", {}),
+                        "unverifiable": summary.get("unverifiable", {}),
+                    }
                 )
+                print(json.dumps(rows[-1]), flush=True)
+    if as_json:
+        print(json.dumps({"runs": rows}))
 
 
 if __name__ == "__main__":
