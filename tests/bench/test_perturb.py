@@ -267,3 +267,18 @@ def test_an_order_that_would_erase_a_kind_is_a_cli_error_naming_the_fix(tmp_path
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and "rename,reformat" in lines[0]
     assert not (tmp_path / "run").exists()
+
+
+def test_the_runners_refuse_an_unknown_kind_or_an_erasing_order_too(engine: Any) -> None:
+    """Callers of the API get the CLI's refusal, not counts for a kind whose effect a
+    later kind erased (both runners check before perturbing anything)."""
+    from execlens.bench import PerturbUnsupported, perturb_traced
+
+    target = PerturbTarget("def f(x):\n    return x + 1\n", ("f(1)",), lambda source: source)
+    for runner, targets in ((perturb_programs, [target]), (perturb_traced, [])):
+        with pytest.raises(PerturbUnsupported, match="garbage,comments"):
+            runner(targets, ["comments", "garbage"], 0, engine)  # type: ignore[operator]
+        with pytest.raises(PerturbUnsupported, match="unknown perturbation 'shuffle'"):
+            runner(targets, ["shuffle"], 0, engine)  # type: ignore[operator]
+    kept, summary = perturb_programs([target], ["garbage", "comments"], 0, engine)
+    assert kept[0] is not None and summary["kept"] == 1

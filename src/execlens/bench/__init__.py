@@ -54,13 +54,12 @@ if TYPE_CHECKING:
         pass_at_k_metrics,
     )
     from execlens.bench._perturb import (
-        PERTURB_KINDS,
         PerturbTarget,
-        PerturbUnsupported,
         parse_perturb_kinds,
         perturb_plan,
         perturb_programs,
     )
+    from execlens.bench._perturb_kinds import PERTURB_KINDS, PerturbUnsupported
     from execlens.bench._perturb_traced import (
         Observed,
         Observer,
@@ -143,11 +142,11 @@ _EXPORTS = {
     "data_fingerprint": "_pin",
     "data_revision": "_pin",
     "unpinned_warning": "_pin",
-    "PERTURB_KINDS": "_perturb",
+    "PERTURB_KINDS": "_perturb_kinds",
     "Observed": "_perturb_traced",
     "Observer": "_perturb_traced",
     "PerturbTarget": "_perturb",
-    "PerturbUnsupported": "_perturb",
+    "PerturbUnsupported": "_perturb_kinds",
     "TracedTarget": "_perturb_traced",
     "Variant": "_perturb_traced",
     "parse_perturb_kinds": "_perturb",

@@ -233,7 +233,8 @@ def check_config(config: EvalConfig) -> Benchmark:
     except DataOptionError as exc:
         raise EvalError(str(exc)) from exc
     if config.perturb:
-        from ._perturb import PerturbUnsupported, parse_perturb_kinds
+        from ._perturb import parse_perturb_kinds
+        from ._perturb_kinds import PerturbUnsupported
 
         try:
             parse_perturb_kinds(config.perturb)
@@ -503,7 +504,8 @@ def _perturb(
     Verification runs on ``engine`` or a small one of its own, closed here (scoring
     starts its own later, sized for the benchmark).
     """
-    from ._perturb import PerturbUnsupported, parse_perturb_kinds, perturb_plan
+    from ._perturb import parse_perturb_kinds, perturb_plan
+    from ._perturb_kinds import PerturbUnsupported
 
     kinds = parse_perturb_kinds(config.perturb)
     try:

@@ -39,13 +39,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from execlens.tasks.perturb import (
-    KINDS,
     PerturbError,
-    order_problem,
     perturb_source,
     protected_names,
 )
 
+from ._perturb_kinds import PerturbUnsupported, check_kinds
 from ._perturb_traced import TracedTarget, perturb_traced
 
 if TYPE_CHECKING:
@@ -54,20 +53,11 @@ if TYPE_CHECKING:
     from ._protocol import Benchmark, Plan
 
 __all__ = [
-    "PERTURB_KINDS",
     "PerturbTarget",
-    "PerturbUnsupported",
     "parse_perturb_kinds",
     "perturb_plan",
     "perturb_programs",
 ]
-
-#: The kinds ``--perturb`` accepts.
-PERTURB_KINDS = KINDS
-
-
-class PerturbUnsupported(ValueError):
-    """A benchmark (or task) that cannot take ``--perturb``, or an unknown kind."""
 
 
 @dataclass(frozen=True)
@@ -97,18 +87,9 @@ def parse_perturb_kinds(values: Sequence[str] | None) -> tuple[str, ...]:
     for value in values or ():
         for part in value.split(","):
             kind = part.strip()
-            if not kind:
-                continue
-            if kind not in PERTURB_KINDS:
-                raise PerturbUnsupported(
-                    f"unknown perturbation {kind!r}: --perturb takes {', '.join(PERTURB_KINDS)}"
-                )
-            if kind not in kinds:
+            if kind and kind not in kinds:
                 kinds.append(kind)
-    problem = order_problem(kinds)
-    if problem is not None:  # a kind counted as applied whose effect is gone
-        raise PerturbUnsupported(f"--perturb {','.join(kinds)}: {problem}")
-    return tuple(kinds)
+    return check_kinds(kinds)
 
 
 @dataclass
@@ -151,6 +132,7 @@ def perturb_programs(
     """
     from execlens.engine import Job, Status
 
+    kinds = check_kinds(kinds)
     cases: list[_Case] = []
     not_applicable: Counter[str] = Counter()
     for target in targets:
@@ -277,6 +259,7 @@ def perturb_plan(
     benchmark with a ``perturbed(plan)`` hook is handed the new plan (its own state --
     the items its metrics read, the truth it registered -- follows it).
     """
+    kinds = check_kinds(kinds)
     hook = getattr(bench, "perturb_target", None)
     if hook is None:
         raise PerturbUnsupported(

@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from execlens.tasks.perturb import Perturbed, PerturbError, compose_lines, perturb_program
 
+from ._perturb_kinds import check_kinds
+
 if TYPE_CHECKING:
     from execlens.engine import Engine
 
@@ -249,6 +251,7 @@ def perturb_traced(
     records (``line_questions``: how many items named a line; ``recomputed``: how many
     kept items had a layout-bound fact move, by fact).
     """
+    kinds = check_kinds(kinds)
     tally = _Tally(kinds)
     staged = _stage(targets, kinds, seed, tally.not_applicable)
     live = []
