@@ -200,6 +200,10 @@ def test_eval_with_perturb_records_counts_and_the_report_shows_the_drop(
     report = write_report([tmp_path / "plain", tmp_path / "perturbed"], tmp_path / "report.html")
     page = report.read_text()
     assert 'id="robustness"' in page and "rename+garbage" in page
+    kinds_table = page.split('id="perturbation-kinds"', 1)[1].split("</table>", 1)[0]
+    applied = {kind: block["per_kind"][kind]["applied"] for kind in ("rename", "garbage")}
+    for kind, count in applied.items():
+        assert f'<td>{kind}</td><td class="num">{count}</td>' in kinds_table
     # A rerun resumes (same identity), asks nothing, and writes the same results.
     again = run_eval(
         _config(data_dir, fake_model.base_url, ("rename", "garbage")),

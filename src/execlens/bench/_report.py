@@ -500,6 +500,37 @@ def _robustness(runs: Sequence[RunView]) -> list[dict[str, Any]]:
     return rows
 
 
+def _perturbation_kinds(runs: Sequence[RunView]) -> list[dict[str, Any]]:
+    """What each kind of each ``--perturb`` run did: applied, had nothing to change, and
+    the items it dropped (by reason); the run's layout-bound facts taken from the
+    perturbed program (``recomputed``: next lines that moved) on its first row."""
+    rows: list[dict[str, Any]] = []
+    for run in runs:
+        block = run.perturbation()
+        if block is None:
+            continue
+        recomputed = block.get("recomputed") or {}
+        for index, kind in enumerate(block["kinds"]):
+            counts = (block.get("per_kind") or {}).get(kind, {})
+            reasons = counts.get("dropped_reasons") or {}
+            rows.append(
+                {
+                    "run": run.label,
+                    "kind": kind,
+                    "applied": counts.get("applied", 0),
+                    "not_applicable": counts.get("not_applicable", 0),
+                    "dropped": counts.get("dropped", 0),
+                    "reasons": ", ".join(f"{r}: {n}" for r, n in sorted(reasons.items())),
+                    "recomputed": (
+                        ", ".join(f"{fact}: {n}" for fact, n in sorted(recomputed.items()))
+                        if index == 0
+                        else ""
+                    ),
+                }
+            )
+    return rows
+
+
 def _pretty(value: Any) -> str:
     if isinstance(value, str):
         return value
@@ -532,6 +563,7 @@ def write_report(
     page = template.render(
         runs=runs,
         robustness=_robustness(runs),
+        perturbation_kinds=_perturbation_kinds(runs),
         figures=[{"id": f["id"], "json": json.dumps(f["spec"])} for f in figures],
         plotly_js=_plotly_js(),
         pretty=_pretty,
