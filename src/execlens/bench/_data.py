@@ -396,23 +396,17 @@ def _saved_rows(folder: Path, pin: str | None, split: str) -> tuple[str, list[Ro
 
 
 def _parquet_rows(paths: Sequence[Path]) -> list[Row]:
-    """Every row of the Parquet files ``paths``, numbered across them (1-indexed)."""
-    try:
-        import pyarrow.parquet as pq  # a dependency of datasets; only this path needs it
-    except Exception as exc:  # ImportError, or a broken binary dependency
-        raise DatasetUnavailableError(
-            f"cannot read {paths[0]}: pyarrow failed to import ({type(exc).__name__}: {exc})"
-        ) from exc
+    """Every row of the Parquet files ``paths``, numbered across them (1-indexed), read
+    by the store's one record reader."""
+    from execlens.store import UnreadableSourceError, iter_records
+
     rows: list[Row] = []
     for path in paths:
-        try:
-            table = pq.read_table(path)
-        except Exception as exc:  # ArrowInvalid (not Parquet), OSError
-            raise DatasetUnavailableError(
-                f"{path} is not a readable Parquet file ({type(exc).__name__}: {exc})"
-            ) from exc
         base = len(rows)
-        rows.extend((base + i, row) for i, row in enumerate(table.to_pylist(), 1))
+        try:
+            rows.extend((base + row.index + 1, row.record or {}) for row in iter_records(path))
+        except UnreadableSourceError as exc:
+            raise DatasetUnavailableError(str(exc)) from None
     return rows
 
 
