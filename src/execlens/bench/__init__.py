@@ -74,6 +74,7 @@ if TYPE_CHECKING:
         check_revision_used,
         data_fingerprint,
         data_revision,
+        records_digest,
         unpinned_warning,
     )
     from execlens.bench._programs import load_programs
@@ -141,6 +142,7 @@ _EXPORTS = {
     "check_revision_used": "_pin",
     "data_fingerprint": "_pin",
     "data_revision": "_pin",
+    "records_digest": "_pin",
     "unpinned_warning": "_pin",
     "PERTURB_KINDS": "_perturb_kinds",
     "Observed": "_perturb_traced",

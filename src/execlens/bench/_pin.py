@@ -27,6 +27,7 @@ __all__ = [
     "data_fingerprint",
     "data_revision",
     "note_hub_load",
+    "records_digest",
     "unpinned_warning",
 ]
 
@@ -101,14 +102,21 @@ def check_revision_used(loads: HubLoads, benchmark: str) -> None:
         )
 
 
-def data_fingerprint(records: Sequence[Any], loads: HubLoads) -> dict[str, str]:
-    """``{"revision": REV}`` for a pinned hub load, else ``{"sha256": ...}`` of the
-    records' ``repr`` (every benchmark's records are frozen dataclasses of plain values)."""
+def records_digest(records: Sequence[Any]) -> str:
+    """sha256 of the loaded records' ``repr`` (every benchmark's records, and the runs
+    ``tasks build`` reads, are frozen dataclasses of plain values): the data's identity,
+    whatever files it came from."""
     from ._runs import sha256_json  # the runners' digest; loaders need not import it
 
+    return sha256_json([repr(record) for record in records])
+
+
+def data_fingerprint(records: Sequence[Any], loads: HubLoads) -> dict[str, str]:
+    """``{"revision": REV}`` for a pinned hub load, else ``{"sha256": ...}`` of the
+    records (:func:`records_digest`)."""
     if loads.revision is not None:
         return {"revision": loads.revision}
-    return {"sha256": sha256_json([repr(record) for record in records])}
+    return {"sha256": records_digest(records)}
 
 
 def unpinned_warning(loads: HubLoads, fingerprint: dict[str, str]) -> str | None:

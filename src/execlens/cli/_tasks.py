@@ -86,17 +86,6 @@ def file_digest(path: Path) -> str:
     return digest.hexdigest()
 
 
-def programs_digest(programs: list[Any]) -> str:
-    """sha256 of the loaded runs (frozen dataclasses of plain values): the data's identity
-    in a run manifest, whatever files it came from -- REval's questions live in a second
-    file, which a digest of the data file alone would miss."""
-    digest = hashlib.sha256()
-    for program in programs:
-        digest.update(repr(program).encode("utf-8"))
-        digest.update(b"\0")
-    return digest.hexdigest()
-
-
 def open_run(path: Path, identity: dict[str, Any], overwrite: bool) -> Any:
     """``RunDir.open`` with every store refusal turned into a usage error."""
     from execlens.store import RunDir, StoreError
@@ -223,7 +212,7 @@ def build(
     progress: ProgressOption = True,
 ) -> None:
     """Trace every program run of SOURCE and write its tasks (resumable after a kill)."""
-    from execlens.bench import load_programs
+    from execlens.bench import load_programs, records_digest
     from execlens.tasks import (
         KINDS,
         SELECTIONS,
@@ -265,7 +254,8 @@ def build(
     warn_program_environment(benchmark_requirements(["runtime"]))
     identity = {
         "verb": "tasks build",
-        "data": programs_digest(programs),
+        # The loaded runs, not one file: REval's questions live in a second file.
+        "data": records_digest(programs),
         "runs": len(programs),
         "mode": mode,
         "max_steps": max_steps,
