@@ -44,7 +44,7 @@ from execlens.tasks.perturb import (
     protected_names,
 )
 
-from ._perturb_kinds import PerturbUnsupported, check_kinds
+from ._perturb_kinds import KindTally, PerturbUnsupported, check_kinds
 from ._perturb_traced import TracedTarget, perturb_traced
 
 if TYPE_CHECKING:
@@ -134,7 +134,7 @@ def perturb_programs(
 
     kinds = check_kinds(kinds)
     cases: list[_Case] = []
-    not_applicable: Counter[str] = Counter()
+    tally = KindTally(kinds)
     for target in targets:
         protect = protected_names(target.calls)
         source, stages = target.program, []
@@ -142,7 +142,7 @@ def perturb_programs(
             try:
                 changed = perturb_source(source, kind, seed, protect=protect)
             except PerturbError:
-                not_applicable[kind] += 1
+                tally.not_applicable[kind] += 1
                 continue
             stages.append((kind, changed))
             source = changed
@@ -160,9 +160,6 @@ def perturb_programs(
         for call in case.target.calls
     ]
     outcomes = list(engine.map(jobs))
-    applied: Counter[str] = Counter()
-    dropped: dict[str, Counter[str]] = {kind: Counter() for kind in kinds}
-    unverifiable: Counter[str] = Counter()
     results: list[str | None] = []
     position = 0
     for case in cases:
@@ -178,7 +175,7 @@ def perturb_programs(
             None,
         )
         if bad is not None:  # a timeout or crash of the original: no behaviour to keep
-            unverifiable[bad] += 1
+            tally.unverifiable[bad] += 1
             results.append(None)
             continue
         printed = False
@@ -194,31 +191,13 @@ def perturb_programs(
                 None,
             )
             if reason is not None:
-                dropped[kind][reason] += 1
+                tally.drop(kind, reason)
                 verdict = None
                 break
-            applied[kind] += 1
+            tally.applied[kind] += 1
             verdict = source
         results.append(verdict)
-    summary: dict[str, Any] = {
-        "kinds": list(kinds),
-        "seed": seed,
-        "items": len(targets),
-        "kept": sum(1 for r in results if r is not None),
-        "dropped": sum(1 for r in results if r is None),
-        "per_kind": {
-            kind: {
-                "applied": applied[kind],
-                "dropped": sum(dropped[kind].values()),
-                "dropped_reasons": dict(sorted(dropped[kind].items())),
-                "not_applicable": not_applicable[kind],
-            }
-            for kind in kinds
-        },
-    }
-    if unverifiable:
-        summary["unverifiable"] = dict(sorted(unverifiable.items()))
-    return results, summary
+    return results, tally.summary(seed, results)
 
 
 def _add(first: Any, second: Any) -> Any:

@@ -1,18 +1,23 @@
-"""The kinds a perturbation run may take: known ones, in an order that loses none.
+"""The kinds a perturbation run may take (known ones, in an order that loses none), and
+what a run counts of each.
 
 Both runners (:func:`~execlens.bench.perturb_programs` for output questions,
 :func:`~execlens.bench.perturb_traced` for line questions) and ``--perturb``'s parser
 check through :func:`check_kinds`, so a caller of the API gets the refusal the CLI
-gives rather than counts for a kind whose effect a later one erased.
+gives rather than counts for a kind whose effect a later one erased; both count what
+each kind did in a :class:`KindTally`, so ``results.json`` has one shape for them.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 from execlens.tasks.perturb import KINDS, order_problem
 
-__all__ = ["PERTURB_KINDS", "PerturbUnsupported", "check_kinds"]
+__all__ = ["PERTURB_KINDS", "KindTally", "PerturbUnsupported", "check_kinds"]
 
 #: The kinds ``--perturb`` accepts.
 PERTURB_KINDS = KINDS
@@ -35,3 +40,46 @@ def check_kinds(kinds: Sequence[str]) -> tuple[str, ...]:
     if problem is not None:  # a kind counted as applied whose effect is gone
         raise PerturbUnsupported(f"--perturb {','.join(kinds)}: {problem}")
     return tuple(kinds)
+
+
+@dataclass
+class KindTally:
+    """What each kind of a perturbation run did: applied (the item kept its behaviour
+    under it), dropped by reason, had nothing to change; items whose original could not
+    be observed; kept items whose layout-bound facts were recomputed."""
+
+    kinds: Sequence[str]
+    applied: Counter[str] = field(default_factory=Counter)
+    dropped: dict[str, Counter[str]] = field(default_factory=dict)
+    not_applicable: Counter[str] = field(default_factory=Counter)
+    unverifiable: Counter[str] = field(default_factory=Counter)
+    recomputed: Counter[str] = field(default_factory=Counter)
+
+    def drop(self, kind: str, reason: str) -> None:
+        """Count an item dropped under ``kind`` for ``reason``."""
+        self.dropped.setdefault(kind, Counter())[reason] += 1
+
+    def summary(self, seed: int, results: Sequence[Any]) -> dict[str, Any]:
+        """The counts ``results.json`` records under ``perturbation`` (``results``: one
+        entry per item, None for a dropped one)."""
+        summary: dict[str, Any] = {
+            "kinds": list(self.kinds),
+            "seed": seed,
+            "items": len(results),
+            "kept": sum(1 for r in results if r is not None),
+            "dropped": sum(1 for r in results if r is None),
+            "per_kind": {
+                kind: {
+                    "applied": self.applied[kind],
+                    "dropped": sum(self.dropped.get(kind, Counter()).values()),
+                    "dropped_reasons": dict(sorted(self.dropped.get(kind, {}).items())),
+                    "not_applicable": self.not_applicable[kind],
+                }
+                for kind in self.kinds
+            },
+        }
+        if self.recomputed:  # kept items whose layout-bound truth came from the perturbed run
+            summary["recomputed"] = dict(sorted(self.recomputed.items()))
+        if self.unverifiable:
+            summary["unverifiable"] = dict(sorted(self.unverifiable.items()))
+        return summary

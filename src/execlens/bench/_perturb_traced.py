@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from execlens.tasks.perturb import Perturbed, PerturbError, compose_lines, perturb_program
 
-from ._perturb_kinds import check_kinds
+from ._perturb_kinds import KindTally, check_kinds
 
 if TYPE_CHECKING:
     from execlens.engine import Engine
@@ -168,50 +168,11 @@ def _differs(original: Observed, perturbed: Observed | str, printed: bool) -> st
     return None
 
 
-@dataclass
-class _Tally:
-    kinds: Sequence[str]
-    applied: Counter[str] = field(default_factory=Counter)
-    dropped: dict[str, Counter[str]] = field(default_factory=dict)
-    not_applicable: Counter[str] = field(default_factory=Counter)
-    unverifiable: Counter[str] = field(default_factory=Counter)
-    recomputed: Counter[str] = field(default_factory=Counter)
-
-    def drop(self, kind: str, reason: str) -> None:
-        self.dropped.setdefault(kind, Counter())[reason] += 1
-
-
-def _summary(tally: _Tally, seed: int, results: Sequence[Any]) -> dict[str, Any]:
-    """The counts ``results.json`` records under ``perturbation`` (the call runner's
-    keys, plus ``recomputed``)."""
-    summary: dict[str, Any] = {
-        "kinds": list(tally.kinds),
-        "seed": seed,
-        "items": len(results),
-        "kept": sum(1 for r in results if r is not None),
-        "dropped": sum(1 for r in results if r is None),
-        "per_kind": {
-            kind: {
-                "applied": tally.applied[kind],
-                "dropped": sum(tally.dropped.get(kind, Counter()).values()),
-                "dropped_reasons": dict(sorted(tally.dropped.get(kind, {}).items())),
-                "not_applicable": tally.not_applicable[kind],
-            }
-            for kind in tally.kinds
-        },
-    }
-    if tally.recomputed:  # kept items whose layout-bound truth came from the perturbed run
-        summary["recomputed"] = dict(sorted(tally.recomputed.items()))
-    if tally.unverifiable:
-        summary["unverifiable"] = dict(sorted(tally.unverifiable.items()))
-    return summary
-
-
 def _attribute(
     failing: Mapping[int, str],
     staged: Sequence[_Staged],
     originals: Mapping[int, Observed | str],
-    tally: _Tally,
+    tally: KindTally,
     engine: Engine,
 ) -> None:
     """Count each failing item under the first kind whose program shows other facts
@@ -252,7 +213,7 @@ def perturb_traced(
     kept items had a layout-bound fact move, by fact).
     """
     kinds = check_kinds(kinds)
-    tally = _Tally(kinds)
+    tally = KindTally(kinds)
     staged = _stage(targets, kinds, seed, tally.not_applicable)
     live = []
     for index, case in enumerate(staged):
@@ -292,6 +253,6 @@ def perturb_traced(
         )
         results[index] = case.target.observer.rebuild(case.stages[-1], final)
     _attribute(failing, staged, originals, tally, engine)
-    summary = _summary(tally, seed, results)
+    summary = tally.summary(seed, results)
     summary["line_questions"] = sum(1 for target in targets if target.lines)
     return results, summary
