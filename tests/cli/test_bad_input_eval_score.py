@@ -602,11 +602,8 @@ def test_eval_data_revision_offline_names_the_revision(tmp_path: Path) -> None:
     assert not (tmp_path / "o").exists()
 
 
-def test_eval_data_directory_that_is_neither(tmp_path: Path) -> None:
-    folder = tmp_path / "mine"
-    folder.mkdir()
-    (folder / "notes.txt").write_text("not data")
-    result = _run(
+def _eval_lcb_data(data: str, out: Path) -> Result:
+    return _run(
         "eval",
         "--benchmark",
         "lcb-exec",
@@ -615,11 +612,45 @@ def test_eval_data_directory_that_is_neither(tmp_path: Path) -> None:
         "--base-url",
         "http://127.0.0.1:9/v1",
         "--data",
-        str(folder),
+        data,
         "-o",
-        str(tmp_path / "o"),
+        str(out),
     )
+
+
+def test_eval_data_directory_that_is_neither(tmp_path: Path) -> None:
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("not data")
+    result = _eval_lcb_data(str(folder), tmp_path / "o")
     _refused(result, f"no LiveCodeBench execution file in {folder}", "save_to_disk")
+    assert not (tmp_path / "o").exists()
+
+
+def test_eval_data_parquet_file_that_is_not_one(tmp_path: Path) -> None:
+    bad = tmp_path / "rows.parquet"
+    bad.write_text("not parquet")
+    _refused(_eval_lcb_data(str(bad), tmp_path / "o"), str(bad), "not a readable Parquet file")
+    assert not (tmp_path / "o").exists()
+
+
+def test_eval_data_saved_dataset_at_another_fingerprint(tmp_path: Path) -> None:
+    datasets = pytest.importorskip("datasets")
+    folder = tmp_path / "saved"
+    datasets.Dataset.from_list([{"id": "sample_0", "code": "def f(): return 1"}]).save_to_disk(
+        str(folder)
+    )
+    result = _eval_lcb_data(f"{folder}@0123456789abcdef", tmp_path / "o")
+    _refused(result, "the saved dataset's fingerprint is", "not the pinned 0123456789abcdef")
+    assert not (tmp_path / "o").exists()
+
+
+def test_eval_data_saved_dataset_dict_without_the_split(tmp_path: Path) -> None:
+    datasets = pytest.importorskip("datasets")
+    folder = tmp_path / "saved"
+    rows = datasets.Dataset.from_list([{"id": "sample_0"}])
+    datasets.DatasetDict({"train": rows}).save_to_disk(str(folder))
+    _refused(_eval_lcb_data(str(folder), tmp_path / "o"), "no split 'test' (has train)")
     assert not (tmp_path / "o").exists()
 
 
@@ -629,19 +660,7 @@ def test_eval_dataset_lacking_a_field(tmp_path: Path) -> None:
     datasets.Dataset.from_list([{"id": "sample_0", "code": "def f(): return 1"}]).save_to_disk(
         str(folder)
     )
-    result = _run(
-        "eval",
-        "--benchmark",
-        "lcb-exec",
-        "--model",
-        "m",
-        "--base-url",
-        "http://127.0.0.1:9/v1",
-        "--data",
-        str(folder),
-        "-o",
-        str(tmp_path / "o"),
-    )
+    result = _eval_lcb_data(str(folder), tmp_path / "o")
     _refused(
         result, "field 'question_id': missing from every record", "not LiveCodeBench execution data"
     )
