@@ -3,7 +3,7 @@ functions (read in place from the installed package, with a column mapping), the
 run SIGKILLed once mid-collect and resumed; the datasets, cards and collect shards are
 compared byte for byte, and the collect verdicts are counted by reason.
 
-    python perf/synth_reproducible.py --functions 500 [--file codeio.jsonl.gz]
+    python perf/synth_reproducible.py --functions 500 [--file codeio.jsonl.gz] [--json]
 """
 
 from __future__ import annotations
@@ -77,6 +77,7 @@ def main() -> None:
     parser.add_argument("--file", default="codeio.jsonl.gz")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--executor", default="local")
+    parser.add_argument("--json", action="store_true", help="one JSON object, one line")
     args = parser.parse_args()
     data = Path(reasoning_gym.__file__).parent / "data" / args.file
     root = Path(tempfile.mkdtemp(prefix="synth-reproducible-"))
@@ -116,7 +117,7 @@ def main() -> None:
                 "different": different,
                 "collect": dict(reasons.most_common()),
             },
-            indent=2,
+            indent=None if args.json else 2,
         )
     )
 
