@@ -88,17 +88,28 @@ def test_map_keeps_order_and_batches_share_children(engine: Engine) -> None:
         assert [o.tag for o in outcomes] == list(range(100))
         assert [o.decoded() for o in outcomes] == [i * i for i in range(100)]
     pids = "import os\ndef f():\n    return os.getpid()\n"
-    same = engine.submit_batch([Job(pids, call="f()") for _ in range(4)])
-    assert len({f.result().decoded() for f in same}) == 1
-    separate = list(engine.map([Job(pids, call="f()") for _ in range(4)], batch_size=1))
-    assert len({o.decoded() for o in separate}) == 4
+    # One server: an idle second one would take part of a batch (work stealing).
+    with Engine(workers=1) as single:
+        same = single.submit_batch([Job(pids, call="f()", origin="one") for _ in range(4)])
+        assert len({f.result().decoded() for f in same}) == 1
+        separate = list(
+            single.map([Job(pids, call="f()", origin="one") for _ in range(4)], batch_size=1)
+        )
+        assert len({o.decoded() for o in separate}) == 4
+        # Without an origin (or with different ones) jobs never share a process.
+        alone = single.submit_batch([Job(pids, call="f()") for _ in range(4)])
+        assert len({f.result().decoded() for f in alone}) == 4
+        mixed = single.submit_batch([Job(pids, call="f()", origin=n // 2) for n in range(4)])
+        assert len({f.result().decoded() for f in mixed}) == 2
 
 
 def test_batch_inputs_start_fresh_and_failures_cost_one_input(engine: Engine) -> None:
     program = "counter = []\ndef f(x):\n    counter.append(x)\n    return len(counter)\n"
     calls = ["f(1)", "f(2)", "import os; os._exit(3)", "f(4)", "while True: pass", "f(6)"]
     limits = Limits(wall_time=1.0)
-    futures = engine.submit_batch([Job(program, call=c, limits=limits) for c in calls])
+    futures = engine.submit_batch(
+        [Job(program, call=c, limits=limits, origin="one") for c in calls]
+    )
     outcomes = [f.result() for f in futures]
     assert [o.status for o in outcomes] == [
         Status.OK,

@@ -18,7 +18,10 @@ def f(i, seconds):
 
 
 def test_one_request_of_slow_inputs_spreads_over_the_idle_workers() -> None:
-    jobs = [Job(program=SLOW.format(tag=0), entry_point="f", args=(i, 0.25)) for i in range(8)]
+    jobs = [
+        Job(program=SLOW.format(tag=0), entry_point="f", args=(i, 0.25), origin="f")
+        for i in range(8)
+    ]
     with Engine(workers=2) as engine:
         engine.run(Job(program="x = 1", call="x"))  # both servers up before timing
         start = time.perf_counter()

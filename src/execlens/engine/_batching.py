@@ -19,6 +19,7 @@ __all__ = [
     "chunk_groups",
     "group_key",
     "host_timeout",
+    "origin_ids",
     "stream_in_groups",
 ]
 
@@ -26,7 +27,11 @@ REQUEST_GROUP = 16  # jobs of one program sent to a server in one request
 
 
 def group_key(job: Job, limits: Limits, seed: int) -> tuple[Any, ...]:
-    """What jobs must share to travel in one request (and so run in one server)."""
+    """What jobs must share to travel in one request (and so run in one server).
+
+    Not their origin: jobs of one program travel together whatever their origins, and
+    the server gives each run of consecutive jobs of one origin its own child
+    (:func:`origin_ids`), so one-job-per-child traffic still saves host round trips."""
     return (
         job.program,
         job.module_name,
@@ -44,6 +49,17 @@ def _limits_dict(limits: Limits) -> dict[str, Any]:
         limits.cpu_time if limits.cpu_time is not None else (limits.wall_time + 1.0)
     )
     return data
+
+
+def origin_ids(jobs: Sequence[Job]) -> list[int]:
+    """A small integer per job, equal exactly where the jobs share an origin; a job
+    without one (``origin=None``) gets a number of its own."""
+    ids: dict[Any, int] = {}
+    numbers = []
+    for position, job in enumerate(jobs):
+        key = ("job", position) if job.origin is None else ("origin", job.origin)
+        numbers.append(ids.setdefault(key, len(ids)))
+    return numbers
 
 
 def _call_spec(job: Job) -> dict[str, Any]:
@@ -74,7 +90,7 @@ def build_request(
         "stdin": first.stdin,
         "runner": first.runner,
         "runner_options": dict(first.runner_options) if first.runner_options else None,
-        "calls": [_call_spec(job) for job in jobs],
+        "calls": [dict(_call_spec(job), o=origin) for job, origin in zip(jobs, origin_ids(jobs))],
         "per_child": per_child or len(jobs),
     }
 

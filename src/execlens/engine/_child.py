@@ -1,219 +1,51 @@
-"""The forked child: lock itself down, run the program on each input, report as JSON.
+"""The forked child: lock itself down, run the inputs the server starts, report each.
 
-Runs right after ``fork()`` in the server.  It never returns: it ends with
-``os._exit``.  Results go to the server as frames on ``RESULT_FD``, one per input,
-each carrying the job's token so stray writes by the program are recognised.
+Runs right after ``fork()`` in the zygote and never returns (it ends with
+``os._exit``).  The server starts each input on the child's control pipe and reads one
+result frame for it (see :mod:`execlens.engine._report` for the protocol and what code
+in the child can forge).  Each input runs in a fresh module, registered as
+``sys.modules[module_name]`` while it runs (``__main__`` by default, so functions the
+program defines pickle for ``multiprocessing``); between two inputs of one child the
+state guard (:mod:`execlens.engine._guard`) decides whether the child may go on.
 """
 
 from __future__ import annotations
 
 import builtins
+import fcntl
 import io
 import marshal
 import os
 import resource
 import sys
 import time
-import warnings
+import types
+import weakref
 from collections.abc import Callable
-from typing import Any, NoReturn, cast
+from typing import Any, NoReturn
 
+from execlens.engine._capture import Capture, captured
+from execlens.engine._guard import GUARD, program_objects
 from execlens.engine._isolation import ServerIsolation, set_parent_death_signal
-from execlens.engine._protocol import RESULT_FRAME_LIMIT, encode_frame, write_bytes, write_frame
+from execlens.engine._prepared import CALL_FILENAME, PROGRAM_FILENAME, Prepared
+from execlens.engine._report import CONTROL_FD, RESULT_FD, STATE, emit, read_go
+from execlens.engine._seeding import SeedNumpyOnImport, reseed, seed_generators
 from execlens.values import Caps, decode, encode
 
-__all__ = ["RESULT_FD", "Prepared", "address_space_now", "prepare_server", "run_child", "warm_up"]
+__all__ = ["address_space_now", "prepare_server", "run_child", "warm_up"]
 
-
-RESULT_FD = 199
-PROGRAM_FILENAME = "<program>"
-CALL_FILENAME = "<call>"
 _ENCODE_CAPS = Caps()
-
+_MISSING = object()
 
 # Bound at import, as module globals: sandboxed code may replace these in builtins
 # before our code encodes and reports its result.
-any = any  # noqa: PLW0127
-bool = bool  # noqa: PLW0127
-bytes = bytes  # noqa: PLW0127
-compile = compile  # noqa: PLW0127
 dict = dict  # noqa: PLW0127
 getattr = getattr  # noqa: PLW0127
 int = int  # noqa: PLW0127
 isinstance = isinstance  # noqa: PLW0127
 len = len  # noqa: PLW0127
-memoryview = memoryview  # noqa: PLW0127
-object = object  # noqa: PLW0127
-range = range  # noqa: PLW0127
 str = str  # noqa: PLW0127
 type = type  # noqa: PLW0127
-
-
-class _ChildState:
-    """Mutable per-child state, reachable from the output capture on overflow.
-
-    An instance, not class attributes: assigning to a class attribute invalidates the
-    type's version tag, and every specialised instruction that read it then rewrites
-    itself — in a forked child, each such write is a copy-on-write page fault.
-    """
-
-    __slots__ = (
-        "index",
-        "limit",
-        "result_fd",
-        "seed",
-        "started",
-        "stderr",
-        "stdout",
-        "token",
-        "used",
-    )
-
-    def __init__(self) -> None:
-        self.token = ""
-        self.result_fd = RESULT_FD
-        self.index = 0
-        self.used = 0
-        self.limit = 0
-        self.started = 0.0
-        self.seed: int | None = None  # the running input's Job.seed
-        self.stdout: _Capture | None = None
-        self.stderr: _Capture | None = None
-
-
-_State = _ChildState()
-
-
-def _emit(record: dict[str, Any]) -> None:
-    record["t"] = _State.token
-    frame = encode_frame(record)
-    if len(frame) > RESULT_FRAME_LIMIT:
-        frame = _within_frame_limit(record, len(frame))
-    write_bytes(_State.result_fd, frame)
-
-
-def _within_frame_limit(record: dict[str, Any], size: int) -> bytes:
-    """A frame the server accepts for a result too large for one (the value or runner
-    data is what overflows: captured output alone always fits, see Limits.output_bytes)."""
-    message = (
-        f"the result ({size} bytes encoded) exceeds the {RESULT_FRAME_LIMIT}-byte "
-        "result frame; its value and runner data were dropped"
-    )
-    slim: dict[str, Any] = {
-        key: record[key] for key in ("t", "i", "duration", "peak_memory_mb") if key in record
-    }
-    slim.update(status="sandbox_error", message=message)
-    for key in ("stdout", "stderr", "stdout_truncated", "stderr_truncated"):
-        if key in record:
-            slim[key] = record[key]
-    frame = encode_frame(slim)
-    if len(frame) > RESULT_FRAME_LIMIT:
-        slim.update(stdout="", stderr="", stdout_truncated=True, stderr_truncated=True)
-        frame = encode_frame(slim)
-    return frame
-
-
-class _Capture:
-    """A capped text stream standing in for ``sys.stdout``/``sys.stderr``.
-
-    stdout and stderr share one budget.  Past it, the input is reported as
-    ``output_limit`` and the child exits at once: the program cannot catch that.
-    A plain class rather than an ``io`` subclass: it is created after every fork, and
-    the less interpreter state a child touches, the fewer pages it copies.
-    """
-
-    encoding = "utf-8"
-    errors = "strict"
-    closed = False
-    newlines = None
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.parts: list[str] = []
-        self.truncated = False
-
-    def writable(self) -> bool:
-        return True
-
-    def readable(self) -> bool:
-        return False
-
-    def seekable(self) -> bool:
-        return False
-
-    def isatty(self) -> bool:
-        return False
-
-    def fileno(self) -> int:
-        raise io.UnsupportedOperation("captured stream has no file descriptor")
-
-    def flush(self) -> None:
-        return None
-
-    def close(self) -> None:
-        return None
-
-    @property
-    def buffer(self) -> _BytesCapture:
-        return _BytesCapture(self)
-
-    def writelines(self, lines: Any) -> None:
-        for line in lines:
-            self.write(line)
-
-    def write(self, text: str) -> int:
-        if not isinstance(text, str):
-            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
-        _State.used += len(text)
-        if _State.used > _State.limit:
-            room = len(text) - (_State.used - _State.limit)
-            if room > 0:
-                self.parts.append(text[:room])
-            self.truncated = True
-            _overflow()
-        self.parts.append(text)
-        return len(text)
-
-    def text(self) -> str:
-        return "".join(self.parts)
-
-
-class _BytesCapture:
-    """``sys.stdout.buffer`` for programs that write bytes."""
-
-    def __init__(self, capture: _Capture) -> None:
-        self._capture = capture
-
-    def write(self, data: bytes) -> int:
-        self._capture.write(bytes(data).decode("utf-8", "replace"))
-        return len(data)
-
-    def flush(self) -> None:
-        return None
-
-
-def _captured() -> dict[str, Any]:
-    out, err = _State.stdout, _State.stderr
-    return {
-        "stdout": out.text() if out else "",
-        "stderr": err.text() if err else "",
-        "stdout_truncated": bool(out and out.truncated),
-        "stderr_truncated": bool(err and err.truncated),
-    }
-
-
-def _overflow() -> NoReturn:
-    record = {
-        "i": _State.index,
-        "status": "output_limit",
-        "duration": time.perf_counter() - _State.started,
-        "message": f"stdout+stderr exceeded {_State.limit} characters",
-    }
-    record.update(_captured())
-    try:
-        _emit(record)
-    finally:
-        os._exit(0)
 
 
 def _exception_info(exc: BaseException, lines: list[str]) -> dict[str, Any]:
@@ -230,9 +62,14 @@ def _exception_info(exc: BaseException, lines: list[str]) -> dict[str, Any]:
             continue
         source = ""
         if filename == PROGRAM_FILENAME and 0 < lineno <= len(lines):
-            source = lines[lineno - 1].strip()
-        frames.append(f"{filename}:{lineno} in {frame.f_code.co_name}: {source}".rstrip(": "))
-    return {"type": type(exc).__name__, "message": message[:2000], "traceback": frames[-50:]}
+            source = lines[lineno - 1].strip()[:1000]
+        name = frame.f_code.co_name[:200]
+        frames.append(f"{filename}:{lineno} in {name}: {source}".rstrip(": "))
+    return {
+        "type": type(exc).__name__[:200],
+        "message": message[:2000],
+        "traceback": frames[-50:],
+    }
 
 
 def address_space_now() -> int:
@@ -289,305 +126,156 @@ def _default_runner(
     return run_call(), None
 
 
-def _compile(source: str, filename: str, mode: str) -> Any:
-    """``compile`` without its SyntaxWarnings (``None(...)``, ``x is 1``): they would be
-    written to the fork server's stderr, which is the host's terminal."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SyntaxWarning)
-        return compile(source, filename, mode)
+class _Request:
+    """What every input of one child shares, read once from the prepared job."""
+
+    __slots__ = ("has_stdin", "job", "lines", "module_name", "runner", "runner_options")
+
+    def __init__(self, job: Prepared) -> None:
+        request = job.request
+        self.job = job
+        self.lines: list[str] = request["program"].splitlines()
+        self.module_name: str = request.get("module_name", "__main__")
+        self.runner = _load_runner(request["runner"]) if request.get("runner") else _default_runner
+        self.runner_options = request.get("runner_options") or {}
+        self.has_stdin = request.get("stdin") is not None
+        if job.program_code is None and job.compile_error is None:
+            job.compile_program()
 
 
-def _compile_call(source: str) -> tuple[Any, bool]:
+def _run_input(request: _Request, index: int, last: bool) -> tuple[dict[str, Any], list[Any]]:
+    """Run input ``index`` in a fresh module; its result record, and (unless ``last``)
+    weak references to what the program defined, its namespace already cleared."""
+    job = request.job
+    spec = job.request["calls"][index]
+    STATE.index = index
+    STATE.used = 0
+    STATE.stdout = sys.stdout = Capture("<stdout>")
+    STATE.stderr = sys.stderr = Capture("<stderr>")
+    if request.has_stdin:
+        os.lseek(0, 0, os.SEEK_SET)
+        sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
+    else:
+        sys.stdin = sys.__stdin__  # the server's, on /dev/null and never read
+    module_name = request.module_name
+    # A real module, so what the program defines can be found by name (pickle).
+    module = types.ModuleType(module_name)
+    namespace = module.__dict__
+    namespace["__builtins__"] = builtins
+    modules = sys.modules
+    previous = modules.get(module_name, _MISSING)
+    modules[module_name] = module
+    record: dict[str, Any] = {}
+    STATE.seed = spec.get("seed")
+    if STATE.seed is not None:
+        seed_generators(STATE.seed)
+    STATE.started = time.perf_counter()
     try:
-        return _compile(source, CALL_FILENAME, "eval"), True
-    except SyntaxError:
-        return _compile(source, CALL_FILENAME, "exec"), False
+        if job.compile_error is not None:
+            raise job.compile_error
+        compiled_call = job.call(index)
+        call_code, is_expression = compiled_call if compiled_call else (None, False)
+        entry_point = spec.get("entry_point")
+        program_code = job.program_code
 
+        def run_program() -> None:
+            exec(program_code, namespace)  # noqa: S102 - sandboxed by design
 
-def _restore(current: dict[str, Any], saved: dict[str, Any], drop_new: bool) -> None:
-    """Put back every entry of ``saved`` by identity (never ``==``: values may be hostile)."""
-    changed = len(current) != len(saved) or any(
-        current.get(key, _MISSING) is not value for key, value in saved.items()
-    )
-    if not changed:
-        return
-    if drop_new:
-        for key in [k for k in current if k not in saved]:
-            del current[key]
-    current.update(saved)
-
-
-_MISSING = object()
-
-
-_COMPILE_IN_ZYGOTE_LIMIT = 256 * 1024  # larger sources are compiled by the child itself
-
-
-class Prepared:
-    """A job decoded and compiled by the zygote before it forks the child.
-
-    Compiling before the fork means the child inherits the code objects instead of
-    running the compiler itself, which would write to many pages it shares with the
-    zygote (each a copy-on-write fault).  Very large sources are left to the child, so
-    the zygote never spends long on one job.
-    """
-
-    __slots__ = (
-        "address_space",
-        "calls",
-        "compile_error",
-        "memory_bytes",
-        "nproc",
-        "output_limit",
-        "program_code",
-        "request",
-        "rlimits",
-        "start",
-        "token",
-    )
-
-    def __init__(self, payload: bytes) -> None:
-        self.retarget(payload[:20])
-        # marshal, not JSON: the server built these bytes from the host's JSON request,
-        # and marshal decodes in C.
-        self.request: dict[str, Any] = marshal.loads(payload[20:])
-        self.program_code: Any = None
-        self.compile_error: BaseException | None = None
-        self.calls: list[tuple[Any, bool] | BaseException | None] = []
-        # The limits, as the tuples setrlimit takes: built here once per request, so
-        # each child reads a few adjacent objects instead of converting the JSON values.
-        limits = self.request["limits"]
-        self.output_limit = int(limits["output_bytes"])
-        self.memory_bytes = int(limits["memory_mb"]) * 1024 * 1024
-        self.address_space = (0, 0)  # set by the zygote: set_address_space()
-        cpu = int(limits["cpu_seconds"]) + 1
-        file_size = int(limits["file_size_mb"]) * 1024 * 1024
-        nofile = int(limits["open_files"])
-        self.rlimits = (
-            (resource.RLIMIT_CPU, (cpu, cpu + 1)),
-            (resource.RLIMIT_FSIZE, (file_size, file_size)),
-            (resource.RLIMIT_CORE, (0, 0)),
-            (resource.RLIMIT_NOFILE, (nofile, nofile)),
-        )
-        nproc = int(limits["max_processes"])
-        self.nproc = (nproc, nproc)
-        source: str = self.request["program"]
-        if len(source) <= _COMPILE_IN_ZYGOTE_LIMIT:
-            self.compile_program()
-            self.calls = [_try_compile_call(spec.get("call")) for spec in self.request["calls"]]
-
-    def retarget(self, header: bytes) -> None:
-        """Point this job at one child: ``header`` is its token (16 bytes) + start input (4).
-
-        The zygote calls it again to reuse the job for the next child of the same request.
-        """
-        self.token: str = header[:16].decode("ascii")
-        self.start: int = int.from_bytes(header[16:20], "big")
-
-    def set_address_space(self, vm_size: int) -> None:
-        """Cap the child's address space at the zygote's current size plus its memory limit."""
-        limit = vm_size + self.memory_bytes
-        self.address_space = (limit, limit)
-
-    def compile_program(self) -> None:
-        """Compile the program (in the child, for sources too large for the zygote)."""
-        try:
-            self.program_code = _compile(self.request["program"], PROGRAM_FILENAME, "exec")
-        except BaseException as exc:  # noqa: BLE001 - SyntaxError, ValueError (NUL)...
-            self.compile_error = exc
-
-    def call(self, index: int) -> tuple[Any, bool] | None:
-        """The compiled call of input ``index`` (code, is_expression); raises its error."""
-        compiled = (
-            self.calls[index]
-            if index < len(self.calls)
-            else _try_compile_call(self.request["calls"][index].get("call"))
-        )
-        if isinstance(compiled, BaseException):
-            raise compiled
-        return compiled
-
-
-def _try_compile_call(source: str | None) -> tuple[Any, bool] | BaseException | None:
-    try:
-        return _compile_call(source) if source is not None else None
-    except BaseException as exc:  # noqa: BLE001
-        return exc
-
-
-def _run_inputs(job: Prepared) -> None:
-    request = job.request
-    start = job.start
-    program_source: str = request["program"]
-    lines = program_source.splitlines()
-    module_name = request.get("module_name", "__main__")
-    runner = _load_runner(request["runner"]) if request.get("runner") else _default_runner
-    runner_options = request.get("runner_options") or {}
-    if job.program_code is None and job.compile_error is None:
-        job.compile_program()
-    program_code, compile_error = job.program_code, job.compile_error
-    saved_recursion = _Snapshot.get()[2]
-    has_stdin = request.get("stdin") is not None
-    calls = request["calls"]
-    # Each child runs at most ``per_child`` inputs; the server forks another for the rest.
-    stop = min(len(calls), start + int(request.get("per_child") or len(calls)))
-    for index in range(start, stop):
-        spec = calls[index]
-        _State.index = index
-        _State.used = 0
-        _State.stdout = sys.stdout = _Capture("<stdout>")
-        _State.stderr = sys.stderr = _Capture("<stderr>")
-        if has_stdin:
-            os.lseek(0, 0, os.SEEK_SET)
-            sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
-        else:
-            sys.stdin = sys.__stdin__  # the server's, on /dev/null and never read
-        namespace: dict[str, Any] = {"__name__": module_name, "__builtins__": builtins}
-        record: dict[str, Any] = {"i": index}
-        _State.seed = spec.get("seed")
-        if _State.seed is not None:
-            _seed_generators(_State.seed)
-        _State.started = time.perf_counter()
-        try:
-            if compile_error is not None:
-                raise compile_error
-            compiled_call = job.call(index)
-            call_code, is_expression = compiled_call if compiled_call else (None, False)
-            entry_point = spec.get("entry_point")
-
-            def run_program() -> None:
-                exec(program_code, namespace)  # noqa: S102 - sandboxed by design
-
-            def run_call() -> Any:
-                if entry_point is not None:
-                    args = [decode(a) for a in spec.get("args", [])]
-                    kwargs = {k: decode(v) for k, v in (spec.get("kwargs") or {}).items()}
-                    return namespace[entry_point](*args, **kwargs)
-                if call_code is None:
-                    return None
-                if is_expression:
-                    return eval(call_code, namespace)  # noqa: S307 - sandboxed by design
-                exec(call_code, namespace)  # noqa: S102
+        def run_call() -> Any:
+            if entry_point is not None:
+                args = [decode(a) for a in spec.get("args", [])]
+                kwargs = {k: decode(v) for k, v in (spec.get("kwargs") or {}).items()}
+                return namespace[entry_point](*args, **kwargs)
+            if call_code is None:
                 return None
-
-            value, extra = runner(run_program, run_call, namespace, runner_options)
-            record["duration"] = time.perf_counter() - _State.started
-            record["status"] = "ok"
-            record["value"] = encode(value, _ENCODE_CAPS)
-            if extra is not None:
-                record["extra"] = extra
-        except MemoryError as exc:
-            record["duration"] = time.perf_counter() - _State.started
-            record["status"] = "memory_exceeded"
-            record["message"] = "the memory limit was reached"
-            record["exception"] = _exception_info(exc, lines)
-        except BaseException as exc:  # noqa: BLE001 - every program failure is reported
-            record["duration"] = time.perf_counter() - _State.started
-            record["status"] = "exception"
-            record["exception"] = _exception_info(exc, lines)
-            record["message"] = f"{record['exception']['type']}: {record['exception']['message']}"
-            extra = getattr(exc, "__execlens_extra__", None)
-            if isinstance(extra, dict):
-                record["extra"] = extra
-        record.update(_captured())
-        record["peak_memory_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        _State.stdout = _State.stderr = None
-        try:
-            _emit(record)
-        except (TypeError, ValueError) as exc:  # e.g. a runner returned non-JSON extra
-            _emit(
-                {"i": index, "status": "sandbox_error", "message": f"unserialisable result: {exc}"}
-            )
-        if index + 1 == stop:
-            break  # the server kills us now; nothing to tidy for
-        # The next input of the batch starts from the interpreter the server forked.
-        _restore_interpreter()
-        sys.setrecursionlimit(saved_recursion)
-
-
-def _seed_generators(seed: int) -> None:
-    """Seed ``random`` and, when loaded, NumPy's global generator with ``seed``.
-
-    Python's at-fork hook reseeds ``random`` from the OS in every child, so without this
-    a program's randomness (and so its output) differs from run to run; a job's seed makes
-    it a function of the job.  A program that imports NumPy later has it seeded by
-    :class:`_SeedNumpyOnImport` the moment the import finishes."""
-    import random
-
-    random.seed(seed)
-    numpy = sys.modules.get("numpy")
-    if numpy is not None:
-        _seed_numpy(numpy, seed)
-
-
-def _seed_numpy(numpy: Any, seed: int) -> None:
-    try:
-        numpy.random.seed(seed % (2**32))
-    except Exception:  # noqa: BLE001 - a broken NumPy is the program's problem
-        pass
-
-
-class _SeedNumpyOnImport:
-    """A ``sys.meta_path`` finder that seeds NumPy's global generator from the running
-    input's seed as soon as a program's first ``import numpy`` has run.
-
-    NumPy is not preloaded by default (it maps much memory, which slows every fork), so
-    a program importing it gets a generator NumPy seeded from the OS: ``np.random.rand()``
-    would differ from run to run although the job has a seed.  Installed once in the
-    server before the zygote forks; for any other name it returns at once.
-    """
-
-    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
-        """The spec the other finders give ``numpy``, its loader seeding after it runs."""
-        if name != "numpy" or _State.seed is None:
+            if is_expression:
+                return eval(call_code, namespace)  # noqa: S307 - sandboxed by design
+            exec(call_code, namespace)  # noqa: S102
             return None
-        for finder in sys.meta_path:
-            if finder is self or not hasattr(finder, "find_spec"):
-                continue
-            spec = finder.find_spec(name, path, target)
-            if spec is not None:
-                if spec.loader is not None and hasattr(spec.loader, "exec_module"):
-                    spec.loader = cast(Any, _SeedingLoader(spec.loader))
-                return spec
-        return None
+
+        value, extra = request.runner(run_program, run_call, namespace, request.runner_options)
+        record["duration"] = time.perf_counter() - STATE.started
+        record["status"] = "ok"
+        record["value"] = encode(value, _ENCODE_CAPS)
+        value = None
+        if extra is not None:
+            record["extra"] = extra
+    except MemoryError as exc:
+        record["duration"] = time.perf_counter() - STATE.started
+        record["status"] = "memory_exceeded"
+        record["message"] = "the memory limit was reached"
+        record["exception"] = _exception_info(exc, request.lines)
+    except BaseException as exc:  # noqa: BLE001 - every program failure is reported
+        record["duration"] = time.perf_counter() - STATE.started
+        record["status"] = "exception"
+        record["exception"] = _exception_info(exc, request.lines)
+        record["message"] = f"{record['exception']['type']}: {record['exception']['message']}"
+        extra = getattr(exc, "__execlens_extra__", None)
+        if isinstance(extra, dict):
+            record["extra"] = extra
+    record.update(captured())
+    record["peak_memory_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    STATE.stdout = STATE.stderr = None
+    if last:
+        return record, []
+    # Put back what this input had to change, then let go of everything it defined.
+    sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
+    if isinstance(previous, types.ModuleType):
+        modules[module_name] = previous
+    else:
+        modules.pop(module_name, None)
+    objects = program_objects(namespace, module_name)
+    objects.append(weakref.ref(module))
+    namespace.clear()
+    return record, objects
 
 
-class _SeedingLoader:
-    """NumPy's own loader, then the seed (and the module left pointing at that loader)."""
+def _run_inputs(job: Prepared, scratch: str | None = None) -> None:
+    """Run this child's inputs in order until its stop, the state guard retires it, or
+    the server stops starting them.  ``scratch``: the child's scratch directory (the
+    guard watches it; ``None`` in the zygote's warm-up, where no guard runs).
 
-    def __init__(self, loader: Any) -> None:
-        self.loader = loader
-
-    def create_module(self, spec: Any) -> Any:
-        return self.loader.create_module(spec)
-
-    def exec_module(self, module: Any) -> None:
-        module.__loader__ = self.loader
-        if module.__spec__ is not None:
-            module.__spec__.loader = self.loader
-        self.loader.exec_module(module)
-        if _State.seed is not None:
-            _seed_numpy(module, _State.seed)
-
-
-def _restore_interpreter() -> None:
-    """Undo what the program did to the shared interpreter: builtins, modules, streams."""
-    saved_builtins, saved_modules, _ = _Snapshot.get()
-    _restore(builtins.__dict__, saved_builtins, drop_new=True)
-    _restore(sys.modules, saved_modules, drop_new=False)
-    sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
-
-
-class _Snapshot:
-    """The interpreter state each input starts from, taken once in the server."""
-
-    value: tuple[dict[str, Any], dict[str, Any], int] | None = None
-
-    @classmethod
-    def get(cls) -> tuple[dict[str, Any], dict[str, Any], int]:
-        if cls.value is None:
-            cls.value = (dict(builtins.__dict__), dict(sys.modules), sys.getrecursionlimit())
-        return cls.value
+    The first start message comes before the first input; every later one is read
+    once that input has run, when its result is ready to go (see ``_report``)."""
+    request = _Request(job)
+    go = read_go()
+    if go is None:
+        return
+    index, STATE.nonce, last, stop = go
+    if scratch is not None and index + 1 < stop:
+        # Another input may follow in this process: from here on, what each one
+        # changes is watched.  (A child of one input never pays for it.)
+        GUARD.start_child(scratch)
+    first = True
+    while True:
+        planned_last = index + 1 >= stop
+        record, objects = _run_input(request, index, planned_last)
+        retire = None if planned_last else GUARD.changed(objects)
+        del objects
+        if not first:
+            go = read_go()  # this input's start: sent once the previous result was taken
+            if go is None or go[0] != index:
+                return  # the server stopped this child (a trimmed request)
+            _, STATE.nonce, last, _ = go
+        first = False
+        if retire is not None:
+            record["retire"] = retire
+        try:
+            emit(record)
+        except (TypeError, ValueError) as exc:  # e.g. a runner returned non-JSON extra
+            emit(
+                {
+                    "status": "sandbox_error",
+                    "message": f"unserialisable result: {exc}",
+                    "retire": "an unserialisable result",
+                }
+            )
+            return
+        if retire is not None or last or planned_last:
+            return
+        index += 1
+        if job.request["calls"][index].get("seed") is None:
+            reseed()  # the generators' state is never handed from one input to the next
 
 
 _WARM_UP_PROGRAM = (
@@ -618,6 +306,8 @@ def warm_up(iterations: int = 3) -> None:
     dynamic linker binds symbols on first call: done in every child, each of those
     writes is a copy-on-write page fault.  Done once here, children inherit the result.
     """
+    from execlens.engine._report import go_message
+
     sink = os.open(os.devnull, os.O_WRONLY)
     saved_streams = (sys.stdin, sys.stdout, sys.stderr)
     request = {
@@ -636,69 +326,102 @@ def warm_up(iterations: int = 3) -> None:
             "max_processes": 32,
         },
     }
-    payload = b"0" * 16 + bytes(4) + marshal.dumps(request)
+    payload = marshal.dumps(request)
+    saved_main = sys.modules.get("__main__")
+    control_r, control_w = os.pipe()
+    saved_control = os.dup(CONTROL_FD) if _is_open(CONTROL_FD) else None
     try:
-        _State.result_fd = sink
-        _State.limit = 1 << 20
+        STATE.result_fd = sink
+        STATE.limit = 1 << 20
+        os.dup2(control_r, CONTROL_FD)
         for _ in range(iterations):
+            count = len(_WARM_UP_CALLS)
+            for index in range(count):
+                os.write(control_w, go_message(index, bytes(8), index + 1 == count, count))
             _run_inputs(Prepared(payload))
-            _restore_interpreter()
     finally:
-        _State.result_fd = RESULT_FD
-        _State.token = ""
+        STATE.result_fd = RESULT_FD
+        STATE.nonce = ""
         sys.stdin, sys.stdout, sys.stderr = saved_streams
-        os.close(sink)
+        if saved_main is not None:
+            sys.modules["__main__"] = saved_main
+        for fd in (sink, control_r, control_w):
+            os.close(fd)
+        if saved_control is not None:
+            os.dup2(saved_control, CONTROL_FD)
+            os.close(saved_control)
+        else:
+            os.close(CONTROL_FD)
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
 
 
 def prepare_server(scratch: str) -> None:
     """Server-side, before the first fork: do once what every child would redo."""
     os.environ["HOME"] = scratch
     os.environ["TMPDIR"] = scratch
-    sys.meta_path.insert(0, _SeedNumpyOnImport())
-    _Snapshot.get()
+    sys.meta_path.insert(0, SeedNumpyOnImport())
 
 
 def run_child(
-    job: Prepared, result_fd: int, output_fd: int, iso: ServerIsolation, scratch: str
+    job: Prepared, fds: tuple[int, int, int], iso: ServerIsolation, scratch: str
 ) -> NoReturn:
-    """Entry point right after ``fork()``: lock down, run the job's inputs, exit."""
+    """Entry point right after ``fork()``: take this child's own pipes (``fds``: results,
+    raw output, control), lock down, run the inputs the server starts, exit."""
     request = job.request
+    result_w, output_w, control_r = fds
     try:
-        _State.token = job.token
-        _State.limit = job.output_limit
-        os.dup2(result_fd, RESULT_FD)
-        os.dup2(output_fd, 1)
-        os.dup2(output_fd, 2)
+        STATE.limit = job.output_limit
+        os.dup2(result_w, RESULT_FD)
+        os.dup2(control_r, CONTROL_FD)
+        os.dup2(output_w, 1)
+        os.dup2(output_w, 2)
         if request.get("stdin") is not None:
             os.dup2(_memfd_with(request["stdin"]), 0)
-        # Close everything else: the zygote's command pipes, the shared pipes' spares.
-        os.closerange(3, RESULT_FD)
+        # Close everything else: the zygote's command pipes, the pipes' spare ends.
+        os.closerange(3, CONTROL_FD)
         os.closerange(RESULT_FD + 1, 1 << 16)
         _lock_down(job, iso, scratch)
     except BaseException as exc:  # noqa: BLE001
-        try:
-            write_frame(
-                RESULT_FD,
-                {
-                    "t": _State.token,
-                    "i": job.start,
-                    "status": "sandbox_error",
-                    "message": f"sandbox setup failed: {exc!r}",
-                },
-            )
-        finally:
-            os._exit(70)
+        _setup_failed(exc)
     try:
-        _run_inputs(job)
+        _run_inputs(job, scratch)
     except BaseException:  # noqa: BLE001 - whatever happens, never return into the server
         os._exit(71)
     os._exit(0)
 
 
+def _setup_failed(exc: BaseException) -> NoReturn:
+    """Report a failed lock-down as the result of the first input, then exit."""
+    try:
+        go = read_go()
+        if go is not None:
+            STATE.index, STATE.nonce, _, _ = go
+            emit(
+                {
+                    "status": "sandbox_error",
+                    "message": f"sandbox setup failed: {exc!r}"[:2000],
+                    "retire": "the sandbox setup failed",
+                }
+            )
+    finally:
+        os._exit(70)
+
+
 def _memfd_with(text: str) -> int:
-    fd = os.memfd_create("stdin")
+    """A sealed memfd holding ``text``: every input of the child reads the same stdin
+    (a program cannot write into it for the next one)."""
+    fd = os.memfd_create("stdin", os.MFD_ALLOW_SEALING)
     view = memoryview(text.encode("utf-8"))
     while view:
         view = view[os.write(fd, view) :]
+    seals = fcntl.F_SEAL_WRITE | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_SEAL
+    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, seals)
     os.lseek(fd, 0, os.SEEK_SET)
     return fd

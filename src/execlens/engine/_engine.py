@@ -86,9 +86,12 @@ class Engine:
 
     ``Engine(workers=None)`` starts one server per core.  Use it as a context manager
     (or call :meth:`close`).  ``run``/``map`` are synchronous; ``arun``/``amap`` are
-    their asyncio forms.  ``batch_size`` > 1 lets ``map`` run several inputs of the
-    *same program* in one child (each input gets a fresh module namespace; builtins and
-    ``sys.modules`` are restored between inputs; a crash only costs the input it hit).
+    their asyncio forms.  ``batch_size`` > 1 lets ``map`` run several jobs of the *same
+    program and origin* (``Job.origin``) in one child: each gets a fresh module, and the
+    child is retired (a fresh one forked for the rest) as soon as one leaves anything
+    behind -- a thread, timer, hook, module attribute, setting, file
+    (:mod:`execlens.engine._guard`); a crash only costs the job it hit.  Jobs without an
+    origin, or of different origins, never share a process.
 
     ``isolation``: ``"full"`` (fail unless every layer is active), ``"auto"`` (every
     layer this machine offers) or ``"none"`` (rlimits only; trusted code).
@@ -299,7 +302,9 @@ class Engine:
     ) -> list[Future[Outcome]]:
         """Queue jobs that share program, limits, seed, stdin and runner as one request.
 
-        They run in one forked child (``per_child=None``), or ``per_child`` at a time.
+        Consecutive jobs of one origin (``Job.origin``) run in one forked child
+        (``per_child=None``), or ``per_child`` at a time; every other job in a child of
+        its own.
         """
         if not jobs:
             return []
@@ -326,10 +331,11 @@ class Engine:
     ) -> Iterator[Outcome]:
         """Run many jobs; yields outcomes in input order.
 
-        ``batch_size`` is how many inputs share one forked child (default: the engine's,
-        1 = a fresh child per job).  Consecutive jobs of the same program travel to a
-        server together (up to ``max(batch_size, 16)`` per request) whatever the batch
-        size, which saves host round trips.  At most ``window`` jobs are in flight
+        ``batch_size`` is how many jobs of one origin may share one forked child
+        (default: the engine's, 1 = a fresh child per job).  Consecutive jobs of the
+        same program travel to a server together (up to ``max(batch_size, 16)`` per
+        request) whatever the batch size, which saves host round trips.  At most
+        ``window`` jobs are in flight
         (default: 8 requests per worker) and at most 8 windows of outcomes wait for an
         earlier, slower one, so millions of jobs stream through in bounded memory.
         ``progress=True`` shows a progress bar; a callable is called with each outcome

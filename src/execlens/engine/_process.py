@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import os
 import select
 import socket
@@ -15,7 +14,7 @@ from typing import Any
 
 from execlens.engine._errors import EngineError
 from execlens.engine._isolation import IsolationReport, compile_seccomp_filters
-from execlens.engine._protocol import FrameError, encode_frame
+from execlens.engine._protocol import MAX_FRAME, FrameError, decode_json, encode_frame
 
 __all__ = ["ServerProcess"]
 
@@ -86,11 +85,18 @@ def _recv_exact(sock: socket.socket, size: int, timeout: float | None) -> bytes:
 
 
 def _recv_frame(sock: socket.socket, timeout: float | None) -> Any:
+    """One frame from the server.  What the host accepts is bounded: a length past
+    ``MAX_FRAME`` or a body that does not decode (too deep, not JSON) is the server
+    breaking the protocol (``FrameError``), never an allocation of that size or a
+    ``RecursionError`` in the host."""
     header = _recv_exact(sock, 4, timeout)
-    body = _recv_exact(sock, int.from_bytes(header, "big"), timeout)
+    length = int.from_bytes(header, "big")
+    if length > MAX_FRAME:
+        raise FrameError(f"server sent a {length}-byte frame (the limit is {MAX_FRAME})")
+    body = _recv_exact(sock, length, timeout)
     try:
-        return json.loads(body)
-    except ValueError as exc:
+        return decode_json(body)
+    except FrameError as exc:
         raise FrameError(f"server sent a malformed frame: {exc}") from exc
 
 

@@ -15,6 +15,7 @@ __all__ = [
     "RESULT_FRAME_LIMIT",
     "FrameError",
     "FrameReader",
+    "decode_json",
     "encode_frame",
     "read_frame",
     "read_frame_bytes",
@@ -93,6 +94,22 @@ def write_bytes(fd: int, frame: bytes) -> None:
         data = data[written:]
 
 
+def decode_json(body: bytes) -> Any:
+    """``json.loads`` that fails only with :class:`FrameError`, whatever the bytes.
+
+    ``RecursionError`` (a frame nested 100,000 deep) and ``MemoryError`` are the peer's
+    doing as much as a syntax error is, and must not take the reader down with them.
+    """
+    try:
+        return json.loads(body)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise FrameError(f"frame is not JSON: {exc}") from exc
+    except RecursionError:
+        raise FrameError("frame is nested too deeply to decode") from None
+    except MemoryError:
+        raise FrameError("frame is too large to decode") from None
+
+
 def _read_exact(fd: int, size: int) -> bytes | None:
     chunks = []
     remaining = size
@@ -126,14 +143,16 @@ def read_frame(fd: int) -> Any:
     body = read_frame_bytes(fd)
     if body is None:
         return None
-    try:
-        return json.loads(body)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise FrameError(f"frame is not JSON: {exc}") from exc
+    return decode_json(body)
 
 
 class FrameReader:
-    """Incremental frame parser for non-blocking reads (the server's poll loop)."""
+    """Incremental frame parser for non-blocking reads (the server's poll loop).
+
+    Whatever bytes it is fed, it returns messages or raises :class:`FrameError`
+    (never ``RecursionError`` or ``MemoryError``): a hostile peer breaks only its own
+    channel.
+    """
 
     def __init__(self, max_frame: int = MAX_FRAME) -> None:
         self._buffer = bytearray()
@@ -142,9 +161,13 @@ class FrameReader:
 
     def feed(self, data: bytes) -> list[Any]:
         """Add bytes; return every complete message now available."""
+        return [message for message, _ in self.feed_sized(data)]
+
+    def feed_sized(self, data: bytes) -> list[tuple[Any, int]]:
+        """Add bytes; return every complete message now available with its frame's size."""
         self._buffer += data
         self.total += len(data)
-        messages = []
+        messages: list[tuple[Any, int]] = []
         while len(self._buffer) >= _HEADER.size:
             (length,) = _HEADER.unpack_from(self._buffer)
             if length > self._max:
@@ -154,10 +177,7 @@ class FrameReader:
                 break
             body = bytes(self._buffer[_HEADER.size : end])
             del self._buffer[:end]
-            try:
-                messages.append(json.loads(body))
-            except (UnicodeDecodeError, ValueError) as exc:
-                raise FrameError(f"frame is not JSON: {exc}") from exc
+            messages.append((decode_json(body), end))
         return messages
 
     @property

@@ -17,22 +17,21 @@ environment and one end of a socketpair on ``FD``.  Protocol (JSON frames):
    one request of slow inputs keeps one server busy while the others idle at the end
    of a run.
 
-Two processes per worker.  The *zygote* holds the warm interpreter and does nothing but
-fork: after every fork both sides pay a copy-on-write fault for each page they write, so
-the process that forks must write as little as possible between forks.  The *server*
-(its parent, never forked again) does the talking: it enforces each input's wall
-deadline (poll + SIGKILL of the child's process group), caps raw fd output, reads the
-result frames, sweeps every process the sandbox uid left behind, and never runs program
-code.  All children share one result pipe and one output pipe, drained between jobs
-once every writer is dead; frames carry a per-job token, so a stale or forged frame is
-recognised.
+Two processes per worker.  The *zygote* (:mod:`execlens.engine._zygote`) holds the
+warm interpreter and does nothing but fork.  The *server* (its parent, never forked
+again) does the talking: it decides which inputs share a child (consecutive inputs of
+one origin, at most ``per_child``; never two origins), gives each child its own pipes,
+starts its inputs one by one (:mod:`execlens.engine._watch`), enforces each input's
+wall deadline (poll + SIGKILL of the child's process group), caps raw fd output, checks
+every result frame, sweeps every process the sandbox uid left behind, and never runs
+program code.  A child the state guard retired (:mod:`execlens.engine._guard`) is
+replaced by a fresh one for the inputs left.
 """
 
 from __future__ import annotations
 
 import gc
 import importlib
-import json
 import marshal
 import os
 import select
@@ -41,180 +40,24 @@ import stat
 import sys
 import time
 from collections import deque
-from typing import Any, NoReturn
+from typing import Any
 
-from execlens.engine._child import Prepared, address_space_now, prepare_server, run_child, warm_up
+from execlens.engine._child import prepare_server
 from execlens.engine._isolation import (
     ServerIsolation,
-    set_child_subreaper,
     set_parent_death_signal,
     setup_server_isolation,
 )
 from execlens.engine._protocol import (
-    RESULT_FRAME_LIMIT,
     FrameError,
-    FrameReader,
+    decode_json,
     read_frame,
     read_frame_bytes,
     write_frame,
 )
 from execlens.engine._rootfs import plan_root
-
-_READ_CHUNK = 1 << 16
-_OP_RUN = b"R"
-_OP_WAIT = b"W"
-
-
-# ------------------------------------------------------------------------ zygote side
-def _read_exact(fd: int, size: int) -> bytes | None:
-    data = b""
-    while len(data) < size:
-        chunk = os.read(fd, size - len(data))
-        if not chunk:
-            return None
-        data += chunk
-    return data
-
-
-def _zygote_main(
-    command_fd: int,
-    reply_fd: int,
-    result_fd: int,
-    output_fd: int,
-    iso: ServerIsolation,
-    scratch: str,
-) -> NoReturn:
-    """The zygote's loop: fork on ``R``, report a child's exit on ``W``.
-
-    Kept to a handful of syscalls per job on purpose (see the module docstring).
-    """
-    set_parent_death_signal()
-    set_child_subreaper()  # orphans of a job come back here to be reaped
-    os.setsid()  # a session without a controlling terminal, shared by every child
-    if iso.seccomp is not None:
-        iso.seccomp.load()  # once here; every child inherits it
-    warm_up()
-    gc.collect()
-    gc.freeze()
-    last_request, last_job = b"", None
-    while True:
-        header = _read_exact(command_fd, 4)
-        if header is None:
-            os._exit(0)
-        payload = _read_exact(command_fd, int.from_bytes(header, "big"))
-        if payload is None:
-            os._exit(0)
-        if payload[:1] == _OP_RUN:
-            _reap_all()
-            # The children of one request (one per input, or per ``per_child`` inputs)
-            # share its program: decode and compile it once, not once per child.  Fewer
-            # pages written here between forks means fewer copy-on-write faults.
-            request = payload[21:]
-            if request == last_request and last_job is not None:
-                job = last_job
-                job.retarget(payload[1:21])
-            else:
-                job = last_job = Prepared(payload[1:])
-                last_request = request
-                # Read here, not in the child: opening /proc there costs it a score of
-                # copy-on-write faults.  Once per request: between the forks of one
-                # request the zygote's own size hardly moves.
-                job.set_address_space(address_space_now())
-            pid = os.fork()
-            if pid == 0:
-                run_child(job, result_fd, output_fd, iso, scratch)
-            os.write(reply_fd, pid.to_bytes(4, "big"))
-        else:
-            pid = int.from_bytes(payload[1:5], "big")
-            try:
-                _, status, usage = os.wait4(pid, 0)
-                answer = (status & 0xFFFF, usage.ru_maxrss)
-            except ChildProcessError:
-                answer = (0xFFFF, 0)
-            os.write(reply_fd, answer[0].to_bytes(4, "big") + answer[1].to_bytes(8, "big"))
-
-
-def _reap_all() -> None:
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-
-
-class _Zygote:
-    """The server's handle on its zygote process."""
-
-    def __init__(
-        self,
-        iso: ServerIsolation,
-        scratch: str,
-        result_w: int,
-        output_w: int,
-        keep_closed: list[int],
-    ) -> None:
-        command_r, self.command_w = os.pipe()
-        self.reply_r, reply_w = os.pipe()
-        self.pid = os.fork()
-        if self.pid == 0:
-            for fd in [self.command_w, self.reply_r, *keep_closed]:
-                os.close(fd)
-            _zygote_main(command_r, reply_w, result_w, output_w, iso, scratch)
-        os.close(command_r)
-        os.close(reply_w)
-
-    def _send(self, payload: bytes) -> None:
-        data = memoryview(len(payload).to_bytes(4, "big") + payload)
-        while data:
-            data = data[os.write(self.command_w, data) :]
-
-    def fork(self, request: bytes, timeout: float) -> int:
-        """Have the zygote fork a child for ``request``; returns the child's pid.
-
-        The zygote compiles the program first; ``TimeoutError`` if that takes longer
-        than ``timeout`` (the caller replaces the zygote).
-        """
-        self._send(_OP_RUN + request)
-        ready, _, _ = select.select([self.reply_r], [], [], timeout)
-        if not ready:
-            raise TimeoutError("the zygote did not fork in time (compiling the program)")
-        answer = _read_exact(self.reply_r, 4)
-        if answer is None:
-            raise RuntimeError("the zygote died")
-        return int.from_bytes(answer, "big")
-
-    def wait(self, pid: int) -> tuple[int, int]:
-        """Reap ``pid``: (raw wait status, peak RSS in KiB)."""
-        self._send(_OP_WAIT + pid.to_bytes(4, "big"))
-        answer = _read_exact(self.reply_r, 12)
-        if answer is None:
-            raise RuntimeError("the zygote died")
-        return int.from_bytes(answer[:4], "big"), int.from_bytes(answer[4:], "big")
-
-    def children(self) -> list[int]:
-        """The zygote's live children: the current job and any orphans it inherited."""
-        found: list[int] = []
-        try:
-            for tid in os.listdir(f"/proc/{self.pid}/task"):
-                with open(f"/proc/{self.pid}/task/{tid}/children") as handle:
-                    found.extend(int(c) for c in handle.read().split())
-        except OSError:
-            pass
-        return found
-
-    def close(self) -> None:
-        for fd in (self.command_w, self.reply_r):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        try:
-            os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
-        except (ProcessLookupError, ChildProcessError):
-            pass
+from execlens.engine._watch import REQUEST_BUDGET, ChildPipes, ChildWatch
+from execlens.engine._zygote import Zygote, reap_all
 
 
 # ------------------------------------------------------------------------ server side
@@ -290,104 +133,15 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-class _ChildWatch:
-    """Reads one child's result frames and raw output; tracks which input is running."""
-
-    def __init__(
-        self,
-        token: str,
-        start: int,
-        stop: int,
-        results: list[dict[str, Any] | None],
-        cap: int,
-        result_fd: int,
-        output_fd: int,
-    ) -> None:
-        self.token = token
-        self.current = start
-        self.stop = stop
-        self.results = results
-        self.cap = cap
-        self.result_fd = result_fd
-        self.output_fd = output_fd
-        self.reader = FrameReader(max_frame=RESULT_FRAME_LIMIT)
-        self.raw_output: dict[int, bytearray] = {}
-        self.raw_total = 0
-        self.exited = False
-        self.failure: tuple[str, str] | None = None
-
-    @property
-    def running(self) -> bool:
-        return self.failure is None and not self.exited and self.current < self.stop
-
-    def fail(self, status: str, message: str) -> None:
-        if self.failure is None:
-            self.failure = (status, message)
-
-    def read(self, fd: int) -> int:
-        """Read what is available on ``fd``; returns bytes read (-1 when none)."""
-        try:
-            data = os.read(fd, _READ_CHUNK)
-        except BlockingIOError:
-            return -1
-        if fd == self.output_fd:
-            self._raw(data)
-        else:
-            self._frames(data)
-        return len(data)
-
-    def drain(self) -> None:
-        for fd in (self.result_fd, self.output_fd):
-            while self.failure is None and self.read(fd) > 0:
-                pass
-
-    def _raw(self, data: bytes) -> None:
-        self.raw_total += len(data)
-        buffer = self.raw_output.setdefault(self.current, bytearray())
-        if len(buffer) < self.cap:
-            buffer += data[: self.cap - len(buffer)]
-        if self.raw_total > self.cap:
-            self.fail("output_limit", f"raw output exceeded {self.cap} bytes")
-
-    def _frames(self, data: bytes) -> None:
-        try:
-            messages = self.reader.feed(data)
-        except FrameError as exc:
-            self.fail("crashed", f"the child broke the result channel: {exc}")
-            return
-        for message in messages:
-            if self.current >= self.stop:
-                return  # results past a trimmed stop: the host runs those inputs elsewhere
-            if (
-                not isinstance(message, dict)
-                or message.get("t") != self.token
-                or message.get("i") != self.current
-            ):
-                self.fail(
-                    "crashed", "the child broke the result channel (a frame without the job token)"
-                )
-                return
-            del message["t"], message["i"]
-            self.results[self.current] = message
-            self.current += 1
-
-    def attach_raw_output(self, index: int, record: dict[str, Any]) -> None:
-        """Append fd-level output (os.write, subprocesses) to an input's stdout."""
-        extra = self.raw_output.get(index)
-        if extra:
-            record["stdout"] = record.get("stdout", "") + extra.decode("utf-8", "replace")
-            if self.raw_total > self.cap:
-                record["stdout_truncated"] = True
-
-
-def _discard(fd: int) -> None:
-    """Empty a shared pipe of whatever dead children left in it."""
-    while True:
-        try:
-            if not os.read(fd, _READ_CHUNK):
-                return
-        except BlockingIOError:
-            return
+def child_stop(calls: list[dict[str, Any]], start: int, limit: int, per_child: int) -> int:
+    """Where the child that starts at input ``start`` stops: after ``per_child`` inputs,
+    at ``limit``, and at the first input of another origin (``"o"`` in its call)."""
+    stop = min(limit, start + per_child)
+    origin = calls[start].get("o")
+    for index in range(start + 1, stop):
+        if origin is None or calls[index].get("o") != origin:
+            return index
+    return stop
 
 
 class _Server:
@@ -396,39 +150,29 @@ class _Server:
         self.iso = iso
         self.scratch = _Scratch(iso)
         prepare_server(self.scratch.path)
-        self.result_r, self.result_w = os.pipe()
-        self.output_r, self.output_w = os.pipe()
-        # One poll set for the server's life: the shared pipes stay in it, each child's
-        # pidfd joins it for that child's run.
+        # One poll set for the server's life: the host's socket stays in it, each child's
+        # pipes and pidfd join it for that child's run.  The host's socket must be
+        # polled too: a trim must be answered while a child runs.  Frames read there
+        # that are not trims wait in ``pending`` for ``serve``; ``None`` in it means the
+        # host's stream ended or broke.
         self.poller = select.poll()
-        for fd in (self.result_r, self.output_r):
-            os.set_blocking(fd, False)
-            self.poller.register(fd, select.POLLIN)
-        # The host's socket too: a trim must be answered while a child runs.  Frames read
-        # there that are not trims wait in ``pending`` for ``serve``; ``None`` in it
-        # means the host's stream ended or broke.
         self.poller.register(sock, select.POLLIN)
         self.pending: deque[dict[str, Any] | None] = deque()
         self.given_away: set[int] = set()  # ids of read, not begun requests trimmed to 0
         self.request_id: Any = None  # the request running now
         self.limit = 0  # its inputs [0, limit) run here (less than all once trimmed)
-        self.watch: _ChildWatch | None = None  # its child running now
+        self.watch: ChildWatch | None = None  # its child running now
         self.zygote = self._new_zygote()
 
-    def _new_zygote(self) -> _Zygote:
+    def _new_zygote(self) -> Zygote:
         # gc.freeze(): frozen objects are never scanned by the children's GC, so forks
         # stay cheap (fewer copy-on-write page faults).
         gc.collect()
         gc.freeze()
-        return _Zygote(
-            self.iso,
-            self.scratch.path,
-            self.result_w,
-            self.output_w,
-            keep_closed=[self.sock, self.result_r, self.output_r],
-        )
+        return Zygote(self.iso, self.scratch.path, keep_closed=[self.sock])
 
     def serve(self) -> None:
+        """Answer the host's requests until its stream ends."""
         while True:
             request = self.pending.popleft() if self.pending else self._read_request()
             if request is None:
@@ -456,8 +200,8 @@ class _Server:
             raw = read_frame_bytes(self.sock)
             if raw is None:
                 return None
-            request = json.loads(raw)
-        except (FrameError, OSError, ValueError):
+            request = decode_json(raw)
+        except (FrameError, OSError):
             return None
         return request if isinstance(request, dict) else None
 
@@ -479,8 +223,8 @@ class _Server:
         """Give inputs of request ``request_id`` that have not started back to the host."""
         watch = self.watch
         if request_id == self.request_id and watch is not None and watch.running:
-            # The child runs its inputs in order: those after the current one have not
-            # started.  Keep the first half of them (rounded down), give the rest away.
+            # Inputs run in order: those after the current one have not started.  Keep
+            # the first half of them (rounded down), give the rest away.
             unstarted = self.limit - (watch.current + 1)
             kept = self.limit - (unstarted + 1) // 2
             self.limit = kept
@@ -503,10 +247,11 @@ class _Server:
         encoded = marshal.dumps(request)
         results: list[dict[str, Any] | None] = [None] * len(calls)
         self.request_id, self.limit = request.get("id"), len(calls)
+        budget = [REQUEST_BUDGET]
         start = 0
         try:
             while start < self.limit:  # ``_trim`` may lower the limit as we go
-                start = self._run_child(request, encoded, start, results)
+                start = self._run_child(request, encoded, start, results, budget)
         finally:
             self.request_id = self.watch = None
         return [
@@ -517,13 +262,14 @@ class _Server:
     def _replace_zygote(self) -> None:
         self.zygote.close()
         # As its PID namespace's init, the server inherits what the old zygote left.
-        _reap_all()
+        reap_all()
         self.zygote = self._new_zygote()
 
-    def _fork(self, payload: bytes, timeout: float) -> int | None:
-        """A child for ``payload``; ``None`` if compiling it outlasted ``timeout``."""
+    def _fork(self, payload: bytes, pipes: ChildPipes, timeout: float) -> int | None:
+        """A child for ``payload`` on ``pipes``; ``None`` if compiling it outlasted
+        ``timeout``."""
         try:
-            return self.zygote.fork(payload, timeout)
+            return self.zygote.fork(payload, pipes.child_ends(), timeout)
         except TimeoutError:
             self._replace_zygote()
             return None
@@ -531,7 +277,7 @@ class _Server:
             # The zygote died (it never runs program code, but it compiles it, and the
             # OOM killer may strike): replace it and try once more.
             self._replace_zygote()
-            return self.zygote.fork(payload, timeout)
+            return self.zygote.fork(payload, pipes.child_ends(), timeout)
 
     def _run_child(
         self,
@@ -539,73 +285,88 @@ class _Server:
         encoded: bytes,
         start: int,
         results: list[dict[str, Any] | None],
+        budget: list[int],
     ) -> int:
-        """Fork one child for ``calls[start:start + per_child]``; return where to resume."""
+        """Fork one child for the inputs from ``start`` it may run; return where to resume."""
         limits = request["limits"]
         wall = float(limits["wall_time"])
-        token = os.urandom(8).hex()
+        calls = request["calls"]
+        stop = child_stop(calls, start, self.limit, int(request.get("per_child") or len(calls)))
         self.scratch.reset()
-        _discard(self.result_r)
-        _discard(self.output_r)
-        payload = token.encode("ascii") + start.to_bytes(4, "big") + encoded
-        pid = self._fork(payload, timeout=wall + 5.0)
-        if pid is None:
-            results[start] = {
-                "status": "timeout",
-                "duration": wall + 5.0,
-                "message": "compiling the program exceeded the time limit",
-            }
-            return start + 1
-        per_child = int(request.get("per_child") or len(results))
-        stop = min(self.limit, start + per_child)
-        watch = self.watch = _ChildWatch(
-            token, start, stop, results, int(limits["output_bytes"]), self.result_r, self.output_r
-        )
-        # The pidfd turns readable when the child exits, even if a grandchild still holds
-        # a pipe open: then we stop waiting instead of running into the deadline.
-        pidfd = os.pidfd_open(pid)
-        poller = self.poller
-        poller.register(pidfd, select.POLLIN)
-        deadline = time.monotonic() + wall
-        input_started = time.monotonic()
-        while watch.running:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                watch.fail("timeout", f"wall time limit of {wall:g} s exceeded")
-                break
-            events = poller.poll(max(1, int(remaining * 1000) + 1))
-            before = watch.current
-            for fd, _event in events:
-                if fd == pidfd:
-                    watch.drain()  # what the child wrote before it died
-                    watch.exited = True
-                elif fd == self.sock:
-                    self._host_message()
-                else:
-                    watch.read(fd)
-            if watch.current != before:
-                input_started = time.monotonic()
-                deadline = input_started + wall
-        # Done with this child either way: it never outlives its last result.
-        ended = time.monotonic()
-        _kill_group(pid)
-        self._sweep()
-        poller.unregister(pidfd)
-        os.close(pidfd)
+        pipes = ChildPipes()
+        watch = ChildWatch(pipes, start, stop, results, int(limits["output_bytes"]), budget)
+        try:
+            # The first input's start waits in the control pipe: the child reads it at once.
+            watch.begin(start)
+            pid = self._fork(encoded, pipes, timeout=wall + 5.0)
+            pipes.close_child_ends()
+            if pid is None:
+                results[start] = {
+                    "status": "timeout",
+                    "duration": wall + 5.0,
+                    "message": "compiling the program exceeded the time limit",
+                }
+                return start + 1
+            self.watch = watch
+            ended, input_started = self._watch_child(pid, watch, wall)
+        finally:
+            pipes.close()
         current = watch.current
-        for index in range(start, current):
+        for index in sorted(watch.accepted):
             record = results[index]
             assert record is not None
             watch.attach_raw_output(index, record)
-        if current >= watch.stop:  # (a trim may have lowered the stop)
-            # Fast path: every result is in; the zygote reaps the child before its next fork.
-            return current
+        if watch.failure is None and watch.done:
+            # Every result is in (or the child retired after its last one): the zygote
+            # reaps the child before its next fork.
+            return current + 1
         wait_status, peak_kb = self.zygote.wait(pid)
         record = self._failure_record(watch.failure, wait_status, round(peak_kb / 1024, 3))
         record["duration"] = ended - input_started
         watch.attach_raw_output(current, record)
         results[current] = record
         return current + 1
+
+    def _watch_child(self, pid: int, watch: ChildWatch, wall: float) -> tuple[float, float]:
+        """Poll the child's pipes until it is done, fails, exits or runs out of time;
+        then kill it.  Returns when it ended and when its last input started."""
+        # The pidfd turns readable when the child exits, even if a grandchild still holds
+        # a pipe open: then we stop waiting instead of running into the deadline.
+        pidfd = os.pidfd_open(pid)
+        poller = self.poller
+        pipes = watch.pipes
+        for fd in (pidfd, pipes.result_r, pipes.output_r):
+            poller.register(fd, select.POLLIN)
+        try:
+            input_started = time.monotonic()
+            deadline = input_started + wall
+            while watch.running:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    watch.fail("timeout", f"wall time limit of {wall:g} s exceeded")
+                    break
+                events = poller.poll(max(1, int(remaining * 1000) + 1))
+                before = watch.current
+                for fd, _event in events:
+                    if fd == pidfd:
+                        watch.drain()  # what the child wrote before it died
+                        watch.exited = True
+                    elif fd == self.sock:
+                        self._host_message()
+                    else:
+                        watch.read(fd)
+                if watch.current != before:
+                    input_started = time.monotonic()
+                    deadline = input_started + wall
+            # Done with this child either way: it never outlives its last result.
+            ended = time.monotonic()
+            _kill_group(pid)
+            self._sweep()
+        finally:
+            for fd in (pidfd, pipes.result_r, pipes.output_r):
+                poller.unregister(fd)
+            os.close(pidfd)
+        return ended, input_started
 
     def _sweep(self) -> None:
         """Kill every process the sandbox left behind (the zygote reaps them)."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
 from typing import Any
@@ -124,6 +124,16 @@ class Job:
       NumPy is loaded) with it right before running the program, so a program's
       randomness is a function of the job.  ``None`` keeps the default: each forked child
       reseeds ``random`` from the OS (Python's at-fork hook).
+    * ``origin`` (optional): who wrote the code this job runs.  Jobs of one program with
+      equal origins may run one after another in one forked child (``batch_size``,
+      ``submit_batch``), each in a fresh namespace, and only while nothing one of them
+      changes survives to the next (the child is retired and a fresh one forked when
+      anything does).  Jobs of different origins never share a process.  ``None`` (the
+      default) is an origin of its own: the job shares its child with no other job.
+      Give one origin to jobs whose code all comes from one author -- the inputs of one
+      function called with values (``entry_point`` + ``args``), calls built from one
+      dataset's inputs -- and never to jobs whose ``call`` holds code of different
+      authors (the generations of a sample).  Any hashable value.
     """
 
     program: str
@@ -139,6 +149,7 @@ class Job:
     runner_options: Mapping[str, Any] | None = None
     tag: Any = None
     seed: int | None = None
+    origin: Hashable | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.program, str):
@@ -151,6 +162,10 @@ class Job:
             isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0
         ):
             raise ValueError(f"Job.seed must be a non-negative integer or None, not {self.seed!r}")
+        try:
+            hash(self.origin)
+        except TypeError:
+            raise TypeError(f"Job.origin must be hashable, not {self.origin!r}") from None
 
 
 @dataclass(slots=True)

@@ -4,8 +4,11 @@ Three things make scoring 16,000 generations quick on a small machine:
 
 1. **Dedupe.**  Generations sampled at low temperature repeat; identical jobs of one
    sample run once and share their outcome.
-2. **One child per sample.**  The checks of one sample share their program, so they go
-   to the engine as one request and run in one forked child (a fresh namespace each).
+2. **One request per sample.**  The checks of one sample share their program, so they
+   go to the engine as one request.  They share a forked child only where they share an
+   origin (``Job.origin``): the answered calls of one program do (a fresh namespace
+   each, the child retired as soon as one leaves anything behind); the generations of
+   a sample, each code of its own author, never do -- each runs in a child of its own.
 3. **Probe, then rerun timeouts alone.**  A batch runs with a short wall limit (the
    *probe*, 0.25 s by default).  A check that finished inside the probe would have
    finished inside the real limit too; one that did not is rerun on its own, with the
@@ -26,7 +29,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from execlens.engine import Job, Limits, Outcome, Status
@@ -111,6 +114,8 @@ def _identity(job: Job) -> tuple[Any, ...]:
         job.module_name,
         job.runner,
         repr(job.runner_options),
+        job.seed,
+        job.origin,
     )
 
 
@@ -120,20 +125,8 @@ def _group(job: Job) -> tuple[Any, ...]:
 
 
 def _with_limits(job: Job, limits: Limits) -> Job:
-    return Job(
-        program=job.program,
-        call=job.call,
-        entry_point=job.entry_point,
-        args=job.args,
-        kwargs=job.kwargs,
-        limits=limits,
-        hash_seed=job.hash_seed,
-        stdin=job.stdin,
-        module_name=job.module_name,
-        runner=job.runner,
-        runner_options=job.runner_options,
-        tag=job.tag,
-    )
+    # replace(), not a new Job: every other field (the origin, the seed) stays the job's.
+    return replace(job, limits=limits)
 
 
 class _Item:

@@ -4,7 +4,9 @@ Both official scripts paste the model's answer into source and execute
 ``<code>\nassert <reference output> == <answer>`` for 3 s; a check passes when that
 raises nothing.  Here the same source runs in the engine, split as program = the
 prediction task's program and call = the assert statement (same namespace, same order,
-same result), so the generations of one sample can share a forked child.
+same result).  Each generation is code of its own: its check runs in a forked child
+of its own (``Job.origin`` left ``None``), never beside another generation's -- one
+generation cannot make another pass.
 
 What differs between benchmarks -- which answers the script skips unexecuted and how it
 rebuilds the verdict list afterwards -- is declared by each benchmark folder in a
@@ -44,7 +46,8 @@ def official_check_verdict(outcome: Outcome) -> Verdict:
 
 def _check_job(task: Task, generation: str, limits: Limits) -> Job:
     # The official source is f"{code}\nassert {output} == {generation}"; the call runs
-    # in the program's namespace right after it, so splitting changes nothing.
+    # in the program's namespace right after it, so splitting changes nothing.  No
+    # origin: the call is the generation's code, so the check shares no process.
     return Job(program=task.program, call=f"assert {task.reference} == {generation}", limits=limits)
 
 

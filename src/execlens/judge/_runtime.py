@@ -68,6 +68,10 @@ __all__ = [
     "tolerant_match",
 ]
 
+#: ``Job.origin`` of a job that runs its program alone on literal arguments (an answered
+#: call): such jobs of one program are one author's code, and may share a child.
+PROGRAM_ORIGIN = "the program"
+
 _YES = frozenset({"YES", "TRUE"})
 _NO = frozenset({"NO", "FALSE"})
 _CLASS_TEXT = re.compile(r"^<class '(.*)'>$")
@@ -348,17 +352,19 @@ def judge_output_tolerant(reference: Any, answer: Any) -> Verdict:
     return _wrong("value", "a different value")
 
 
-# The program of every tolerant (CodeI/O) input check: the task's program is compiled and
-# run inside the call, in a fresh namespace, so checks of different functions share one
-# program -- and so one forked child per batch -- instead of forking once per function
-# (most functions have 1-3 inputs to check).  The return value goes back JSON round-tripped
-# as CodeI/O compares it (tuples become lists, int keys strings), or as its repr when it is
-# not JSON; the comparison itself happens in the host.
+# The program of every tolerant (CodeI/O) input check: the task's program travels as
+# data and is compiled and run inside the call, in the job's own module (``__main__``:
+# what it defines pickles, for multiprocessing), so the checks of many functions share
+# one program and travel to the engine together.  They share no process: each job's
+# origin is its function's code, and the engine gives every origin a child of its own
+# (the 1-3 inputs of one function may share one).  The return value goes back JSON
+# round-tripped as CodeI/O compares it (tuples become lists, int keys strings), or as
+# its repr when it is not JSON; the comparison itself happens in the host.
 _JSON_CALL_DRIVER = '''
 def __judge_json_call__(code, function, given):
     """function(**given) of `code` (positional when `given` is not a dict); its JSON."""
     import json as _json
-    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+    namespace = globals()
     exec(compile(code, "<program>", "exec"), namespace)
     if function not in namespace:
         raise NameError(f"name {function!r} is not defined")
@@ -394,13 +400,17 @@ def _call_job(
             entry_point="__judge_json_call__",
             kwargs={"code": program, "function": function, "given": given},
             limits=limits,
+            origin=("code", program),
         )
+    # The answer is data (literal arguments): every answered call of this task runs the
+    # task's program alone, one origin, so a batch of answers may share a child.
     return Job(
         program=program,
         entry_point=function,
         args=args,
         kwargs=kwargs,
         limits=limits or JUDGE_LIMITS,
+        origin=PROGRAM_ORIGIN,
     )
 
 

@@ -6,7 +6,10 @@ model's thought is set apart first, and never scored) and judges it strictly thr
 one judge path, :func:`execlens.judge.plan_task` (the runtime benchmark's too): literals
 and one literal-argument call parsed as data, values compared type-strictly in the host;
 only input prediction runs code -- the answers of a batch that share a program travel as
-one work item, so they run in one forked child.
+one work item.  They are literals, so all of them run only the task's program (one origin,
+``Job.origin``): they may share a forked child, each in a fresh module, and only while
+none leaves anything behind (the engine retires the child on any change), so an
+answer's reward never depends on the answers judged before it.
 
 A completion with no answer gets an ``unparseable`` verdict naming why before any judge
 runs: ``truncated_in_reasoning``, ``reasoning_only``, ``hedged`` (different answers in the

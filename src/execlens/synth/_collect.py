@@ -127,6 +127,9 @@ def _probe_jobs(
                 hash_seed=hash_seed,
                 limits=limits,
                 seed=stable_seed(tag, hash_seed, function.id, position),
+                # One function's code on data (its inputs): one origin, so its pairs
+                # may share a child (``batch_size``) while nothing survives between them.
+                origin=("function", function.id),
             )
             for pair, position in zip(pairs, positions)
         )

@@ -6,7 +6,9 @@ A prediction is an ``execlens.tasks.Task`` (:func:`prediction_task`): kind ``out
 extracted from the response's final part here (CodeI/O's JSON extraction), then judged
 by ``execlens.judge.plan_task`` like every other task: output predictions compared in the
 host, input predictions re-executed in the engine through the judge's
-:class:`~execlens.judge.Executor`, several functions' checks sharing one forked child.
+:class:`~execlens.judge.Executor`: the checks of several functions travel together, but
+each function's code runs in a forked child of its own (its inputs may share it; no two
+functions ever share a process, so one cannot change another's verdict).
 The verdicts become CodeI/O's labels and feedback texts (ANCHORS §4): ``success``,
 ``mismatch``, ``no answer``, ``exception`` (with its type), ``timeout``; an engine failure
 other than an exception (crash, memory, output flood) is its own named label.
@@ -155,9 +157,10 @@ def verify_predictions(
     Each answer is extracted from its text's final part and judged by
     ``execlens.judge.plan_task``; the input predictions' jobs run through the judge's
     :class:`~execlens.judge.Executor` in work items of up to ``batch_size`` checks, each
-    item one forked child (their jobs share the judge's driver program whatever the
-    function).  ``limits``: those of every run (default: the engine's).  ``engine`` may
-    be None when no answer needs a run (output predictions only).
+    item one engine request (their jobs share the judge's driver program whatever the
+    function), each function's checks in a child of their own.  ``limits``: those of
+    every run (default: the engine's).  ``engine`` may be None when no answer needs a
+    run (output predictions only).
     """
     from execlens.judge import Executor, plan_task
 
