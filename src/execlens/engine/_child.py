@@ -20,12 +20,11 @@ import resource
 import sys
 import time
 import types
-import weakref
 from collections.abc import Callable
 from typing import Any, NoReturn
 
 from execlens.engine._capture import Capture, captured
-from execlens.engine._guard import GUARD, program_objects
+from execlens.engine._guard import GUARD, Leftovers
 from execlens.engine._isolation import ServerIsolation, set_parent_death_signal
 from execlens.engine._prepared import CALL_FILENAME, PROGRAM_FILENAME, Prepared
 from execlens.engine._report import CONTROL_FD, RESULT_FD, STATE, emit, read_go
@@ -143,9 +142,9 @@ class _Request:
             job.compile_program()
 
 
-def _run_input(request: _Request, index: int, last: bool) -> tuple[dict[str, Any], list[Any]]:
+def _run_input(request: _Request, index: int, last: bool) -> tuple[dict[str, Any], Any]:
     """Run input ``index`` in a fresh module; its result record, and (unless ``last``)
-    weak references to what the program defined, its namespace already cleared."""
+    what might outlive it (``_guard.Leftovers``: its namespace already cleared)."""
     job = request.job
     spec = job.request["calls"][index]
     STATE.index = index
@@ -217,17 +216,14 @@ def _run_input(request: _Request, index: int, last: bool) -> tuple[dict[str, Any
     record["peak_memory_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     STATE.stdout = STATE.stderr = None
     if last:
-        return record, []
+        return record, None
     # Put back what this input had to change, then let go of everything it defined.
     sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
     if isinstance(previous, types.ModuleType):
         modules[module_name] = previous
     else:
         modules.pop(module_name, None)
-    objects = program_objects(namespace, module_name)
-    objects.append(weakref.ref(module))
-    namespace.clear()
-    return record, objects
+    return record, Leftovers(module)
 
 
 def _run_inputs(job: Prepared, scratch: str | None = None) -> None:
@@ -249,9 +245,9 @@ def _run_inputs(job: Prepared, scratch: str | None = None) -> None:
     first = True
     while True:
         planned_last = index + 1 >= stop
-        record, objects = _run_input(request, index, planned_last)
-        retire = None if planned_last else GUARD.changed(objects)
-        del objects
+        record, leftovers = _run_input(request, index, planned_last)
+        retire = None if leftovers is None else GUARD.changed(leftovers)
+        del leftovers
         if not first:
             go = read_go()  # this input's start: sent once the previous result was taken
             if go is None or go[0] != index:

@@ -13,12 +13,12 @@ What is checked -- everything later code could observe without being handed it:
 1. **Code that could run later.**  Threads (``_thread._count``), child processes (the
    ``os.fork``/``posix_spawn``/``system``/``subprocess.Popen`` audit events), interval
    timers, signal handlers and the signal mask (their setters), trace and profile hooks,
-   audit hooks (``sys.addaudithook``), async-generator hooks, and *any object of the
-   program still alive* once its namespace is cleared and the collector has run: a
-   function, class or instance of the program that something still holds -- an import
+   audit hooks (``sys.addaudithook``), async-generator hooks, and *any code or object
+   of the program still alive* once its namespace is cleared and the collector has run
+   (:class:`Leftovers`): a function of the program (nested, a lambda, a method) that
+   something still holds keeps the namespace alive as its ``__globals__`` -- an import
    hook on ``sys.meta_path``, an ``atexit``, codec or ``copyreg`` registration, a
-   ``gc.callbacks`` entry, a finalizer, an excepthook -- keeps it alive, and so retires
-   the child.
+   ``gc.callbacks`` entry, a finalizer, an excepthook -- and so retires the child.
 2. **Names later code looks up.**  Every attribute set or deleted through a module the
    server had loaded, ``sys`` and ``builtins`` included: in a child that may run several
    inputs, each such module's class is swapped for :class:`WatchedModule`, which notes
@@ -80,7 +80,7 @@ from collections.abc import Callable
 from operator import is_
 from typing import Any
 
-__all__ = ["GUARD", "SETTERS", "Guard", "WatchedModule", "program_objects"]
+__all__ = ["GUARD", "SETTERS", "Guard", "Leftovers", "WatchedModule"]
 
 _MISSING = object()
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
@@ -132,6 +132,9 @@ SETTERS: tuple[tuple[str, str, str], ...] = (
     ("sys", "setdlopenflags", "the dlopen flags"),
     ("sys", "set_coroutine_origin_tracking_depth", "coroutine origin tracking"),
     ("sys", "set_asyncgen_hooks", "the async-generator hooks"),
+    ("_thread", "start_new_thread", "a thread"),
+    ("_thread", "start_new", "a thread"),
+    ("_thread", "start_joinable_thread", "a thread"),
     ("gc", "enable", "the collector"),
     ("gc", "disable", "the collector"),
     ("gc", "set_threshold", "the collector"),
@@ -252,20 +255,43 @@ class WatchedModule(types.ModuleType):
         types.ModuleType.__delattr__(self, name)
 
 
-def program_objects(namespace: dict[str, Any], module_name: str) -> list[weakref.ref[Any]]:
-    """Weak references to what a program defined in ``namespace`` (its functions, classes
-    and their instances): after the namespace is cleared, any of them still alive was
-    kept by something outside it."""
-    refs = []
-    for value in namespace.values():
-        owner = value if isinstance(value, (types.FunctionType, type)) else type(value)
-        if getattr(owner, "__module__", None) != module_name:
-            continue
-        try:
-            refs.append(weakref.ref(value))
-        except TypeError:  # slotted instances without __weakref__
-            continue
-    return refs
+class Leftovers:
+    """What might outlive one execution: its namespace, cleared here, and weak references
+    to what the program defined in it (functions, classes, their instances) and to its
+    module.
+
+    After the clear, anything still holding the namespace dict is code of the program
+    (every function it defined, nested ones and lambdas included, holds it as
+    ``__globals__``; so does a frame or generator of it), and anything still holding one
+    of those objects kept it past the execution: an ``atexit`` or ``copyreg`` entry, a
+    hook, a handler.  Cycles among the program's own objects (a class and its methods,
+    an exception and its traceback) are no such thing: the collector frees them first.
+    """
+
+    __slots__ = ("namespace", "refs")
+
+    def __init__(self, module: types.ModuleType) -> None:
+        namespace = module.__dict__
+        name = module.__name__
+        refs = []
+        for value in namespace.values():
+            owner = value if isinstance(value, (types.FunctionType, type)) else type(value)
+            if getattr(owner, "__module__", None) != name:
+                continue
+            try:
+                refs.append(weakref.ref(value))
+            except TypeError:  # slotted instances without __weakref__
+                continue
+        refs.append(weakref.ref(module))
+        self.refs = refs
+        namespace.clear()
+        self.namespace = namespace
+
+    def alive(self) -> bool:
+        """Whether any of it is still referenced from outside."""
+        namespace = self.namespace
+        # Three references are ours: this object's slot, the local name, the argument.
+        return sys.getrefcount(namespace) > 3 or any(ref() is not None for ref in self.refs)
 
 
 def _same(current: Any, saved: tuple[Any, ...]) -> bool:
@@ -346,21 +372,21 @@ class Guard:
         os.close(probe)
         self.lowest_fd = probe  # the first descriptor number the program would get
 
-    def changed(self, objects: list[weakref.ref[Any]]) -> str | None:
+    def changed(self, leftovers: Leftovers) -> str | None:
         """What the execution that just ended left changed (``None``: nothing).
 
-        ``objects`` are :func:`program_objects` of its namespace, taken before the
-        namespace was cleared.  Called with every standard stream already put back.
+        ``leftovers``: its namespace, already cleared, and what it defined.  Called with
+        every standard stream already put back.
         """
         if not self.armed:
             return None
-        if objects and any(ref() is not None for ref in objects):
+        if leftovers.alive():
             # Classes and exceptions sit in reference cycles: collect, youngest first
             # (what this input made is young; a full collection only if that is not
             # enough).
             for generation in (0, 2):
                 gc.collect(generation)
-                if all(ref() is None for ref in objects):
+                if not leftovers.alive():
                     break
             else:
                 return "an object of the program outlived its execution"
