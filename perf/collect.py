@@ -43,6 +43,8 @@ included: on a shared machine other load only ever slows a run down.
 Also: a generator-driven ``collect`` (1,000-call cap, up to 10 pairs) on a dozen
 functions whose input generators are written here, and (``--full``) the classification
 of all 4,514 stored pairs.  ``--json`` prints one JSON object on the last line.
+``EXECLENS_PERF_SMALL=1``: a sample of 4 functions, one repeat, 3 generator-driven
+functions (``perf/_small.py``).
 """
 
 from __future__ import annotations
@@ -58,6 +60,8 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+
+from _small import small
 
 from execlens.engine import Engine, Job
 from execlens.synth import (
@@ -181,6 +185,7 @@ def _first_jobs(records: list[dict[str, Any]], settings: CollectSettings) -> lis
                 kwargs={"given": p["input"]},
                 hash_seed=settings.hash_seed,
                 limits=limits,
+                origin=("function", r["id"]),  # one function's pairs may share a child
             ),
         )
         for r in records
@@ -283,11 +288,14 @@ def main() -> None:
     parser.add_argument(
         "--sample",
         type=int,
-        default=40,
+        default=small(40, 4),
         help="functions in the timed sample (every k-th of the 464)",
     )
     parser.add_argument(
-        "--repeat", type=int, default=3, help="time each side this many times and keep its best run"
+        "--repeat",
+        type=int,
+        default=small(3, 1),
+        help="time each side this many times and keep its best run",
     )
     parser.add_argument(
         "--full",
@@ -346,7 +354,7 @@ def main() -> None:
                 "collect_compute_s": round(ran, 3),
                 "collect_jobs": dict(sorted(kinds.items())),
             }
-        generated = generator_records(records)
+        generated = generator_records(records, count=small(12, 3))
         gen_elapsed, gen_out = _timed(
             lambda: collect_functions(engine, generated, check_engine=check)
         )

@@ -11,7 +11,8 @@ its value sent back to the caller) with as many concurrent workers as cores:
 * ``multiprocessing.Process`` + ``Manager`` per run (the human-eval / CRUXEval shape);
 * ``multiprocessing.Process`` + ``Pipe`` per run (that shape made lean);
 * the execlens engine, one job per forked child, full isolation;
-* the execlens engine, 16 inputs per forked child;
+* the execlens engine, 16 inputs per forked child (the inputs are one program's calls,
+  one origin: ``Job.origin``, so they may share a child);
 * with ``--program-python PATH``: one job per child with programs under that interpreter
   (a program environment such as ``.venv-programs``), beside the host-interpreter row;
 * with ``--compare-host-view``: one job per child with the minimal root (the default
@@ -26,7 +27,8 @@ Slow baselines are sampled on a few hundred runs.  Prints runs/s and the engine'
 ratios to each baseline, then where a one-job run's CPU goes: host, fork servers,
 zygotes and children (CPU ms and minor page faults per run, from the kernel's
 per-process accounting) beside the do-nothing fork loop's forking and forked
-processes.  ``--json`` adds one JSON object on the last line.
+processes.  ``--json`` adds one JSON object on the last line.  ``EXECLENS_PERF_SMALL=1``
+makes ``--scale`` default to 0.01 (``perf/_small.py``).
 """
 
 from __future__ import annotations
@@ -42,10 +44,16 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
+from _small import small
+
 from execlens.engine import DEFAULT_PRELOAD, Engine, Job
 
 PROGRAM = "def f(x):\n    return x * 2\n"
 WORKERS = os.cpu_count() or 2
+# Every call of the benchmark runs the same program on a value: one origin, so a batch
+# may share a child.  (A checkout from before ``Job.origin`` batches without being told:
+# leaving it out there lets this script measure before and after in one run.)
+ONE_ORIGIN = {"origin": "perf"} if "origin" in Job.__dataclass_fields__ else {}
 
 
 def _exec_many(count: int) -> int:
@@ -269,7 +277,7 @@ def engine_costs(engine: Engine, runs: int) -> dict[str, RoleCost]:
 
 
 def engine_rate(engine: Engine, runs: int, batch_size: int) -> float:
-    jobs = [Job(PROGRAM, call=f"f({i})") for i in range(runs)]
+    jobs = [Job(PROGRAM, call=f"f({i})", **ONE_ORIGIN) for i in range(runs)]
     list(engine.map(jobs[:50], batch_size=batch_size))  # warm up
     start = time.perf_counter()
     outcomes = list(engine.map(jobs, batch_size=batch_size))
@@ -299,7 +307,9 @@ def main() -> None:
     """Run every method and print the comparison."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print a JSON line at the end")
-    parser.add_argument("--scale", type=float, default=1.0, help="multiply every run count")
+    parser.add_argument(
+        "--scale", type=float, default=small(1.0, 0.01), help="multiply every run count"
+    )
     parser.add_argument(
         "--program-python",
         default=None,
@@ -314,7 +324,7 @@ def main() -> None:
         "minimal root replaced, in alternating rounds",
     )
     args = parser.parse_args()
-    n = lambda base: max(20, int(base * args.scale))  # noqa: E731
+    n = lambda base: max(small(20, 4), int(base * args.scale))  # noqa: E731
 
     figures: dict[str, float] = {}
     figures["in_process_exec"] = in_process(n(200_000))

@@ -9,16 +9,22 @@ Compares status, value envelope, stdout/stderr and exception of every run, and t
 truth dicts for equality.  Prints the counts and every difference; exit code 1 if any.
 
     python perf/filesystem_parity.py [--data ../shared/data] [--workers 2]
+
+``EXECLENS_PERF_SMALL=1``: 20 runs of each and the truth of 3 REval problems
+(``perf/_small.py``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from _small import small
 
 from execlens.bench.reval import build_reval_truth, load_reval, load_reval_problems
 from execlens.engine import Engine, Job, Limits, Outcome
@@ -92,15 +98,24 @@ def _run_all(
 def main() -> int:
     """Run both views and print the comparison."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=Path(os.environ.get("EXECLENS_TEST_DATA", REPO.parent / "shared" / "data")),
+    )
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    jobs = {"cruxeval": cruxeval_jobs(args.data), "reval": reval_jobs(args.data)}
+    runs = small(None, 20)
+    jobs = {
+        "cruxeval": cruxeval_jobs(args.data)[:runs],
+        "reval": reval_jobs(args.data)[:runs],
+    }
     loaded = load_reval(args.data / "reval")
     loaded.raise_for_errors()
+    problems = loaded.records[: small(None, 3)]
     results = {}
     for view in ("minimal", "host"):
-        results[view] = _run_all(view, args.workers, jobs, loaded.records)
+        results[view] = _run_all(view, args.workers, jobs, problems)
     differences = 0
     for name, batch in jobs.items():
         minimal, host = results["minimal"][0][name], results["host"][0][name]

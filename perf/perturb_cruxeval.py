@@ -4,6 +4,7 @@ Prints, per kind, how many perturbed programs were kept (same value, exception a
 after ``prints``, stdout as the original on the dataset's input) and how many were
 dropped, with the reasons.  Usage: ``python perf/perturb_cruxeval.py [--json] [KIND ...]``
 (``--json``: also every kind's figures as one JSON object on the last line).
+``EXECLENS_PERF_SMALL=1``: 20 programs, two kinds, two servers (``perf/_small.py``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import json
 import sys
 import time
+
+from _small import small
 
 from execlens.bench import PERTURB_KINDS, get_benchmark, perturb_programs
 from execlens.judge import scoring_engine
@@ -21,9 +24,10 @@ def main(args: list[str]) -> None:
     kinds = [arg for arg in args if arg != "--json"]
     rows = []
     bench = get_benchmark("cruxeval")
-    targets = [bench.perturb_target(item, "output") for item in bench.load(None)]
-    with scoring_engine(4) as engine:
-        for kind in kinds or PERTURB_KINDS:
+    items = bench.load(None)[: small(None, 20)]
+    targets = [bench.perturb_target(item, "output") for item in items]
+    with scoring_engine(small(4, 2)) as engine:
+        for kind in kinds or small(PERTURB_KINDS, PERTURB_KINDS[:2]):
             started = time.perf_counter()
             _, summary = perturb_programs(targets, [kind], 0, engine)
             rows.append(

@@ -8,6 +8,8 @@ fact that moved), not applicable, and how many kept questions had their next-lin
 recomputed.  Usage: ``python perf/perturb_reval.py [--json] [DATA] [KIND ...]`` (DATA: a
 DREval folder, default the shipped copy; KIND: default each kind alone, then all
 composed; ``--json``: also every run's figures as one JSON object on the last line).
+``EXECLENS_PERF_SMALL=1``: 10 items of each plan, one kind alone and all composed
+(``perf/_small.py``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import json
 import sys
 import time
 from pathlib import Path
+
+from _small import small
 
 from execlens.bench import PERTURB_KINDS, get_benchmark, perturb_plan
 from execlens.trace import trace_engine
@@ -28,7 +32,7 @@ def main(args: list[str]) -> None:
     rows = []
     data = args[0] if args and Path(args[0]).exists() else None
     kinds = [k.split(",") for k in args[1 if data else 0 :]] or [
-        [kind] for kind in PERTURB_KINDS
+        [kind] for kind in small(PERTURB_KINDS, PERTURB_KINDS[:1])
     ] + [list(PERTURB_KINDS)]
     bench = get_benchmark("reval")
     records = bench.load(data)
@@ -39,7 +43,7 @@ def main(args: list[str]) -> None:
             # alone re-runs them for ~7 s and kept all 682: the script stays under 2 min).
             tasks = ("coverage", "output") if len(chosen) > 1 else ("coverage",)
             for task in tasks:
-                plan = bench.plan(records, task, limit=None, offset=0)
+                plan = bench.plan(records, task, limit=small(None, 10), offset=0)
                 started = time.perf_counter()
                 _, summary = perturb_plan(bench, plan, chosen, 0, engine)
                 rows.append(

@@ -22,6 +22,8 @@ Measured in one run on the shipped data (``EXECLENS_TEST_DATA``, default
 
 The judging engine is started before timing (a trainer pays that once per run).  Prints
 completions/s and ratios; ``--json`` prints one JSON object on the last line.
+``EXECLENS_PERF_SMALL=1``: 8 problems, groups of 4, 64 runtime answers, a 10 kB answer for
+the 1 MB one, two judging servers (``perf/_small.py``).
 """
 
 from __future__ import annotations
@@ -35,19 +37,22 @@ import time
 from pathlib import Path
 from typing import Any
 
-from execlens.judge import ExecProblem
+from _small import SMALL, small
+
+from execlens.bench.cruxeval import load_cruxeval_problems
 from execlens.rewards import (
     Task,
     close_shared_engine,
     execlens_reward,
     shared_executor,
-    tasks_from_exec_problem,
+    tasks_from_prediction,
     tasks_from_runtime,
 )
 
-GROUP = 8
-PROBLEMS = 64
-BASELINE_SAMPLE = 96
+GROUP = small(8, 4)
+PROBLEMS = small(64, 8)
+BASELINE_SAMPLE = small(96, 8)
+RUNTIME_BATCH = small(1024, 64)
 
 
 def _data_root() -> Path:
@@ -60,15 +65,12 @@ def _data_root() -> Path:
 def prediction_batch(root: Path) -> tuple[list[str], list[str], list[str]]:
     """(completions, ground truths, kinds) for 512 output + 512 input completions."""
     crux = root / "cruxeval"
-    problems = [
-        ExecProblem.from_record(json.loads(line))
-        for line in (crux / "cruxeval.jsonl").read_text().splitlines()[:PROBLEMS]
-    ]
+    problems = load_cruxeval_problems(crux)[:PROBLEMS]
     completions, truths, kinds = [], [], []
     for kind in ("output", "input"):
         gens = json.loads((crux / f"codellama-7b_temp0.2_{kind}_generations.json").read_text())
         for problem in problems:
-            truth = tasks_from_exec_problem(problem, kinds=[kind])[0].to_json()
+            truth = tasks_from_prediction(problem, kinds=[kind], source="cruxeval")[0].to_json()
             for text in gens[problem.id][:GROUP]:
                 completions.append(text)
                 truths.append(truth)
@@ -97,7 +99,9 @@ def runtime_batch(root: Path) -> tuple[list[str], list[str]]:
 
     records = [
         json.loads(line)
-        for line in (root / "cruxeval" / "cruxeval.jsonl").read_text().splitlines()[:200]
+        for line in (root / "cruxeval" / "cruxeval.jsonl")
+        .read_text()
+        .splitlines()[: small(200, 20)]
     ]
     programs = [
         RuntimeProgram("cruxeval", r["id"], 0, r["code"], call=f"f({r['input']})") for r in records
@@ -107,7 +111,7 @@ def runtime_batch(root: Path) -> tuple[list[str], list[str]]:
     tasks = [tasks_from_runtime(t) for t in built]
     completions, truths = [], []
     index = 0
-    while len(completions) < 1024:
+    while len(completions) < RUNTIME_BATCH:
         task = tasks[index % len(tasks)]
         completions.append(f"[ANSWER]{_answers(task, index % 2 == 0)}[/ANSWER]")
         truths.append(task.to_json())
@@ -117,7 +121,7 @@ def runtime_batch(root: Path) -> tuple[list[str], list[str]]:
 
 def megabyte_completion() -> str:
     """A thinking completion whose final answer is a ~1 MB assertion."""
-    literal = "[" + ", ".join(["1"] * 330_000) + "]"
+    literal = "[" + ", ".join(["1"] * small(330_000, 3_000)) + "]"
     return (
         f"<think>\nLet me trace the loop step by step.\n</think>\n\n"
         f"[ANSWER]assert f('abc') == {literal}[/ANSWER]"
@@ -226,6 +230,8 @@ def main() -> None:
         )
         raise SystemExit(2)
 
+    if SMALL:
+        os.environ.setdefault("EXECLENS_REWARD_WORKERS", "2")
     completions, truths, kinds = prediction_batch(root)
     runtime_completions, runtime_truths = runtime_batch(root)
     shared_executor()  # engine start-up: once per training run, not per batch
@@ -272,7 +278,7 @@ def main() -> None:
         "cpus": os.cpu_count(),
     }
     print(
-        f"prediction batch ({len(completions)}: 512 output + 512 input): "
+        f"prediction batch ({len(completions)}: {len(out_idx)} output + {len(in_idx)} input): "
         f"{result['prediction_per_s']:,.0f}/s (baseline {base_pred:,.0f}/s, "
         f"{result['ratio_prediction']:.1f}x)"
     )

@@ -20,7 +20,8 @@ Measured in one run, on the shipped data (``EXECLENS_TEST_DATA``, default
 
 Checks that official mode reproduces the official pass@1 / pass@5 exactly.  Prints wall
 times, generations/s and the ratio to the baseline; ``--json`` prints one JSON object on
-the last line.
+the last line.  ``EXECLENS_PERF_SMALL=1``: the first 16 samples of each file, a baseline
+of 2 samples, 2 servers (``perf/_small.py``; the official numbers then do not apply).
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from _small import small
+
 from execlens.bench import mean_pass_at_k
 from execlens.bench.cruxeval import (
     CruxEvalOfficialScorer,
@@ -45,12 +48,12 @@ from execlens.bench.cruxeval import (
     load_cruxeval_problems,
 )
 from execlens.judge import (
-    ExecProblem,
     Executor,
     StrictScorer,
     score_samples,
     scoring_engine,
 )
+from execlens.tasks import Task
 
 REPO = Path(__file__).resolve().parents[1]
 OFFICIAL = {  # facebookresearch/cruxeval: samples/evaluation_results/sample_scored_codellama-7b_*
@@ -58,7 +61,8 @@ OFFICIAL = {  # facebookresearch/cruxeval: samples/evaluation_results/sample_sco
     "output": (34.212500000000006, 40.286706349206355),
 }
 TIMEOUT = 3.0
-BASELINE_SAMPLES = range(7, 800, 40)  # 20 samples per file, 400 generations in all
+BASELINE_SAMPLES = small(range(7, 800, 40), range(1, 16, 8))  # 20 samples per file, 400 gens
+SAMPLES = small(800, 16)
 
 
 def _data_dir() -> Path:
@@ -107,9 +111,7 @@ def _baseline_sample(sources: list[str]) -> list[bool]:
     return [_baseline_check(source) for source in sources]
 
 
-def baseline(
-    problems: dict[str, ExecProblem], gens: dict[str, dict[str, list[str]]]
-) -> dict[str, Any]:
+def baseline(problems: dict[str, Task], gens: dict[str, dict[str, list[str]]]) -> dict[str, Any]:
     """Run the official shape on the sampled generations; returns its rate and verdicts."""
     work: list[tuple[str, str, list[str]]] = []
     for task in ("input", "output"):
@@ -134,7 +136,7 @@ def baseline(
 # ------------------------------------------------------------------- execlens
 def run_mode(
     scorer: Any,
-    problems: list[ExecProblem],
+    problems: list[Task],
     gens: dict[str, list[str]],
     engine: Any,
     dedupe: bool = True,
@@ -172,11 +174,11 @@ def main() -> None:
     """Run the benchmark and print its figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object last")
-    parser.add_argument("--workers", type=int, default=16, help="scoring engine servers")
+    parser.add_argument("--workers", type=int, default=small(16, 2), help="scoring engine servers")
     args = parser.parse_args()
 
     data = _data_dir()
-    problems = load_cruxeval_problems(data)
+    problems = load_cruxeval_problems(data)[:SAMPLES]
     by_id = {p.id: p for p in problems}
     gens = {
         task: load_cruxeval_generations(data / f"codellama-7b_temp0.2_{task}_generations.json")
@@ -225,7 +227,7 @@ def main() -> None:
     plain_same = all(
         (undeduped[t]["pass@1"], undeduped[t]["pass@5"]) == OFFICIAL[t] for t in ("input", "output")
     )
-    official_generations = 16_000
+    official_generations = small(16_000, sum(len(gens[t][p.id]) for t in gens for p in problems))
     baseline_estimate = official_generations / base["rate"]
     matches = all(
         (runs[("official", t)]["pass@1"], runs[("official", t)]["pass@5"]) == OFFICIAL[t]

@@ -15,6 +15,8 @@ Prints the peak of each run, split by kind of process at the moment of the peak,
 ratio Ray / local; ``--json`` prints one JSON object as the last line.
 
     python perf/synth_memory.py [--functions 250] [--workers 2] [--json]
+
+``EXECLENS_PERF_SMALL=1``: 6 functions (``perf/_small.py``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from typing import Any
 
 import psutil
 import yaml
+from _small import small
 
 COLUMNS = {
     "refcode": "code_sample",
@@ -125,7 +128,7 @@ def main() -> None:
     import reasoning_gym
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--functions", type=int, default=250)
+    parser.add_argument("--functions", type=int, default=small(250, 6))
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", action="store_true", help="print one JSON object last")
     args = parser.parse_args()

@@ -4,6 +4,9 @@ run SIGKILLed once mid-collect and resumed; the datasets, cards and collect shar
 compared byte for byte, and the collect verdicts are counted by reason.
 
     python perf/synth_reproducible.py --functions 500 [--file codeio.jsonl.gz] [--json]
+
+``EXECLENS_PERF_SMALL=1``: 8 functions in shards of 2, killed after 2 shards
+(``perf/_small.py``).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from collections import Counter
 from pathlib import Path
 
 import yaml
+from _small import small
 
 COLUMNS = {
     "refcode": "code_sample",
@@ -73,7 +77,7 @@ def main() -> None:
     import reasoning_gym
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--functions", type=int, default=500)
+    parser.add_argument("--functions", type=int, default=small(500, 8))
     parser.add_argument("--file", default="codeio.jsonl.gz")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--executor", default="local")
@@ -82,7 +86,7 @@ def main() -> None:
     data = Path(reasoning_gym.__file__).parent / "data" / args.file
     root = Path(tempfile.mkdtemp(prefix="synth-reproducible-"))
     digests, times = [], []
-    for index, kill in enumerate((None, 3)):
+    for index, kill in enumerate((None, small(3, 2))):
         config = root / f"run{index}.yaml"
         config.write_text(
             yaml.safe_dump(
@@ -90,7 +94,7 @@ def main() -> None:
                     "out": str(root / f"out{index}"),
                     "executor": args.executor,
                     "workers": args.workers,
-                    "shard_size": 25,
+                    "shard_size": small(25, 2),
                     "sources": [{"path": str(data), "limit": args.functions, "columns": COLUMNS}],
                     "stages": ["collect", "prompts", "assemble"],
                 }

@@ -23,6 +23,8 @@ the smallest; requests before collect's end.
 
     .venv/bin/python perf/synth_scale.py                   # defaults fit in < 2 minutes
     .venv/bin/python perf/synth_scale.py --sizes 1000,3000 # the full figure (~10 min here)
+
+``EXECLENS_PERF_SMALL=1``: one size, 6 functions (``perf/_small.py``).
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from _small import small
 
 COLUMNS = {
     "refcode": "code_sample",
@@ -280,7 +284,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--sizes",
-        default="30,60",
+        default=small("30,60", "6"),
         help="functions per run, comma-separated (default fits < 2 min on "
         "2 cores; 1000,3000 for the full figure)",
     )

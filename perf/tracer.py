@@ -18,6 +18,7 @@ in-process here, from a scratch working directory: only run it on data you trust
 REval release).
 
     .venv/bin/python perf/tracer.py [--data ../shared/data/reval] [--rounds 3] [--json]
+``EXECLENS_PERF_SMALL=1``: the first 30 inputs, one round (``perf/_small.py``).
 """
 
 from __future__ import annotations
@@ -36,11 +37,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from _small import small
+
 from execlens.bench.reval import load_reval_problems
 from execlens.trace import Recorder, statement_line_map
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_DATA = REPO.parent / "shared" / "data" / "reval"
+DEFAULT_DATA = Path(os.environ.get("EXECLENS_TEST_DATA", REPO.parent / "shared" / "data")) / "reval"
 
 
 class _Input:
@@ -206,10 +209,10 @@ def main() -> None:
     """Run the benchmark and print the table (and JSON with ``--json``)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=small(3, 1))
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    items = _load(args.data)
+    items = _load(args.data)[: small(None, 30)]
     regimes = _regimes()
     best: dict[str, float] = {}
     tails: dict[str, list[float]] = {}

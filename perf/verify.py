@@ -7,7 +7,9 @@ try to break the extractor: a 1 MB string, JSON nested 5,000 deep, ``\\boxed{}``
 ``sys.exit``/``os._exit`` smuggled nowhere they could run).  execlens verifies them all as
 tasks on the one judge path (``synth.verify_predictions``: ``judge.plan_task`` and its
 executor): output predictions in the host (``tolerant`` rule), input predictions
-re-executed in the engine, up to 32 checks of any functions per forked child.
+re-executed in the engine, up to 32 checks of any functions per engine request (each
+function's checks in a forked child of their own: code of two functions never shares
+a process).
 
 In-run baseline: the reference shape, one ``python -`` subprocess per input-prediction
 check with an extractable answer (the same runs the engine makes), its import prefix
@@ -30,6 +32,8 @@ into the baseline's strata.)  Work stealing (``steals``) spreads the checks of a
 batch -- hostile inputs that loop to their limit -- over idle workers.  Prints
 instances/s, the ratio, the ceiling, the label table, and (``--json``) one JSON object on
 the last line.
+``EXECLENS_PERF_SMALL=1``: the first 12 functions, 4 baseline checks
+(``perf/_small.py``).
 """
 
 from __future__ import annotations
@@ -46,6 +50,8 @@ from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, NamedTuple
+
+from _small import small
 
 from execlens.engine import Engine, Job, Limits, Outcome, Status
 from execlens.judge import plan_task
@@ -287,7 +293,7 @@ def main() -> None:
     parser.add_argument(
         "--baseline-checks",
         type=int,
-        default=150,
+        default=small(150, 4),
         help="light input checks the subprocess baseline times (every "
         "k-th, scaled to all of them); heavy ones always all run",
     )
@@ -298,6 +304,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     records = load_function_records(DATA / "codeio" / "rawcode_1k_parsed.jsonl", keep=3)
+    records = records[: small(None, 12)]
     checks, kinds = build_instances(records)
     limits = Limits(wall_time=SECONDS, memory_mb=512)
     with TimingEngine(workers=WORKERS, preload=SYNTH_PRELOAD, limits=limits) as engine:
