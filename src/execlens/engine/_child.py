@@ -17,6 +17,7 @@ import io
 import marshal
 import os
 import resource
+import socket
 import sys
 import time
 import types
@@ -82,6 +83,9 @@ def address_space_now() -> int:
 
 
 _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+# The C function itself, bound before the state guard wraps it (a wrapper would run
+# Python code, and so fault pages, in every child).
+_umask = os.umask
 
 
 def _lock_down(job: Prepared, iso: ServerIsolation, scratch: str) -> None:
@@ -93,7 +97,7 @@ def _lock_down(job: Prepared, iso: ServerIsolation, scratch: str) -> None:
     # setsid() builds a scheduling group per call (~0.2 ms, about a tenth of a job).
     os.setpgid(0, 0)
     os.chdir(scratch)
-    os.umask(0o077)
+    _umask(0o077)
     setrlimit = resource.setrlimit
     setrlimit(resource.RLIMIT_AS, job.address_space)
     for which, limit in job.rlimits:
@@ -323,6 +327,7 @@ def warm_up(iterations: int = 3) -> None:
         },
     }
     payload = marshal.dumps(request)
+    _warm_fd_passing()
     saved_main = sys.modules.get("__main__")
     control_r, control_w = os.pipe()
     saved_control = os.dup(CONTROL_FD) if _is_open(CONTROL_FD) else None
@@ -348,6 +353,17 @@ def warm_up(iterations: int = 3) -> None:
             os.close(saved_control)
         else:
             os.close(CONTROL_FD)
+
+
+def _warm_fd_passing() -> None:
+    """Pass three descriptors over a socket once: every child takes its pipes so."""
+    left, right = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    with left, right:
+        sent = [os.open(os.devnull, os.O_RDONLY) for _ in range(3)]
+        socket.send_fds(left, [b"F"], sent)
+        _, received, _, _ = socket.recv_fds(right, 1, 3)
+        for fd in sent + received:
+            os.close(fd)
 
 
 def _is_open(fd: int) -> bool:

@@ -302,18 +302,28 @@ def _same(current: Any, saved: tuple[Any, ...]) -> bool:
 class Guard:
     """The state each execution must leave as it found it (see the module docstring).
 
-    :meth:`arm` runs once in the zygote, after warm-up, just before the first fork;
+    :meth:`install` runs once in the zygote before its warm-up, :meth:`arm` after it, just
+    before the first fork;
     :meth:`start_child` once in each child that may run several inputs, after its
     lock-down; :meth:`changed` after every input another input of that child follows.
     """
 
     def __init__(self) -> None:
+        self.installed = False
         self.armed = False
 
     # ----------------------------------------------------------------- zygote
+    def install(self) -> None:
+        """Wrap the setters and install the audit hook (in the zygote, before its warm-up:
+        the warm-up then runs them once, and children inherit them specialised)."""
+        if not self.installed:
+            _wrap_setters()
+            sys.addaudithook(_audit)
+            self.installed = True
+
     def arm(self) -> None:
-        """Wrap the setters, install the audit hook, take what every child compares with."""
-        _wrap_setters()
+        """Take what every child compares with (in the zygote, after its warm-up)."""
+        self.install()
         sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
         decimal = sys.modules.get("decimal")
         self.decimal = decimal
@@ -332,7 +342,6 @@ class Guard:
                 self.saved[id(module)] = dict(module.__dict__)
                 watched.append(module)
         self.watched = tuple(watched)
-        sys.addaudithook(_audit)
         self.armed = True
 
     @staticmethod

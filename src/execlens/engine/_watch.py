@@ -13,6 +13,7 @@ what code inside the child can still forge.
 
 from __future__ import annotations
 
+import fcntl
 import os
 from typing import Any
 
@@ -42,8 +43,10 @@ class ChildPipes:
         self.result_r, self.result_w = os.pipe2(os.O_CLOEXEC)
         self.output_r, self.output_w = os.pipe2(os.O_CLOEXEC)
         self.control_r, self.control_w = os.pipe2(os.O_CLOEXEC)
-        os.set_blocking(self.result_r, False)
-        os.set_blocking(self.output_r, False)
+        # Read ends only (the child's writes block, as a pipe's should); one syscall
+        # each: their flags are known.
+        fcntl.fcntl(self.result_r, fcntl.F_SETFL, os.O_RDONLY | os.O_NONBLOCK)
+        fcntl.fcntl(self.output_r, fcntl.F_SETFL, os.O_RDONLY | os.O_NONBLOCK)
         self._child_ends: tuple[int, ...] = (self.result_w, self.output_w, self.control_r)
 
     def child_ends(self) -> tuple[int, int, int]:
@@ -187,7 +190,7 @@ class ChildWatch:
             return
         del record["i"], record["n"]
         record.pop("retire", None)
-        self.budget[0] -= size + self.cap
+        self.budget[0] -= size
         if self.budget[0] < 0:
             record = _over_budget(record)
         self.results[index] = record
@@ -215,12 +218,17 @@ class ChildWatch:
         )
 
     def attach_raw_output(self, index: int, record: dict[str, Any]) -> None:
-        """Append fd-level output (os.write, subprocesses) to an input's stdout."""
+        """Append fd-level output (os.write, subprocesses) to an input's stdout, within
+        what the request's answer may still carry (JSON may write a byte as six)."""
         extra = self.raw_output.get(index)
-        if extra:
-            record["stdout"] = record.get("stdout", "") + extra.decode("utf-8", "replace")
-            if self.raw_total > self.cap:
-                record["stdout_truncated"] = True
+        if not extra:
+            return
+        room = max(0, self.budget[0] // 6)
+        text = extra[:room].decode("utf-8", "replace")
+        self.budget[0] -= 6 * min(len(extra), room)
+        record["stdout"] = record.get("stdout", "") + text
+        if self.raw_total > self.cap or room < len(extra):
+            record["stdout_truncated"] = True
 
 
 def _over_budget(record: dict[str, Any]) -> dict[str, Any]:

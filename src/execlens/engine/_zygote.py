@@ -70,6 +70,7 @@ def _zygote_main(
     os.setsid()  # a session without a controlling terminal, shared by every child
     if iso.seccomp is not None:
         iso.seccomp.load()  # once here; every child inherits it
+    GUARD.install()  # the setters and the audit hook, warmed up with the rest
     warm_up()
     GUARD.arm()  # the state every child starts from: taken last, after the warm-up
     gc.collect()
