@@ -146,12 +146,8 @@ class _Request:
             job.compile_program()
 
 
-def _run_input(request: _Request, index: int, last: bool) -> tuple[dict[str, Any], Any]:
-    """Run input ``index`` in a fresh module; its result record, and (unless ``last``)
-    what might outlive it (``_guard.Leftovers``: its namespace already cleared)."""
-    job = request.job
-    spec = job.request["calls"][index]
-    STATE.index = index
+def _open_streams(request: _Request) -> None:
+    """Fresh captures for the input about to run, and its stdin from the start."""
     STATE.used = 0
     STATE.stdout = sys.stdout = Capture("<stdout>")
     STATE.stderr = sys.stderr = Capture("<stderr>")
@@ -160,18 +156,13 @@ def _run_input(request: _Request, index: int, last: bool) -> tuple[dict[str, Any
         sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
     else:
         sys.stdin = sys.__stdin__  # the server's, on /dev/null and never read
-    module_name = request.module_name
-    # A real module, so what the program defines can be found by name (pickle).
-    module = types.ModuleType(module_name)
-    namespace = module.__dict__
-    namespace["__builtins__"] = builtins
-    modules = sys.modules
-    previous = modules.get(module_name, _MISSING)
-    modules[module_name] = module
+
+
+def _execute(request: _Request, index: int, namespace: dict[str, Any]) -> dict[str, Any]:
+    """Run the program and input ``index``'s call in ``namespace``: the result fields."""
+    job = request.job
+    spec = job.request["calls"][index]
     record: dict[str, Any] = {}
-    STATE.seed = spec.get("seed")
-    if STATE.seed is not None:
-        seed_generators(STATE.seed)
     STATE.started = time.perf_counter()
     try:
         if job.compile_error is not None:
@@ -216,6 +207,26 @@ def _run_input(request: _Request, index: int, last: bool) -> tuple[dict[str, Any
         extra = getattr(exc, "__execlens_extra__", None)
         if isinstance(extra, dict):
             record["extra"] = extra
+    return record
+
+
+def _run_input(request: _Request, index: int, last: bool) -> tuple[dict[str, Any], Any]:
+    """Run input ``index`` in a fresh module; its result record, and (unless ``last``)
+    what might outlive it (``_guard.Leftovers``: its namespace already cleared)."""
+    STATE.index = index
+    _open_streams(request)
+    module_name = request.module_name
+    # A real module, so what the program defines can be found by name (pickle).
+    module = types.ModuleType(module_name)
+    namespace = module.__dict__
+    namespace["__builtins__"] = builtins
+    modules = sys.modules
+    previous = modules.get(module_name, _MISSING)
+    modules[module_name] = module
+    STATE.seed = request.job.request["calls"][index].get("seed")
+    if STATE.seed is not None:
+        seed_generators(STATE.seed)
+    record = _execute(request, index, namespace)
     record.update(captured())
     record["peak_memory_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     STATE.stdout = STATE.stderr = None
