@@ -163,11 +163,12 @@ def load_config(path: str | Path, kind: str) -> SFTRunConfig | GRPORunConfig | C
     are taken relative to the config file."""
     path = Path(path)
     data = _read(path)
-    cls: type[SFTRunConfig | GRPORunConfig | ChainsRunConfig] = {
+    classes: dict[str, type[SFTRunConfig | GRPORunConfig | ChainsRunConfig]] = {
         "sft": SFTRunConfig,
         "grpo": GRPORunConfig,
         "chains": ChainsRunConfig,
-    }[kind]
+    }
+    cls = classes[kind]
     if data.get("kind", kind) != kind:
         raise ConfigError(
             f"config {path} is a {data['kind']!r} config; run "
