@@ -243,7 +243,9 @@ class _Setup:
             self.report.add("user_namespace", True, self.userns.describe(), "user namespace")
         else:
             who = "root without CAP_SYS_ADMIN" if self.root else "not root"
-            self.why_no_namespaces = f"the host process is {who} and {why}"
+            self.why_no_namespaces = (
+                f"the host process is {who} and cannot make a user namespace: {why}"
+            )
             self.report.add("user_namespace", False, self.why_no_namespaces)
 
     def _simple(self, name: str, flag: int, detail: str) -> bool:

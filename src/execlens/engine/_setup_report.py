@@ -148,8 +148,8 @@ def refusal(report: IsolationReport, minimal_root: bool) -> str:
         + " and ".join(_reason(report, n) for n in missing)
         + "; to run anyway with what this machine offers ("
         + ", ".join(kept)
-        + "), pass isolation='degraded' (execlens --isolation degraded), which warns on "
-        "every run, or allow user namespaces (sysctl user.max_user_namespaces)"
+        + "), pass isolation='degraded' (execlens --isolation degraded, or "
+        "EXECLENS_ISOLATION=degraded), which warns on every run"
     )
 
 

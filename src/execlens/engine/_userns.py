@@ -102,14 +102,14 @@ def _write(path: str, text: str) -> None:
         os.close(fd)
 
 
-def _failure(what: str, exc: OSError) -> str:
+def _failure(exc: OSError) -> str:
     reason = os.strerror(exc.errno) if exc.errno else str(exc)
     if exc.errno == 28:  # ENOSPC: the per-user count is at its limit, e.g. 0
         limit = userns_limit()
         reason = f"user namespaces are refused here (user.max_user_namespaces={limit or '?'})"
     elif exc.errno == 1:  # EPERM: a seccomp filter (Docker's default) or a policy
         reason = "the kernel refused it (a container's seccomp profile or a security policy)"
-    return f"{what}: {reason}"
+    return reason
 
 
 def enter(uid: int) -> tuple[UserNamespace | None, str]:
@@ -129,13 +129,13 @@ def enter(uid: int) -> tuple[UserNamespace | None, str]:
     try:
         check_call(libc.unshare(_CLONE_NEWUSER), "unshare(CLONE_NEWUSER)")
     except OSError as exc:
-        return None, _failure("no user namespace", exc)
+        return None, _failure(exc)
     try:
         _write("/proc/self/setgroups", "deny")  # required before an unprivileged gid map
         _write("/proc/self/uid_map", f"{uid} {host_uid} 1\n")
         _write("/proc/self/gid_map", f"{uid} {host_gid} 1\n")
     except OSError as exc:
-        return None, _failure("a user namespace without a uid map", exc)
+        return None, "a user namespace without a uid map: " + _failure(exc)
     return UserNamespace("single", uid, uid, host_uid, host_gid), ""
 
 
@@ -166,7 +166,7 @@ def _enter_mapped(uid: int) -> tuple[UserNamespace | None, str]:
         os.close(go_w)
         os.close(done_r)
         os.waitpid(helper, 0)
-        return None, _failure("no user namespace", exc)
+        return None, _failure(exc)
     os.write(go_w, b"1")
     os.close(go_w)
     message = os.read(done_r, 256).decode(errors="replace")
