@@ -2,12 +2,13 @@
 
     python tests/engine/deploy_setup.py SETUP -- COMMAND...
 
-* ``root``       — as is: root with every capability;
+Every set-up runs in a private mount namespace whose ``/home`` is a fresh tmpfs (with
+a directory holding a submount, for the ``mount_ro`` case): nothing on the host changes.
+
+* ``root``       — root with every capability;
 * ``no-sysadmin`` — root without ``CAP_SYS_ADMIN`` (a default Docker/Kubernetes container);
-* ``user``       — a non-root uid, in a private mount namespace where ``/root`` (0700
-  here) is covered by an empty tmpfs with the interpreters' directories bound back
-  read-only, and ``/home`` is a fresh tmpfs the user may write: nothing on the host
-  changes;
+* ``user``       — a non-root uid; ``/root`` (0700 here) is covered by an empty tmpfs
+  with the interpreters' directories bound back read-only;
 * ``no-userns``  — as ``user``, inside a user namespace of this script's own whose
   ``user.max_user_namespaces`` is 0: the engine cannot make one.
 
@@ -74,10 +75,26 @@ def _blocked(paths: list[str]) -> dict[str, list[str]]:
     return found
 
 
-def _private_view() -> None:
-    """A mount namespace of this process's own: /root made passable, /home writable."""
+SUBMOUNT = "/home/execlens-submount/data"
+
+
+def _private_view(passable: bool) -> None:
+    """A mount namespace of this process's own: /home a fresh tmpfs anyone may write
+    (the fake home directories go there), holding a directory with a submount for the
+    mount_ro test (``EXECLENS_TEST_SUBMOUNT``); with ``passable``, /root (0700) covered
+    and the interpreters' directories under it bound back read-only."""
     _check(_libc.unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
     _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
+    _mount("tmpfs", "/home", "tmpfs", 0, "mode=1777")
+    os.makedirs(SUBMOUNT + "/sub")
+    with open(SUBMOUNT + "/top.txt", "w") as handle:
+        handle.write("top")
+    _mount("tmpfs", SUBMOUNT + "/sub", "tmpfs", 0, "mode=755,size=1m")
+    with open(SUBMOUNT + "/sub/inner.txt", "w") as handle:
+        handle.write("inner")
+    os.environ["EXECLENS_TEST_SUBMOUNT"] = SUBMOUNT
+    if not passable:
+        return
     for cover, inside in _blocked(_needed_paths()).items():
         keep = {path: os.open(path, os.O_PATH) for path in inside}
         _mount("tmpfs", cover, "tmpfs", 0, "mode=755")
@@ -86,7 +103,6 @@ def _private_view() -> None:
             _mount(f"/proc/self/fd/{fd}", path, None, _MS_BIND | _MS_REC)
             _mount(None, path, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY)
             os.close(fd)
-    _mount("tmpfs", "/home", "tmpfs", 0, "mode=1777")
 
 
 def _refuse_user_namespaces() -> None:
@@ -127,15 +143,15 @@ def main(argv: list[str]) -> None:
     if os.geteuid() != 0 or "--" not in argv:
         raise SystemExit(__doc__)
     setup, command = argv[0], argv[argv.index("--") + 1 :]
+    if setup not in ("root", "no-sysadmin", "user", "no-userns"):
+        raise SystemExit(f"unknown set-up {setup!r}")
+    _private_view(passable=setup in ("user", "no-userns"))
     if setup == "no-sysadmin":
         _check(_libc.prctl(_PR_CAPBSET_DROP, _CAP_SYS_ADMIN, 0, 0, 0), "PR_CAPBSET_DROP")
     elif setup in ("user", "no-userns"):
-        _private_view()
         if setup == "no-userns":
             _refuse_user_namespaces()
         _become_user()
-    elif setup != "root":
-        raise SystemExit(f"unknown set-up {setup!r}")
     os.execvp(command[0], command)
 
 

@@ -79,10 +79,15 @@ def _layer(sandbox: Engine, name: str) -> bool:
 
 
 @pytest.fixture
-def marker_dir() -> Iterator[Path]:
-    """A host directory the sandbox can see (inside the repo), removed afterwards."""
+def marker_dir(tmp_path: Path) -> Iterator[Path]:
+    """A host directory inside the repo (visible in the host view), removed afterwards;
+    a temporary one where the repo is not writable (a non-root user's run)."""
     path = REPO_ROOT / ".attack-targets" / uuid.uuid4().hex
-    path.mkdir(parents=True)
+    try:
+        path.mkdir(parents=True)
+    except PermissionError:
+        yield tmp_path
+        return
     try:
         yield path
     finally:
