@@ -24,7 +24,7 @@ from execlens.engine._batching import (
     host_timeout,
     stream_in_groups,
 )
-from execlens.engine._errors import EngineError
+from execlens.engine._errors import EngineError, IsolationUnavailable
 from execlens.engine._interpreter import resolve_program_python
 from execlens.engine._isolation import IsolationReport
 from execlens.engine._modes import ISOLATION_ENV, ISOLATION_MODES, warn_degraded
@@ -127,7 +127,13 @@ class Engine:
         mount_ro: Sequence[str] = (),
         filesystem: str = "minimal",
     ) -> None:
-        isolation = isolation or os.environ.get(ISOLATION_ENV) or "auto"
+        if isolation is None:
+            isolation = os.environ.get(ISOLATION_ENV) or "auto"
+            if isolation not in ISOLATION_MODES:  # a setting, named as such (exit 2)
+                raise IsolationUnavailable(
+                    f"{ISOLATION_ENV} must be one of {', '.join(ISOLATION_MODES)}, "
+                    f"not {isolation!r}"
+                )
         if isolation not in ISOLATION_MODES:
             raise ValueError(
                 f"isolation must be one of {', '.join(ISOLATION_MODES)}, not {isolation!r}"
