@@ -149,6 +149,41 @@ def test_attack_links_planted_at_the_next_scratch_path_then_a_server_crash(
     assert server.method in ("root", "user namespace", "landlock")
 
 
+def test_a_deep_tree_and_links_left_in_scratch_are_removed_without_following_them(
+    victim: Path,
+) -> None:
+    """Deeper than Python's recursion limit, with unreadable directories and links to a
+    host file: the next job still starts in an empty scratch dir, the file untouched."""
+    before = victim.stat()
+    program = (
+        "import os\n"
+        "def leave(victim, depth):\n"
+        "    top = os.getcwd()\n"
+        "    for level in range(depth):\n"
+        "        os.mkdir('d')\n"
+        "        os.chdir('d')\n"
+        "        if level % 500 == 0:\n"
+        "            os.symlink(victim, 'link')\n"
+        "            os.symlink('/', 'root')\n"
+        "    os.chdir(top)\n"
+        "    os.mkdir('locked')\n"
+        "    open('locked/file', 'w').close()\n"
+        "    os.chmod('locked', 0)\n"
+        "    os.chmod('.', 0)\n"
+        "    return depth\n"
+    )
+    with Engine(workers=1) as engine:
+        left = run(engine, program, call=f"leave({str(victim)!r}, 3000)")
+        after = run(
+            engine, "import os\n", call="[sorted(os.listdir('.')), oct(os.stat('.').st_mode)]"
+        )
+    assert left.status is Status.OK, left.message
+    assert after.status is Status.OK, after.message
+    assert after.decoded() == [[], oct(0o40700)]
+    now = victim.stat()
+    assert (now.st_uid, now.st_gid, now.st_mode) == (before.st_uid, before.st_gid, before.st_mode)
+
+
 # ------------------------------------------------------------------- IPC and shm
 _SYSV = (
     "import ctypes\n"
@@ -337,3 +372,28 @@ def test_a_job_signalling_its_neighbours_reaches_only_its_own_processes() -> Non
         assert engine.restarts == restarts
     assert outcome.status is Status.OK, outcome.message
     assert after.status is Status.OK and after.decoded() == 1
+
+
+def test_a_forking_job_is_held_to_its_memory_as_a_whole() -> None:
+    """Four processes of 48 MB each stay under a 64 MB limit one by one (RLIMIT_AS is per
+    process) but not together: a cgroup counts the job, where one is delegated."""
+    program = (
+        "import os, time\n"
+        "def grow():\n"
+        "    children = []\n"
+        "    for _ in range(4):\n"
+        "        pid = os.fork()\n"
+        "        if pid == 0:\n"
+        "            block = bytearray(48 * 1024 * 1024)\n"
+        "            time.sleep(3)\n"
+        "            os._exit(0)\n"
+        "        children.append(pid)\n"
+        "    return [os.waitstatus_to_exitcode(os.waitpid(p, 0)[1]) for p in children]\n"
+    )
+    with Engine(workers=1) as engine:
+        _layers(engine, "cgroup")
+        outcome = engine.run(
+            Job(program, call="grow()", limits=Limits(wall_time=20.0, memory_mb=64))
+        )
+    # The kernel's OOM killer ends a child (or the job): never four of 48 MB at once.
+    assert not (outcome.status is Status.OK and outcome.decoded() == [0, 0, 0, 0]), outcome
