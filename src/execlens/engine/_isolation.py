@@ -164,7 +164,8 @@ def setup_server_isolation(
         for name in ("uts_namespace", "unprivileged_uid", "process_limit", "seccomp"):
             report.add(name, False, "disabled (isolation='none')")
         report.method = "none"
-        return ServerIsolation(report, os.path.join(make_private_parent(), JOB_NAME))
+        report.scratch_parent = make_private_parent()
+        return ServerIsolation(report, os.path.join(report.scratch_parent, JOB_NAME))
     iso = _Setup(report, root_plan, seccomp_filters).run()
     if mode == "full":
         require_full(report)
@@ -310,7 +311,8 @@ class _Setup:
                 "the read-only host view was asked for (filesystem='host'): every "
                 "world-readable host file is visible",
             )
-        iso = ServerIsolation(report, os.path.join(make_private_parent(), JOB_NAME))
+        report.scratch_parent = make_private_parent()
+        iso = ServerIsolation(report, os.path.join(report.scratch_parent, JOB_NAME))
         return self._identify(iso, host_pid)
 
     def _host_view(self, host_pid: int | None, why: str) -> ServerIsolation:
@@ -323,10 +325,9 @@ class _Setup:
             except OSError:
                 self._pid_report(host_pid, False)
         if error:
-            return self._identify(
-                ServerIsolation(self.report, os.path.join(make_private_parent(), JOB_NAME)),
-                host_pid,
-            )
+            self.report.scratch_parent = make_private_parent()
+            scratch = os.path.join(self.report.scratch_parent, JOB_NAME)
+            return self._identify(ServerIsolation(self.report, scratch), host_pid)
         self.report.visible = ["/"]
         os.mkdir(_rootfs.SCRATCH_PARENT, 0o711)
         iso = ServerIsolation(self.report, _rootfs.SCRATCH_DIR)

@@ -185,3 +185,14 @@ class ServerProcess:
             if self.process.poll() is None:
                 self.process.kill()
             self.process.wait()
+            _remove_scratch(getattr(self, "report", None))
+
+
+def _remove_scratch(report: IsolationReport | None) -> None:
+    """Remove a server's scratch parent from the host's temporary directory, where it had
+    no mounts of its own to keep it in (Landlock only, ``isolation="none"``)."""
+    parent = report.scratch_parent if report is not None else None
+    if parent and os.path.basename(parent).startswith("execlens-scratch-"):
+        import shutil
+
+        shutil.rmtree(parent, ignore_errors=True)

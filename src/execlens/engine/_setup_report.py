@@ -64,6 +64,9 @@ class IsolationReport:
         # Landlock fallback) or "none".
         self.method = ""
         self.mode = ""  # the isolation mode asked for (set by the host)
+        # The server's scratch parent in the host's /tmp, which the host removes when the
+        # server stops; None where it lives in the sandbox's own tmpfs.
+        self.scratch_parent: str | None = None
         self.python = python if python is not None else sys.version.split()[0]
         self.kernel = kernel if kernel is not None else os.uname().release
 
@@ -109,6 +112,7 @@ class IsolationReport:
             "python": self.python,
             "kernel": self.kernel,
             "visible": list(self.visible),
+            "scratch_parent": self.scratch_parent,
         }
 
     @classmethod
@@ -125,6 +129,7 @@ class IsolationReport:
         report.mode = data.get("mode", "")
         report.layers = [LayerStatus(**layer) for layer in data.get("layers", [])]
         report.visible = list(data.get("visible", []))
+        report.scratch_parent = data.get("scratch_parent")
         return report
 
 
