@@ -397,3 +397,70 @@ def test_a_forking_job_is_held_to_its_memory_as_a_whole() -> None:
         )
     # The kernel's OOM killer ends a child (or the job): never four of 48 MB at once.
     assert not (outcome.status is Status.OK and outcome.decoded() == [0, 0, 0, 0]), outcome
+
+
+def test_children_hold_no_capabilities_and_cannot_gain_any() -> None:
+    program = (
+        "import subprocess, sys\n"
+        "READ = 'print(open(\"/proc/self/status\").read())'\n"
+        "def fields(text):\n"
+        "    return {k: v.strip() for k, v in (line.split(':', 1) for line in text.splitlines()\n"
+        "            if line.startswith(('Cap', 'NoNewPrivs')))}\n"
+        "def caps():\n"
+        "    spawned = subprocess.run([sys.executable, '-c', READ],\n"
+        "                             capture_output=True, text=True)\n"
+        "    return [fields(open('/proc/self/status').read()), fields(spawned.stdout)]\n"
+    )
+    with Engine(workers=1) as engine:
+        outcome = run(engine, program, call="caps()")
+    assert outcome.status is Status.OK, outcome.message
+    for status in outcome.decoded():  # the child, and a program it runs (after execve)
+        for name in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"):
+            assert int(status[name], 16) == 0, (name, status)
+        assert status["NoNewPrivs"] == "1"
+
+
+def test_attack_writing_into_the_users_home() -> None:
+    home = Path.home()
+    name = f"execlens-pwned-{uuid.uuid4().hex}"
+    program = (
+        "import os\n"
+        "def attack(home, name):\n"
+        "    for path in (os.path.join(home, name), os.path.expanduser('~/' + name)):\n"
+        "        try:\n"
+        "            open(path, 'w').write('pwned')\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "    return os.path.exists(os.path.join(home, name))\n"
+    )
+    with Engine(workers=1) as engine:
+        outcome = run(engine, program, call=f"attack({str(home)!r}, {name!r})")
+    assert outcome.status is Status.OK, outcome.message
+    assert not (home / name).exists()
+
+
+def test_scratch_and_dev_shm_together_hold_no_more_than_the_jobs_memory() -> None:
+    """Files are not process memory: the scratch tmpfs is sized to the job's memory."""
+    program = (
+        "import os\n"
+        "def fill():\n"
+        "    written = 0\n"
+        "    try:\n"
+        "        for index in range(8):\n"
+        "            for where in ('.', '/dev/shm'):\n"
+        "                with open(f'{where}/block{index}', 'wb') as handle:\n"
+        "                    handle.write(b'x' * (15 << 20))\n"
+        "                written += 15\n"
+        "    except OSError as exc:\n"
+        "        return [written, exc.errno]\n"
+        "    return [written, 0]\n"
+    )
+    limits = Limits(wall_time=20.0, memory_mb=64, file_size_mb=32)
+    with Engine(workers=1) as engine:
+        _layers(engine, "filesystem", "ipc_namespace")
+        full = engine.run(Job(program, call="fill()", limits=limits))
+        after = engine.run(Job("import os\n", call="os.listdir('/dev/shm')", limits=limits))
+    assert full.status is Status.OK, full.message
+    written, error = full.decoded()
+    assert error == 28 and written <= 64, (written, error)  # ENOSPC
+    assert after.status is Status.OK and after.decoded() == []

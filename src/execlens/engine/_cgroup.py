@@ -72,15 +72,16 @@ class JobCgroup:
         finally:
             os.close(fd)
 
-    def apply(self, memory_mb: int, max_processes: int) -> None:
-        """Limit the next child: its memory on top of what is charged here now."""
+    def apply(self, memory_mb: int, max_processes: int | None) -> None:
+        """Limit the next child: its memory on top of what is charged here now, and its
+        processes (unchanged when ``None``)."""
         fd = os.open("memory.current", os.O_RDONLY, dir_fd=self.dir_fd)
         try:
             current = int(os.read(fd, 64))
         finally:
             os.close(fd)
         self._write("memory.max", str(current + memory_mb * 1024 * 1024))
-        if max_processes != self._processes:
+        if max_processes is not None and max_processes != self._processes:
             self._write("pids.max", str(max_processes + _PROCESSES_OUTSIDE_THE_JOB))
             self._processes = max_processes
 

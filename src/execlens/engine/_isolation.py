@@ -104,6 +104,8 @@ class ServerIsolation:
         self.single_uid = False  # a one-uid user namespace: shed capabilities instead
         self.nproc_extra = 0  # processes of the children's uid that are not the job's
         self.nproc_limit = True  # whether RLIMIT_NPROC is worth setting
+        hard = resource.getrlimit(resource.RLIMIT_NPROC)[1]
+        self.nproc_hard = hard if hard != resource.RLIM_INFINITY else 1 << 30
         self.seccomp: SeccompProgram | None = None
         self.landlock: _landlock.Ruleset | None = None
         self.scratch_dir = scratch_dir
@@ -124,7 +126,8 @@ class ServerIsolation:
         """In a child: its process limit, then its uid or its capabilities go."""
         if self.single_uid:
             if self.nproc_limit:
-                limit = nproc[0] + self.nproc_extra
+                # No raising the hard limit here: that takes CAP_SYS_RESOURCE outside.
+                limit = min(nproc[0] + self.nproc_extra, self.nproc_hard)
                 resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))
             _userns.drop_capabilities()
         elif self.uid is not None and self.gid is not None:

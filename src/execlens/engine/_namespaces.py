@@ -76,9 +76,6 @@ def enter_pid_namespace(cgroup: JobCgroup | None = None) -> int:
     if pid:
         _wait_for_server(pid, cgroup)
     set_parent_death_signal()  # the waiter dies with the host: the namespace follows
-    # Only handled signals reach a namespace's init from inside it: SIGINT's default
-    # Python handler would let a job stop its own server.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     return int(os.readlink("/proc/self"))  # still the host's /proc: the host's pid
 
 

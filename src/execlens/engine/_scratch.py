@@ -23,10 +23,13 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-from typing import Any
+from typing import TYPE_CHECKING
 
 from execlens.engine import _sysvipc
 from execlens.engine._mounts import MS_NODEV, MS_NOSUID, MS_REMOUNT, mount
+
+if TYPE_CHECKING:
+    from execlens.engine._isolation import ServerIsolation
 
 __all__ = ["Scratch", "make_private_parent"]
 
@@ -87,7 +90,7 @@ def empty_directory(top_fd: int) -> None:
 class Scratch:
     """One scratch directory per server (and its ``/dev/shm``), emptied between children."""
 
-    def __init__(self, iso: Any) -> None:
+    def __init__(self, iso: ServerIsolation) -> None:
         self.path: str = iso.scratch_dir
         self._uid: int | None = iso.uid
         self._gid: int | None = iso.gid
@@ -171,4 +174,4 @@ class Scratch:
             except OSError:
                 pass  # (a tmpfs holding more than the new size keeps its old one)
         if self._cgroup is not None:
-            self._cgroup.apply(memory_mb, max_processes or 0)
+            self._cgroup.apply(memory_mb, max_processes)
