@@ -50,20 +50,23 @@ def _read(path: str) -> str:
 
 
 class JobCgroup:
-    """One server's cgroup: created by the host-side process, entered by the server."""
+    """One server's cgroup: created beside the server before its namespaces, entered by
+    the server, removed by the process the host holds once the server is gone.
 
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.dir_fd = -1
-        self._memory_mb = -1
+    Held through descriptors: the pivot into the minimal root hides ``/sys`` from the
+    server and from that waiting process alike (they share the mount namespace).
+    """
+
+    def __init__(self, parent_fd: int, name: str, path: str) -> None:
+        self.parent_fd = parent_fd
+        self.name = name
+        self.path = path  # for the report
+        self.dir_fd = os.open(name, os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=parent_fd)
         self._processes = -1
 
-    def enter(self) -> None:
-        """Move the calling process (the server) in and keep a descriptor on the cgroup,
-        so the limits can be set after the pivot hides ``/sys``."""
-        with open(os.path.join(self.path, "cgroup.procs"), "w") as handle:
-            handle.write("0")
-        self.dir_fd = os.open(self.path, os.O_DIRECTORY | os.O_CLOEXEC)
+    def descriptors(self) -> tuple[int, int]:
+        """The descriptors the waiting process must keep open to remove the cgroup."""
+        return self.parent_fd, self.dir_fd
 
     def _write(self, name: str, value: str) -> None:
         fd = os.open(name, os.O_WRONLY, dir_fd=self.dir_fd)
@@ -71,6 +74,10 @@ class JobCgroup:
             os.write(fd, value.encode())
         finally:
             os.close(fd)
+
+    def enter(self) -> None:
+        """Move the calling process (the server) in: its zygote and children are born here."""
+        self._write("cgroup.procs", "0")
 
     def apply(self, memory_mb: int, max_processes: int | None) -> None:
         """Limit the next child: its memory on top of what is charged here now, and its
@@ -90,13 +97,12 @@ class JobCgroup:
         import time
 
         try:
-            with open(os.path.join(self.path, "cgroup.kill"), "w") as handle:
-                handle.write("1")
+            self._write("cgroup.kill", "1")
         except OSError:
             pass  # before Linux 5.14: the processes die with the server anyway
         for _ in range(attempts):
             try:
-                os.rmdir(self.path)
+                os.rmdir(self.name, dir_fd=self.parent_fd)
                 return
             except FileNotFoundError:
                 return
@@ -130,17 +136,17 @@ def create() -> tuple[JobCgroup | None, str]:
         if wanted:
             with open(os.path.join(parent, "cgroup.subtree_control"), "w") as handle:
                 handle.write(" ".join(f"+{c}" for c in wanted))
-        path = os.path.join(parent, f"execlens-{os.getpid()}-{os.urandom(4).hex()}")
-        os.mkdir(path, 0o755)
+        name = f"execlens-{os.getpid()}-{os.urandom(4).hex()}"
+        parent_fd = os.open(parent, os.O_DIRECTORY | os.O_CLOEXEC)
+        os.mkdir(name, 0o755, dir_fd=parent_fd)
+        cgroup = JobCgroup(parent_fd, name, os.path.join(parent, name))
     except OSError as exc:
         return None, (
             f"the cgroup {own} is not delegated to this process ({exc.strerror}); "
             "run under a delegated cgroup (e.g. systemd-run --user -p Delegate=yes)"
         )
-    cgroup = JobCgroup(path)
     try:
-        with open(os.path.join(path, "memory.swap.max"), "w") as handle:
-            handle.write("0")
+        cgroup._write("memory.swap.max", "0")
     except OSError:
         pass  # no swap accounting here: nothing to bound
     return cgroup, ""

@@ -30,6 +30,9 @@ from execlens.engine._mounts import libc
 
 __all__ = ["Ruleset", "abi_version"]
 
+_prctl = libc.prctl
+_syscall = libc.syscall
+
 _SYS_CREATE_RULESET = 444
 _SYS_ADD_RULE = 445
 _SYS_RESTRICT_SELF = 446
@@ -148,7 +151,8 @@ class Ruleset:
         ``no_new_privs`` is set first (the kernel requires it without ``CAP_SYS_ADMIN``;
         the seccomp layer sets it too).
         """
-        libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, None, 0, 0)
-        if libc.syscall(_SYS_RESTRICT_SELF, self.fd, 0):
+        # Bound once here: every Python object a child touches costs a page copy.
+        _prctl(_PR_SET_NO_NEW_PRIVS, 1, None, 0, 0)
+        if _syscall(_SYS_RESTRICT_SELF, self.fd, 0):
             err = ctypes.get_errno()
             raise OSError(err, f"landlock_restrict_self: {os.strerror(err)}")

@@ -81,7 +81,13 @@ def enter_pid_namespace(cgroup: JobCgroup | None = None) -> int:
 
 def _wait_for_server(pid: int, cgroup: JobCgroup | None) -> None:
     """The waiter: hold no descriptor of the server's, exit when the server does."""
-    os.closerange(3, 1 << 16)  # the host sees EOF the moment the server is gone
+    # The host sees EOF the moment the server is gone; only the cgroup's stay open.
+    keep = sorted(cgroup.descriptors()) if cgroup is not None else []
+    low = 3
+    for fd in keep:
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, 1 << 16)
     try:
         _, status = os.waitpid(pid, 0)
         code = os.waitstatus_to_exitcode(status)
