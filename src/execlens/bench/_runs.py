@@ -154,14 +154,21 @@ def program_identity(engine: Engine | None = None) -> dict[str, Any]:
 def record_isolation(run: RunDir, results: dict[str, Any], engine: Engine | None) -> None:
     """Record the sandbox's isolation in ``results`` and the run's manifest.
 
-    ``engine`` is the one this run executed programs on; ``None`` when this run executed
-    nothing (every verdict resumed from an earlier run, whose manifest keeps its own).
+    ``engine`` is the one this run executed programs on; ``None`` when this invocation
+    executed nothing (every verdict resumed): then the isolation the verdicts were
+    computed under is the one the manifest recorded when they were, so a resumed run's
+    ``results.json`` is the same bytes as an uninterrupted one's.
     """
-    if engine is None:
+    summary = (
+        engine.isolation_report().summary()
+        if engine is not None
+        else run.manifest.environment.get("isolation")
+    )
+    if summary is None:
         return
-    summary = engine.isolation_report().summary()
     results["isolation"] = summary
-    run.record_environment("isolation", summary)
+    if engine is not None:
+        run.record_environment("isolation", summary)
 
 
 def scoring_engine_for(benchmark: Benchmark, workers: int | None) -> Engine:

@@ -88,7 +88,8 @@ class IsolationReport:
         return [layer.name for layer in self.layers if not layer.active]
 
     def summary(self) -> dict[str, Any]:
-        """What a run records: the mode, how it was had, each layer's state in a word."""
+        """What a run records: the mode, how it was had, each layer's state in a word
+        (nothing that differs between two runs on one machine: no uid, pid or path)."""
         return {
             "mode": self.mode,
             "method": self.method,
@@ -97,7 +98,6 @@ class IsolationReport:
                 for layer in self.layers
             },
             "missing": self.missing(),
-            "kernel": self.kernel,
         }
 
     def to_dict(self) -> dict[str, Any]:
