@@ -66,6 +66,7 @@ from ._runs import (
     Unit,
     pending,
     program_identity,
+    record_isolation,
     run_records,
     score_shard,
     scoring_engine_for,
@@ -712,6 +713,7 @@ def run_eval(
                 temperature=sampling.get("temperature"),
                 full_benchmark=config.limit is None and not config.offset,
             )
+            record_isolation(run, results, engine or own_engine)
             write_samples(run, final)
             run.write_json("results.json", results)
             from ._report import write_report

@@ -37,6 +37,7 @@ __all__ = [
     "difference_reason",
     "pending",
     "program_identity",
+    "record_isolation",
     "run_records",
     "sample_record",
     "score_shard",
@@ -148,6 +149,26 @@ def program_identity(engine: Engine | None = None) -> dict[str, Any]:
         return program_fingerprint(getattr(engine, "python", None)).key()
     except (OSError, subprocess.SubprocessError, ValueError):
         return {}
+
+
+def record_isolation(run: RunDir, results: dict[str, Any], engine: Engine | None) -> None:
+    """Record the sandbox's isolation in ``results`` and the run's manifest.
+
+    ``engine`` is the one this run executed programs on; ``None`` when this invocation
+    executed nothing (every verdict resumed): then the isolation the verdicts were
+    computed under is the one the manifest recorded when they were, so a resumed run's
+    ``results.json`` is the same bytes as an uninterrupted one's.
+    """
+    summary = (
+        engine.isolation_report().summary()
+        if engine is not None
+        else run.manifest.environment.get("isolation")
+    )
+    if summary is None:
+        return
+    results["isolation"] = summary
+    if engine is not None:
+        run.record_environment("isolation", summary)
 
 
 def scoring_engine_for(benchmark: Benchmark, workers: int | None) -> Engine:

@@ -32,6 +32,7 @@ from ._runs import (
     Unit,
     pending,
     program_identity,
+    record_isolation,
     run_records,
     score_shard,
     scoring_engine_for,
@@ -177,6 +178,7 @@ def run_score(
                     temperature=temperature,
                     full_benchmark=True,
                 )
+            record_isolation(run, results, engine or own)
             write_samples(run, records)
             run.write_json("results.json", results)
     except StoreError as exc:

@@ -92,6 +92,18 @@ class StageContext:
                 self._check_engine = _engine(self, self.config.check_seed)
             return self._check_engine
 
+    def isolation(self) -> dict[str, Any]:
+        """The sandbox's isolation on this machine, as a run records it: the engine's
+        that ran this worker's stages, else a one-server engine's started to ask."""
+        with self._lock:
+            engine = self._engine or self._check_engine
+        if engine is not None:
+            return engine.isolation_report().summary()
+        from execlens.engine import Engine
+
+        with Engine(workers=1, mount_ro=[str(p) for p in self.config.mount_ro]) as probe:
+            return probe.isolation_report().summary()
+
     @property
     def client(self) -> ModelClient:
         """The worker's model client (requests cached in the run directory)."""
