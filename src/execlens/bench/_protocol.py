@@ -130,6 +130,10 @@ class Generations:
     :meth:`Benchmark.extract`) -- a bare answer reads as itself through every built-in
     extraction.  ``False`` for a format that holds answers an official runner already
     extracted (LiveCodeBench's ``pred_list``): only a thought is set apart.
+    ``prompted``: the items are the benchmark's prompt records (:meth:`Benchmark.render`
+    takes them), whose official stop strings cut each final part; ``False`` for a format
+    paired with bare problems (CRUXEval's, LiveCodeBench's), whose extraction applies
+    the official stops itself.
     """
 
     task: str
@@ -137,6 +141,7 @@ class Generations:
     context: Any = None
     notes: dict[str, Any] = field(default_factory=dict)
     responses: bool = True
+    prompted: bool = True
 
 
 @dataclass(frozen=True)

@@ -87,7 +87,6 @@ def _read_unit(
     texts = list(unit.answers)
     responses = [read_response(text) for text in texts]
     if generations.responses:
-        prompt = bench.render(unit.item, generations.task, style)
         read = read_answers(
             bench,
             unit.item,
@@ -95,7 +94,7 @@ def _read_unit(
             style,
             flavor_of(endpoint),
             responses,
-            stops_of(prompt, endpoint),
+            _stops(bench, unit.item, generations, style, endpoint),
         )
         read = [_as_given(r) for r in read]
     else:  # answers an official runner extracted: only a thought is set apart
@@ -113,6 +112,16 @@ def _read_unit(
         ]
     unit.answers = scored_texts(bench, read)
     unit.extra = reading_fields(read, texts)
+
+
+def _stops(
+    bench: Benchmark, item: Any, generations: Generations, style: str, endpoint: str
+) -> tuple[str, ...]:
+    """The official stop strings of ``item``'s prompt, as eval cuts a final part at them
+    (none for a file paired with problems rather than prompts: ``Generations.prompted``)."""
+    if not generations.prompted:
+        return ()
+    return stops_of(bench.render(item, generations.task, style), endpoint)
 
 
 def _as_given(read: ReadAnswer) -> ReadAnswer:
@@ -243,7 +252,7 @@ def run_score(
                 "generations_file": generations_file,
                 **summarise(bench, records, generations.task, bench.modes),
             }
-            stops = stops_of(bench.render(units[0].item, generations.task, prompt), endpoint)
+            stops = _stops(bench, units[0].item, generations, prompt, endpoint)
             responses, flags = responses_summary(
                 records,
                 reasoning="auto",

@@ -153,6 +153,7 @@ class CruxEval(SampleBenchmark):
             items=match_generations(problems, answers, str(path)),
             context=official_task,
             notes={"official_task": official_task},
+            prompted=False,  # problems, not prompts: the extraction applies the stops
         )
 
     def references(self) -> Sequence[Reference]:

@@ -107,6 +107,7 @@ class LCBExec(SampleBenchmark):
                 "applies the same estimator to its lists",
             },
             responses=not official_list,
+            prompted=False,  # problems, not prompts: the extraction cuts at [/ANSWER]
         )
 
     def references(self) -> Sequence[Any]:
