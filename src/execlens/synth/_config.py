@@ -186,12 +186,19 @@ class ModelSettings(_Strict):
 
 
 class SamplingSettings(_Strict):
-    """Sampling of one stage's requests."""
+    """Sampling of one stage's requests.
+
+    ``max_tokens`` is the first ask's budget; a reply the token limit cut (a thinking
+    model's thought, often) is asked once more with ``thinking_max_tokens`` (within the
+    server's context; ``null`` never asks again): the one budget rule every path that
+    asks a model shares (``execlens.models.TokenBudget``).
+    """
 
     n: int = Field(default=1, ge=1)
     temperature: float = Field(default=0.0, ge=0.0)
     top_p: float = Field(default=1.0, gt=0.0, le=1.0)
     max_tokens: int = Field(default=512, ge=1)
+    thinking_max_tokens: int | None = Field(default=32768, ge=1)
     seed: int | None = 0
 
 
