@@ -235,6 +235,15 @@ class SynthConfig(_Strict):
     """Host directories the programs may read, read-only (the sandbox shows them nothing
     else of the host); off by default.  For functions that need a data directory."""
 
+    @field_validator("mount_ro", mode="before")
+    @classmethod
+    def _not_empty(cls, paths: Any) -> Any:
+        # Path("") is the working directory: an empty entry would show the project
+        # (``.git`` included) to every program.
+        if isinstance(paths, list) and any(isinstance(p, str) and not p.strip() for p in paths):
+            raise ValueError("mount_ro holds an empty path; name existing directories")
+        return paths
+
     @field_validator("mount_ro")
     @classmethod
     def _mountable(cls, paths: list[Path]) -> list[Path]:
