@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from execlens.bench._eval import (
         EvalConfig,
         EvalError,
+        EvalInterrupted,
         EvalResult,
         ModelRequestsFailed,
         check_config,
@@ -123,6 +124,7 @@ _EXPORTS = {
     "select": "_data",
     "EvalConfig": "_eval",
     "EvalError": "_eval",
+    "EvalInterrupted": "_eval",
     "EvalResult": "_eval",
     "ModelRequestsFailed": "_eval",
     "check_config": "_eval",

@@ -16,13 +16,18 @@ benchmark's declaration (``Benchmark``, found in the registry):
 5. **score** in every mode into shards of the run directory (``execlens.store``);
 6. **summarise** into ``samples.jsonl`` and ``results.json``, render ``report.html``.
 
-Reasoning models (``reasoning="auto"`` detects one from its first response, ``"on"``
-declares one): the benchmark's stop strings are not sent -- a server applies them inside
-the thought and ends it at a draft -- but cut the final part after the fact, so the
-official extraction sees exactly the text it would have seen; the token budget becomes
-the benchmark's ``reasoning_max_tokens`` unless ``max_tokens`` is given.  A completion
-cut off inside its thought has no answer (``truncated_in_reasoning``), and a run where
-many were cut says so in ``results.json``'s flags.
+Reasoning models: each reply is read on its own (``bench._reading``, shared with
+``execlens score``), so a model that thinks on some prompts and not on others is read
+right on each.  Under ``reasoning="auto"`` (the default) and ``"on"`` the benchmark's
+stop strings are never sent -- a server applies them inside a thought and ends it at a
+draft -- but cut each final part after the fact, so the official extraction sees exactly
+the text it would have seen.  The token budget follows the one rule every path that asks
+a model shares (``models.TokenBudget``): ``auto`` asks with the official budget and gives
+a reply the limit cut a second ask with the benchmark's ``reasoning_max_tokens``, kept
+within the server's context; ``on`` asks with the thinking budget at once; a
+``max_tokens`` the user gave is never raised.  A completion cut off inside its thought
+has no answer (``truncated_in_reasoning``); ``results.json`` says per run how answers
+were read and flags a run where many were cut or a draft could have been scored.
 
 A sample whose model request failed is not recorded: the run ends with an error naming
 how many, and a rerun asks exactly those again.  Kill it anywhere and run it again:
@@ -32,7 +37,6 @@ are byte for byte the same.  ``--limit`` may grow or shrink between runs.
 
 from __future__ import annotations
 
-import json
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -42,13 +46,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from execlens._progress import StageProgress
-from execlens.tasks.prompts import (
-    DEFAULT_THINK_TAGS,
-    Extraction,
-    ModelResponse,
-    apply_stop,
-    read_response,
-)
+from execlens.tasks.prompts import DEFAULT_THINK_TAGS, ModelResponse, read_response
 
 from ._pin import (
     DataOptionError,
@@ -59,12 +57,21 @@ from ._pin import (
     unpinned_warning,
 )
 from ._protocol import Benchmark, BenchmarkError
+from ._reading import (
+    flavor_of,
+    read_answers,
+    reading_fields,
+    responses_summary,
+    scored_texts,
+    stops_of,
+)
 from ._references import attach_reference
 from ._registry import get_benchmark
 from ._runs import (
     RunError,
     Unit,
     pending,
+    prepare_context,
     program_identity,
     record_isolation,
     run_records,
@@ -79,7 +86,14 @@ if TYPE_CHECKING:
     from execlens.engine import Engine
     from execlens.tasks.prompts import RenderedPrompt
 
-__all__ = ["EvalConfig", "EvalError", "EvalResult", "ModelRequestsFailed", "run_eval"]
+__all__ = [
+    "EvalConfig",
+    "EvalError",
+    "EvalInterrupted",
+    "EvalResult",
+    "ModelRequestsFailed",
+    "run_eval",
+]
 
 
 class EvalError(RunError):
@@ -88,6 +102,10 @@ class EvalError(RunError):
 
 class ModelRequestsFailed(EvalError):
     """Some model requests failed: their samples were not recorded (rerun to retry)."""
+
+
+class EvalInterrupted(EvalError):
+    """The run was interrupted (Ctrl-C): what finished is kept, a rerun resumes it."""
 
 
 class _ServerGaveNothing(Exception):
@@ -251,34 +269,47 @@ def check_config(config: EvalConfig) -> Benchmark:
 
 def _stops(config: EvalConfig, prompt: RenderedPrompt) -> tuple[str, ...]:
     """The stop strings of this run: the user's, else the official runner's."""
-    if config.stop is not None:
-        return tuple(config.stop)
-    return tuple(prompt.chat_stop if config.endpoint == "chat" else prompt.stop)
+    return stops_of(prompt, config.endpoint, config.stop)
 
 
-def _sampling(config: EvalConfig, prompt: RenderedPrompt, thinking: bool = False) -> dict[str, Any]:
+def _budget(config: EvalConfig, prompt: RenderedPrompt, context: int | None = None) -> Any:
+    """The run's token budget (``models.TokenBudget``, the rule every path that asks a
+    model shares): ``auto`` asks with the official budget and gives a reply the token
+    limit cut a second ask with the thinking budget; ``on`` asks with the thinking
+    budget; ``off`` with the official one; ``--max-tokens`` is never raised."""
+    from execlens.models import TokenBudget
+
     defaults = prompt.sampling
-    budget = defaults.reasoning_max_tokens if thinking else defaults.max_tokens
+    thinking = defaults.reasoning_max_tokens
+    if config.reasoning == "on":
+        first = config.max_tokens or thinking
+        return TokenBudget(first, first, context, fixed=True)
+    first = config.max_tokens or defaults.max_tokens
+    fixed = config.max_tokens is not None or config.reasoning == "off"
+    return TokenBudget(first, max(thinking, first), context, fixed=fixed)
+
+
+def _sampling(config: EvalConfig, prompt: RenderedPrompt) -> dict[str, Any]:
+    defaults = prompt.sampling
     return {
         "n": config.n if config.n is not None else defaults.n,
         "temperature": config.temperature
         if config.temperature is not None
         else defaults.temperature,
         "top_p": config.top_p if config.top_p is not None else (defaults.top_p or 1.0),
-        "max_tokens": config.max_tokens if config.max_tokens is not None else budget,
-        # A stop string sent to a thinker would fire inside its thought.
-        "stop": () if thinking else _stops(config, prompt),
+        "max_tokens": _budget(config, prompt).base,
+        # Stop strings only where no thought can hold them: --reasoning off (the content
+        # is read whole).  Otherwise they cut the final part after the fact.
+        "stop": _stops(config, prompt) if config.reasoning == "off" else (),
         "seed": config.seed,
         "extra_body": dict(config.extra_body),
     }
 
 
-def _request(
-    config: EvalConfig, prompt: RenderedPrompt, item_id: str, thinking: bool = False
-) -> Any:
+def _request(config: EvalConfig, prompt: RenderedPrompt, item_id: str) -> Any:
     from execlens.models import GenerationRequest, SamplingParams
 
-    params = SamplingParams(**_sampling(config, prompt, thinking))
+    params = SamplingParams(**_sampling(config, prompt))
     if config.endpoint == "chat":
         return GenerationRequest.chat(prompt.text, system=prompt.system, params=params, id=item_id)
     return GenerationRequest.completion(prompt.completion, params=params, id=item_id)
@@ -309,6 +340,8 @@ def _units(plan: Sequence[tuple[str, list[Any]]]) -> list[Unit]:
 class _Generated:
     ok: list[Unit]
     failed: Counter[str]
+    messages: dict[str, str] = field(default_factory=dict)
+    """The server's message of the first failure of each kind."""
 
 
 def _read(config: EvalConfig, completion: Any) -> ModelResponse:
@@ -324,150 +357,108 @@ def _read(config: EvalConfig, completion: Any) -> ModelResponse:
     )
 
 
+def _needs_room(config: EvalConfig) -> Callable[[Any], bool]:
+    """Which replies get a second ask with the thinking budget: a chat reply the token
+    limit cut (a thought whose template opened ``<think>`` has no tag until it closes),
+    or a plain completion cut inside a thought it shows."""
+
+    def needs(response: Any) -> bool:
+        return any(
+            c.ok
+            and c.finish_reason == "length"
+            and (config.endpoint == "chat" or _read(config, c).has_reasoning)
+            for c in response.completions
+        )
+
+    return needs
+
+
+@dataclass
+class _Asking:
+    """How a run asks: its budget and where progress and notes go."""
+
+    budget: Any
+    advance: Callable[[], None]
+    again: Callable[[int, int], None]
+    warn: Callable[[str], None] | None
+    noted: set[str] = field(default_factory=set)
+
+
 def _generate(
-    client: Any,
-    bench: Benchmark,
-    units: Sequence[Unit],
-    config: EvalConfig,
-    advance: Callable[[], None],
-    thinking: bool,
-    answered: dict[str, Any] | None = None,
+    client: Any, bench: Benchmark, units: Sequence[Unit], config: EvalConfig, asking: _Asking
 ) -> _Generated:
     """Prompts → responses → answers for ``units``; failed requests are set apart.
 
-    ``answered`` holds responses already in hand by unit key (the first prompt's, asked
-    to detect a thinker): they are used, not asked again.
+    Every reply is read on its own (a later one may think where an earlier one did not):
+    no stop string is sent unless ``--reasoning off``, the official stops cut each final
+    part afterwards, and a reply the token limit cut is asked again with room to think.
     """
-    flavor = "openai" if config.endpoint == "chat" else "harness"
-    answered = answered if answered is not None else {}
+    from execlens.models import ask_within_budget
+
     prompts = [bench.render(unit.item, unit.task, config.prompt) for unit in units]
-    asking = [i for i, unit in enumerate(units) if unit.key not in answered]
-    requests = [_request(config, prompts[i], units[i].key, thinking) for i in asking]
-    # generate_sync closes the loop's HTTP client with the loop: a client left to the
-    # garbage collector would try to close itself on a later, unrelated event loop.
-    fresh = client.generate_sync(requests, on_response=lambda i, r: advance())
-    responses = [answered.pop(unit.key, None) for unit in units]
-    for index, response in zip(asking, fresh):
-        responses[index] = response
-    for _ in range(len(units) - len(asking)):
-        advance()
+    requests = [_request(config, prompt, unit.key) for unit, prompt in zip(units, prompts)]
+    asked = ask_within_budget(
+        client,
+        requests,
+        asking.budget,
+        needs_room=_needs_room(config),
+        on_response=lambda i, r: asking.advance(),
+        on_again=asking.again,
+    )
+    for note in asked.notes:  # a budget lowered to the server's limit: said once
+        if note not in asking.noted and asking.warn is not None:
+            asking.noted.add(note)
+            asking.warn(note)
     ok: list[Unit] = []
     failed: Counter[str] = Counter()
-    raw_scoring = getattr(bench, "scores_raw", False)
-    for unit, prompt, response in zip(units, prompts, responses):
+    messages: dict[str, str] = {}
+    flavor = flavor_of(config.endpoint)
+    for index, (unit, prompt, response) in enumerate(zip(units, prompts, asked.responses)):
         errors = [c for c in response.completions if not c.ok]
         if errors:
             for completion in errors:
-                failed[completion.error.value if completion.error else "no_text"] += 1
+                kind = completion.error.value if completion.error else "no_text"
+                failed[kind] += 1
+                messages.setdefault(kind, completion.error_message or "")
             continue
-        read = [_read(config, c) for c in response.completions]
-        # The official stop strings cut the final part after the fact (a thinker was
-        # sent none), so the official extraction sees the text it would have seen.
-        stops = _stops(config, prompt)
-        finals = [apply_stop(r.final, stops)[0] for r in read]
-        extracted = [
-            bench.extract(final, unit.item, unit.task, config.prompt, flavor)
-            if r.answerable
-            else Extraction(text="", how=(), failure=r.status.value)
-            for r, final in zip(read, finals)
-        ]
-        unit.answers = finals if raw_scoring else [e.text for e in extracted]
+        read = read_answers(
+            bench,
+            unit.item,
+            unit.task,
+            config.prompt,
+            flavor,
+            [_read(config, c) for c in response.completions],
+            _stops(config, prompt),
+        )
+        unit.answers = scored_texts(bench, read)
+        budget = asked.budget(index)
         unit.extra = {
             "task": unit.task,
             "prompt": _prompt_record(config, prompt),
-            "responses": [c.text or "" for c in response.completions],
-            "reasoning": [r.reasoning for r in read],
-            "finals": finals,
-            "finish_reasons": [r.finish_reason for r in read],
-            "response_status": [r.status.value for r in read],
-            "completion_tokens": [r.completion_tokens for r in read],
-            "answers": [e.text for e in extracted],
-            "extraction": [e.failure or "ok" for e in extracted],
+            **reading_fields(
+                read,
+                [c.text or "" for c in response.completions],
+                [budget] * len(response.completions),
+            ),
         }
         ok.append(unit)
-    return _Generated(ok, failed)
+    return _Generated(ok, failed, messages)
 
 
-_REASONING_FILE = "reasoning.json"
+def _served_context(config: EvalConfig, client: Any) -> int | None:
+    """The served model's context length, when its server reports one (budgets stay
+    within it); ``None`` for the embedded model or a server that reports none."""
+    from execlens.models import is_local, served_context_length
+
+    if client is None or is_local(config.model):
+        return None
+    return served_context_length(client.config)
 
 
-def _detect_thinker(
-    run: Any, client: Any, bench: Benchmark, unit: Unit, config: EvalConfig
-) -> tuple[dict[str, Any], Any]:
-    """``auto``: whether the model reasons, from its answer to the first prompt.
-
-    The first request goes out as for any model; a thought in any shape (a reasoning
-    field, a ``<think>`` tag -- closed, or cut by the very stop string that would end
-    every thought at a draft -- or harmony channels) marks a thinker, and the whole run,
-    that prompt included, is then asked without stop strings.  The decision is kept in
-    the run directory, so a resumed run asks the way it began.  Returns the decision and,
-    when the model does not reason, the first prompt's response (the run's own answer to
-    it: not asked twice); else ``None``.
-    """
-    path = run.file(_REASONING_FILE)
-    if path.exists():
-        return dict(json.loads(path.read_text(encoding="utf-8"))), None
-    prompt = bench.render(unit.item, unit.task, config.prompt)
-    [response] = client.generate_sync([_request(config, prompt, unit.key)])
-    shapes = sorted({_read(config, c).shape for c in response.completions if c.ok} - {"none"})
-    if not any(c.ok for c in response.completions):
-        # Nothing to judge from: decide nothing and let the run report the failure.
-        return {"detected": False, "by": [], "undecided": True}, None
-    decision = {"detected": bool(shapes), "by": shapes}
-    run.write_json(_REASONING_FILE, decision)
-    return decision, (None if shapes else response)
-
-
-def _responses_summary(
-    config: EvalConfig,
-    records: Sequence[dict[str, Any]],
-    thinking: bool,
-    detection: dict[str, Any] | None,
-    stops: Sequence[str],
-) -> tuple[dict[str, Any], list[str]]:
-    """``results.json``'s account of how the model answered, and the warnings it calls for."""
-    statuses = Counter(status for record in records for status in record.get("response_status", ()))
-    extraction = Counter(failure for record in records for failure in record.get("extraction", ()))
-    total = sum(statuses.values())
-    no_answer = sum(count for failure, count in extraction.items() if failure != "ok")
-    summary: dict[str, Any] = {
-        "reasoning": config.reasoning,
-        "reasoning_detected": thinking,
-        "stop_sent": [] if thinking else list(stops),
-        "stop_applied_to_final": list(stops),
-        "official_rule_applied_to": "final" if config.reasoning != "off" else "content",
-        "generations": total,
-        "with_reasoning": sum(
-            1 for record in records for thought in record.get("reasoning", ()) if thought
-        ),
-        "truncated": statuses.get("truncated", 0),
-        "truncated_in_reasoning": statuses.get("truncated_in_reasoning", 0),
-        "reasoning_only": statuses.get("reasoning_only", 0),
-        "no_answer": no_answer,
-    }
-    if detection is not None:
-        summary["detected_by"] = detection.get("by", [])
-    flags: list[str] = []
-    if total:
-        cut = summary["truncated"] + summary["truncated_in_reasoning"]
-        if cut / total >= _WARN_RATE:
-            flags.append(
-                f"{cut} of {total} generations were cut off by the token limit "
-                f"({summary['truncated_in_reasoning']} inside their reasoning, with no "
-                "answer): raise --max-tokens"
-                + ("" if thinking else ", or pass --reasoning on for a thinker")
-            )
-        if no_answer / total >= _WARN_RATE:
-            flags.append(
-                f"{no_answer} of {total} generations gave no answer in the "
-                "expected format (see extraction in samples.jsonl)"
-            )
-    return summary, flags
-
-
-# A run where this share of generations was cut off or unanswered warns in its flags:
-# such a score says more about the budget or the format than about the model.
-_WARN_RATE = 0.2
+def _refusal_message(messages: dict[str, str]) -> str:
+    """The server's own words on a refused request (the first kind that has some)."""
+    said = next((m for m in messages.values() if m), "")
+    return f" (the server said: {' '.join(said.split())[:240]})" if said else ""
 
 
 def _check_model(config: EvalConfig) -> None:
@@ -586,12 +577,15 @@ def run_eval(
             run = stack.enter_context(RunDir.open(out, identity, overwrite=overwrite))
             asked = scored = 0
             failed: Counter[str] = Counter()
+            failed_messages: dict[str, str] = {}
 
             def work(task: str, group: list[Unit]) -> list[dict[str, Any]]:
                 """One shard's pending units: asked, extracted, scored (failures left out)."""
                 nonlocal own_engine, scored
-                generated = _generate(client, bench, group, config, advance, thinking, answered)
+                generated = _generate(client, bench, group, config, asking)
                 failed.update(generated.failed)
+                for kind, message in generated.messages.items():
+                    failed_messages.setdefault(kind, message)
                 if not generated.ok:
                     if generated.failed:  # not one answer in a whole shard: stop asking
                         raise _ServerGaveNothing  # a dead server (the run reports it)
@@ -599,15 +593,11 @@ def run_eval(
                 if engine is None and own_engine is None:
                     own_engine = scoring_engine_for(bench, config.workers)
                 if task not in contexts:
-                    prepare = getattr(bench, "prepare", None)
-                    contexts[task] = (
-                        None
-                        if prepare is None
-                        else prepare(
-                            [i for t, items in plan if t == task for i in items],
-                            task,
-                            engine or own_engine,
-                        )
+                    contexts[task] = prepare_context(
+                        bench,
+                        [i for t, items in plan if t == task for i in items],
+                        task,
+                        engine or own_engine,
                     )
                 explain = getattr(bench, "explain", None)
                 if explain is not None:  # what the report shows beside each answer
@@ -638,29 +628,36 @@ def run_eval(
             progress = stack.enter_context(StageProgress(show_progress and bool(todo)))
             # The model (for `local`, its server) is only started when something is left.
             client = stack.enter_context(_open_client(config)) if todo else None
-            detection: dict[str, Any] | None = None
-            answered: dict[str, Any] = {}
-            thinking = config.reasoning == "on"
-            if config.reasoning == "auto":
-                if client is not None:
-                    detection, first_response = _detect_thinker(run, client, bench, todo[0], config)
-                    if first_response is not None:
-                        answered[todo[0].key] = first_response
-                elif run.file(_REASONING_FILE).exists():
-                    detection = json.loads(run.file(_REASONING_FILE).read_text("utf-8"))
-                thinking = bool(detection and detection.get("detected"))
+            context = _served_context(config, client)
             generating = progress.stage("generating", len(units), resumed)
             scoring = progress.stage("scoring", len(units), resumed)
+            again_stage: list[Callable[[int], None]] = []
 
             def advance() -> None:
                 nonlocal asked
                 asked += 1
                 generating(resumed + asked)
 
+            def again(done: int, total: int) -> None:
+                # Replies cut by the token limit, asked again with room to think.
+                if not again_stage:
+                    again_stage.append(progress.stage("asking again with room to think", total))
+                    again_stage.append(lambda count: None)
+                elif done == 0:  # another shard's replies: a fresh count
+                    again_stage[0] = progress.stage("asking again with room to think", total)
+                again_stage[0](done)
+
+            asking = _Asking(_budget(config, first_prompt, context), advance, again, warn)
             try:
                 executor.run()
             except _ServerGaveNothing:
                 pass  # the failures are counted: reported below, the rest is kept
+            except KeyboardInterrupt:
+                kept = len(units) - len(pending(executor))
+                raise EvalInterrupted(
+                    f"interrupted: {kept} of {len(units)} samples are kept in {out} (the "
+                    "model's replies so far are cached); rerun the same command to resume"
+                ) from None
             if client is not None:
                 usage = {"requests": client.stats.requests, "cache_hits": client.stats.cache_hits}
             if failed:
@@ -668,10 +665,14 @@ def run_eval(
                 missing = len(todo) - scored
                 hints = [request_failure_hint(kind) for kind in failed]
                 if all(hints):  # the server refused the requests: a rerun would repeat it
+                    budget = asking.budget
                     raise EvalError(
                         f"{missing} of {len(units)} samples were refused by "
-                        f"{config.base_url or config.model} ({kinds}): "
-                        f"{'; '.join(dict.fromkeys(h for h in hints if h))}"
+                        f"{config.base_url or config.model} ({kinds}; asked with max_tokens "
+                        f"{budget.base}"
+                        + (f", then {budget.thinking}" if budget.grows else "")
+                        + f"): {'; '.join(dict.fromkeys(h for h in hints if h))}"
+                        + _refusal_message(failed_messages)
                     )
                 raise ModelRequestsFailed(
                     f"{missing} of {len(units)} samples got no answer from {config.model} "
@@ -680,11 +681,19 @@ def run_eval(
                 )
             final = run_records(executor)
             first_task = plan[0][0]
-            sampling = {
-                k: v for k, v in _sampling(config, first_prompt, thinking).items() if k != "stop"
-            }
-            responses, warnings = _responses_summary(
-                config, final, thinking, detection, _stops(config, first_prompt)
+            sampling = {k: v for k, v in _sampling(config, first_prompt).items() if k != "stop"}
+            budget = _budget(config, first_prompt, context)
+            stops = _stops(config, first_prompt)
+            responses, warnings = responses_summary(
+                final,
+                reasoning=config.reasoning,
+                stops_sent=stops if config.reasoning == "off" else (),
+                stops_applied=stops,
+                budget={
+                    "first": budget.base,
+                    "thinking": budget.thinking if budget.grows else budget.base,
+                    "server_context": context,
+                },
             )
             results: dict[str, Any] = {
                 "benchmark": bench.name,

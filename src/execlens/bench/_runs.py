@@ -36,6 +36,7 @@ __all__ = [
     "Unit",
     "difference_reason",
     "pending",
+    "prepare_context",
     "program_identity",
     "record_isolation",
     "run_records",
@@ -179,6 +180,16 @@ def scoring_engine_for(benchmark: Benchmark, workers: int | None) -> Engine:
         workers or getattr(benchmark, "scoring_workers", 16),
         preload=getattr(benchmark, "preload", ()),
     )
+
+
+def prepare_context(
+    benchmark: Benchmark, items: Sequence[Any], task: str, engine: Engine | None
+) -> Any:
+    """What the benchmark's scorers need computed once for ``items`` of ``task`` (strict
+    ground truth traced or run by the engine): its ``prepare`` hook, the same for eval
+    and score; ``None`` for a benchmark without one."""
+    prepare = getattr(benchmark, "prepare", None)
+    return None if prepare is None else prepare(list(items), task, engine)
 
 
 def unit_executor(

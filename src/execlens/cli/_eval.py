@@ -211,8 +211,10 @@ def eval_command(
         result = run_eval(config, target, overwrite=overwrite, warn=warn)
     except ModelRequestsFailed as exc:
         fail(str(exc), 1)
-    except EvalError as exc:
+    except EvalError as exc:  # EvalInterrupted too: what was kept, and how to resume
         fail(str(exc))
+    except KeyboardInterrupt:  # before the run's first shard: nothing to keep
+        fail(f"interrupted before any sample was recorded in {target}; rerun the same command")
     print_summary(result, Console())
 
 

@@ -130,11 +130,22 @@ def check_isolation(isolation: str | None) -> None:
         usage_error(f"--isolation must be one of {', '.join(_ISOLATION_MODES)}, not {isolation!r}")
 
 
-def check_mount_ro(paths: list[Path] | None) -> list[str]:
+def check_mount_ro(paths: list[str] | list[Path] | None) -> list[str]:
     """The ``--mount-ro`` paths if each exists, else a usage error (the engine refuses the
-    paths its own view is built on, e.g. ``/proc``, with a ValueError :func:`run` reports)."""
+    paths its own view is built on, e.g. ``/proc``, with a ValueError :func:`run` reports).
+
+    An empty path is refused: ``Path("")`` is the working directory, and ``--mount-ro ""``
+    (an unset variable in a script) would show it -- the project, ``.git`` included -- to
+    the sandboxed program.
+    """
     checked = []
-    for path in paths or []:
+    for given in paths or []:
+        if not str(given).strip():
+            usage_error(
+                "--mount-ro got an empty path; give an existing directory or file to show "
+                "read-only in the sandbox (--mount-ro . for the working directory)"
+            )
+        path = Path(given)
         if not path.exists():
             usage_error(
                 f"--mount-ro {path} does not exist; give an existing directory or file "
@@ -173,7 +184,7 @@ def run(
         ),
     ] = None,
     mount_ro: Annotated[
-        list[Path] | None,
+        list[str] | None,  # text, not Path: Path("") would be the working directory
         typer.Option(
             "--mount-ro",
             help="A host directory or file the program may read (read-only); repeatable. By "

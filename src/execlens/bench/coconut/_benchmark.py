@@ -92,7 +92,7 @@ class CoCoNUT(SampleBenchmark):
         paired = match_generations(items, answers, str(path))
         return Generations(
             task=task,
-            items=[(item, [extract_coconut(a).text for a in texts]) for item, texts in paired],
+            items=paired,  # read as eval reads a response (the score runner's one path)
         )
 
     def references(self) -> Sequence[Any]:

@@ -243,6 +243,7 @@ class CoverageEval:
                 f"CoverageEval pairs ({', '.join(unknown[:5])})"
             )
         self._answers = {ident: [_final(a) for a in texts] for ident, texts in answers.items()}
+        # The texts go to the score runner whole: it reads them as eval reads a response.
         self._truth(items)  # strict's truth, traced once for the scorers and the metrics
         paired = [(item, answers.get(item.sample_id, [])) for item in items]
         return Generations(
