@@ -145,14 +145,22 @@ def test_output_official_holes_and_strict(data: Path, engine: Engine) -> None:
             "[] or True",  # upstream's hole: the assert holds
             "candidate([2, -1, 3])",  # the call itself: the assert holds
             "__import__('sys').exit(0)",  # exit status 0: MultiPL-E's OK
+            "__import__('os')._exit(0)",  # leaves the process at once, status 0: OK too
+            "__import__('sys').exit('0')",  # prints "0" to stderr, status 1: not OK
+            "__import__('os')._exit(1)",
         ],
     )
-    assert labels["official"][0] == "passed" and labels["official"][1].startswith("exception")
-    assert labels["official"][2:] == ["passed", "passed", "passed"]
+    assert labels["official"][0] == "passed"
+    assert labels["official"][1] == "exception:AssertionError"
+    assert labels["official"][2:6] == ["passed", "passed", "passed", "passed"]
+    assert labels["official"][6:] == ["exception:exit_status_1", "exception:exit_status_1"]
     assert labels["strict"] == [
         "passed",
         "wrong:value",
         "unparseable:boolop",
+        "unparseable:call",
+        "unparseable:call",
+        "unparseable:call",
         "unparseable:call",
         "unparseable:call",
     ]

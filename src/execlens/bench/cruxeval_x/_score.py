@@ -11,12 +11,15 @@ for Python), so execlens defines the Python judge the way every other language's
 * output task: ``program.replace("????", answer)``;
 * input task: ``program.replace("candidate(????)", answer)`` (or ``f(????)`` where the
   tail calls ``f``), so the answer must be a whole call;
-* the program runs in the engine (15 s); pass iff it ends normally -- no exception,
-  ``SystemExit`` with a non-zero code, timeout or crash.  (MultiPL-E's status OK is exit
-  code 0: ``sys.exit(0)`` passes there and here.)
+* the program runs as MultiPL-E runs it, ``python3 <file>.py`` in a process of its own
+  (inside the sandbox: :func:`execlens.bench.script_job`), 15 s; **pass iff the process
+  exits with status 0** (MultiPL-E's ``OK``) -- not iff the code ends normally.
 
 Upstream's holes are kept: ``[] or True`` (or the call itself, for the output task)
-makes the assertion hold and passes.
+makes the assertion hold and passes; an answer that ends the process early with status
+0 -- ``os._exit(0)``, ``sys.exit()``, ``exit(0)`` pasted into the hole -- passes before
+any assertion runs, exactly as upstream's judge passes it; one that exits otherwise
+(``sys.exit("0")`` prints ``0`` and exits 1) fails.
 
 **Strict.** The answer must be a Python literal (output) or one call of ``f`` /
 ``candidate`` with literal arguments (input), parsed in the host
@@ -33,6 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from execlens.bench import script_job, script_result
 from execlens.engine import Job, Limits
 from execlens.judge import SampleScore, ScorePlan, Verdict, VerdictStatus, failure_verdict
 from execlens.values import AnswerParseError, decode, parse_call, parse_literal, strict_equal
@@ -51,6 +55,7 @@ __all__ = [
     "Truth",
     "call_truths",
     "official_program",
+    "official_verdict",
 ]
 
 #: MultiPL-E's 15 s.
@@ -70,14 +75,27 @@ def official_program(item: CruxXItem, task: str, answer: str) -> str:
     return program.replace(HOLE, answer)
 
 
-def _exit_zero(outcome: Outcome) -> bool:
-    """``sys.exit()`` / ``sys.exit(0)``: the process status MultiPL-E reads is 0 (OK)."""
-    exc = outcome.exception
-    return exc is not None and exc.type == "SystemExit" and exc.message in ("", "None", "0")
+def official_verdict(outcome: Outcome) -> Verdict:
+    """MultiPL-E's status: ``OK`` (exit status 0) passes; ``Timeout``; ``SyntaxError``
+    (in stderr) and ``Exception`` (any other status) fail, named by the traceback's last
+    line where there is one."""
+    run = script_result(outcome)
+    if run.problem is not None:
+        if run.problem.ok:
+            return Verdict.failing(VerdictStatus.SANDBOX_ERROR, "launcher", "no result read")
+        return failure_verdict(run.problem)
+    if run.timed_out:
+        return Verdict.failing(VerdictStatus.TIMEOUT, "", "the program ran past 15 s")
+    if run.exit_code == 0:
+        return Verdict.passing()
+    last = run.last_error_line()
+    kind = last.split(":", 1)[0].strip() if last else ""
+    reason = kind if kind.isidentifier() else f"exit_status_{run.exit_code}"
+    return Verdict.failing(VerdictStatus.EXCEPTION, reason, last[:300])
 
 
 class OfficialScorer:
-    """Fill the hole, run the program, pass iff it ends normally."""
+    """Fill the hole, run the program as a script, pass iff it exits with status 0."""
 
     name = "official"
 
@@ -88,21 +106,18 @@ class OfficialScorer:
     def plan(self, item: CruxXItem, generations: Sequence[str]) -> ScorePlan:
         """One engine job per answer."""
         jobs = [
-            Job(program=official_program(item, self.task, g), limits=self.limits, hash_seed=0)
+            script_job(
+                official_program(item, self.task, g),
+                timeout=self.limits.wall_time or 15.0,
+                memory_mb=self.limits.memory_mb or 1024,
+            )
             for g in generations
         ]
 
         def finish(outcomes: Sequence[Outcome]) -> SampleScore:
             if len(outcomes) != len(jobs):
                 raise ValueError(f"expected {len(jobs)} outcomes, got {len(outcomes)}")
-            verdicts = [
-                Verdict.passing()
-                if o.ok
-                else Verdict.passing(detail="exited with status 0 (SystemExit)")
-                if _exit_zero(o)
-                else failure_verdict(o)
-                for o in outcomes
-            ]
+            verdicts = [official_verdict(o) for o in outcomes]
             return SampleScore(item.sample_id, self.name, verdicts, [v.passed for v in verdicts])
 
         return ScorePlan(jobs, finish)
