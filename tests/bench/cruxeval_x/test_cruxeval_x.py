@@ -204,3 +204,13 @@ def test_eval_end_to_end(tmp_path: Path, data: Path, engine: Engine, request_cac
     assert samples["3"]["generations"][0]["strict"] == "unparseable:boolop"
     assert result.results["metrics"]["official"]["pass@1"] == 100.0
     assert result.results["metrics"]["strict"]["pass@1"] == 50.0
+
+
+def test_strict_output_computes_its_truth_when_none_was_prepared(
+    data: Path, engine: Engine
+) -> None:
+    """``execlens score`` prepares nothing: the strict scorer runs the tail's call itself."""
+    item = BENCH.load(str(data))[0]
+    scorer = BENCH.scorers("output", "direct", None)["strict"]
+    result = score_sample(scorer, item, ["[(2, 4), (3, 9)]", "[[2, 4], [3, 9]]"], engine)
+    assert [v.label for v in result.verdicts] == ["passed", "wrong:value"]

@@ -154,6 +154,25 @@ class Truth:
     problem: str | None = None
 
 
+def _truth_job(item: CruxXItem) -> Job | str:
+    """The job computing an output tail's true value, or why there is none."""
+    parts = _assert_parts(item.output_reasoning)
+    if parts is None or "__execlens_hole__" in parts[0]:
+        return "the tail has no `assert <call> == ????`"
+    return Job(
+        program=item.head + "\ncandidate = f\n",
+        call=parts[0],
+        limits=Limits(wall_time=15.0, memory_mb=1024, output_bytes=1024 * 1024),
+        hash_seed=0,
+    )
+
+
+def _truth(outcome: Outcome) -> Truth:
+    if outcome.ok:
+        return Truth(outcome.value)
+    return Truth(None, f"the call fails here: {failure_verdict(outcome).detail}")
+
+
 def call_truths(
     items: Sequence[CruxXItem], engine: Engine, *, limits: Limits = JUDGE_LIMITS
 ) -> dict[str, Truth]:
@@ -161,25 +180,14 @@ def call_truths(
     truths: dict[str, Truth] = {}
     jobs, owners = [], []
     for item in items:
-        parts = _assert_parts(item.output_reasoning)
-        if parts is None or "__execlens_hole__" in parts[0]:
-            truths[item.sample_id] = Truth(None, "the tail has no `assert <call> == ????`")
+        job = _truth_job(item)
+        if isinstance(job, str):
+            truths[item.sample_id] = Truth(None, job)
             continue
-        jobs.append(
-            Job(
-                program=item.head + "\ncandidate = f\n",
-                call=parts[0],
-                limits=Limits(wall_time=15.0, memory_mb=1024, output_bytes=1024 * 1024),
-                hash_seed=0,
-            )
-        )
+        jobs.append(job)
         owners.append(item.sample_id)
     for sample_id, outcome in zip(owners, engine.map(jobs)):
-        truths[sample_id] = (
-            Truth(outcome.value)
-            if outcome.ok
-            else Truth(None, f"the call fails here: {failure_verdict(outcome).detail}")
-        )
+        truths[sample_id] = _truth(outcome)
     return truths
 
 
@@ -206,15 +214,23 @@ class StrictScorer:
         )
 
     def plan(self, item: CruxXItem, generations: Sequence[str]) -> ScorePlan:
-        """Output: host-only verdicts; input: one engine call per parseable answer."""
+        """Output: host-only verdicts against the truth ``prepare`` computed -- or, when
+        none was (``execlens score`` prepares nothing), one engine job computing it
+        first; input: one engine call per parseable answer."""
         if self.task == "output":
-            verdicts = [self._output(g, item) for g in generations]
-            return ScorePlan(
-                [],
-                lambda outcomes: SampleScore(
+            known = self.truths.get(item.sample_id)
+            job = _truth_job(item) if known is None else None
+            if isinstance(job, str):
+                known = Truth(None, job)
+
+            def judge(outcomes: Sequence[Outcome]) -> SampleScore:
+                truth = known if known is not None else _truth(outcomes[0])
+                verdicts = [self._output(g, truth) for g in generations]
+                return SampleScore(
                     item.sample_id, self.name, verdicts, [v.passed for v in verdicts]
-                ),
-            )
+                )
+
+            return ScorePlan([job] if isinstance(job, Job) else [], judge)
         parts = _assert_parts(item.input_reasoning)
         expected: Any = None
         problem = None
@@ -268,11 +284,10 @@ class StrictScorer:
 
         return ScorePlan(jobs, finish)
 
-    def _output(self, answer: str, item: CruxXItem) -> Verdict:
-        truth = self.truths.get(item.sample_id)
-        if truth is None or truth.value is None:
-            why = "no truth computed" if truth is None else str(truth.problem)
-            return Verdict.failing(VerdictStatus.REFERENCE_ERROR, "no_truth", why)
+    @staticmethod
+    def _output(answer: str, truth: Truth) -> Verdict:
+        if truth.value is None:
+            return Verdict.failing(VerdictStatus.REFERENCE_ERROR, "no_truth", str(truth.problem))
         try:
             predicted = parse_literal(_strip_fence(answer), allow_json=False)
         except AnswerParseError as exc:
