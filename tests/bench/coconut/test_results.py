@@ -55,10 +55,15 @@ def test_stored_predictions_are_scored_as_stored(tmp_path: Path, engine: Engine)
     assert generations.items[3][1] == ["nan"]
     assert "rows_with_another_truth" not in generations.notes  # "[3, 3]" is its truth
     run_score(tmp_path / "run", BENCH, generations, engine=engine)
-    labels = {
-        s["id"]: s["generations"][0]["official"]
-        for s in map(json.loads, (tmp_path / "run" / "samples.jsonl").read_text().splitlines())
-    }
+    samples = [
+        json.loads(line) for line in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()
+    ]
+    labels = {s["id"]: s["generations"][0]["official"] for s in samples}
+    # strict traces the runs itself (score prepares nothing): the right list passes, the
+    # unclosed one is no list, the fenced one is read
+    strict = {s["id"]: s["generations"][0]["strict"] for s in samples}
+    assert strict["HumanEval/900#1"] == "unparseable:no_list"
+    assert strict["HumanEval/900#0"] == "passed"
     unclosed = "[9, 10, 11, 12, 10, 11, 12, 10, 14"
     fenced = ROWS[1][3]
     assert labels == {

@@ -258,31 +258,38 @@ class OfficialScorer:
         )
 
 
+def _request(item: CocoItem) -> Any:
+    from execlens.trace import TraceRequest
+
+    return TraceRequest(program=item.code, call=item.call, tag=item.sample_id)
+
+
+def _truth_of(trace: Any) -> list[int] | str:
+    """The executed lines of a traced run, or why there are none."""
+    from execlens.tasks import trace_reference
+
+    lines = trace_reference(trace) if trace.recorded else None
+    if lines is not None:
+        return lines
+    return (
+        f"the run recorded no full trace ({trace.status}{', truncated' if trace.truncated else ''})"
+    )
+
+
+_ADVANCED = "an Advanced program (indentation stripped upstream) cannot be run"
+
+
 def traced_truths(items: Sequence[CocoItem], engine: Engine) -> dict[str, list[int] | str]:
     """Our tracer's executed lines of every HumanEval run (``{sample id: lines}``), or
     why there are none (an Advanced program, a run that fails or is cut short)."""
-    from execlens.tasks import trace_reference
-    from execlens.trace import TraceRequest, trace_many
+    from execlens.trace import trace_many
 
-    truths: dict[str, list[int] | str] = {}
-    requests = []
-    for item in items:
-        if item.call is None:
-            truths[item.sample_id] = (
-                "an Advanced program (indentation stripped upstream) cannot be run"
-            )
-            continue
-        requests.append(TraceRequest(program=item.code, call=item.call, tag=item.sample_id))
+    truths: dict[str, list[int] | str] = {
+        item.sample_id: _ADVANCED for item in items if item.call is None
+    }
+    requests = [_request(item) for item in items if item.call is not None]
     for trace in trace_many(engine, requests):
-        lines = trace_reference(trace) if trace.recorded else None
-        truths[str(trace.tag)] = (
-            lines
-            if lines is not None
-            else (
-                f"the run recorded no full trace ({trace.status}"
-                f"{', truncated' if trace.truncated else ''})"
-            )
-        )
+        truths[str(trace.tag)] = _truth_of(trace)
     return truths
 
 
@@ -295,25 +302,32 @@ class StrictScorer:
         self.truths = truths or {}
 
     def plan(self, item: CocoItem, generations: Sequence[str]) -> ScorePlan:
-        """Host-only verdicts against the truth ``prepare`` traced."""
-        truth = self.truths.get(item.sample_id, "no truth traced")
-        verdicts = []
-        for raw in generations:
-            if isinstance(truth, str):
-                verdicts.append(Verdict.failing(VerdictStatus.REFERENCE_ERROR, "no_truth", truth))
-                continue
-            text = extract_trace(raw)
-            verdicts.append(
-                judge_trace(truth, text)
-                if text
-                else Verdict.failing(VerdictStatus.UNPARSEABLE, "no_list", "no [...] on one line")
-            )
-        return ScorePlan(
-            [],
-            lambda outcomes: SampleScore(
-                item.sample_id, self.name, verdicts, [v.passed for v in verdicts]
-            ),
-        )
+        """Verdicts against the truth ``prepare`` traced -- or, when none was (``execlens
+        score`` prepares nothing), one tracing job first."""
+        from execlens.trace import trace_from_outcome, trace_job
+
+        known = self.truths.get(item.sample_id)
+        if known is None and item.call is None:
+            known = _ADVANCED
+        request = _request(item) if known is None else None
+
+        def judge(outcomes: Sequence[Any]) -> SampleScore:
+            truth = known
+            if request is not None:
+                truth = _truth_of(trace_from_outcome(outcomes[0], request.mode, request.tag))
+            verdicts = [self._verdict(truth, raw) for raw in generations]
+            return SampleScore(item.sample_id, self.name, verdicts, [v.passed for v in verdicts])
+
+        return ScorePlan([trace_job(request)] if request is not None else [], judge)
+
+    @staticmethod
+    def _verdict(truth: list[int] | str | None, raw: str) -> Verdict:
+        if not isinstance(truth, list):
+            return Verdict.failing(VerdictStatus.REFERENCE_ERROR, "no_truth", str(truth))
+        text = extract_trace(raw)
+        if not text:
+            return Verdict.failing(VerdictStatus.UNPARSEABLE, "no_list", "no [...] on one line")
+        return judge_trace(truth, text)
 
 
 def _distance_of(label: str) -> float:
