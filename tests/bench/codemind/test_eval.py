@@ -79,8 +79,10 @@ def test_ier_right_wrong_and_hostile_answers(
 def test_ier_strict_judges_classeval_against_the_engines_value(
     tmp_path: Path, engine: Engine, request_cache: Path
 ) -> None:
-    # ClassEval's output.txt is str(value): the bare text passes official only; the
-    # literal passes strict, and official too (it strips one quote from each end).
+    # ClassEval's output.txt is str(value): the bare text would pass upstream's string
+    # rule, the literal too (it strips one quote from each end); but get_result skips
+    # every id holding a dot -- all of ClassEval's -- and then divides by zero: official
+    # keeps that (skipped, no accuracy).  The literal passes strict.
     def answer(i: int, item: Any) -> str:
         return _ier(item.output if i == 0 else repr(item.output))
 
@@ -104,14 +106,17 @@ def test_ier_strict_judges_classeval_against_the_engines_value(
             offset=offset,
             retries=0,
         )
-        run_eval(config, tmp_path / "c", show_progress=False, engine=engine)
+        result = run_eval(config, tmp_path / "c", show_progress=False, engine=engine)
     samples = [
         json.loads(line) for line in (tmp_path / "c" / "samples.jsonl").read_text().splitlines()
     ]
     assert [(s["generations"][0]["official"], s["generations"][0]["strict"]) for s in samples] == [
-        ("passed", "unparseable:syntax"),
-        ("passed", "passed"),
+        ("skipped:dotted_id", "unparseable:syntax"),
+        ("skipped:dotted_id", "passed"),
     ]
+    assert "accuracy" not in result.results["metrics"]["official"]
+    assert result.results["metrics"]["strict"]["accuracy"] == 50.0
+    assert any("cannot score" in flag for flag in result.results.get("flags", []))
 
 
 def _sr(code: str) -> str:
