@@ -25,7 +25,7 @@ records are JSON).  A stdin program's printed text must equal the recorded outpu
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from execlens.engine import Job, Limits
@@ -33,14 +33,20 @@ from execlens.judge import SampleScore, ScorePlan, Verdict, VerdictStatus, failu
 from execlens.values import strict_equal
 
 from ._compare import compare_branch, compare_loop, deserialize, official_score, strict_score
-from ._parse import extract_json_answer, parse_branch_answer, parse_loop_answer
+from ._parse import JsonAnswer, extract_json_answer, parse_branch_answer, parse_loop_answer
 
 if TYPE_CHECKING:
     from execlens.engine import Outcome
 
     from ._data import RE2Item
 
-__all__ = ["RERUN_LIMITS", "OfficialScorer", "StrictScorer", "partial_of"]
+__all__ = [
+    "RERUN_LIMITS",
+    "OfficialScorer",
+    "StrictScorer",
+    "official_prediction",
+    "partial_of",
+]
 
 #: detect_false_negative_cases.py's 15 s timeout.
 RERUN_LIMITS = Limits(wall_time=15.0, memory_mb=1024, output_bytes=1024 * 1024)
@@ -51,6 +57,14 @@ def _verdict(rs: int, partial: float, reason: str = "partial") -> Verdict:
     if rs:
         return Verdict.passing()
     return Verdict.failing(VerdictStatus.WRONG, f"{reason}={partial:.4f}")
+
+
+def _exited_zero(outcome: Outcome) -> bool:
+    """Whether the process would have exited with status 0 (``sys.exit()`` too)."""
+    exc = outcome.exception
+    return outcome.ok or (
+        exc is not None and exc.type == "SystemExit" and exc.message in ("", "None", "0")
+    )
 
 
 def partial_of(label: str) -> float:
@@ -175,27 +189,73 @@ class _Base:
         raise NotImplementedError
 
 
+def official_prediction(answer: JsonAnswer) -> Any:
+    """What upstream's ``parse_results.py`` records for an answer: the decoded JSON, or
+    ``{}`` when none decoded -- and when it decoded to ``null``, since it keeps only a
+    ``json`` that ``is not None``."""
+    return answer.value if answer.ok and answer.value is not None else {}
+
+
+def _official_reason(answer: JsonAnswer, base: str = "partial") -> str:
+    """The verdict reason: ``base``, after the named reason nothing decoded, if any."""
+    if answer.ok:
+        return base if answer.value is not None else f"null_read_as_empty,{base}"
+    return f"{answer.status},{base}"
+
+
 class OfficialScorer(_Base):
-    """Upstream's validators, quirks included (see the module docstrings)."""
+    """Upstream's validators, quirks included (see the module docstrings).
+
+    ``raw``: the responses as the generations file holds them, ``{sample id: [text,
+    ...]}``; upstream reads the whole response (the first ``[OUTPUT]`` anywhere, inside
+    a reasoning model's thought too), where the score runner hands the scorers the final
+    part only.  Without it (``execlens eval``) the answers given are read.
+    """
 
     name = "official"
 
+    def __init__(
+        self,
+        task: str,
+        *,
+        limits: Limits = RERUN_LIMITS,
+        raw: Mapping[str, Sequence[str]] | None = None,
+    ) -> None:
+        super().__init__(task, limits=limits)
+        self.raw = raw or {}
+
+    def plan(self, item: RE2Item, generations: Sequence[str]) -> ScorePlan:
+        """As :meth:`_Base.plan`, on the whole responses when they are known."""
+        whole = self.raw.get(item.sample_id)
+        return super().plan(
+            item,
+            list(whole) if whole is not None and len(whole) == len(generations) else generations,
+        )
+
     def _io(self, raw: str, item: RE2Item) -> tuple[Verdict, Job | None]:
         answer = extract_json_answer(raw, self.task)
-        predicted = answer.value  # None when nothing decoded: scores 0, as upstream
+        predicted = official_prediction(answer)
+        reason = _official_reason(answer)
         if self.task == "output":
             if isinstance(predicted, dict) and "output" in predicted:
                 predicted = predicted["output"]
-            return _verdict(*official_score(predicted, item.output)), None
+            return _verdict(*official_score(predicted, item.output), reason), None
         if item.benchmark in ("Swebench", "Real"):
             rs, partial = official_score(predicted, item.inputs)
-            return _verdict(rs, partial, "partial_not_rerun"), None
+            return _verdict(rs, partial, _official_reason(answer, "partial_not_rerun")), None
         predicted, truth = deserialize(predicted), deserialize(item.inputs)
         rs, partial = official_score(predicted, truth)
-        verdict = _verdict(rs, partial)
+        verdict = _verdict(rs, partial, reason)
         if rs or item.code is None or not isinstance(predicted, dict):
+            # (a prediction that is no object: upstream's re-execution raises on .keys())
             return verdict, None
-        if _stdin_form(predicted) or _stdin_form(truth):
+        if (
+            item.benchmark == "Avatar"
+            or "input" in predicted
+            or (isinstance(truth, dict) and "input" in truth)
+        ):
+            # detect_false_negative: the program fed the predicted "input" (else a newline)
+            # on stdin; never accepted when that text is str(the recorded input).
             given = predicted.get("input", "\n")
             text = given if isinstance(given, str) else str(given)
             if str(truth) == text:
@@ -224,7 +284,8 @@ class OfficialScorer(_Base):
         return verdict, Job(program=program, limits=self.limits, tag=("call", call))
 
     def _rerun_verdict(self, outcome: Outcome, item: RE2Item, first: Verdict | None) -> Verdict:
-        if outcome.ok and outcome.stdout.strip() == str(item.output).strip():
+        # subprocess.run(check=True): any exit status but 0 is no false negative
+        if _exited_zero(outcome) and outcome.stdout.strip() == str(item.output).strip():
             return Verdict.passing(
                 detail="accepted on re-execution: the printed output equals str(ground truth)"
             )
@@ -246,7 +307,9 @@ class StrictScorer(_Base):
     def _io(self, raw: str, item: RE2Item) -> tuple[Verdict, Job | None]:
         answer = extract_json_answer(raw, self.task)
         if not answer.ok:
-            return Verdict.failing(VerdictStatus.UNPARSEABLE, "json", answer.error[:300]), None
+            return Verdict.failing(
+                VerdictStatus.UNPARSEABLE, answer.status, answer.error[:300]
+            ), None
         predicted = answer.value
         if self.task == "output":
             if isinstance(predicted, dict) and list(predicted) == ["output"]:
