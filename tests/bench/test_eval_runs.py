@@ -238,6 +238,10 @@ def test_limit_may_grow_and_shrink_a_run(
     config = _config(data_dir, fake_model.base_url, limit=2)
     small = run_eval(config, out, show_progress=False)
     assert (small.samples_scored_now, small.results["samples"]) == (2, 2)
+    # The isolation the verdicts were computed under, in results.json and the manifest.
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert small.results["isolation"] == manifest["environment"]["isolation"]
+    assert small.results["isolation"]["layers"]["pid_namespace"] != "missing"
     config.limit = 4
     grown = run_eval(config, out, show_progress=False)
     assert (grown.samples_resumed, grown.samples_scored_now, grown.requests) == (2, 2, 2)

@@ -270,6 +270,11 @@ class _Setup:
             _namespaces.private_mounts()
         except OSError as exc:
             self.why_mounts = f"no mount namespace ({exc.strerror})"
+            if self.via == "user namespace":
+                self.why_mounts += (
+                    ": the user namespace came without capabilities (a policy such as "
+                    "Ubuntu's kernel.apparmor_restrict_unprivileged_userns)"
+                )
             return False
         return True
 

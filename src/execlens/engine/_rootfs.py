@@ -63,6 +63,7 @@ from execlens.engine._mounts import (
     make_read_only,
     mount,
 )
+from execlens.engine._namespaces import HOSTNAME
 
 __all__ = [
     "DEVICES",
@@ -305,7 +306,8 @@ def _etc_files(uid: int | None, gid: int | None) -> dict[str, str]:
         "nsswitch.conf": (
             "passwd: files\ngroup: files\nhosts: files\nservices: files\nprotocols: files\n"
         ),
-        "hosts": "127.0.0.1\tlocalhost\n::1\tlocalhost\n",
+        # The UTS namespace's host name resolves, as on most distributions.
+        "hosts": f"127.0.0.1\tlocalhost\n127.0.1.1\t{HOSTNAME}\n::1\tlocalhost\n",
         "services": services,
         "protocols": "".join(f"{n}\t{num}\t{alias}\n" for n, num, alias in _PROTOCOLS),
     }

@@ -103,6 +103,13 @@ class Scratch:
         self._tmpfs_mb = -1
         self._cgroup = iso.cgroup
         self._own(self._fd)
+        # In the sandbox's own tmpfs the job dir is a mount point (nothing can replace it)
+        # and a tmpfs directory's size counts its entries: one fstat tells an empty one,
+        # without listing it.  The server is between two children on every reset.
+        self._pinned = iso.tmpfs_mount is not None
+        self._empty_size = -1
+        if self._pinned and not os.listdir(self._fd):
+            self._empty_size = os.fstat(self._fd).st_size
 
     def _own(self, fd: int) -> None:
         if self._uid is not None and self._gid is not None:
@@ -127,13 +134,16 @@ class Scratch:
 
     def _fresh(self, fd: int) -> bool:
         st = os.fstat(fd)
-        owner_ok = self._uid is None or st.st_uid == self._uid
-        return stat.S_IMODE(st.st_mode) == 0o700 and owner_ok and not os.listdir(fd)
+        if stat.S_IMODE(st.st_mode) != 0o700 or (self._uid is not None and st.st_uid != self._uid):
+            return False
+        if self._empty_size >= 0:
+            return st.st_size == self._empty_size
+        return not os.listdir(fd)
 
     def reset(self, memory_mb: int | None = None, max_processes: int | None = None) -> None:
         """Leave an empty scratch dir and ``/dev/shm`` and no IPC object, whatever the last
         child did; size the tmpfs and cgroup for a job of ``memory_mb``/``max_processes``."""
-        if self._replaced():
+        if not self._pinned and self._replaced():
             # Only possible without a mount namespace and Landlock: remove whatever is at
             # the name (a link is removed, not followed) and make the directory again.
             try:
