@@ -563,7 +563,7 @@ def run_eval(
     n = int(_sampling(config, first_prompt)["n"])
     own_engine: Engine | None = None
     contexts: dict[str, Any] = {}
-    usage = {"requests": 0, "cache_hits": 0}
+    usage = {"requests": 0, "cache_hits": 0, "completion_tokens": 0}
     _check_model(config)
     try:
         with ExitStack() as stack:
@@ -658,7 +658,11 @@ def run_eval(
                     "model's replies so far are cached); rerun the same command to resume"
                 ) from None
             if client is not None:
-                usage = {"requests": client.stats.requests, "cache_hits": client.stats.cache_hits}
+                usage = {
+                    "requests": client.stats.requests,
+                    "cache_hits": client.stats.cache_hits,
+                    "completion_tokens": client.stats.completion_tokens,
+                }
             if failed:
                 kinds = ", ".join(f"{count} {kind}" for kind, count in failed.most_common())
                 missing = len(todo) - scored
@@ -744,4 +748,5 @@ def run_eval(
         time.perf_counter() - started,
         scored,
         resumed,
+        extra={"completion_tokens": usage["completion_tokens"]},
     )
