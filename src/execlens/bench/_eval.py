@@ -175,6 +175,11 @@ class EvalConfig:
             "data",
         )
         identity = {key: getattr(self, key) for key in keys}
+        if self.reasoning != "off":
+            # Replies are read one by one, asked without stop strings and asked again
+            # with room when cut: a run begun the old way (stops sent, a thinker
+            # detected once from reply 1) is another run, not one to resume.
+            identity["asking"] = "per-reply"
         # Each absent at its default: runs from before the option still resume.
         if self.extra_body:
             identity["extra_body"] = self.extra_body
