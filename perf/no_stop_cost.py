@@ -72,7 +72,10 @@ def _run(prompt: str, reasoning: str, limit: int, data: Path, scratch: Path) -> 
 def main() -> None:
     """Measure (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--limit", type=int, default=40, help="CRUXEval samples per run")
+    parser.add_argument("--limit", type=int, default=20, help="CRUXEval samples per run")
+    parser.add_argument(
+        "--prompts", default="direct,cot", help="prompt styles, comma-separated (direct,cot)"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object last")
     options = parser.parse_args()
     data = _data_root() / "cruxeval"
@@ -81,7 +84,7 @@ def main() -> None:
         raise SystemExit(2)
     result: dict[str, Any] = {"samples": options.limit, "model": "local (SmolLM2-135M)"}
     with tempfile.TemporaryDirectory() as scratch:
-        for prompt in ("direct", "cot"):
+        for prompt in [p.strip() for p in options.prompts.split(",") if p.strip()]:
             base = _run(prompt, "off", options.limit, data, Path(scratch))
             auto = _run(prompt, "auto", options.limit, data, Path(scratch))
             ratio = auto["completion_tokens"] / max(base["completion_tokens"], 1)

@@ -144,10 +144,12 @@ class EvalConfig:
     extra_body: dict[str, Any] = field(default_factory=dict)
     """Server-specific request fields (vLLM's ``top_k``, ``chat_template_kwargs``, ...)."""
     reasoning: str = "auto"
-    """``auto`` (set apart any thought found; a thinker is detected from its first
-    response), ``on`` (a reasoning model), ``off`` (the content is the answer, whole)."""
+    """``auto`` (set apart any thought each reply holds; a reply the official budget cut
+    is asked again with room), ``on`` (a reasoning model: the thinking budget at once),
+    ``off`` (the content is the answer, whole; stop strings sent)."""
     stop: tuple[str, ...] | None = None
-    """Stop strings instead of the benchmark's (``()``: none); never sent to a thinker."""
+    """Stop strings instead of the benchmark's (``()``: none); sent only under ``off``,
+    otherwise applied to each final part afterwards."""
     think_tags: tuple[str, str] = DEFAULT_THINK_TAGS
     """The tags around an inline thought."""
     perturb: tuple[str, ...] = ()
