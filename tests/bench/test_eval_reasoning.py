@@ -323,3 +323,25 @@ def test_score_reads_the_final_answer_of_each_generation(
         assert sample["official"] == [True, False, False]
         assert sample["strict"] == [True, False, False]
     assert result.results["samples"] == LIMIT
+
+
+def test_a_plain_model_writing_on_past_its_answer_is_cut_asked_again_and_told(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    """No stop string is sent: a model that does not think but writes on after its answer
+    is cut by the official budget, asked once more with room (it could have been a thought
+    the chat template opened), read as it was -- and the run says those tokens bought
+    nothing, and how to save them."""
+    answers = _cruxeval_answers(data_dir)
+    with StandInModel(lambda body: answers(user_message(body))[1] + " and so on" * 60) as server:
+        result = run_eval(
+            _cruxeval(data_dir, server.base_url), tmp_path / "run", show_progress=False
+        )
+        budgets = sorted(server.max_tokens_seen)
+    assert budgets == [100] * LIMIT + [32768] * LIMIT
+    assert result.results["metrics"]["strict"]["pass@1"] == 100.0
+    budget = result.results["responses"]["budget"]
+    assert budget["asked_again_with_room"] == budget["asked_again_without_thought"] == LIMIT
+    assert any("--max-tokens" in flag for flag in result.results["flags"])
+    for sample in _samples(tmp_path / "run"):
+        assert sample["finals"][0].endswith("== " + sample["answers"][0] + "\n")

@@ -46,8 +46,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from execlens._progress import StageProgress
-from execlens.tasks.prompts import DEFAULT_THINK_TAGS, ModelResponse, read_response
+from execlens.tasks.prompts import DEFAULT_THINK_TAGS
 
+from ._asking import (
+    Asking,
+    budget_of,
+    generate,
+    refusal_message,
+    sampling_of,
+    served_context,
+    stops_for,
+)
 from ._pin import (
     DataOptionError,
     check_data_options,
@@ -57,14 +66,7 @@ from ._pin import (
     unpinned_warning,
 )
 from ._protocol import Benchmark, BenchmarkError
-from ._reading import (
-    flavor_of,
-    read_answers,
-    reading_fields,
-    responses_summary,
-    scored_texts,
-    stops_of,
-)
+from ._reading import responses_summary
 from ._references import attach_reference
 from ._registry import get_benchmark
 from ._runs import (
@@ -84,7 +86,6 @@ from ._runs import (
 
 if TYPE_CHECKING:
     from execlens.engine import Engine
-    from execlens.tasks.prompts import RenderedPrompt
 
 __all__ = [
     "EvalConfig",
@@ -144,10 +145,12 @@ class EvalConfig:
     extra_body: dict[str, Any] = field(default_factory=dict)
     """Server-specific request fields (vLLM's ``top_k``, ``chat_template_kwargs``, ...)."""
     reasoning: str = "auto"
-    """``auto`` (set apart any thought found; a thinker is detected from its first
-    response), ``on`` (a reasoning model), ``off`` (the content is the answer, whole)."""
+    """``auto`` (set apart any thought each reply holds; a reply the official budget cut
+    is asked again with room), ``on`` (a reasoning model: the thinking budget at once),
+    ``off`` (the content is the answer, whole; stop strings sent)."""
     stop: tuple[str, ...] | None = None
-    """Stop strings instead of the benchmark's (``()``: none); never sent to a thinker."""
+    """Stop strings instead of the benchmark's (``()``: none); sent only under ``off``,
+    otherwise applied to each final part afterwards."""
     think_tags: tuple[str, str] = DEFAULT_THINK_TAGS
     """The tags around an inline thought."""
     perturb: tuple[str, ...] = ()
@@ -175,6 +178,11 @@ class EvalConfig:
             "data",
         )
         identity = {key: getattr(self, key) for key in keys}
+        if self.reasoning != "off":
+            # Replies are read one by one, asked without stop strings and asked again
+            # with room when cut: a run begun the old way (stops sent, a thinker
+            # detected once from reply 1) is another run, not one to resume.
+            identity["asking"] = "per-reply"
         # Each absent at its default: runs from before the option still resume.
         if self.extra_body:
             identity["extra_body"] = self.extra_body
@@ -267,60 +275,6 @@ def check_config(config: EvalConfig) -> Benchmark:
     return bench
 
 
-def _stops(config: EvalConfig, prompt: RenderedPrompt) -> tuple[str, ...]:
-    """The stop strings of this run: the user's, else the official runner's."""
-    return stops_of(prompt, config.endpoint, config.stop)
-
-
-def _budget(config: EvalConfig, prompt: RenderedPrompt, context: int | None = None) -> Any:
-    """The run's token budget (``models.TokenBudget``, the rule every path that asks a
-    model shares): ``auto`` asks with the official budget and gives a reply the token
-    limit cut a second ask with the thinking budget; ``on`` asks with the thinking
-    budget; ``off`` with the official one; ``--max-tokens`` is never raised."""
-    from execlens.models import TokenBudget
-
-    defaults = prompt.sampling
-    thinking = defaults.reasoning_max_tokens
-    if config.reasoning == "on":
-        first = config.max_tokens or thinking
-        return TokenBudget(first, first, context, fixed=True)
-    first = config.max_tokens or defaults.max_tokens
-    fixed = config.max_tokens is not None or config.reasoning == "off"
-    return TokenBudget(first, max(thinking, first), context, fixed=fixed)
-
-
-def _sampling(config: EvalConfig, prompt: RenderedPrompt) -> dict[str, Any]:
-    defaults = prompt.sampling
-    return {
-        "n": config.n if config.n is not None else defaults.n,
-        "temperature": config.temperature
-        if config.temperature is not None
-        else defaults.temperature,
-        "top_p": config.top_p if config.top_p is not None else (defaults.top_p or 1.0),
-        "max_tokens": _budget(config, prompt).base,
-        # Stop strings only where no thought can hold them: --reasoning off (the content
-        # is read whole).  Otherwise they cut the final part after the fact.
-        "stop": _stops(config, prompt) if config.reasoning == "off" else (),
-        "seed": config.seed,
-        "extra_body": dict(config.extra_body),
-    }
-
-
-def _request(config: EvalConfig, prompt: RenderedPrompt, item_id: str) -> Any:
-    from execlens.models import GenerationRequest, SamplingParams
-
-    params = SamplingParams(**_sampling(config, prompt))
-    if config.endpoint == "chat":
-        return GenerationRequest.chat(prompt.text, system=prompt.system, params=params, id=item_id)
-    return GenerationRequest.completion(prompt.completion, params=params, id=item_id)
-
-
-def _prompt_record(config: EvalConfig, prompt: RenderedPrompt) -> dict[str, Any]:
-    if config.endpoint == "chat":
-        return {"system": prompt.system, "user": prompt.text}
-    return {"completion": prompt.completion}
-
-
 def _units(plan: Sequence[tuple[str, list[Any]]]) -> list[Unit]:
     composite = len(plan) > 1
     return [
@@ -334,131 +288,6 @@ def _units(plan: Sequence[tuple[str, list[Any]]]) -> list[Unit]:
         for task, items in plan
         for index, item in enumerate(items)
     ]
-
-
-@dataclass
-class _Generated:
-    ok: list[Unit]
-    failed: Counter[str]
-    messages: dict[str, str] = field(default_factory=dict)
-    """The server's message of the first failure of each kind."""
-
-
-def _read(config: EvalConfig, completion: Any) -> ModelResponse:
-    """One completion read once: its thought set apart from its final part."""
-    shared = completion.choices_in_request > 1  # one request's usage covers several
-    return read_response(
-        completion.text,
-        reasoning=completion.reasoning,
-        finish_reason=completion.finish_reason,
-        mode=config.reasoning,
-        think_tags=config.think_tags,
-        completion_tokens=None if shared else completion.usage.completion_tokens,
-    )
-
-
-def _needs_room(config: EvalConfig) -> Callable[[Any], bool]:
-    """Which replies get a second ask with the thinking budget: a chat reply the token
-    limit cut (a thought whose template opened ``<think>`` has no tag until it closes),
-    or a plain completion cut inside a thought it shows."""
-
-    def needs(response: Any) -> bool:
-        return any(
-            c.ok
-            and c.finish_reason == "length"
-            and (config.endpoint == "chat" or _read(config, c).has_reasoning)
-            for c in response.completions
-        )
-
-    return needs
-
-
-@dataclass
-class _Asking:
-    """How a run asks: its budget and where progress and notes go."""
-
-    budget: Any
-    advance: Callable[[], None]
-    again: Callable[[int, int], None]
-    warn: Callable[[str], None] | None
-    noted: set[str] = field(default_factory=set)
-
-
-def _generate(
-    client: Any, bench: Benchmark, units: Sequence[Unit], config: EvalConfig, asking: _Asking
-) -> _Generated:
-    """Prompts → responses → answers for ``units``; failed requests are set apart.
-
-    Every reply is read on its own (a later one may think where an earlier one did not):
-    no stop string is sent unless ``--reasoning off``, the official stops cut each final
-    part afterwards, and a reply the token limit cut is asked again with room to think.
-    """
-    from execlens.models import ask_within_budget
-
-    prompts = [bench.render(unit.item, unit.task, config.prompt) for unit in units]
-    requests = [_request(config, prompt, unit.key) for unit, prompt in zip(units, prompts)]
-    asked = ask_within_budget(
-        client,
-        requests,
-        asking.budget,
-        needs_room=_needs_room(config),
-        on_response=lambda i, r: asking.advance(),
-        on_again=asking.again,
-    )
-    for note in asked.notes:  # a budget lowered to the server's limit: said once
-        if note not in asking.noted and asking.warn is not None:
-            asking.noted.add(note)
-            asking.warn(note)
-    ok: list[Unit] = []
-    failed: Counter[str] = Counter()
-    messages: dict[str, str] = {}
-    flavor = flavor_of(config.endpoint)
-    for index, (unit, prompt, response) in enumerate(zip(units, prompts, asked.responses)):
-        errors = [c for c in response.completions if not c.ok]
-        if errors:
-            for completion in errors:
-                kind = completion.error.value if completion.error else "no_text"
-                failed[kind] += 1
-                messages.setdefault(kind, completion.error_message or "")
-            continue
-        read = read_answers(
-            bench,
-            unit.item,
-            unit.task,
-            config.prompt,
-            flavor,
-            [_read(config, c) for c in response.completions],
-            _stops(config, prompt),
-        )
-        unit.answers = scored_texts(bench, read)
-        budget = asked.budget(index)
-        unit.extra = {
-            "task": unit.task,
-            "prompt": _prompt_record(config, prompt),
-            **reading_fields(
-                read,
-                [c.text or "" for c in response.completions],
-                [budget] * len(response.completions),
-            ),
-        }
-        ok.append(unit)
-    return _Generated(ok, failed, messages)
-
-
-def _served_context(config: EvalConfig, client: Any) -> int | None:
-    """The served model's context length, when its server reports one (budgets stay
-    within it); ``None`` for the embedded model or a server that reports none."""
-    from execlens.models import is_local, served_context_length
-
-    if client is None or is_local(config.model):
-        return None
-    return served_context_length(client.config)
-
-
-def _refusal_message(messages: dict[str, str]) -> str:
-    """The server's own words on a refused request (the first kind that has some)."""
-    said = next((m for m in messages.values() if m), "")
-    return f" (the server said: {' '.join(said.split())[:240]})" if said else ""
 
 
 def _check_model(config: EvalConfig) -> None:
@@ -561,10 +390,10 @@ def run_eval(
     started = time.perf_counter()
     first = units[0]
     first_prompt = bench.render(first.item, first.task, config.prompt)
-    n = int(_sampling(config, first_prompt)["n"])
+    n = int(sampling_of(config, first_prompt)["n"])
     own_engine: Engine | None = None
     contexts: dict[str, Any] = {}
-    usage = {"requests": 0, "cache_hits": 0}
+    usage = {"requests": 0, "cache_hits": 0, "completion_tokens": 0}
     _check_model(config)
     try:
         with ExitStack() as stack:
@@ -582,7 +411,7 @@ def run_eval(
             def work(task: str, group: list[Unit]) -> list[dict[str, Any]]:
                 """One shard's pending units: asked, extracted, scored (failures left out)."""
                 nonlocal own_engine, scored
-                generated = _generate(client, bench, group, config, asking)
+                generated = generate(client, bench, group, config, asking)
                 failed.update(generated.failed)
                 for kind, message in generated.messages.items():
                     failed_messages.setdefault(kind, message)
@@ -628,7 +457,7 @@ def run_eval(
             progress = stack.enter_context(StageProgress(show_progress and bool(todo)))
             # The model (for `local`, its server) is only started when something is left.
             client = stack.enter_context(_open_client(config)) if todo else None
-            context = _served_context(config, client)
+            context = served_context(config, client)
             generating = progress.stage("generating", len(units), resumed)
             scoring = progress.stage("scoring", len(units), resumed)
             again_stage: list[Callable[[int], None]] = []
@@ -647,7 +476,7 @@ def run_eval(
                     again_stage[0] = progress.stage("asking again with room to think", total)
                 again_stage[0](done)
 
-            asking = _Asking(_budget(config, first_prompt, context), advance, again, warn)
+            asking = Asking(budget_of(config, first_prompt, context), advance, again, warn)
             try:
                 executor.run()
             except _ServerGaveNothing:
@@ -659,7 +488,11 @@ def run_eval(
                     "model's replies so far are cached); rerun the same command to resume"
                 ) from None
             if client is not None:
-                usage = {"requests": client.stats.requests, "cache_hits": client.stats.cache_hits}
+                usage = {
+                    "requests": client.stats.requests,
+                    "cache_hits": client.stats.cache_hits,
+                    "completion_tokens": client.stats.completion_tokens,
+                }
             if failed:
                 kinds = ", ".join(f"{count} {kind}" for kind, count in failed.most_common())
                 missing = len(todo) - scored
@@ -672,7 +505,7 @@ def run_eval(
                         f"{budget.base}"
                         + (f", then {budget.thinking}" if budget.grows else "")
                         + f"): {'; '.join(dict.fromkeys(h for h in hints if h))}"
-                        + _refusal_message(failed_messages)
+                        + refusal_message(failed_messages)
                     )
                 raise ModelRequestsFailed(
                     f"{missing} of {len(units)} samples got no answer from {config.model} "
@@ -681,9 +514,9 @@ def run_eval(
                 )
             final = run_records(executor)
             first_task = plan[0][0]
-            sampling = {k: v for k, v in _sampling(config, first_prompt).items() if k != "stop"}
-            budget = _budget(config, first_prompt, context)
-            stops = _stops(config, first_prompt)
+            sampling = {k: v for k, v in sampling_of(config, first_prompt).items() if k != "stop"}
+            budget = budget_of(config, first_prompt, context)
+            stops = stops_for(config, first_prompt)
             responses, warnings = responses_summary(
                 final,
                 reasoning=config.reasoning,
@@ -746,4 +579,5 @@ def run_eval(
         time.perf_counter() - started,
         scored,
         resumed,
+        extra={"completion_tokens": usage["completion_tokens"]},
     )

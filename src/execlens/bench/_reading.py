@@ -195,6 +195,13 @@ def responses_summary(
     flags: list[str] = []
     if budget is not None:
         summary["budget"] = _budget_account(records, budget)
+        wasted = summary["budget"].get("asked_again_without_thought", 0)
+        if wasted:
+            flags.append(
+                f"{wasted} generation(s) cut at the official budget were asked again with "
+                "room to think but hold no thought (a model that writes on past its "
+                "answer): pass --max-tokens to keep one budget and save those tokens"
+            )
         lowered = summary["budget"].get("within_server_limit", 0)
         if lowered:
             flags.append(
@@ -238,6 +245,12 @@ def _budget_account(
     account = dict(budget)
     if isinstance(first, int):
         account["asked_again_with_room"] = sum(1 for b in asked if b > first)
+        account["asked_again_without_thought"] = sum(
+            1
+            for r in records
+            for b, shape in zip(r.get("max_tokens") or (), r.get("read_as") or ())
+            if isinstance(b, int) and b > first and shape == "none"
+        )
         account["within_server_limit"] = sum(
             1 for b in asked if b < first or (isinstance(thinking, int) and first < b < thinking)
         )

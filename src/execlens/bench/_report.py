@@ -545,7 +545,7 @@ def write_report(
     runs = [load_run(Path(p)) for p in run_dirs]
     if not runs:
         raise ValueError("no run directories given")
-    figures = [{"id": "scores", "chart": _bar_figure(runs)}]
+    figures: list[dict[str, Any]] = [{"id": "scores", "chart": _bar_figure(runs)}]
     for index, run in enumerate(runs):
         figure = _differences_figure(run)
         if figure is not None:

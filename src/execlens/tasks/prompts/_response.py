@@ -40,10 +40,10 @@ __all__ = [
     "read_response",
 ]
 
-#: How a run treats reasoning: ``auto`` splits whatever shape it finds (and the eval
-#: runner detects a thinker from its first response), ``on`` expects a thought (a
-#: cut-off completion with no closing tag is a cut-off thought), ``off`` takes the
-#: content as the answer, whole.
+#: How a run treats reasoning: ``auto`` splits whatever shape each completion holds
+#: (decided per completion, never per run), ``on`` expects a thought (a cut-off
+#: completion with no closing tag is a cut-off thought), ``off`` takes the content as
+#: the answer, whole.
 ReasoningMode = Literal["auto", "on", "off"]
 
 DEFAULT_THINK_TAGS: tuple[str, str] = ("<think>", "</think>")
