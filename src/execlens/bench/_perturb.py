@@ -149,6 +149,7 @@ def perturb_programs(
             except PerturbError:
                 tally.not_applicable[kind] += 1
                 continue
+            tally.staged(kind, source, changed)
             stages.append((kind, changed))
             source = changed
         cases.append(_Case(target, stages))

@@ -4,12 +4,24 @@ Every verdict's reason carries the problem's partial score (``partial=0.6667``) 
 metrics can average ``partial_rs`` from the sample records; a passing verdict's partial
 score is 1.
 
+**Official reading** (``parse_results.py`` then the validators): the *whole* response is
+read -- the first ``[OUTPUT]``/``[INPUT]`` anywhere, a reasoning model's thought included
+(the generations file's texts reach the scorer through the generations context) -- and
+the prediction is what ``parse_results.py`` records: the decoded JSON, or ``{}`` when
+nothing decoded (no tag, an unrepairable document, a repair that indexes past the end or
+runs away) *or* it decoded to ``null``; ``{}`` is then compared like any prediction (it
+scores against a ``None`` truth as a type mismatch).  The reason names why nothing
+decoded (``no_marker,partial=0.0000``).  **Strict** reads the final part only (the
+thought set apart) and fails an answer that does not decode, by name.
+
 **Official input prediction**, when ``rs == 0`` (``detect_false_negative_cases.py``):
 the code is re-executed on the predicted input -- here in the engine, never in the host
 -- and the answer accepted (``rs = partial_rs = 1``) if what it *prints* equals
 ``str(ground truth output)`` (stripped) and the predicted input differs from the truth.
 A function is called as upstream writes the call (``print(f(a="x",b=[1, 2],))``); a
-program reading stdin (``{"input": ...}``, Avatar) gets the predicted text on stdin.
+program reading stdin (every Avatar problem, or an ``"input"`` key) gets the predicted
+``"input"`` (else a newline) on stdin, and is never accepted when that text is
+``str(recorded input)`` -- so an exactly right Avatar answer scores 0, as upstream's.
 Deviations, all named in the verdict: a method's object is built with
 ``object.__new__`` and its recorded attributes (upstream's ``constructor.py`` is not
 reproduced); SWE-bench and Real problems are not re-executed (upstream runs them in its

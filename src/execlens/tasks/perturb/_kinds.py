@@ -18,15 +18,18 @@ from ._common import (
     _identifiers,
     _locals_of,
 )
+from ._flow import deadbranch, invert, loops
 from ._lines import anchor_statements, map_lines
 from ._rename import _rename, protected_names, spelled_names
 
 __all__ = [
     "KINDS",
+    "LAYOUT_KINDS",
     "PerturbError",
     "Perturbed",
     "order_problem",
     "perturb_program",
+    "parsed_form",
     "perturb_source",
     "protected_names",
     "spelled_names",
@@ -200,11 +203,37 @@ def _split_brackets(text: str) -> str:
 # ------------------------------------------------------------------------------ entry
 #: In an order that loses none: the tree rewrites, then the layout kinds (reformat writes
 #: the tree out anew; comments are text, which any later rewrite would erase).
-KINDS: tuple[str, ...] = ("rename", "garbage", "prints", "reformat", "comments")
+KINDS: tuple[str, ...] = (
+    "rename",
+    "garbage",
+    "prints",
+    "invert",
+    "loops",
+    "deadbranch",
+    "reformat",
+    "comments",
+)
 #: Kinds that write the whole program out again (``ast.unparse``), erasing an earlier
 #: kind's layout; and the kinds whose whole effect is layout.
-_WRITES_OUT = frozenset({"rename", "garbage", "prints", "reformat"})
+_WRITES_OUT = frozenset(
+    {"rename", "garbage", "prints", "invert", "loops", "deadbranch", "reformat"}
+)
 _LAYOUT = ("reformat", "comments")
+#: The layout checks: kinds after which the program parses back to the same tree
+#: (:func:`parsed_form` is unchanged), so a model that reads the code's structure sees no
+#: change at all -- they test sensitivity to layout only, not robustness to rewrites.
+LAYOUT_KINDS: tuple[str, ...] = _LAYOUT
+_TREE_EDITS = {"invert": invert, "loops": loops, "deadbranch": deadbranch}
+
+
+def parsed_form(source: str) -> str | None:
+    """``ast.unparse(ast.parse(source))``: the program with its layout and comments gone
+    (None when it does not parse); two programs with the same parsed form differ only in
+    layout."""
+    try:
+        return ast.unparse(ast.parse(source))
+    except (SyntaxError, ValueError, RecursionError):
+        return None
 
 
 def order_problem(kinds: Sequence[str]) -> str | None:
@@ -271,6 +300,8 @@ def perturb_program(
         _garbage(tree, rng)
     elif kind == "prints":
         _prints(tree, rng)
+    elif kind in _TREE_EDITS:
+        _TREE_EDITS[kind](tree, rng)
     if kind == "comments":  # a text edit: the layout (a reformat's too) is kept
         text = _comments(source, rng)
     else:
