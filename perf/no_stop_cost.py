@@ -80,7 +80,9 @@ def main() -> None:
     options = parser.parse_args()
     data = _data_root() / "cruxeval"
     if not (data / "cruxeval.jsonl").is_file():
-        print(f"error: CRUXEval data not found under {data}; set EXECLENS_TEST_DATA", file=sys.stderr)
+        print(
+            f"error: CRUXEval data not found under {data}; set EXECLENS_TEST_DATA", file=sys.stderr
+        )
         raise SystemExit(2)
     result: dict[str, Any] = {"samples": options.limit, "model": "local (SmolLM2-135M)"}
     with tempfile.TemporaryDirectory() as scratch:
