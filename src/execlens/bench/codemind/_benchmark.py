@@ -98,9 +98,9 @@ class CodeMind:
     def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer]:
         """Official (upstream's rules) and strict, per task family."""
         if self._part(task) == "sr":
-            return {"official": SROfficialScorer(), "strict": SRStrictScorer()}  # type: ignore[dict-item]
+            return {"official": SROfficialScorer(), "strict": SRStrictScorer()}
         return {
-            "official": IEROfficialScorer(),  # type: ignore[dict-item]
+            "official": IEROfficialScorer(),
             "strict": IERStrictScorer(context or {}),
         }
 
