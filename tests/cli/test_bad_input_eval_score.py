@@ -491,7 +491,7 @@ def test_eval_perturb_unknown_kind(data_dir: Path, tmp_path: Path) -> None:
             str(out),
         ),
         "unknown perturbation 'shuffle'",
-        "rename, garbage, prints, reformat, comments",
+        "rename, garbage, prints, invert, loops, deadbranch, reformat, comments",
     )
     assert not out.exists()
 

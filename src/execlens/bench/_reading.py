@@ -40,7 +40,9 @@ __all__ = [
     "read_answers",
     "reading_fields",
     "responses_summary",
+    "final_of_whole",
     "scored_texts",
+    "whole_text",
     "stops_of",
 ]
 
@@ -102,9 +104,34 @@ def read_answers(
     return out
 
 
+THOUGHT_OPEN, THOUGHT_CLOSE = "<think>", "</think>"
+
+
+def whole_text(read: ReadAnswer) -> str:
+    """The response as one text, its thought first between ``<think>`` tags (however the
+    server sent it: inline or in a reasoning field), its final part after.  For an
+    official rule that reads the whole response (RE2-Bench's first ``[OUTPUT]``
+    anywhere); :func:`final_of_whole` gives the final part back."""
+    reasoning = read.response.reasoning
+    if not reasoning:
+        return read.final
+    return f"{THOUGHT_OPEN}{reasoning}{THOUGHT_CLOSE}{read.final}"
+
+
+def final_of_whole(text: str) -> str:
+    """The final part of a :func:`whole_text` (the text itself when it holds no thought)."""
+    if text.startswith(THOUGHT_OPEN) and THOUGHT_CLOSE in text:
+        return text.rsplit(THOUGHT_CLOSE, 1)[1]
+    return text
+
+
 def scored_texts(bench: Benchmark, read: Sequence[ReadAnswer]) -> list[str]:
-    """What the scorers judge: the final parts (a benchmark that reads raw text, REval)
-    or the extracted answers."""
+    """What the scorers judge: the final parts (a benchmark that reads raw text, REval),
+    the whole responses (a benchmark whose official rule reads thoughts too, RE2-Bench:
+    its strict scorer takes :func:`final_of_whole`), or the extracted answers.  One rule
+    for ``eval`` and ``score``, so both verbs judge the same texts."""
+    if getattr(bench, "official_reads_thought", False):
+        return [whole_text(r) for r in read]
     if getattr(bench, "scores_raw", False):
         return [r.final for r in read]
     return [r.extraction.text for r in read]

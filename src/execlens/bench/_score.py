@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from execlens.tasks import Task
 from execlens.tasks.prompts import read_response
 
 from ._protocol import Benchmark, BenchmarkError, Generations
@@ -119,8 +120,9 @@ def _stops(
     bench: Benchmark, item: Any, generations: Generations, style: str, endpoint: str
 ) -> tuple[str, ...]:
     """The official stop strings of ``item``'s prompt, as eval cuts a final part at them
-    (none for a file paired with problems rather than prompts: ``Generations.prompted``)."""
-    if not generations.prompted:
+    (none for a file paired with problems rather than prompts: ``Generations.prompted``,
+    nor for a hand-made :class:`~execlens.tasks.Task`, which is a question, not a prompt)."""
+    if not generations.prompted or isinstance(item, Task):
         return ()
     return stops_of(bench.render(item, generations.task, style), endpoint)
 

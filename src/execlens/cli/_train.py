@@ -58,6 +58,9 @@ def _chains(config_path: Path) -> None:
         if config.thinking_max_tokens
         else "set thinking_max_tokens (e.g. 32768) so a cut chain is asked again with room"
     )
+    # The counts per kind come first, so a run that kept nothing still shows them.
+    for kind, rate in sorted(stats.acceptance().items()):
+        typer.echo(f"  {kind}: {stats.accepted.get(kind, 0)}/{stats.sampled[kind]} ({rate:.1%})")
     if sampled and not accepted:
         reasons = ", ".join(
             f"{n} {r}" for r, n in sorted(stats.rejected.items(), key=lambda x: -x[1])
@@ -80,8 +83,6 @@ def _chains(config_path: Path) -> None:
             f"(truncated_in_reasoning): {room}",
             err=True,
         )
-    for kind, rate in sorted(stats.acceptance().items()):
-        typer.echo(f"  {kind}: {stats.accepted.get(kind, 0)}/{stats.sampled[kind]} ({rate:.1%})")
     if stats.failed_requests:
         typer.echo(
             f"  {stats.failed_requests} samples failed (request errors); a rerun "

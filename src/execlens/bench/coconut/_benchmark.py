@@ -105,7 +105,13 @@ class CoCoNUT(SampleBenchmark):
             notes: dict[str, Any] = {"predictions": "as stored in an upstream results file"}
             if differing:
                 notes["rows_with_another_truth"] = differing
-            return Generations(task=task, items=paired, context=StoredPredictions(), notes=notes)
+            return Generations(
+                task=task,
+                items=paired,
+                context=StoredPredictions(),
+                notes=notes,
+                responses=False,  # upstream's runner already extracted each prediction
+            )
         answers = check_generations(read_generations_json(path), str(path))
         paired = match_generations(items, answers, str(path))
         return Generations(

@@ -87,6 +87,9 @@ class RE2Bench:
     }
     modes = ("official", "strict")
     scores_raw = True
+    official_reads_thought = True
+    """Upstream reads the whole response (its first ``[OUTPUT]`` anywhere, a thought's
+    included): both verbs hand the scorers whole responses; strict takes the final part."""
     preload: tuple[str, ...] = ()
     scoring_workers = 4
 
@@ -141,8 +144,7 @@ class RE2Bench:
     def scorers(self, task: str, style: str, context: Any) -> dict[str, Any]:
         """Upstream's validators and the strict ones."""
         self._check(task)
-        raw = context.get("raw") if isinstance(context, Mapping) else None
-        return {"official": OfficialScorer(task, raw=raw), "strict": StrictScorer(task)}
+        return {"official": OfficialScorer(task), "strict": StrictScorer(task)}
 
     def metrics(self, records: Sequence[Mapping[str, Any]], task: str) -> dict[str, Any]:
         """rs and partial_rs means: total, easy, difficult (percent)."""
@@ -168,15 +170,7 @@ class RE2Bench:
         answers = check_generations(read_generations_json(path), str(path))
         items = [r for r in self.load(data) if r.task == task]
         paired = match_generations(items, answers, str(path))
-        # The score runner hands scorers a response's final part; upstream's reader sees
-        # the whole response (an [OUTPUT] inside a thought included): the official
-        # scorer gets the whole texts here.
-        return Generations(
-            task=task,
-            items=paired,
-            context={"raw": {item.sample_id: list(texts) for item, texts in paired}},
-            notes={"official_task": task},
-        )
+        return Generations(task=task, items=paired, notes={"official_task": task})
 
     def references(self) -> Sequence[Any]:
         """None reproducible offline."""

@@ -37,13 +37,14 @@ records are JSON).  A stdin program's printed text must equal the recorded outpu
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from execlens.engine import Job, Limits
 from execlens.judge import SampleScore, ScorePlan, Verdict, VerdictStatus, failure_verdict
 from execlens.values import strict_equal
 
+from .._reading import final_of_whole
 from ._compare import compare_branch, compare_loop, deserialize, official_score, strict_score
 from ._parse import JsonAnswer, extract_json_answer, parse_branch_answer, parse_loop_answer
 
@@ -216,33 +217,12 @@ def _official_reason(answer: JsonAnswer, base: str = "partial") -> str:
 
 
 class OfficialScorer(_Base):
-    """Upstream's validators, quirks included (see the module docstrings).
-
-    ``raw``: the responses as the generations file holds them, ``{sample id: [text,
-    ...]}``; upstream reads the whole response (the first ``[OUTPUT]`` anywhere, inside
-    a reasoning model's thought too), where the score runner hands the scorers the final
-    part only.  Without it (``execlens eval``) the answers given are read.
+    """Upstream's validators, quirks included (see the module docstrings).  It reads the
+    whole response (the first ``[OUTPUT]`` anywhere, inside a reasoning model's thought
+    too): both verbs hand it whole responses (``official_reads_thought``).
     """
 
     name = "official"
-
-    def __init__(
-        self,
-        task: str,
-        *,
-        limits: Limits = RERUN_LIMITS,
-        raw: Mapping[str, Sequence[str]] | None = None,
-    ) -> None:
-        super().__init__(task, limits=limits)
-        self.raw = raw or {}
-
-    def plan(self, item: RE2Item, generations: Sequence[str]) -> ScorePlan:
-        """As :meth:`_Base.plan`, on the whole responses when they are known."""
-        whole = self.raw.get(item.sample_id)
-        return super().plan(
-            item,
-            list(whole) if whole is not None and len(whole) == len(generations) else generations,
-        )
 
     def _io(self, raw: str, item: RE2Item) -> tuple[Verdict, Job | None]:
         answer = extract_json_answer(raw, self.task)
@@ -315,6 +295,11 @@ class StrictScorer(_Base):
     return value."""
 
     name = "strict"
+
+    def plan(self, item: RE2Item, generations: Sequence[str]) -> ScorePlan:
+        """As the official plan, on each response's final part only (a thought's drafts
+        are never the answer)."""
+        return super().plan(item, [final_of_whole(text) for text in generations])
 
     def _io(self, raw: str, item: RE2Item) -> tuple[Verdict, Job | None]:
         answer = extract_json_answer(raw, self.task)
