@@ -1,8 +1,11 @@
 """``--perturb`` on all 800 CRUXEval programs: every kind, each re-executed and compared.
 
-Prints, per kind, how many perturbed programs were kept (same value, exception and, but
-after ``prints``, stdout as the original on the dataset's input) and how many were
-dropped, with the reasons.  Usage: ``python perf/perturb_cruxeval.py [--json] [KIND ...]``
+Prints, per kind, how many programs it rewrote (``perturbed``; the rest had nothing for
+it to change: ``not_applicable``), how many of those still differ from the original
+after ``ast.parse`` + ``ast.unparse`` (``differs_after_unparse``: 0 for the layout
+checks, ``layout_check``), how many perturbed programs were kept (same value, exception
+and, but after ``prints``, stdout as the original on the dataset's input) and how many
+were dropped, with the reasons.  Usage: ``python perf/perturb_cruxeval.py [--json] [KIND ...]``
 (``--json``: also every kind's figures as one JSON object on the last line).
 ``EXECLENS_PERF_SMALL=1``: 20 programs, two kinds, two servers (``perf/_small.py``).
 """

@@ -218,6 +218,127 @@ def baseline_rate(completions: list[str], truths: list[str]) -> float:
     return len(picked) / (time.perf_counter() - start)
 
 
+# --- issue 27: 16 answers of 200,000 characters, each judged in <= 50 ms (begin) -------
+# A separate block (its own functions and result keys) so that it merges apart from the
+# rest of this script.  Each completion's answer is a literal just under the cap (nested
+# lists and tuples of ints, floats, strings, None/True); half right, half wrong in one
+# element.  Timed one completion per call through the TRL adapter (best of 3, the
+# reference already parsed, as in a GRPO group), beside the ast path on the same answers
+# (``ast.parse`` + the strict comparison, what every answer went through before).
+LONG_ANSWERS = 16
+LONG_CHARS = 200_000
+
+
+def _long_value(seed: int) -> list[Any]:
+    """A value whose ``repr`` is just under 200,000 characters: nested lists and tuples of
+    ints, floats, strings, ``None``/``True``."""
+    import random
+
+    rng = random.Random(seed)
+    value: list[Any] = []
+    total = 2
+    while True:
+        items = [
+            (
+                rng.randint(-999, 999),
+                rng.choice("abcdefgh") * rng.randint(1, 6),
+                [round(rng.random(), 4), rng.choice([True, None, [], (), (1,)])],
+            )
+            for _ in range(rng.randint(1, 5))
+        ]
+        part: Any = items if rng.random() < 0.5 else tuple(items)
+        size = len(repr(part)) + 2
+        if total + size > LONG_CHARS:
+            return value
+        value.append(part)
+        total += size
+
+
+def long_answer_batch() -> tuple[list[str], list[str], list[str]]:
+    """(completions, ground truths, answers): 16 thinking completions whose final answer
+    is a literal of just under 200,000 characters, written as Python prints it; the odd
+    ones wrong in one element."""
+    completions, truths, answers = [], [], []
+    for index in range(LONG_ANSWERS):
+        value = _long_value(index // 2)
+        literal = repr(value)
+        truth = Task(
+            kind="output",
+            program="def f(x):\n    return x\n",
+            function="f",
+            input="f(0)",
+            reference=literal,
+        ).to_json()
+        answer = literal if index % 2 == 0 else literal.replace("'a", "'z", 1)
+        completions.append(f"<think>\nLet me trace it.\n</think>\n\n[ANSWER]{answer}[/ANSWER]")
+        truths.append(truth)
+        answers.append(answer)
+    return completions, truths, answers
+
+
+def _ast_judgement(answer: str, truth: str) -> bool:
+    """The strict judgement of ``answer`` as it ran before the fast reader: ``ast``."""
+    from execlens.values import parse_literal, strict_equal
+    from execlens.values._parse import _literal, _parse_expression
+
+    reference = parse_literal(Task.from_json(truth).reference)
+    return strict_equal(_literal(_parse_expression(answer)), reference)
+
+
+def time_long_answers() -> dict[str, Any]:
+    """Per-answer milliseconds (wall and CPU) of the 16 long answers, and the baseline."""
+    completions, truths, answers = long_answer_batch()
+    wall: list[float] = []
+    cpu: list[float] = []
+    rewards: list[float | None] = []
+    for completion, truth in zip(completions, truths):
+        best_wall = best_cpu = float("inf")
+        value = None
+        for _ in range(3):
+            started, started_cpu = time.perf_counter(), time.process_time()
+            [value] = _call([completion], [truth])
+            best_wall = min(best_wall, time.perf_counter() - started)
+            best_cpu = min(best_cpu, time.process_time() - started_cpu)
+        wall.append(best_wall * 1000)
+        cpu.append(best_cpu * 1000)
+        rewards.append(value)
+    baseline: list[float] = []
+    agree = 0
+    for index, (answer, truth) in enumerate(zip(answers, truths)):
+        started = time.perf_counter()
+        passed = _ast_judgement(answer, truth)
+        baseline.append((time.perf_counter() - started) * 1000)
+        agree += passed == ((rewards[index] or 0.0) > 0)
+    return {
+        "long_answers": len(completions),
+        "long_answer_chars_min": min(len(a) for a in answers),
+        "long_answer_ms_max": max(wall),
+        "long_answer_ms_mean": sum(wall) / len(wall),
+        "long_answer_cpu_ms_max": max(cpu),
+        "long_answer_cpu_ms_mean": sum(cpu) / len(cpu),
+        "long_answer_rewards": rewards,
+        "baseline_long_answer_ms_mean": sum(baseline) / len(baseline),
+        "ratio_long_answer": (sum(baseline) / len(baseline)) / (sum(wall) / len(wall)),
+        "long_answer_verdicts_agree_with_ast": agree,
+    }
+
+
+def print_long_answers(result: dict[str, Any]) -> None:
+    """The long answers' line of the report."""
+    print(
+        f"{result['long_answers']} answers of {result['long_answer_chars_min']:,}+ chars "
+        f"(nested lists, tuples): max {result['long_answer_ms_max']:.1f} ms, mean "
+        f"{result['long_answer_ms_mean']:.1f} ms (CPU max {result['long_answer_cpu_ms_max']:.1f}"
+        f" ms, mean {result['long_answer_cpu_ms_mean']:.1f} ms; target <= 50 ms); ast path "
+        f"{result['baseline_long_answer_ms_mean']:,.0f} ms "
+        f"({result['ratio_long_answer']:.0f}x); verdicts agree with ast on "
+        f"{result['long_answer_verdicts_agree_with_ast']}/{result['long_answers']}"
+    )
+
+
+# --- issue 27 (end) ----------------------------------------------------------------------
+
+
 def main() -> None:
     """Run the benchmark (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -255,6 +376,7 @@ def main() -> None:
     start = time.perf_counter()
     big_baseline_kind = uncapped_extraction(big)
     t_big_base = time.perf_counter() - start
+    long_answers = time_long_answers()  # issue 27
     close_shared_engine()
 
     result = {
@@ -276,6 +398,7 @@ def main() -> None:
         "baseline_megabyte_ms": t_big_base * 1000,
         "baseline_megabyte_result": big_baseline_kind,
         "cpus": os.cpu_count(),
+        **long_answers,  # issue 27
     }
     print(
         f"prediction batch ({len(completions)}: {len(out_idx)} output + {len(in_idx)} input): "
@@ -297,6 +420,7 @@ def main() -> None:
         f"(uncapped extraction: {result['baseline_megabyte_ms']:,.0f} ms, "
         f"{big_baseline_kind}; target <= 50 ms)"
     )
+    print_long_answers(long_answers)  # issue 27
     if options.json:
         print(json.dumps(result))
 

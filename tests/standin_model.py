@@ -27,8 +27,11 @@ class Thought:
     """What a reasoning model generates: a thought, then its final answer.
 
     ``shape`` is how the server presents it: ``"tags"`` (``<think>...</think>`` inline in
-    the content), ``"field"`` (a separate ``reasoning_content``, as vLLM's reasoning
-    parser returns it), ``"harmony"`` (gpt-oss channels in the content).  The server
+    the content), ``"opened"`` (the chat template opened ``<think>`` in the prompt, so
+    the content holds the thought and only the closing tag: DeepSeek-R1 distills, QwQ,
+    Qwen3-thinking served without a reasoning parser), ``"field"`` (a separate
+    ``reasoning_content``, as vLLM's reasoning parser returns it), ``"reasoning"`` (the
+    newer ``reasoning`` field), ``"harmony"`` (gpt-oss channels in the content).  The server
     treats the generation as a real one: the request's stop strings end it wherever they
     first occur, *thought included*, and ``max_tokens`` (a token = a whitespace-separated
     word here) cuts it with ``finish_reason="length"``.
@@ -57,8 +60,10 @@ def generate(reply: str | Thought, body: dict[str, Any]) -> tuple[dict[str, Any]
                 f"<|start|>assistant<|channel|>final<|message|>{reply.final}"
             ),
         )
-    elif reply.shape == "field":
+    elif reply.shape in ("field", "reasoning"):
         prefix, text = reply.thought, reply.final
+    elif reply.shape == "opened":
+        prefix, text = "", f"{reply.thought}</think>\n\n{reply.final}"
     else:
         prefix, text = "", f"<think>{reply.thought}</think>\n\n{reply.final}"
     whole = prefix + "\x00" + text  # the server generates one sequence: thought, answer
@@ -76,7 +81,28 @@ def generate(reply: str | Thought, body: dict[str, Any]) -> tuple[dict[str, Any]
     message: dict[str, Any] = {"content": content}
     if isinstance(reply, Thought) and reply.shape == "field":
         message["reasoning_content"] = thought
+    if isinstance(reply, Thought) and reply.shape == "reasoning":
+        message["reasoning"] = thought
     return message, finish
+
+
+def prompt_tokens(body: dict[str, Any]) -> int:
+    """The prompt's size in this server's tokens (whitespace-separated words)."""
+    text = " ".join(str(m.get("content", "")) for m in body.get("messages") or ())
+    return len((text or str(body.get("prompt", ""))).split())
+
+
+def context_refusal(context: int, body: dict[str, Any]) -> str | None:
+    """vLLM's 400 message when the prompt plus ``max_tokens`` pass ``context``."""
+    asked = int(body.get("max_tokens") or body.get("max_completion_tokens") or 0)
+    prompt = prompt_tokens(body)
+    if prompt + asked <= context:
+        return None
+    return (
+        f"This model's maximum context length is {context} tokens. However, you requested "
+        f"{prompt + asked} tokens ({prompt} in the messages, {asked} in the completion). "
+        "Please reduce the length of the messages or completion."
+    )
 
 
 def user_message(body: dict[str, Any]) -> str:
@@ -89,7 +115,11 @@ class StandInModel:
 
     ``GET /v1/models`` lists ``models`` (an empty listing by default, which names no
     model, so any ``--model`` passes the client's health check); ``fail_status`` is the
-    HTTP status of a request ``reply`` fails (503, retried; a 4xx is not).
+    HTTP status of a request ``reply`` fails (503, retried; a 4xx is not).  ``context``
+    makes it a server with that context length: a request whose prompt plus
+    ``max_tokens`` is longer is refused with HTTP 400 and vLLM's message, and each
+    listed model reports it as ``max_model_len`` when ``report_context`` is set.
+    ``max_tokens_seen`` records each answered request's ``max_tokens``.
     """
 
     def __init__(
@@ -100,8 +130,14 @@ class StandInModel:
         port: int = 0,
         models: tuple[str, ...] = (),
         fail_status: int = 503,
+        context: int | None = None,
+        report_context: bool = False,
     ) -> None:
         self.reply = reply
+        self.context = context
+        self.report_context = report_context
+        self.refused: list[int] = []  # the max_tokens of each request refused for size
+        self.max_tokens_seen: list[int | None] = []
         self.delay = delay
         self.models = models
         self.fail_status = fail_status
@@ -122,7 +158,16 @@ class StandInModel:
                     {
                         "object": "list",
                         "data": [
-                            {"id": name, "object": "model", "owned_by": "stand-in"}
+                            {
+                                "id": name,
+                                "object": "model",
+                                "owned_by": "stand-in",
+                                **(
+                                    {"max_model_len": owner.context}
+                                    if owner.report_context and owner.context
+                                    else {}
+                                ),
+                            }
                             for name in owner.models
                         ],
                     }
@@ -138,8 +183,22 @@ class StandInModel:
                 with lock:
                     owner.requests += 1
                 time.sleep(owner.delay)
-                text = owner.reply(body)
-                if text is None:
+                refusal = None if owner.context is None else context_refusal(owner.context, body)
+                text = None if refusal is not None else owner.reply(body)
+                if refusal is not None:
+                    with lock:
+                        owner.refused.append(int(body.get("max_tokens") or 0))
+                    status, payload = (
+                        400,
+                        {
+                            "object": "error",
+                            "message": refusal,
+                            "type": "BadRequestError",
+                            "param": None,
+                            "code": 400,
+                        },
+                    )
+                elif text is None:
                     status = owner.fail_status
                     payload = {
                         "error": {
@@ -150,6 +209,7 @@ class StandInModel:
                 else:
                     with lock:
                         owner.stops_seen.append(tuple(_stops(body.get("stop"))))
+                        owner.max_tokens_seen.append(body.get("max_tokens"))
                     message, finish = generate(text, body)
                     status, payload = (
                         200,
@@ -167,9 +227,9 @@ class StandInModel:
                                 for i in range(int(body.get("n") or 1))
                             ],
                             "usage": {
-                                "prompt_tokens": 5,
+                                "prompt_tokens": prompt_tokens(body),
                                 "completion_tokens": 3,
-                                "total_tokens": 8,
+                                "total_tokens": prompt_tokens(body) + 3,
                             },
                         },
                     )

@@ -100,16 +100,18 @@ def test_cruxeval_scores_the_final_answer_after_a_wrong_draft(
         stops = list(server.stops_seen)
     assert result.results["metrics"]["strict"]["pass@1"] == 100.0
     assert result.results["metrics"]["official"]["pass@1"] == 100.0
-    # The first request went out as to any model, with the benchmark's stop string; the
-    # server cut the thought at its draft, which revealed a thinker: from then on (that
-    # prompt asked again) no stop string was sent.
-    assert stops[0] == ("[/ANSWER]",)
-    assert stops[1:] == [()] * LIMIT
+    # No request carried the benchmark's stop string (a server would apply it inside the
+    # thought, at the draft): it cut each final part afterwards.
+    assert stops == [()] * LIMIT
     responses = result.results["responses"]
     assert responses["reasoning_detected"] is True
     assert responses["stop_sent"] == [] and responses["stop_applied_to_final"] == ["[/ANSWER]"]
     assert responses["with_reasoning"] == LIMIT and responses["truncated_in_reasoning"] == 0
-    assert result.results["sampling"]["max_tokens"] == 32768  # the thinker's budget
+    assert responses["read_as"] == {"field" if shape == "field" else shape: LIMIT}
+    # Asked with the official budget: the short thought fitted, nothing was asked again.
+    assert result.results["sampling"]["max_tokens"] == (100 if prompt == "direct" else 1000)
+    assert responses["budget"]["thinking"] == 32768
+    assert responses["budget"]["asked_again_with_room"] == 0
     for sample in _samples(tmp_path / "run"):
         assert "'draft'" in sample["reasoning"][0]
         assert "'draft'" not in sample["finals"][0] and "'draft'" not in sample["answers"][0]
@@ -175,9 +177,12 @@ def test_a_plain_model_is_not_taken_for_a_thinker(tmp_path: Path, data_dir: Path
             _cruxeval(data_dir, server.base_url), tmp_path / "run", show_progress=False
         )
         stops = set(server.stops_seen)
-    assert stops == {("[/ANSWER]",)}
+        budgets = set(server.max_tokens_seen)
+    assert stops == {()}  # the official stop cut each final part afterwards instead
     assert result.results["responses"]["reasoning_detected"] is False
-    assert result.results["sampling"]["max_tokens"] == 100  # the official budget
+    assert result.results["responses"]["read_as"] == {"none": LIMIT}
+    assert budgets == {100}  # the official budget, never more: no reply was cut
+    assert result.results["sampling"]["max_tokens"] == 100
     assert result.results["metrics"]["strict"]["pass@1"] == 100.0
 
 
@@ -318,3 +323,25 @@ def test_score_reads_the_final_answer_of_each_generation(
         assert sample["official"] == [True, False, False]
         assert sample["strict"] == [True, False, False]
     assert result.results["samples"] == LIMIT
+
+
+def test_a_plain_model_writing_on_past_its_answer_is_cut_asked_again_and_told(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    """No stop string is sent: a model that does not think but writes on after its answer
+    is cut by the official budget, asked once more with room (it could have been a thought
+    the chat template opened), read as it was -- and the run says those tokens bought
+    nothing, and how to save them."""
+    answers = _cruxeval_answers(data_dir)
+    with StandInModel(lambda body: answers(user_message(body))[1] + " and so on" * 60) as server:
+        result = run_eval(
+            _cruxeval(data_dir, server.base_url), tmp_path / "run", show_progress=False
+        )
+        budgets = sorted(server.max_tokens_seen)
+    assert budgets == [100] * LIMIT + [32768] * LIMIT
+    assert result.results["metrics"]["strict"]["pass@1"] == 100.0
+    budget = result.results["responses"]["budget"]
+    assert budget["asked_again_with_room"] == budget["asked_again_without_thought"] == LIMIT
+    assert any("--max-tokens" in flag for flag in result.results["flags"])
+    for sample in _samples(tmp_path / "run"):
+        assert sample["finals"][0].endswith("== " + sample["answers"][0] + "\n")

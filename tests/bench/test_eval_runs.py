@@ -53,7 +53,7 @@ def test_a_run_writes_its_log_results_and_report(
     results = json.loads((out / "results.json").read_text())
     assert results["metrics"]["strict"] == {"pass@1": 0.0}  # n = 2: no pass@5 headline
     assert "pass@5" in results["modes"]["official"] and results["flags"]
-    assert "Plotly.newPlot" in (out / "report.html").read_text()
+    assert '<svg class="chart"' in (out / "report.html").read_text()
 
 
 def test_a_server_that_is_down_fails_the_run_and_a_rerun_asks_exactly_the_failures(
@@ -238,6 +238,10 @@ def test_limit_may_grow_and_shrink_a_run(
     config = _config(data_dir, fake_model.base_url, limit=2)
     small = run_eval(config, out, show_progress=False)
     assert (small.samples_scored_now, small.results["samples"]) == (2, 2)
+    # The isolation the verdicts were computed under, in results.json and the manifest.
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert small.results["isolation"] == manifest["environment"]["isolation"]
+    assert small.results["isolation"]["layers"]["pid_namespace"] != "missing"
     config.limit = 4
     grown = run_eval(config, out, show_progress=False)
     assert (grown.samples_resumed, grown.samples_scored_now, grown.requests) == (2, 2, 2)

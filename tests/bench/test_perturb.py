@@ -72,12 +72,71 @@ TRICKY: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
 }
 
+#: Control-flow traps for invert, loops and deadbranch: loop else with break and
+#: continue, nested loops, a generator's loop, unpacking and attribute targets, an
+#: iterator that fails mid-way, a dict changed while iterated, elif chains, ternaries.
+FLOW: dict[str, tuple[str, tuple[str, ...]]] = {
+    "for_else_break_continue": (
+        (
+            "def f(xs, stop):\n    out = []\n    for x in xs:\n        if x < 0:\n"
+            "            continue\n        if x == stop:\n            break\n"
+            "        out.append(x)\n    else:\n        out.append('done')\n    return out\n"
+        ),
+        ("f([1, -2, 3, 4], 3)", "f([1, -2, 3, 4], 9)", "f([], 0)"),
+    ),
+    "nested_and_unpacking": (
+        (
+            "def f(pairs):\n    total = 0\n    for i, (a, b) in enumerate(pairs):\n"
+            "        for k in range(a):\n            total += k * b + i\n"
+            "    return total if total > 10 else -total\n"
+        ),
+        ("f([(2, 3), (4, 1)])", "f([(1, 1)])"),
+    ),
+    "generator_and_attribute_target": (
+        (
+            "class Box:\n    pass\n\ndef g(n):\n    box = Box()\n"
+            "    for box.v in range(n):\n        yield box.v * 2\n\n"
+            "def f(n):\n    return [v for v in g(n)]\n"
+        ),
+        ("f(3)",),
+    ),
+    "failing_iterable_and_mutation": (
+        (
+            "def gen():\n    yield 1\n    raise KeyError('mid-way')\n\n"
+            "def f(d):\n    for k in d:\n        d[k + 1] = k\n    return d\n\n"
+            "def h():\n    seen = []\n    for v in gen():\n        seen.append(v)\n"
+            "    return seen\n"
+        ),
+        ("f({1: 0})", "h()", "f(5)"),
+    ),
+    "elif_chain_and_ternary": (
+        (
+            "def f(n):\n    if n < 0:\n        kind = 'neg'\n    elif n == 0:\n"
+            "        kind = 'zero'\n    elif not n % 2:\n        kind = 'even'\n"
+            "    else:\n        kind = 'odd'\n"
+            "    return kind if n < 100 else kind.upper()\n"
+        ),
+        ("f(-3)", "f(0)", "f(8)", "f(7)", "f(101)"),
+    ),
+    "while_and_early_return": (
+        (
+            "def f(n):\n    steps = 0\n    while n != 1:\n        if n % 2:\n"
+            "            n = 3 * n + 1\n        else:\n            n //= 2\n        steps += 1\n"
+            "        if steps > 50:\n"
+            "            return None\n    return steps\n"
+        ),
+        ("f(6)", "f(27)"),
+    ),
+}
+#: The control-flow kinds.
+FLOW_KINDS = ("invert", "loops", "deadbranch")
+
 
 def _targets(programs: dict[str, tuple[str, tuple[str, ...]]]) -> list[PerturbTarget]:
     return [PerturbTarget(code, calls, lambda source: source) for code, calls in programs.values()]
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", [k for k in KINDS if k not in FLOW_KINDS])
 def test_every_kind_keeps_the_behaviour_of_tricky_programs(kind: str, engine: Any) -> None:
     sources, summary = perturb_programs(_targets(TRICKY), [kind], 0, engine)
     assert summary["dropped"] == 0, summary
@@ -92,6 +151,60 @@ def test_every_kind_keeps_the_behaviour_of_tricky_programs(kind: str, engine: An
         if source is not None and source != code
     ]
     assert len(changed) == applied
+
+
+_NO_SITE = {  # flow programs with nothing for the kind to rewrite
+    "invert": {"generator_and_attribute_target", "failing_iterable_and_mutation"},
+    "loops": {"elif_chain_and_ternary", "while_and_early_return"},
+}
+
+
+@pytest.mark.parametrize("kind", FLOW_KINDS)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_control_flow_kinds_keep_the_behaviour_of_flow_traps(
+    kind: str, seed: int, engine: Any
+) -> None:
+    programs = {**TRICKY, **FLOW}
+    sources, summary = perturb_programs(_targets(programs), [kind], seed, engine)
+    assert summary["dropped"] == 0, summary
+    counts = summary["per_kind"][kind]
+    assert counts["applied"] + counts["not_applicable"] == len(programs)
+    missing = _NO_SITE.get(kind, set())
+    for name, source in zip(programs, sources):
+        if name in FLOW and name not in missing:
+            assert source != programs[name][0], (kind, name)  # the kind had a site: changed
+    # a rewrite of the tree, not of the layout: every rewritten program parses differently
+    assert not counts["layout_check"]
+    assert counts["differs_after_unparse"] == counts["perturbed"] == counts["applied"]
+
+
+def test_control_flow_rewrites_have_the_promised_shape() -> None:
+    code = FLOW["for_else_break_continue"][0]
+    looped = perturb_source(code, "loops", 0)
+    assert "for " not in looped and "while True:" in looped
+    assert "except StopIteration:" in looped and "next(" in looped and "iter(xs)" in looped
+    inverted = perturb_source(FLOW["elif_chain_and_ternary"][0], "invert", 0)
+    assert "if not " in inverted or " if not " in inverted
+    dead = perturb_source(FLOW["while_and_early_return"][0], "deadbranch", 0)
+    assert "else:" in dead and any(t in dead for t in ("'a' < 'b'", "2 ** 3 == 8", "'x' in"))
+    with pytest.raises(PerturbError, match="no for loop"):
+        perturb_source("def f(n):\n    return n\n", "loops")
+    with pytest.raises(PerturbError, match="names iter, next"):  # the rewrite calls them
+        perturb_source("def f(xs):\n    next = 0\n    for x in xs:\n        next += x\n", "loops")
+
+
+def test_layout_kinds_are_named_layout_checks(engine: Any) -> None:
+    from execlens.tasks.perturb import LAYOUT_KINDS, parsed_form
+
+    assert set(LAYOUT_KINDS) == {"reformat", "comments"}
+    for kind in LAYOUT_KINDS:
+        _, summary = perturb_programs(_targets(TRICKY), [kind], 0, engine)
+        counts = summary["per_kind"][kind]
+        assert counts["layout_check"] and counts["perturbed"] > 0
+        assert counts["differs_after_unparse"] == 0  # the parsed program is the same
+    code = TRICKY["except_as"][0]
+    assert parsed_form(perturb_source(code, "comments", 0)) == parsed_form(code)
+    assert parsed_form(perturb_source(code, "rename", 0)) != parsed_form(code)
 
 
 def test_rename_keeps_keyword_names_globals_and_attributes() -> None:
@@ -139,9 +252,10 @@ def test_kinds_compose_in_order_and_a_kind_with_nothing_to_do_passes_through(eng
 
 
 def test_perturbations_are_deterministic_per_seed() -> None:
-    code = TRICKY["except_as"][0]
+    code = FLOW["for_else_break_continue"][0]
     for kind in KINDS:
         assert perturb_source(code, kind, 7) == perturb_source(code, kind, 7)
+    code = TRICKY["except_as"][0]
     assert len({perturb_source(code, "rename", seed) for seed in range(5)}) > 1
 
 
@@ -215,7 +329,7 @@ def test_eval_with_perturb_records_counts_and_the_report_shows_the_drop(
 
 @pytest.mark.slow
 def test_cruxeval_800_every_kind_keeps_every_program(engine: Any) -> None:
-    # ~30-70 s on two shared cores: each of the 800 programs, each kind alone and all five composed,
+    # minutes on two shared cores: each of the 800 programs, each kind alone and all composed,
     # re-executed on its input; none may change behaviour (perf/perturb_cruxeval.py
     # prints the same counts).
     from execlens.bench import get_benchmark

@@ -491,7 +491,7 @@ def test_eval_perturb_unknown_kind(data_dir: Path, tmp_path: Path) -> None:
             str(out),
         ),
         "unknown perturbation 'shuffle'",
-        "rename, garbage, prints, reformat, comments",
+        "rename, garbage, prints, invert, loops, deadbranch, reformat, comments",
     )
     assert not out.exists()
 
@@ -525,6 +525,39 @@ def test_eval_perturb_in_an_order_that_erases_a_kind(data_dir: Path, tmp_path: P
         ),
         "rename writes the program out again",
         "rename,comments",
+    )
+    assert not out.exists()
+
+
+# ----------------------------------------- issue 26: a CoCoNUT results file as generations
+_COCONUT = Path(__file__).parents[1] / "bench" / "coconut" / "data" / "HumanEval_trace.csv"
+
+
+def test_score_coconut_results_file_with_a_row_of_no_run(tmp_path: Path) -> None:
+    results = tmp_path / "results.csv"
+    results.write_text(
+        "HumanEval_ID,Name,FunctionCall,Predicted,Actual,Matched,Distance\n"
+        'HumanEval/900,below_zero,"[9, 9]","[1]","[1]",False,0.0\n'
+    )
+    out = tmp_path / "o"
+    _refused(
+        _run(
+            "score", "--benchmark", "coconut", "--data", str(_COCONUT), "-o", str(out), str(results)
+        ),
+        "row 2: no run of 'HumanEval/900' called with ([9, 9])",
+    )
+    assert not out.exists()
+
+
+def test_score_coconut_csv_that_is_no_results_file(tmp_path: Path) -> None:
+    results = tmp_path / "results.csv"
+    results.write_text("a,b\n1,2\n")
+    out = tmp_path / "o"
+    _refused(
+        _run(
+            "score", "--benchmark", "coconut", "--data", str(_COCONUT), "-o", str(out), str(results)
+        ),
+        "not a CoCoNUT results file",
     )
     assert not out.exists()
 

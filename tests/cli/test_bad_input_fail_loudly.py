@@ -383,7 +383,10 @@ def test_eval_disk_full_then_rerun_loses_nothing(
 ) -> None:
     data = _crux_subset(data_dir, tmp_path, count=4)
     out = small_disk / "o"
-    with StandInModel(lambda body: ANSWER) as server:
+    # Replies of ~20 KB (one "word": no token limit cuts it): the run's records outgrow
+    # the 64 KiB disk (its report alone no longer does: its charts are a few KB of SVG).
+    big = ANSWER + "\n" + "x" * 20_000
+    with StandInModel(lambda body: big) as server:
         line = _refused(_eval(data, server.base_url, out), "no space left", "rerun")
         assert str(small_disk) in line
         asked = server.requests

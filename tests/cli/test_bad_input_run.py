@@ -93,7 +93,18 @@ def test_run_bogus_isolation(program: Path) -> None:
     _assert_usage_error(
         _execlens("run", str(program), "--isolation", "bogus"),
         "--isolation",
-        "full, auto, none",
+        "full, auto, degraded, none",
+        "bogus",
+    )
+
+
+def test_run_bogus_isolation_environment(program: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The mode every verb takes from the environment when none is given."""
+    monkeypatch.setenv("EXECLENS_ISOLATION", "bogus")
+    _assert_usage_error(
+        _execlens("run", str(program)),
+        "EXECLENS_ISOLATION",
+        "full, auto, degraded, none",
         "bogus",
     )
 

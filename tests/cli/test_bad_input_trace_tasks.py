@@ -401,6 +401,30 @@ def test_rerun_on_changed_reval_questions_is_a_different_run(
     assert out.read_bytes() == before
 
 
+@pytest.mark.parametrize("named", ["directory", "data file"])
+def test_trace_rerun_on_changed_reval_questions_is_a_different_run(
+    named: str, tmp_path: Path, data_dir: Path, reval_row: dict[str, Any]
+) -> None:
+    """``execlens trace --rows pairs`` traces the inputs REval asks about, which
+    DREval_tasks.jsonl names: a rerun after only that file changed must not resume the old
+    run, whether the user named the directory or the data file beside it (the identity is
+    the loaded problems, not the named files' bytes)."""
+    source = _reval(tmp_path, data_dir, [reval_row])
+    target = source if named == "directory" else source / "DREval_data.jsonl"
+    out = tmp_path / "traced"
+    args = ("trace", str(target), "-o", str(out), "--rows", "pairs", "--workers", "1")
+    first = _invoke(*args, "--no-progress")
+    assert first.exit_code == 0, first.stderr
+    before = (out / "executions.jsonl").read_bytes()
+    questions = source / "DREval_tasks.jsonl"
+    rows = [json.loads(line) for line in questions.open(encoding="utf-8")]
+    assert len(rows[0]["tasks"]) > 1, "the first REval problem asks about several inputs"
+    rows[0]["tasks"] = rows[0]["tasks"][:1]  # ask about fewer inputs of the same program
+    questions.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    _assert_usage_error(_invoke(*args, "--no-progress"), "differs in: data", "--overwrite")
+    assert (out / "executions.jsonl").read_bytes() == before
+
+
 # --- runs that fail are counted and named (issue 9 item 7) -------------------------------
 
 

@@ -77,8 +77,22 @@ def test_doctor_names_every_layer() -> None:
         "seccomp",
         "rlimits",
         "clean_env",
+        "ipc_namespace",
+        "uts_namespace",
+        "landlock",
+        "cgroup",
     } <= names
     assert report["self_test"] is True
+    # How each active layer was had, and how the namespaces were.
+    assert report["method"] in ("root", "user namespace", "landlock")
+    for layer in report["layers"]:
+        assert bool(layer["via"]) == (
+            layer["active"] and layer["name"] not in ("clean_env", "reaper")
+        )
+    if report["method"] != "landlock":  # namespaces: all had the same way
+        namespaced = ("network", "ipc_namespace", "uts_namespace", "pid_namespace")
+        vias = {layer["via"] for layer in report["layers"] if layer["name"] in namespaced}
+        assert vias == {report["method"]}
     # The program interpreter: $EXECLENS_PROGRAM_PYTHON, else the one make install
     # recorded in the host venv, else ours.
     recorded = Path(sys.prefix) / "execlens-program-python"
@@ -90,6 +104,7 @@ def test_doctor_names_every_layer() -> None:
     human = _execlens("doctor")
     for name in names:
         assert name in human.stdout
+    assert f"namespaces via {report['method']}" in " ".join(human.stdout.split())
 
 
 def test_run_under_a_program_python(tmp_path: Path, program_python: Path) -> None:

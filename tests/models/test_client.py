@@ -136,8 +136,10 @@ def test_semaphore_bounds_requests_in_flight(fake: Any, limit: int) -> None:
         requests = [GenerationRequest.chat(f"q{i}") for i in range(2 * limit + 3)]
         responses = client.generate_sync(requests)
     assert all(r.ok for r in responses)
-    assert server.max_in_flight == limit  # reached, never exceeded
-    assert client.stats.max_in_flight == limit
+    # Never exceeded: the one thing the semaphore guarantees.  (Whether the limit is
+    # *reached* depends on how fast a loaded machine starts the requests: not asserted.)
+    assert 1 <= server.max_in_flight <= limit
+    assert 1 <= client.stats.max_in_flight <= limit
     # Results come back in input order with their own prompts.
     expected = [f"echo:q{i}" for i in range(len(requests))]
     assert [r.texts[0].split("|")[0] for r in responses] == expected

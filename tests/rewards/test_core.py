@@ -160,3 +160,24 @@ def test_extraction_and_format() -> None:
     assert well_formed(OUT, "[ANSWER]'zz'[/ANSWER]")
     assert not well_formed(OUT, "'cba'")  # right, but not in the asked-for form
     assert not well_formed(INP, "[ANSWER]g(1)[/ANSWER]")
+
+
+def test_the_judging_engine_logs_the_isolation_it_runs_under(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The training log records what the rewards were judged under (issue 23)."""
+    import logging
+
+    from execlens.rewards import close_shared_engine, shared_executor
+
+    monkeypatch.setenv("EXECLENS_REWARD_WORKERS", "1")
+    close_shared_engine()
+    try:
+        with caplog.at_level(logging.INFO, logger="execlens.rewards"):
+            shared_executor()
+    finally:
+        close_shared_engine()
+    [message] = [r.getMessage() for r in caplog.records if "isolation" in r.getMessage()]
+    summary = json.loads(message.split(": ", 1)[1])
+    assert summary["mode"] == "auto" and summary["method"] in ("root", "user namespace")
+    assert summary["layers"]["filesystem"] != "missing"

@@ -165,6 +165,10 @@ def test_verl_compute_score_reads_the_decoded_response() -> None:
         ("[ANSWER]'cba'[/ANSWER] again: [ANSWER]  \"cba\" [/ANSWER]", "passed"),  # same value
         ("[ANSWER]assert f('abc') == 'cba'[/ANSWER] i.e. [ANSWER]'cba'[/ANSWER]", "passed"),
         ("I answer in [ANSWER] tags: [ANSWER]'cba'[/ANSWER]", "passed"),  # the tag in prose
+        # ...after the answer, too: a mention of the tag is not a second answer,
+        ("[ANSWER]'cba'[/ANSWER] (I wrapped it in [ANSWER] tags)", "passed"),
+        # but a second answer left open after the first still hedges.
+        ("[ANSWER]'cba'[/ANSWER] or rather [ANSWER]'abc'", "unparseable:hedged"),
     ],
 )
 def test_different_answers_in_the_final_part_earn_the_minimum(final: str, label: str) -> None:
@@ -270,3 +274,65 @@ def test_verl_length_penalty_is_off_unless_asked() -> None:
         "execlens", long_right, OUT, max_response_chars=50, length_penalty=0.25
     )
     assert penalised["score"] == 0.75 and penalised["acc"] == 1.0
+
+
+def _long_literal(seed: int, size: int = 199_000) -> str:
+    """A literal of ``size`` characters: nested lists and tuples of ints, floats, strings."""
+    import random
+
+    rng = random.Random(seed)
+    parts: list[str] = []
+    total = 0
+    while total < size - 200:
+        inner = ", ".join(
+            f"({rng.randint(-99, 99)}, '{rng.choice('abcdef') * rng.randint(1, 4)}', "
+            f"[{rng.random():.3f}, {rng.choice(['True', 'None', '[]', '()'])}])"
+            for _ in range(rng.randint(1, 4))
+        )
+        part = f"[{inner}]"
+        parts.append(part)
+        total += len(part) + 2
+    return "[" + ", ".join(parts) + "]"
+
+
+@pytest.mark.parametrize("form", ["literal", "assertion"])
+def test_long_answers_are_judged_as_short_ones_are(form: str) -> None:
+    """Answers near the cap go through the fast reader, the split of the assertion
+    without ast and the comparison at C speed: the verdicts are the ones ast gives."""
+    from execlens.judge import plan_task
+    from execlens.judge._runtime import compare_values
+    from execlens.values import AnswerParseError, parse_literal
+    from execlens.values._parse import _literal, _parse_expression
+
+    text = _long_literal(1)
+    task = Task(
+        kind="output",
+        program="def f(x):\n    return x\n",
+        function="f",
+        input="f(1)",
+        reference=repr(parse_literal(text)),
+    )
+
+    def wrap(answer: str) -> str:
+        return f"[ANSWER]{answer if form == 'literal' else 'assert f(1) == ' + answer}[/ANSWER]"
+
+    spaced = text.replace(", ", ",  ")[: 200_000 - 20]
+    wrong_type = text.replace("True", "1", 1)  # equal under ==, not of the same type
+    cases = {
+        text: "passed",
+        text.replace("'a", "'z", 1): "wrong:value",
+        wrong_type: "wrong:type_mismatch",
+        text[:-1]: "unparseable:syntax",
+    }
+    if len(spaced) < 199_000 and spaced.endswith("]"):
+        cases[spaced] = "passed"
+    reference = parse_literal(task.reference)
+    for answer, label in cases.items():
+        assert score(task, wrap(answer)).label == label, label
+        if form == "literal":  # the judge on its own agrees, and so does the ast path
+            assert plan_task(task, answer).verdict().label == label
+            try:
+                slow = compare_values(_literal(_parse_expression(answer)), reference).label
+            except AnswerParseError as error:
+                slow = f"unparseable:{error.kind}"
+            assert slow == label

@@ -55,6 +55,10 @@ def test_full_run_writes_a_dataset_that_datasets_loads_and_the_template_renders(
     assert card["revised"] == card["instances"] - card["labels_turn_1"].get("success", 0)
     assert "first-turn accuracy" in (out / "card.md").read_text()
     assert (out / "card.svg").read_text().startswith("<svg")
+    # What the answers were verified under (issue 23): the engine's isolation.
+    assert card["isolation"]["mode"] in ("auto", "degraded", "full", "none")
+    assert card["isolation"]["layers"]["filesystem"] != "missing"
+    assert f"namespaces via {card['isolation']['method']}" in (out / "card.md").read_text()
 
     import datasets
     import jinja2

@@ -111,7 +111,11 @@ def test_predict_verify_revise_assemble_on_the_final_answer(data_dir: Path, tmp_
             write_config(
                 tmp_path / "run.yaml",
                 pipeline_config(
-                    data_dir, tmp_path / "out", server.base_url, sampling={"max_tokens": MAX_TOKENS}
+                    data_dir,
+                    tmp_path / "out",
+                    server.base_url,
+                    # The second ask's room is too small for o-cut's thought too.
+                    sampling={"max_tokens": MAX_TOKENS, "thinking_max_tokens": MAX_TOKENS + 2},
                 ),
             )
         )
@@ -157,3 +161,37 @@ def test_predict_verify_revise_assemble_on_the_final_answer(data_dir: Path, tmp_
     pp = codeio_pp_record(wrong)["messages"][1]["content"]
     assert pp.startswith(f"<think>\n{CASES['o-draft-right'][2].thought}\n</think>")
     assert wrong["feedback_1"] in pp and _json("output", 10) in pp
+
+
+def test_a_thought_cut_at_the_first_budget_gets_room_to_finish(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    """The one budget rule: a reply the token limit cut is asked once more with the
+    thinking budget (``sampling.thinking_max_tokens``), and its final answer verified."""
+    seen: list[dict[str, Any]] = []
+    with StandInModel(_reply(seen)) as server:
+        config = load_config(
+            write_config(
+                tmp_path / "run.yaml",
+                pipeline_config(
+                    data_dir, tmp_path / "out", server.base_url, sampling={"max_tokens": MAX_TOKENS}
+                ),
+            )
+        )
+        context = StageContext(
+            config,
+            client_config=resolve_client_config("scripted", server.base_url, "EMPTY"),
+            workers=1,
+        )
+        try:
+            stage = PredictStage(context)
+            predicted = list(stage.run([_record("o-cut"), _record("o-tags")], 0, 1))
+            verified = list(VerifyStage(context).run(accepted(predicted), 0, 1))
+        finally:
+            context.close()
+    assert [b["max_tokens"] for b in seen] == [MAX_TOKENS, MAX_TOKENS, 32768]
+    assert stage.counters["asked_again_with_room"] == 1
+    assert {r["id"]: r["verdict_1"]["label"] for r in verified} == {
+        "o-cut": "success",
+        "o-tags": "success",
+    }

@@ -67,13 +67,15 @@ def _reply(body: dict[str, Any]) -> str | Thought:
     return CASES[n][0]
 
 
-def test_chains_judge_the_final_answer_and_keep_the_thought(tmp_path: Path) -> None:
+def _chains(
+    tmp_path: Path, tasks: list[Task], reply: Any, **settings: Any
+) -> subprocess.CompletedProcess[str]:
+    """``execlens train chains`` on ``tasks`` against a stand-in teacher answering ``reply``."""
     from ..standin_model import StandInModel
 
-    tasks = [_task(n) for n in CASES]
     export_tasks(tasks, tmp_path / "export", formats=["trl"])
     env = {**os.environ, "EXECLENS_CACHE_DIR": str(tmp_path / "cache")}
-    with StandInModel(_reply) as server:
+    with StandInModel(reply) as server:
         config = {
             "kind": "chains",
             "model": "thinker",
@@ -82,9 +84,10 @@ def test_chains_judge_the_final_answer_and_keep_the_thought(tmp_path: Path) -> N
             "output_dir": "chains",
             "samples": 1,
             "max_tokens": MAX_TOKENS,
+            **settings,
         }
         (tmp_path / "chains.json").write_text(json.dumps(config))
-        result = subprocess.run(
+        return subprocess.run(
             [sys.executable, "-m", "execlens", "train", "chains", str(tmp_path / "chains.json")],
             capture_output=True,
             text=True,
@@ -93,7 +96,17 @@ def test_chains_judge_the_final_answer_and_keep_the_thought(tmp_path: Path) -> N
             cwd=tmp_path,
             check=False,
         )
+
+
+def test_chains_judge_the_final_answer_and_keep_the_thought(tmp_path: Path) -> None:
+    tasks = [_task(n) for n in CASES]
+    # The second ask's room is too small for the long thoughts too: they stay cut.
+    result = _chains(tmp_path, tasks, _reply, thinking_max_tokens=MAX_TOKENS + 1)
     assert result.returncode == 0, result.stderr[-3000:]
+    # Cut chains are said, with what to change.
+    assert "2 of 9 chains were cut off inside their reasoning" in result.stderr
+    assert "raise thinking_max_tokens" in result.stderr
+    assert "asking the teacher: 9/9" in result.stdout, result.stdout  # progress
     stats = json.loads((tmp_path / "chains" / "chains.stats.json").read_text())
     expected: dict[str, int] = {}
     for _, outcome in CASES.values():
@@ -119,3 +132,25 @@ def test_chains_judge_the_final_answer_and_keep_the_thought(tmp_path: Path) -> N
         # The kept target scores as the final answer it ends with: the draft in its
         # thought (a wrong one here) does not count.
         assert score(by_id[task_id], target).passed
+
+
+def test_a_cut_chain_gets_room_to_finish(tmp_path: Path) -> None:
+    """The budget rule every path shares: a chain the token limit cut is asked once more
+    with ``thinking_max_tokens`` (32,768 by default), and judged on its final answer."""
+    tasks = [_task(n) for n in (1, 7, 8, 9)]
+    result = _chains(tmp_path, tasks, _reply)
+    assert result.returncode == 0, result.stderr[-3000:]
+    stats = json.loads((tmp_path / "chains" / "chains.stats.json").read_text())
+    assert stats["accepted"] == {"output": 4} and stats["rejected"] == {}
+    assert stats["asked_again_with_room"] == 2
+    assert "cut off" not in result.stderr
+
+
+def test_no_chain_accepted_is_an_error_naming_why(tmp_path: Path) -> None:
+    """ "0 of N accepted, all truncated_in_reasoning" never ends with exit 0 and no hint."""
+    tasks = [_task(n) for n in (7, 8)]
+    result = _chains(tmp_path, tasks, _reply, thinking_max_tokens=None)
+    assert result.returncode == 2
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith("error: 0 of 2 chains accepted (2 truncated_in_reasoning)")
+    assert "set thinking_max_tokens" in line

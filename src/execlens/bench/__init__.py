@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from execlens.bench._eval import (
         EvalConfig,
         EvalError,
+        EvalInterrupted,
         EvalResult,
         ModelRequestsFailed,
         check_config,
@@ -99,6 +100,7 @@ if TYPE_CHECKING:
     from execlens.bench._report import ReportError, RunView, load_run, write_report
     from execlens.bench._runs import RunError, difference_reason, sample_record
     from execlens.bench._score import ScoreRunError, ScoreRunResult, run_score
+    from execlens.bench._script import ScriptResult, script_job, script_result
     from execlens.bench.metrics import mean_pass_at_k, pass_at_k, sample_accuracy
 
 _EXPORTS = {
@@ -123,6 +125,7 @@ _EXPORTS = {
     "select": "_data",
     "EvalConfig": "_eval",
     "EvalError": "_eval",
+    "EvalInterrupted": "_eval",
     "EvalResult": "_eval",
     "ModelRequestsFailed": "_eval",
     "check_config": "_eval",
@@ -145,6 +148,9 @@ _EXPORTS = {
     "records_digest": "_pin",
     "unpinned_warning": "_pin",
     "PERTURB_KINDS": "_perturb_kinds",
+    "ScriptResult": "_script",
+    "script_job": "_script",
+    "script_result": "_script",
     "Observed": "_perturb_traced",
     "Observer": "_perturb_traced",
     "PerturbTarget": "_perturb",

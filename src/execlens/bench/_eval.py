@@ -16,13 +16,18 @@ benchmark's declaration (``Benchmark``, found in the registry):
 5. **score** in every mode into shards of the run directory (``execlens.store``);
 6. **summarise** into ``samples.jsonl`` and ``results.json``, render ``report.html``.
 
-Reasoning models (``reasoning="auto"`` detects one from its first response, ``"on"``
-declares one): the benchmark's stop strings are not sent -- a server applies them inside
-the thought and ends it at a draft -- but cut the final part after the fact, so the
-official extraction sees exactly the text it would have seen; the token budget becomes
-the benchmark's ``reasoning_max_tokens`` unless ``max_tokens`` is given.  A completion
-cut off inside its thought has no answer (``truncated_in_reasoning``), and a run where
-many were cut says so in ``results.json``'s flags.
+Reasoning models: each reply is read on its own (``bench._reading``, shared with
+``execlens score``), so a model that thinks on some prompts and not on others is read
+right on each.  Under ``reasoning="auto"`` (the default) and ``"on"`` the benchmark's
+stop strings are never sent -- a server applies them inside a thought and ends it at a
+draft -- but cut each final part after the fact, so the official extraction sees exactly
+the text it would have seen.  The token budget follows the one rule every path that asks
+a model shares (``models.TokenBudget``): ``auto`` asks with the official budget and gives
+a reply the limit cut a second ask with the benchmark's ``reasoning_max_tokens``, kept
+within the server's context; ``on`` asks with the thinking budget at once; a
+``max_tokens`` the user gave is never raised.  A completion cut off inside its thought
+has no answer (``truncated_in_reasoning``); ``results.json`` says per run how answers
+were read and flags a run where many were cut or a draft could have been scored.
 
 A sample whose model request failed is not recorded: the run ends with an error naming
 how many, and a rerun asks exactly those again.  Kill it anywhere and run it again:
@@ -32,7 +37,6 @@ are byte for byte the same.  ``--limit`` may grow or shrink between runs.
 
 from __future__ import annotations
 
-import json
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -42,14 +46,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from execlens._progress import StageProgress
-from execlens.tasks.prompts import (
-    DEFAULT_THINK_TAGS,
-    Extraction,
-    ModelResponse,
-    apply_stop,
-    read_response,
-)
+from execlens.tasks.prompts import DEFAULT_THINK_TAGS
 
+from ._asking import (
+    Asking,
+    budget_of,
+    generate,
+    refusal_message,
+    sampling_of,
+    served_context,
+    stops_for,
+)
 from ._pin import (
     DataOptionError,
     check_data_options,
@@ -59,13 +66,16 @@ from ._pin import (
     unpinned_warning,
 )
 from ._protocol import Benchmark, BenchmarkError
+from ._reading import responses_summary
 from ._references import attach_reference
 from ._registry import get_benchmark
 from ._runs import (
     RunError,
     Unit,
     pending,
+    prepare_context,
     program_identity,
+    record_isolation,
     run_records,
     score_shard,
     scoring_engine_for,
@@ -76,9 +86,15 @@ from ._runs import (
 
 if TYPE_CHECKING:
     from execlens.engine import Engine
-    from execlens.tasks.prompts import RenderedPrompt
 
-__all__ = ["EvalConfig", "EvalError", "EvalResult", "ModelRequestsFailed", "run_eval"]
+__all__ = [
+    "EvalConfig",
+    "EvalError",
+    "EvalInterrupted",
+    "EvalResult",
+    "ModelRequestsFailed",
+    "run_eval",
+]
 
 
 class EvalError(RunError):
@@ -87,6 +103,10 @@ class EvalError(RunError):
 
 class ModelRequestsFailed(EvalError):
     """Some model requests failed: their samples were not recorded (rerun to retry)."""
+
+
+class EvalInterrupted(EvalError):
+    """The run was interrupted (Ctrl-C): what finished is kept, a rerun resumes it."""
 
 
 class _ServerGaveNothing(Exception):
@@ -125,10 +145,12 @@ class EvalConfig:
     extra_body: dict[str, Any] = field(default_factory=dict)
     """Server-specific request fields (vLLM's ``top_k``, ``chat_template_kwargs``, ...)."""
     reasoning: str = "auto"
-    """``auto`` (set apart any thought found; a thinker is detected from its first
-    response), ``on`` (a reasoning model), ``off`` (the content is the answer, whole)."""
+    """``auto`` (set apart any thought each reply holds; a reply the official budget cut
+    is asked again with room), ``on`` (a reasoning model: the thinking budget at once),
+    ``off`` (the content is the answer, whole; stop strings sent)."""
     stop: tuple[str, ...] | None = None
-    """Stop strings instead of the benchmark's (``()``: none); never sent to a thinker."""
+    """Stop strings instead of the benchmark's (``()``: none); sent only under ``off``,
+    otherwise applied to each final part afterwards."""
     think_tags: tuple[str, str] = DEFAULT_THINK_TAGS
     """The tags around an inline thought."""
     perturb: tuple[str, ...] = ()
@@ -156,6 +178,11 @@ class EvalConfig:
             "data",
         )
         identity = {key: getattr(self, key) for key in keys}
+        if self.reasoning != "off":
+            # Replies are read one by one, asked without stop strings and asked again
+            # with room when cut: a run begun the old way (stops sent, a thinker
+            # detected once from reply 1) is another run, not one to resume.
+            identity["asking"] = "per-reply"
         # Each absent at its default: runs from before the option still resume.
         if self.extra_body:
             identity["extra_body"] = self.extra_body
@@ -248,47 +275,6 @@ def check_config(config: EvalConfig) -> Benchmark:
     return bench
 
 
-def _stops(config: EvalConfig, prompt: RenderedPrompt) -> tuple[str, ...]:
-    """The stop strings of this run: the user's, else the official runner's."""
-    if config.stop is not None:
-        return tuple(config.stop)
-    return tuple(prompt.chat_stop if config.endpoint == "chat" else prompt.stop)
-
-
-def _sampling(config: EvalConfig, prompt: RenderedPrompt, thinking: bool = False) -> dict[str, Any]:
-    defaults = prompt.sampling
-    budget = defaults.reasoning_max_tokens if thinking else defaults.max_tokens
-    return {
-        "n": config.n if config.n is not None else defaults.n,
-        "temperature": config.temperature
-        if config.temperature is not None
-        else defaults.temperature,
-        "top_p": config.top_p if config.top_p is not None else (defaults.top_p or 1.0),
-        "max_tokens": config.max_tokens if config.max_tokens is not None else budget,
-        # A stop string sent to a thinker would fire inside its thought.
-        "stop": () if thinking else _stops(config, prompt),
-        "seed": config.seed,
-        "extra_body": dict(config.extra_body),
-    }
-
-
-def _request(
-    config: EvalConfig, prompt: RenderedPrompt, item_id: str, thinking: bool = False
-) -> Any:
-    from execlens.models import GenerationRequest, SamplingParams
-
-    params = SamplingParams(**_sampling(config, prompt, thinking))
-    if config.endpoint == "chat":
-        return GenerationRequest.chat(prompt.text, system=prompt.system, params=params, id=item_id)
-    return GenerationRequest.completion(prompt.completion, params=params, id=item_id)
-
-
-def _prompt_record(config: EvalConfig, prompt: RenderedPrompt) -> dict[str, Any]:
-    if config.endpoint == "chat":
-        return {"system": prompt.system, "user": prompt.text}
-    return {"completion": prompt.completion}
-
-
 def _units(plan: Sequence[tuple[str, list[Any]]]) -> list[Unit]:
     composite = len(plan) > 1
     return [
@@ -302,171 +288,6 @@ def _units(plan: Sequence[tuple[str, list[Any]]]) -> list[Unit]:
         for task, items in plan
         for index, item in enumerate(items)
     ]
-
-
-@dataclass
-class _Generated:
-    ok: list[Unit]
-    failed: Counter[str]
-
-
-def _read(config: EvalConfig, completion: Any) -> ModelResponse:
-    """One completion read once: its thought set apart from its final part."""
-    shared = completion.choices_in_request > 1  # one request's usage covers several
-    return read_response(
-        completion.text,
-        reasoning=completion.reasoning,
-        finish_reason=completion.finish_reason,
-        mode=config.reasoning,
-        think_tags=config.think_tags,
-        completion_tokens=None if shared else completion.usage.completion_tokens,
-    )
-
-
-def _generate(
-    client: Any,
-    bench: Benchmark,
-    units: Sequence[Unit],
-    config: EvalConfig,
-    advance: Callable[[], None],
-    thinking: bool,
-    answered: dict[str, Any] | None = None,
-) -> _Generated:
-    """Prompts → responses → answers for ``units``; failed requests are set apart.
-
-    ``answered`` holds responses already in hand by unit key (the first prompt's, asked
-    to detect a thinker): they are used, not asked again.
-    """
-    flavor = "openai" if config.endpoint == "chat" else "harness"
-    answered = answered if answered is not None else {}
-    prompts = [bench.render(unit.item, unit.task, config.prompt) for unit in units]
-    asking = [i for i, unit in enumerate(units) if unit.key not in answered]
-    requests = [_request(config, prompts[i], units[i].key, thinking) for i in asking]
-    # generate_sync closes the loop's HTTP client with the loop: a client left to the
-    # garbage collector would try to close itself on a later, unrelated event loop.
-    fresh = client.generate_sync(requests, on_response=lambda i, r: advance())
-    responses = [answered.pop(unit.key, None) for unit in units]
-    for index, response in zip(asking, fresh):
-        responses[index] = response
-    for _ in range(len(units) - len(asking)):
-        advance()
-    ok: list[Unit] = []
-    failed: Counter[str] = Counter()
-    raw_scoring = getattr(bench, "scores_raw", False)
-    for unit, prompt, response in zip(units, prompts, responses):
-        errors = [c for c in response.completions if not c.ok]
-        if errors:
-            for completion in errors:
-                failed[completion.error.value if completion.error else "no_text"] += 1
-            continue
-        read = [_read(config, c) for c in response.completions]
-        # The official stop strings cut the final part after the fact (a thinker was
-        # sent none), so the official extraction sees the text it would have seen.
-        stops = _stops(config, prompt)
-        finals = [apply_stop(r.final, stops)[0] for r in read]
-        extracted = [
-            bench.extract(final, unit.item, unit.task, config.prompt, flavor)
-            if r.answerable
-            else Extraction(text="", how=(), failure=r.status.value)
-            for r, final in zip(read, finals)
-        ]
-        unit.answers = finals if raw_scoring else [e.text for e in extracted]
-        unit.extra = {
-            "task": unit.task,
-            "prompt": _prompt_record(config, prompt),
-            "responses": [c.text or "" for c in response.completions],
-            "reasoning": [r.reasoning for r in read],
-            "finals": finals,
-            "finish_reasons": [r.finish_reason for r in read],
-            "response_status": [r.status.value for r in read],
-            "completion_tokens": [r.completion_tokens for r in read],
-            "answers": [e.text for e in extracted],
-            "extraction": [e.failure or "ok" for e in extracted],
-        }
-        ok.append(unit)
-    return _Generated(ok, failed)
-
-
-_REASONING_FILE = "reasoning.json"
-
-
-def _detect_thinker(
-    run: Any, client: Any, bench: Benchmark, unit: Unit, config: EvalConfig
-) -> tuple[dict[str, Any], Any]:
-    """``auto``: whether the model reasons, from its answer to the first prompt.
-
-    The first request goes out as for any model; a thought in any shape (a reasoning
-    field, a ``<think>`` tag -- closed, or cut by the very stop string that would end
-    every thought at a draft -- or harmony channels) marks a thinker, and the whole run,
-    that prompt included, is then asked without stop strings.  The decision is kept in
-    the run directory, so a resumed run asks the way it began.  Returns the decision and,
-    when the model does not reason, the first prompt's response (the run's own answer to
-    it: not asked twice); else ``None``.
-    """
-    path = run.file(_REASONING_FILE)
-    if path.exists():
-        return dict(json.loads(path.read_text(encoding="utf-8"))), None
-    prompt = bench.render(unit.item, unit.task, config.prompt)
-    [response] = client.generate_sync([_request(config, prompt, unit.key)])
-    shapes = sorted({_read(config, c).shape for c in response.completions if c.ok} - {"none"})
-    if not any(c.ok for c in response.completions):
-        # Nothing to judge from: decide nothing and let the run report the failure.
-        return {"detected": False, "by": [], "undecided": True}, None
-    decision = {"detected": bool(shapes), "by": shapes}
-    run.write_json(_REASONING_FILE, decision)
-    return decision, (None if shapes else response)
-
-
-def _responses_summary(
-    config: EvalConfig,
-    records: Sequence[dict[str, Any]],
-    thinking: bool,
-    detection: dict[str, Any] | None,
-    stops: Sequence[str],
-) -> tuple[dict[str, Any], list[str]]:
-    """``results.json``'s account of how the model answered, and the warnings it calls for."""
-    statuses = Counter(status for record in records for status in record.get("response_status", ()))
-    extraction = Counter(failure for record in records for failure in record.get("extraction", ()))
-    total = sum(statuses.values())
-    no_answer = sum(count for failure, count in extraction.items() if failure != "ok")
-    summary: dict[str, Any] = {
-        "reasoning": config.reasoning,
-        "reasoning_detected": thinking,
-        "stop_sent": [] if thinking else list(stops),
-        "stop_applied_to_final": list(stops),
-        "official_rule_applied_to": "final" if config.reasoning != "off" else "content",
-        "generations": total,
-        "with_reasoning": sum(
-            1 for record in records for thought in record.get("reasoning", ()) if thought
-        ),
-        "truncated": statuses.get("truncated", 0),
-        "truncated_in_reasoning": statuses.get("truncated_in_reasoning", 0),
-        "reasoning_only": statuses.get("reasoning_only", 0),
-        "no_answer": no_answer,
-    }
-    if detection is not None:
-        summary["detected_by"] = detection.get("by", [])
-    flags: list[str] = []
-    if total:
-        cut = summary["truncated"] + summary["truncated_in_reasoning"]
-        if cut / total >= _WARN_RATE:
-            flags.append(
-                f"{cut} of {total} generations were cut off by the token limit "
-                f"({summary['truncated_in_reasoning']} inside their reasoning, with no "
-                "answer): raise --max-tokens"
-                + ("" if thinking else ", or pass --reasoning on for a thinker")
-            )
-        if no_answer / total >= _WARN_RATE:
-            flags.append(
-                f"{no_answer} of {total} generations gave no answer in the "
-                "expected format (see extraction in samples.jsonl)"
-            )
-    return summary, flags
-
-
-# A run where this share of generations was cut off or unanswered warns in its flags:
-# such a score says more about the budget or the format than about the model.
-_WARN_RATE = 0.2
 
 
 def _check_model(config: EvalConfig) -> None:
@@ -569,10 +390,10 @@ def run_eval(
     started = time.perf_counter()
     first = units[0]
     first_prompt = bench.render(first.item, first.task, config.prompt)
-    n = int(_sampling(config, first_prompt)["n"])
+    n = int(sampling_of(config, first_prompt)["n"])
     own_engine: Engine | None = None
     contexts: dict[str, Any] = {}
-    usage = {"requests": 0, "cache_hits": 0}
+    usage = {"requests": 0, "cache_hits": 0, "completion_tokens": 0}
     _check_model(config)
     try:
         with ExitStack() as stack:
@@ -585,12 +406,15 @@ def run_eval(
             run = stack.enter_context(RunDir.open(out, identity, overwrite=overwrite))
             asked = scored = 0
             failed: Counter[str] = Counter()
+            failed_messages: dict[str, str] = {}
 
             def work(task: str, group: list[Unit]) -> list[dict[str, Any]]:
                 """One shard's pending units: asked, extracted, scored (failures left out)."""
                 nonlocal own_engine, scored
-                generated = _generate(client, bench, group, config, advance, thinking, answered)
+                generated = generate(client, bench, group, config, asking)
                 failed.update(generated.failed)
+                for kind, message in generated.messages.items():
+                    failed_messages.setdefault(kind, message)
                 if not generated.ok:
                     if generated.failed:  # not one answer in a whole shard: stop asking
                         raise _ServerGaveNothing  # a dead server (the run reports it)
@@ -598,15 +422,11 @@ def run_eval(
                 if engine is None and own_engine is None:
                     own_engine = scoring_engine_for(bench, config.workers)
                 if task not in contexts:
-                    prepare = getattr(bench, "prepare", None)
-                    contexts[task] = (
-                        None
-                        if prepare is None
-                        else prepare(
-                            [i for t, items in plan if t == task for i in items],
-                            task,
-                            engine or own_engine,
-                        )
+                    contexts[task] = prepare_context(
+                        bench,
+                        [i for t, items in plan if t == task for i in items],
+                        task,
+                        engine or own_engine,
                     )
                 explain = getattr(bench, "explain", None)
                 if explain is not None:  # what the report shows beside each answer
@@ -637,40 +457,55 @@ def run_eval(
             progress = stack.enter_context(StageProgress(show_progress and bool(todo)))
             # The model (for `local`, its server) is only started when something is left.
             client = stack.enter_context(_open_client(config)) if todo else None
-            detection: dict[str, Any] | None = None
-            answered: dict[str, Any] = {}
-            thinking = config.reasoning == "on"
-            if config.reasoning == "auto":
-                if client is not None:
-                    detection, first_response = _detect_thinker(run, client, bench, todo[0], config)
-                    if first_response is not None:
-                        answered[todo[0].key] = first_response
-                elif run.file(_REASONING_FILE).exists():
-                    detection = json.loads(run.file(_REASONING_FILE).read_text("utf-8"))
-                thinking = bool(detection and detection.get("detected"))
+            context = served_context(config, client)
             generating = progress.stage("generating", len(units), resumed)
             scoring = progress.stage("scoring", len(units), resumed)
+            again_stage: list[Callable[[int], None]] = []
 
             def advance() -> None:
                 nonlocal asked
                 asked += 1
                 generating(resumed + asked)
 
+            def again(done: int, total: int) -> None:
+                # Replies cut by the token limit, asked again with room to think.
+                if not again_stage:
+                    again_stage.append(progress.stage("asking again with room to think", total))
+                    again_stage.append(lambda count: None)
+                elif done == 0:  # another shard's replies: a fresh count
+                    again_stage[0] = progress.stage("asking again with room to think", total)
+                again_stage[0](done)
+
+            asking = Asking(budget_of(config, first_prompt, context), advance, again, warn)
             try:
                 executor.run()
             except _ServerGaveNothing:
                 pass  # the failures are counted: reported below, the rest is kept
+            except KeyboardInterrupt:
+                kept = len(units) - len(pending(executor))
+                raise EvalInterrupted(
+                    f"interrupted: {kept} of {len(units)} samples are kept in {out} (the "
+                    "model's replies so far are cached); rerun the same command to resume"
+                ) from None
             if client is not None:
-                usage = {"requests": client.stats.requests, "cache_hits": client.stats.cache_hits}
+                usage = {
+                    "requests": client.stats.requests,
+                    "cache_hits": client.stats.cache_hits,
+                    "completion_tokens": client.stats.completion_tokens,
+                }
             if failed:
                 kinds = ", ".join(f"{count} {kind}" for kind, count in failed.most_common())
                 missing = len(todo) - scored
                 hints = [request_failure_hint(kind) for kind in failed]
                 if all(hints):  # the server refused the requests: a rerun would repeat it
+                    budget = asking.budget
                     raise EvalError(
                         f"{missing} of {len(units)} samples were refused by "
-                        f"{config.base_url or config.model} ({kinds}): "
-                        f"{'; '.join(dict.fromkeys(h for h in hints if h))}"
+                        f"{config.base_url or config.model} ({kinds}; asked with max_tokens "
+                        f"{budget.base}"
+                        + (f", then {budget.thinking}" if budget.grows else "")
+                        + f"): {'; '.join(dict.fromkeys(h for h in hints if h))}"
+                        + refusal_message(failed_messages)
                     )
                 raise ModelRequestsFailed(
                     f"{missing} of {len(units)} samples got no answer from {config.model} "
@@ -679,11 +514,19 @@ def run_eval(
                 )
             final = run_records(executor)
             first_task = plan[0][0]
-            sampling = {
-                k: v for k, v in _sampling(config, first_prompt, thinking).items() if k != "stop"
-            }
-            responses, warnings = _responses_summary(
-                config, final, thinking, detection, _stops(config, first_prompt)
+            sampling = {k: v for k, v in sampling_of(config, first_prompt).items() if k != "stop"}
+            budget = budget_of(config, first_prompt, context)
+            stops = stops_for(config, first_prompt)
+            responses, warnings = responses_summary(
+                final,
+                reasoning=config.reasoning,
+                stops_sent=stops if config.reasoning == "off" else (),
+                stops_applied=stops,
+                budget={
+                    "first": budget.base,
+                    "thinking": budget.thinking if budget.grows else budget.base,
+                    "server_context": context,
+                },
             )
             results: dict[str, Any] = {
                 "benchmark": bench.name,
@@ -712,6 +555,7 @@ def run_eval(
                 temperature=sampling.get("temperature"),
                 full_benchmark=config.limit is None and not config.offset,
             )
+            record_isolation(run, results, engine or own_engine)
             write_samples(run, final)
             run.write_json("results.json", results)
             from ._report import write_report
@@ -735,4 +579,5 @@ def run_eval(
         time.perf_counter() - started,
         scored,
         resumed,
+        extra={"completion_tokens": usage["completion_tokens"]},
     )

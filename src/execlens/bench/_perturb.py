@@ -44,7 +44,7 @@ from execlens.tasks.perturb import (
     protected_names,
 )
 
-from ._perturb_kinds import KindTally, PerturbUnsupported, check_kinds
+from ._perturb_kinds import PERTURB_KINDS, KindTally, PerturbUnsupported, check_kinds
 from ._perturb_traced import TracedTarget, perturb_traced
 
 if TYPE_CHECKING:
@@ -87,7 +87,12 @@ def parse_perturb_kinds(values: Sequence[str] | None) -> tuple[str, ...]:
     for value in values or ():
         for part in value.split(","):
             kind = part.strip()
-            if kind and kind not in kinds:
+            if not kind:  # ``--perturb ""`` or ``rename,,garbage``: no kind to apply
+                raise PerturbUnsupported(
+                    f"--perturb {value!r} names an empty perturbation: give one of "
+                    f"{', '.join(PERTURB_KINDS)} (or leave --perturb out)"
+                )
+            if kind not in kinds:
                 kinds.append(kind)
     return check_kinds(kinds)
 
@@ -144,6 +149,7 @@ def perturb_programs(
             except PerturbError:
                 tally.not_applicable[kind] += 1
                 continue
+            tally.staged(kind, source, changed)
             stages.append((kind, changed))
             source = changed
         cases.append(_Case(target, stages))

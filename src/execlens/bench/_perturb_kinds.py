@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from execlens.tasks.perturb import KINDS, order_problem
+from execlens.tasks.perturb import KINDS, LAYOUT_KINDS, order_problem, parsed_form
 
 __all__ = ["PERTURB_KINDS", "KindTally", "PerturbUnsupported", "check_kinds"]
 
@@ -46,7 +46,11 @@ def check_kinds(kinds: Sequence[str]) -> tuple[str, ...]:
 class KindTally:
     """What each kind of a perturbation run did: applied (the item kept its behaviour
     under it), dropped by reason, had nothing to change; items whose original could not
-    be observed; kept items whose layout-bound facts were recomputed."""
+    be observed; kept items whose layout-bound facts were recomputed.  Per kind also: how
+    many programs it rewrote (``perturbed``), how many of those still differ from the
+    program before it after ``ast.parse`` + ``ast.unparse`` (``differs_after_unparse``:
+    0 for a layout check, whose program parses back to the same tree), and whether it
+    is a layout check (``layout_check``)."""
 
     kinds: Sequence[str]
     applied: Counter[str] = field(default_factory=Counter)
@@ -54,10 +58,19 @@ class KindTally:
     not_applicable: Counter[str] = field(default_factory=Counter)
     unverifiable: Counter[str] = field(default_factory=Counter)
     recomputed: Counter[str] = field(default_factory=Counter)
+    perturbed: Counter[str] = field(default_factory=Counter)
+    reparsed_differs: Counter[str] = field(default_factory=Counter)
 
     def drop(self, kind: str, reason: str) -> None:
         """Count an item dropped under ``kind`` for ``reason``."""
         self.dropped.setdefault(kind, Counter())[reason] += 1
+
+    def staged(self, kind: str, before: str, after: str) -> None:
+        """Count a program ``kind`` rewrote, and whether what it changed survives
+        ``ast.parse`` + ``ast.unparse`` (a layout-only change does not)."""
+        self.perturbed[kind] += 1
+        if parsed_form(before) != parsed_form(after):
+            self.reparsed_differs[kind] += 1
 
     def summary(self, seed: int, results: Sequence[Any]) -> dict[str, Any]:
         """The counts ``results.json`` records under ``perturbation`` (``results``: one
@@ -70,6 +83,9 @@ class KindTally:
             "dropped": sum(1 for r in results if r is None),
             "per_kind": {
                 kind: {
+                    "layout_check": kind in LAYOUT_KINDS,
+                    "perturbed": self.perturbed[kind],
+                    "differs_after_unparse": self.reparsed_differs[kind],
                     "applied": self.applied[kind],
                     "dropped": sum(self.dropped.get(kind, Counter()).values()),
                     "dropped_reasons": dict(sorted(self.dropped.get(kind, {}).items())),

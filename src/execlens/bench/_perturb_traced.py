@@ -17,7 +17,6 @@ proof is about).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -112,7 +111,7 @@ class _Staged:
 
 
 def _stage(
-    targets: Sequence[TracedTarget], kinds: Sequence[str], seed: int, not_applicable: Counter[str]
+    targets: Sequence[TracedTarget], kinds: Sequence[str], seed: int, tally: KindTally
 ) -> list[_Staged]:
     """Every target's perturbed programs, one per applied kind (line maps composed)."""
     memo: dict[tuple[str, str, frozenset[str]], Perturbed | None] = {}
@@ -129,8 +128,9 @@ def _stage(
                     memo[key] = None
             done = memo[key]
             if done is None:
-                not_applicable[kind] += 1
+                tally.not_applicable[kind] += 1
                 continue
+            tally.staged(kind, source, done.source)
             lines = compose_lines(lines, done.lines)
             source = done.source
             case.stages.append(Variant(target, source, len(case.stages) + 1, lines))
@@ -214,7 +214,7 @@ def perturb_traced(
     """
     kinds = check_kinds(kinds)
     tally = KindTally(kinds)
-    staged = _stage(targets, kinds, seed, tally.not_applicable)
+    staged = _stage(targets, kinds, seed, tally)
     live = []
     for index, case in enumerate(staged):
         if case.unmapped is None:

@@ -119,16 +119,29 @@ class ExportSpec:
 class Generations:
     """A generations file read for scoring: what to score and how.
 
-    ``items`` pairs each item (in dataset order) with its answers; ``task`` is the task
+    ``items`` pairs each item (in dataset order) with its texts; ``task`` is the task
     strict scoring applies; ``context`` is handed to :meth:`Benchmark.scorers` (CRUXEval
-    puts there the task its official script infers from the file's path); ``notes`` are
-    recorded in ``results.json`` as they are.
+    puts there the task its official script infers from the file's path; without one the
+    score runner calls :meth:`Benchmark.prepare`, as eval does); ``notes`` are recorded
+    in ``results.json`` as they are.
+
+    ``responses``: the texts are model responses, read exactly as ``execlens eval``
+    reads a reply (thought set apart, official stops on the final part, the benchmark's
+    :meth:`Benchmark.extract`) -- a bare answer reads as itself through every built-in
+    extraction.  ``False`` for a format that holds answers an official runner already
+    extracted (LiveCodeBench's ``pred_list``): only a thought is set apart.
+    ``prompted``: the items are the benchmark's prompt records (:meth:`Benchmark.render`
+    takes them), whose official stop strings cut each final part; ``False`` for a format
+    paired with bare problems (CRUXEval's, LiveCodeBench's), whose extraction applies
+    the official stops itself.
     """
 
     task: str
     items: list[tuple[Any, list[str]]]
     context: Any = None
     notes: dict[str, Any] = field(default_factory=dict)
+    responses: bool = True
+    prompted: bool = True
 
 
 @dataclass(frozen=True)

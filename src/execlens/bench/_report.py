@@ -2,8 +2,9 @@
 
 A run directory holds ``results.json`` (what was run and the metrics per scoring mode)
 and ``samples.jsonl`` (one line per sample: prompt, raw responses, extracted answers,
-verdicts in both modes).  The report embeds everything (plotly's JavaScript included),
-so it opens offline, and lets a reader browse every failed sample.
+verdicts in both modes).  The report embeds everything (its charts are inline SVG, a few
+kilobytes: no plotting script), so it opens offline, and lets a reader browse every
+failed sample.
 
 Each failed sample is an error-analysis view (:func:`failure_view`) rather than its JSON:
 the prompt as text, per generation the reasoning (collapsed), the final text, the
@@ -26,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+
+from ._charts import BarChart, Series, render_bar_chart
 
 __all__ = ["WARN_RATE", "ReportError", "RunView", "failure_view", "load_run", "write_report"]
 
@@ -152,9 +155,12 @@ class RunView:
         }
 
     def response_warnings(self) -> list[str]:
-        """Warnings for a high truncation or no-answer rate (at least :data:`WARN_RATE`)."""
+        """Warnings for a high truncation or no-answer rate (at least :data:`WARN_RATE`),
+        for a run from before its runner flagged them itself: a run whose
+        ``results.json`` has its ``responses`` block carries them in its flags (shown
+        once, there)."""
         block = self.responses()
-        if not block:
+        if not block or not block.get("counted_from_samples"):
             return []
         total = int(block.get("generations") or 0)
         if not total:
@@ -233,6 +239,19 @@ def _verdict(label: Any) -> dict[str, Any]:
     return {"label": text, "status": status or "—", "reason": reason, "passed": status == "passed"}
 
 
+def _shown_answer(answer: Any, extraction: Any, final: Any) -> str:
+    """How an extracted answer is shown: as the model's when the model wrote it; ``no
+    answer (read as NO)`` when the extraction found none and the official rule put a
+    default in its place (REval's NO, -2, ERROR: text the model never wrote)."""
+    if answer is None or answer == "":
+        return "(nothing)"
+    text = str(answer)
+    failed = extraction not in (None, "ok", "as_given")
+    if failed and text.strip() not in str(final or ""):
+        return f"no answer (read as {text})"
+    return text
+
+
 def failure_view(sample: dict[str, Any], modes: Sequence[str]) -> dict[str, Any]:
     """What the report shows of one sample: everything a reader needs to see why it failed.
 
@@ -267,11 +286,14 @@ def failure_view(sample: dict[str, Any], modes: Sequence[str]) -> dict[str, Any]
             verdict = _verdict(label)
             verdict.update(mode=mode, detail=entry.get(f"{mode}_detail"))
             verdicts.append(verdict)
+        answer = _at(sample.get("answers"), index)
+        extraction = _at(sample.get("extraction"), index)
         generations.append(
             {
                 "index": index + 1,
                 "reasoning": _at(sample.get("reasoning"), index),
                 "final": final,
+                "shown": _shown_answer(answer, extraction, final),
                 # The raw text is shown too only where it says more than the final part.
                 "raw": response if response not in (None, final) else None,
                 "answer": _at(sample.get("answers"), index),
@@ -284,6 +306,7 @@ def failure_view(sample: dict[str, Any], modes: Sequence[str]) -> dict[str, Any]
             }
         )
     answers = [g["answer"] for g in generations if g["answer"] is not None]
+    shown = [g["shown"] for g in generations if g["answer"] is not None]
     extra = {
         key: value
         for key, value in sample.items()
@@ -306,6 +329,7 @@ def failure_view(sample: dict[str, Any], modes: Sequence[str]) -> dict[str, Any]
             for mode in modes
         },
         "first_answer": answers[0] if answers else None,
+        "first_shown": shown[0] if shown else None,
         "extra": extra,
         "search": " ".join(
             str(x)
@@ -357,56 +381,33 @@ def load_run(path: Path) -> RunView:
     return RunView(path, results, samples)
 
 
-def _bar_figure(runs: Sequence[RunView]) -> dict[str, Any]:
-    """Grouped bars: every numeric metric per mode, one group per run."""
-    traces = []
+def _bar_figure(runs: Sequence[RunView]) -> BarChart:
+    """Grouped bars: every numeric metric per mode, one group per run; the published
+    reference and constant-answer baselines as markers on the same axis."""
+    rows: list[tuple[str, dict[str, float], str | None]] = []
     for run in runs:
         for mode, values in run.metrics().items():
-            keys = sorted(k for k in values if not k.endswith("_count"))
-            traces.append(
-                {
-                    "type": "bar",
-                    "name": f"{run.label} — {mode}" if len(runs) > 1 else mode,
-                    "x": keys,
-                    "y": [round(values[k], 3) for k in keys],
-                }
-            )
+            kept = {k: round(v, 3) for k, v in values.items() if not k.endswith("_count")}
+            rows.append((f"{run.label} — {mode}" if len(runs) > 1 else mode, kept, None))
     for run in runs:
         shown = {k for values in run.metrics().values() for k in values}
         reference = run.results.get("reference_numbers") or {}
         if reference:
-            keys = sorted(k for k in reference if k in shown)
-            traces.append(
-                {
-                    "type": "scatter",
-                    "mode": "markers",
-                    "name": f"reference: {run.results.get('reference_source', 'published')}",
-                    "x": keys,
-                    "y": [reference[k] for k in keys],
-                    "marker": {"symbol": "diamond", "size": 12},
-                }
-            )
+            name = f"reference: {run.results.get('reference_source', 'published')}"
+            rows.append((name, {k: v for k, v in reference.items() if k in shown}, "diamond"))
         for name, values in _baselines(run).items():
-            keys = sorted(k for k in values if k in shown)
-            traces.append(
-                {
-                    "type": "scatter",
-                    "mode": "markers",
-                    "name": f"baseline: {name}",
-                    "x": keys,
-                    "y": [round(values[k], 3) for k in keys],
-                    "marker": {"symbol": "x", "size": 10},
-                }
-            )
-    return {
-        "data": traces,
-        "layout": {
-            "barmode": "group",
-            "title": {"text": "Scores by mode"},
-            "yaxis": {"title": {"text": "%"}},
-            "height": 420,
-        },
-    }
+            kept = {k: round(v, 3) for k, v in values.items() if k in shown}
+            rows.append((f"baseline: {name}", kept, "x"))
+    categories = sorted({k for _, values, marker in rows if marker is None for k in values})
+    return BarChart(
+        "Scores by mode",
+        categories,
+        [
+            Series(name, [values.get(k) for k in categories], marker)
+            for name, values, marker in rows
+        ],
+        y_title="%",
+    )
 
 
 def _baselines(run: RunView) -> dict[str, dict[str, float]]:
@@ -449,21 +450,17 @@ def _difference_reasons(run: RunView) -> dict[str, int]:
     return reasons
 
 
-def _differences_figure(run: RunView) -> dict[str, Any] | None:
+def _differences_figure(run: RunView) -> BarChart | None:
     reasons = _difference_reasons(run)
     if not reasons:
         return None
     keys = sorted(reasons, key=lambda k: -reasons[k])
-    return {
-        "data": [
-            {"type": "bar", "x": keys, "y": [reasons[k] for k in keys], "name": "generations"}
-        ],
-        "layout": {
-            "title": {"text": "Where official and strict verdicts differ"},
-            "yaxis": {"title": {"text": "generations"}},
-            "height": 360,
-        },
-    }
+    return BarChart(
+        f"Where official and strict verdicts differ — {run.label}",
+        keys,
+        [Series("generations", [float(reasons[k]) for k in keys])],
+        y_title="generations",
+    )
 
 
 def _robustness(runs: Sequence[RunView]) -> list[dict[str, Any]]:
@@ -537,12 +534,6 @@ def _pretty(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
 
 
-def _plotly_js() -> str:
-    from plotly.offline import get_plotlyjs
-
-    return get_plotlyjs()
-
-
 def write_report(
     run_dirs: Iterable[Path], out: Path, links: Sequence[tuple[str, Path]] = ()
 ) -> Path:
@@ -554,18 +545,17 @@ def write_report(
     runs = [load_run(Path(p)) for p in run_dirs]
     if not runs:
         raise ValueError("no run directories given")
-    figures = [{"id": "scores", "spec": _bar_figure(runs)}]
+    figures: list[dict[str, Any]] = [{"id": "scores", "chart": _bar_figure(runs)}]
     for index, run in enumerate(runs):
         figure = _differences_figure(run)
         if figure is not None:
-            figures.append({"id": f"differences-{index}", "spec": figure})
+            figures.append({"id": f"differences-{index}", "chart": figure})
     template = _TEMPLATES.get_template("report.html.j2")
     page = template.render(
         runs=runs,
         robustness=_robustness(runs),
         perturbation_kinds=_perturbation_kinds(runs),
-        figures=[{"id": f["id"], "json": json.dumps(f["spec"])} for f in figures],
-        plotly_js=_plotly_js(),
+        figures=[{"id": f["id"], "svg": render_bar_chart(f["chart"])} for f in figures],
         pretty=_pretty,
         max_browsable=_MAX_BROWSABLE,
         warn_rate=WARN_RATE,

@@ -36,7 +36,9 @@ __all__ = [
     "Unit",
     "difference_reason",
     "pending",
+    "prepare_context",
     "program_identity",
+    "record_isolation",
     "run_records",
     "sample_record",
     "score_shard",
@@ -150,6 +152,26 @@ def program_identity(engine: Engine | None = None) -> dict[str, Any]:
         return {}
 
 
+def record_isolation(run: RunDir, results: dict[str, Any], engine: Engine | None) -> None:
+    """Record the sandbox's isolation in ``results`` and the run's manifest.
+
+    ``engine`` is the one this run executed programs on; ``None`` when this invocation
+    executed nothing (every verdict resumed): then the isolation the verdicts were
+    computed under is the one the manifest recorded when they were, so a resumed run's
+    ``results.json`` is the same bytes as an uninterrupted one's.
+    """
+    summary = (
+        engine.isolation_report().summary()
+        if engine is not None
+        else run.manifest.environment.get("isolation")
+    )
+    if summary is None:
+        return
+    results["isolation"] = summary
+    if engine is not None:
+        run.record_environment("isolation", summary)
+
+
 def scoring_engine_for(benchmark: Benchmark, workers: int | None) -> Engine:
     """A scoring engine sized and preloaded as ``benchmark`` asks (defaults otherwise)."""
     from execlens.judge import scoring_engine
@@ -158,6 +180,16 @@ def scoring_engine_for(benchmark: Benchmark, workers: int | None) -> Engine:
         workers or getattr(benchmark, "scoring_workers", 16),
         preload=getattr(benchmark, "preload", ()),
     )
+
+
+def prepare_context(
+    benchmark: Benchmark, items: Sequence[Any], task: str, engine: Engine | None
+) -> Any:
+    """What the benchmark's scorers need computed once for ``items`` of ``task`` (strict
+    ground truth traced or run by the engine): its ``prepare`` hook, the same for eval
+    and score; ``None`` for a benchmark without one."""
+    prepare = getattr(benchmark, "prepare", None)
+    return None if prepare is None else prepare(list(items), task, engine)
 
 
 def unit_executor(

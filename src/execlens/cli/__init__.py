@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import warnings
 from typing import Annotated, Any
 
 import click
@@ -24,10 +25,32 @@ def _named_failure(error: BaseException) -> str | None:
     if isinstance(error, OSError):
         named = output_error(error.filename or "the output", error)
         return None if named is None else str(named)
+    errors = sys.modules.get("execlens.engine._errors")  # a refused isolation mode
+    if errors is not None and isinstance(error, errors.IsolationUnavailable):
+        return str(error)
     models = sys.modules.get("execlens.models")  # only a verb that imported it can raise it
     if models is not None and isinstance(error, models.ModelConfigError):
         return str(error)
     return None
+
+
+_python_showwarning = warnings.showwarning
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    """An engine's isolation warning as one ``warning:`` line; the rest as Python shows them."""
+    engine = sys.modules.get("execlens.engine._modes")
+    if engine is not None and issubclass(category, engine.IsolationWarning):
+        typer.echo(f"warning: {message}", err=True)
+        return
+    _python_showwarning(message, category, filename, lineno, file, line)
 
 
 class _Verbs(TyperGroup):
@@ -35,6 +58,7 @@ class _Verbs(TyperGroup):
 
     def invoke(self, ctx: click.Context) -> Any:
         """Run the verb; a named failure ends it with one ``error:`` line, exit code 2."""
+        warnings.showwarning = _show_warning
         try:
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.ClickException, click.Abort):

@@ -16,8 +16,8 @@ from execlens.cli._program_env import (
     program_source,
     warn_program_environment,
 )
-from execlens.cli._run import check_isolation, check_program_python, usage_error
-from execlens.engine import Engine, EngineError, Job, Status
+from execlens.cli._run import ISOLATION_HELP, check_isolation, check_program_python, usage_error
+from execlens.engine import Engine, EngineError, IsolationUnavailable, Job, Status
 
 KEY_PACKAGES = ("numpy", "pandas")
 
@@ -36,7 +36,7 @@ def _print_program_environment(console: Console, program: dict[str, Any]) -> Non
 
 
 def doctor(
-    isolation: Annotated[str, typer.Option(help="full | auto | none")] = "auto",
+    isolation: Annotated[str | None, typer.Option(help=ISOLATION_HELP)] = None,
     program_python: Annotated[
         Path | None,
         typer.Option(
@@ -56,6 +56,8 @@ def doctor(
             probe = engine.run(Job("def f(x):\n    return x + 1\n", call="f(41)"))
             preload_errors = engine.preload_errors
             program = engine.program_environment(KEY_PACKAGES)
+    except IsolationUnavailable as exc:  # names what is missing and the opt-in
+        usage_error(str(exc))
     except EngineError as exc:
         fix = (
             "use --isolation auto"
@@ -82,12 +84,16 @@ def doctor(
     table = Table(title="execlens sandbox layers")
     table.add_column("layer", style="bold")
     table.add_column("active")
+    table.add_column("via")
     table.add_column("detail")
     for layer in report.layers:
         mark = "[green]yes[/green]" if layer.active else "[red]no[/red]"
-        table.add_row(layer.name, mark, layer.detail)
+        table.add_row(layer.name, mark, layer.via, layer.detail)
     console.print(table)
-    console.print(f"Python {report.python}, kernel {report.kernel}, sandbox uid {report.uid}")
+    console.print(
+        f"isolation {report.mode} (namespaces via {report.method}); Python {report.python}, "
+        f"kernel {report.kernel}, sandbox uid {report.uid} (host uid {report.host_uid})"
+    )
     if report.visible:
         # The filesystem layer's view: each path bound into the minimal root (["/"] when
         # the host's whole filesystem shows, read-only).

@@ -96,7 +96,14 @@ def eval_command(
     n: Annotated[int | None, typer.Option(help="Samples per prompt (default: official).")] = None,
     temperature: Annotated[float | None, typer.Option()] = None,
     top_p: Annotated[float | None, typer.Option()] = None,
-    max_tokens: Annotated[int | None, typer.Option()] = None,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option(
+            help="The token budget, never raised (default: the official budget, and a "
+            "reply it cuts asked once more with the benchmark's thinking budget, 32k, "
+            "within the server's context)."
+        ),
+    ] = None,
     seed: Annotated[int | None, typer.Option()] = 0,
     endpoint: Annotated[
         str,
@@ -137,19 +144,20 @@ def eval_command(
     reasoning: Annotated[
         str,
         typer.Option(
-            help="auto: set apart any thought found (a reasoning_content field, <think> tags, "
-            "harmony channels) and detect a thinking model from its first answer; on: a "
-            "thinking model; off: the whole content is the answer.  A thinker is sent no "
-            "stop strings (they would end its thought at a draft) and gets the "
-            "benchmark's reasoning budget (32k tokens) unless --max-tokens is given; "
-            "answers are read from the final part only."
+            help="auto: read each reply on its own, setting apart any thought it holds (a "
+            "reasoning_content or reasoning field, <think> tags or only </think>, harmony "
+            "channels; an empty think block is no thought); on: a thinking model, asked "
+            "with the thinking budget at once; off: the whole content is the answer and "
+            "the stop strings are sent.  Under auto and on no stop string is sent (it "
+            "would end a thought at a draft): the official stops cut each final part "
+            "afterwards, and answers are read from the final part only."
         ),
     ] = "auto",
     stop: Annotated[
         list[str] | None,
         typer.Option(
             help="A stop string instead of the benchmark's (repeat for several); applied to "
-            "the final part after the fact for a thinker."
+            "each final part after the fact (sent only under --reasoning off)."
         ),
     ] = None,
     no_stop: Annotated[bool, typer.Option("--no-stop", help="Send no stop string.")] = False,
@@ -211,8 +219,10 @@ def eval_command(
         result = run_eval(config, target, overwrite=overwrite, warn=warn)
     except ModelRequestsFailed as exc:
         fail(str(exc), 1)
-    except EvalError as exc:
+    except EvalError as exc:  # EvalInterrupted too: what was kept, and how to resume
         fail(str(exc))
+    except KeyboardInterrupt:  # before the run's first shard: nothing to keep
+        fail(f"interrupted before any sample was recorded in {target}; rerun the same command")
     print_summary(result, Console())
 
 

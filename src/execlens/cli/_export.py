@@ -56,10 +56,24 @@ def _question(readers: list[Any], record: dict[str, Any]) -> Any:
 
 
 def _records(path: Path) -> list[dict[str, Any]]:
+    if path.is_dir():
+        usage_error(
+            f"{path} is a directory; give a JSONL file of tasks, problems or CodeI/O records"
+        )
     if not path.is_file():
         usage_error(
             f"{path} does not exist; give a JSONL file of tasks, problems or CodeI/O records"
         )
+    try:
+        return _read_records(path)
+    except UnicodeDecodeError as exc:
+        usage_error(
+            f"{path} is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset "
+            f"{exc.start}); save it as UTF-8 -- export reads UTF-8 JSONL"
+        )
+
+
+def _read_records(path: Path) -> list[dict[str, Any]]:
     records = []
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
@@ -119,7 +133,10 @@ def _tasks(path: Path, kinds: list[str]) -> tuple[str, list[Any]]:
         if {"refcode", "ios"} <= set(first):
             out = []
             for number, record in enumerate(records):
-                out += tasks_from_codeio(record, kinds=kinds, record_id=str(number))
+                try:
+                    out += tasks_from_codeio(record, kinds=kinds, record_id=str(number))
+                except TaskError as exc:
+                    usage_error(f"{path}:{number + 1}: {exc}")
             return "CodeI/O records", out
         readers = _question_readers()
         if _question(readers, first) is not None:
@@ -131,7 +148,10 @@ def _tasks(path: Path, kinds: list[str]) -> tuple[str, list[Any]]:
                         f"{path}:{number}: not a benchmark problem like the first "
                         f"record (code, input, output): {sorted(record)[:8]}"
                     )
-                out += tasks_from_prediction(question, kinds=kinds)
+                try:
+                    out += tasks_from_prediction(question, kinds=kinds)
+                except TaskError as exc:
+                    usage_error(f"{path}:{number}: {exc}")
             return "benchmark problems", out
     except (TaskError, KeyError, ValueError) as exc:
         usage_error(f"{path}: {exc}")

@@ -12,7 +12,15 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from execlens.engine import MAX_OUTPUT_BYTES, Engine, EngineError, Job, Limits, Outcome
+from execlens.engine import (
+    MAX_OUTPUT_BYTES,
+    Engine,
+    EngineError,
+    IsolationUnavailable,
+    Job,
+    Limits,
+    Outcome,
+)
 
 
 def _value_text(outcome: Outcome) -> str:
@@ -53,7 +61,13 @@ _LIMIT_OPTIONS = {
     "memory_mb": "--memory",
     "output_bytes": "--output-limit",
 }
-_ISOLATION_MODES = ("full", "auto", "none")
+_ISOLATION_MODES = ("full", "auto", "degraded", "none")
+#: The ``--isolation`` help, shared by the verbs that take it.
+ISOLATION_HELP = (
+    "full | auto | degraded | none (default: $EXECLENS_ISOLATION, else auto). auto refuses "
+    "to run without the filesystem and PID layers; degraded runs with what this machine "
+    "offers and warns on every run."
+)
 
 
 def usage_error(message: str) -> NoReturn:
@@ -110,17 +124,28 @@ def check_program_python(program_python: Path | None) -> str | None:
     return str(program_python)
 
 
-def check_isolation(isolation: str) -> None:
-    """A usage error unless ``isolation`` is one of the engine's modes."""
-    if isolation not in _ISOLATION_MODES:
+def check_isolation(isolation: str | None) -> None:
+    """A usage error unless ``isolation`` is one of the engine's modes (or unset)."""
+    if isolation is not None and isolation not in _ISOLATION_MODES:
         usage_error(f"--isolation must be one of {', '.join(_ISOLATION_MODES)}, not {isolation!r}")
 
 
-def check_mount_ro(paths: list[Path] | None) -> list[str]:
+def check_mount_ro(paths: list[str] | list[Path] | None) -> list[str]:
     """The ``--mount-ro`` paths if each exists, else a usage error (the engine refuses the
-    paths its own view is built on, e.g. ``/proc``, with a ValueError :func:`run` reports)."""
+    paths its own view is built on, e.g. ``/proc``, with a ValueError :func:`run` reports).
+
+    An empty path is refused: ``Path("")`` is the working directory, and ``--mount-ro ""``
+    (an unset variable in a script) would show it -- the project, ``.git`` included -- to
+    the sandboxed program.
+    """
     checked = []
-    for path in paths or []:
+    for given in paths or []:
+        if not str(given).strip():
+            usage_error(
+                "--mount-ro got an empty path; give an existing directory or file to show "
+                "read-only in the sandbox (--mount-ro . for the working directory)"
+            )
+        path = Path(given)
         if not path.exists():
             usage_error(
                 f"--mount-ro {path} does not exist; give an existing directory or file "
@@ -148,7 +173,7 @@ def run(
         int, typer.Option(help=f"stdout+stderr limit in characters (at most {MAX_OUTPUT_BYTES}).")
     ] = 65536,
     stdin: Annotated[Path | None, typer.Option(help="File fed to the program's stdin.")] = None,
-    isolation: Annotated[str, typer.Option(help="full | auto | none")] = "auto",
+    isolation: Annotated[str | None, typer.Option(help=ISOLATION_HELP)] = None,
     hash_seed: Annotated[int, typer.Option(help="PYTHONHASHSEED of the run.")] = 0,
     program_python: Annotated[
         Path | None,
@@ -159,7 +184,7 @@ def run(
         ),
     ] = None,
     mount_ro: Annotated[
-        list[Path] | None,
+        list[str] | None,  # text, not Path: Path("") would be the working directory
         typer.Option(
             "--mount-ro",
             help="A host directory or file the program may read (read-only); repeatable. By "
@@ -195,6 +220,8 @@ def run(
             outcome = engine.run(job)
     except ValueError as exc:  # only the engine's checks of --mount-ro reach here
         usage_error(f"--mount-ro: {exc}")
+    except IsolationUnavailable as exc:  # names what is missing and the opt-in
+        usage_error(str(exc))
     except EngineError as exc:
         fix = (
             "use --isolation auto"

@@ -146,6 +146,20 @@ def score(
         float | None,
         typer.Option(help="The sampling temperature of the generations (with --model)."),
     ] = None,
+    prompt: Annotated[
+        str,
+        typer.Option(
+            help="The prompt style the texts answered (direct, cot, ...): its official "
+            "stop strings and extraction read each text, as eval reads a reply."
+        ),
+    ] = "direct",
+    endpoint: Annotated[
+        str,
+        typer.Option(
+            help="How the texts were asked for: chat (eval's default) or completion (a "
+            "base model's harness); it picks the official extraction's flavour."
+        ),
+    ] = "chat",
     overwrite: Annotated[bool, typer.Option(help="Discard an earlier run in --out.")] = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print results.json on one line.")
@@ -178,6 +192,11 @@ def score(
         fail(f"{bench.name} has no task {task!r}; use --task {' or '.join(sorted(bench.tasks))}")
     if workers is not None and workers < 1:
         fail(f"--workers must be at least 1, got {workers}")
+    if endpoint not in ("chat", "completion"):
+        fail(f"--endpoint must be chat or completion, not {endpoint!r}")
+    styles = sorted({s for spec in bench.tasks.values() for s in spec.styles})
+    if prompt not in styles:
+        fail(f"{bench.name} has no prompt {prompt!r}; use --prompt {' or '.join(styles)}")
     if temperature is not None and not 0.0 <= temperature <= 2.0:
         fail(f"--temperature must be between 0 and 2, got {temperature}")
     try:
@@ -203,6 +222,8 @@ def score(
                 model=model,
                 temperature=temperature,
                 data_revision=data_revision,
+                prompt=prompt,
+                endpoint=endpoint,
             )
     except (
         GenerationsError,

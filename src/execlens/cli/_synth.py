@@ -59,19 +59,41 @@ def run(
         # Not the user's input: the server failed; a rerun asks exactly those again.
         console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None
+    rejections = status.get("rejections", {})
     if not status.get("kept", 1):
         # Finished and kept (a rerun redoes nothing), but the dataset is empty: not a success.
-        named = ", ".join(f"{n} {reason}" for reason, n in status.get("rejections", {}).items())
+        named = ", ".join(f"{n} {reason}" for reason, n in rejections.items())
         _fail(
             console,
             f"every record was rejected ({named or 'none reached the end'}); the "
-            f"dataset is empty -- see `execlens synth status {status['out']}` and "
-            f"each record's reject reason",
+            f"dataset is empty -- {_cut_hint(rejections) or 'see'} `execlens synth status "
+            f"{status['out']}` and each record's reject reason",
+        )
+    hint = _cut_hint(rejections)
+    if hint:
+        console.print(
+            f"warning: {rejections[_CUT]} record(s) were rejected as {_CUT}: {hint}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
         )
     _print_status(status, console)
     card = Path(status["out"]) / "card.md"
     if card.is_file():
         console.print(f"dataset card: {card}")
+
+
+_CUT = "truncated_in_reasoning"
+
+
+def _cut_hint(rejections: dict[str, int]) -> str:
+    """What to change when replies were cut off inside their reasoning, or ``""``."""
+    if not rejections.get(_CUT):
+        return ""
+    return (
+        "the model was still thinking when even the second ask's budget ran out; raise "
+        "sampling.thinking_max_tokens (or serve the model with a longer context) -- see"
+    )
 
 
 @synth_app.command("status")

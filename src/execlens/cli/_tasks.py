@@ -7,7 +7,6 @@ traces at the end, so a run killed at any point and rerun writes byte-identical 
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -75,15 +74,6 @@ def checked_mode(mode: str) -> str:
 def named_runs(runs: list[str]) -> str:
     """The first eight runs, comma-separated, and how many more there are."""
     return ", ".join(runs[:8]) + (f" and {len(runs) - 8} more" if len(runs) > 8 else "")
-
-
-def file_digest(path: Path) -> str:
-    """sha256 of a file's bytes (a dataset's identity in a run manifest)."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def open_run(path: Path, identity: dict[str, Any], overwrite: bool) -> Any:

@@ -30,7 +30,6 @@ from execlens.cli._tasks import (
     WorkersOption,
     check_run_options,
     checked_mode,
-    file_digest,
     named_runs,
     open_run,
     traced_in_shards,
@@ -51,9 +50,18 @@ def _load(dataset: Path) -> list[Any]:
         usage_error(str(exc))
 
 
-def _data_digest(dataset: Path) -> str:
-    files = sorted(dataset.glob("*.jsonl")) if dataset.is_dir() else [dataset]
-    return ",".join(f"{p.name}:{file_digest(p)}" for p in files)
+def _data_digest(problems: list[Any]) -> str:
+    """The run's data identity: a digest of every loaded problem, every field included.
+
+    Not the files' bytes: REval's questions (``DREval_tasks.jsonl``) sit beside the data
+    file the user names, and a ClassEval problem's ``setUp`` sources are fields its
+    ``repr`` leaves out; a rerun after either changed must not resume the old run.
+    """
+    from dataclasses import astuple
+
+    from execlens.bench import records_digest
+
+    return records_digest([astuple(problem) for problem in problems])
 
 
 def trace(
@@ -126,7 +134,7 @@ def trace(
     warn_program_environment(benchmark_requirements([BENCHMARK.name]))
     identity = {
         "verb": "trace",
-        "data": _data_digest(dataset),
+        "data": _data_digest(problems),
         "mode": mode,
         "rows": rows,
         "max_steps": max_steps,

@@ -36,7 +36,7 @@ def _chains(config_path: Path) -> None:
 
     config = _load(config_path, "chains")
     try:
-        stats = run_chains(config)
+        stats = run_chains(config, progress=True)
     except (ConfigError, ModelConfigError, LocalModelError) as exc:
         usage_error(str(exc))
     except LocalServerError as exc:
@@ -51,12 +51,38 @@ def _chains(config_path: Path) -> None:
             err=True,
         )
         raise typer.Exit(1)
+    cut = stats.rejected.get("truncated_in_reasoning", 0)
+    room = (
+        f"raise thinking_max_tokens (now {config.thinking_max_tokens}) or serve the teacher "
+        "with a longer context"
+        if config.thinking_max_tokens
+        else "set thinking_max_tokens (e.g. 32768) so a cut chain is asked again with room"
+    )
+    # The counts per kind come first, so a run that kept nothing still shows them.
+    for kind, rate in sorted(stats.acceptance().items()):
+        typer.echo(f"  {kind}: {stats.accepted.get(kind, 0)}/{stats.sampled[kind]} ({rate:.1%})")
+    if sampled and not accepted:
+        reasons = ", ".join(
+            f"{n} {r}" for r, n in sorted(stats.rejected.items(), key=lambda x: -x[1])
+        )
+        usage_error(
+            f"0 of {sampled} chains accepted ({reasons or 'none judged'}); "
+            + (
+                f"the teacher was still thinking when its budget ran out: {room}"
+                if cut
+                else f"see {Path(config.output_dir) / 'chains.stats.json'}"
+            )
+        )
     typer.echo(
         f"chains: {accepted} of {sum(stats.sampled.values())} accepted; written to "
         f"{Path(config.output_dir) / 'chains.jsonl'}"
     )
-    for kind, rate in sorted(stats.acceptance().items()):
-        typer.echo(f"  {kind}: {stats.accepted.get(kind, 0)}/{stats.sampled[kind]} ({rate:.1%})")
+    if cut:
+        typer.echo(
+            f"warning: {cut} of {sampled} chains were cut off inside their reasoning "
+            f"(truncated_in_reasoning): {room}",
+            err=True,
+        )
     if stats.failed_requests:
         typer.echo(
             f"  {stats.failed_requests} samples failed (request errors); a rerun "

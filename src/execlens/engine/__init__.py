@@ -13,9 +13,10 @@ from execlens._lazy import lazy_exports
 if TYPE_CHECKING:
     from execlens.engine._determinism import DeterminismReport, check_determinism
     from execlens.engine._engine import DEFAULT_PRELOAD, Engine
-    from execlens.engine._errors import EngineError
+    from execlens.engine._errors import EngineError, IsolationUnavailable
     from execlens.engine._interpreter import resolve_program_python
     from execlens.engine._isolation import IsolationReport, LayerStatus
+    from execlens.engine._modes import ISOLATION_MODES, IsolationWarning
     from execlens.engine._program_env import (
         PROGRAM_PYTHON_ENV,
         RECORDED_PROGRAM_PYTHON,
@@ -43,7 +44,10 @@ _EXPORTS = {
     "Engine": "_engine",
     "EngineError": "_errors",
     "ExceptionInfo": "_types",
+    "ISOLATION_MODES": "_modes",
     "IsolationReport": "_isolation",
+    "IsolationUnavailable": "_errors",
+    "IsolationWarning": "_modes",
     "Job": "_types",
     "LayerStatus": "_isolation",
     "Limits": "_types",

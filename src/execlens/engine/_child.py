@@ -102,11 +102,8 @@ def _lock_down(job: Prepared, iso: ServerIsolation, scratch: str) -> None:
     setrlimit(resource.RLIMIT_AS, job.address_space)
     for which, limit in job.rlimits:
         setrlimit(which, limit)
-    if iso.uid is not None and iso.gid is not None:
-        setrlimit(resource.RLIMIT_NPROC, job.nproc)
-        os.setgroups(())
-        os.setresgid(iso.gid, iso.gid, iso.gid)
-        os.setresuid(iso.uid, iso.uid, iso.uid)
+    # A uid of its own and no groups, or (a one-uid user namespace) no capabilities.
+    iso.drop_privileges(job.nproc)
     # Cleared by the uid change above, so set after it: die with the server.
     set_parent_death_signal()
     # The seccomp filter is already in place: the zygote installed it once, and every
@@ -407,6 +404,8 @@ def run_child(
         os.dup2(output_w, 2)
         if request.get("stdin") is not None:
             os.dup2(_memfd_with(request["stdin"]), 0)
+        # A Landlock domain of its own, while the ruleset's descriptor is still open.
+        iso.confine_child()
         # Close everything else: the zygote's command pipes, the pipes' spare ends.
         os.closerange(3, CONTROL_FD)
         os.closerange(RESULT_FD + 1, 1 << 16)

@@ -24,9 +24,10 @@ from execlens.engine._batching import (
     host_timeout,
     stream_in_groups,
 )
-from execlens.engine._errors import EngineError
+from execlens.engine._errors import EngineError, IsolationUnavailable
 from execlens.engine._interpreter import resolve_program_python
 from execlens.engine._isolation import IsolationReport
+from execlens.engine._modes import ISOLATION_ENV, ISOLATION_MODES, warn_degraded
 from execlens.engine._pool import Batch, Pool, fail
 from execlens.engine._process import ServerProcess
 from execlens.engine._progress import progress_hook
@@ -93,8 +94,14 @@ class Engine:
     (:mod:`execlens.engine._guard`); a crash only costs the job it hit.  Jobs without an
     origin, or of different origins, never share a process.
 
-    ``isolation``: ``"full"`` (fail unless every layer is active), ``"auto"`` (every
-    layer this machine offers) or ``"none"`` (rlimits only; trusted code).
+    ``isolation``: ``"full"`` (fail unless every layer is active but Landlock and the
+    cgroup), ``"auto"`` (every layer this machine offers; refuses to start without the
+    filesystem and PID layers, naming what is missing and why), ``"degraded"`` (runs
+    with what this machine offers, and warns that it does on every start: the explicit
+    opt-in where ``auto`` refuses) or ``"none"`` (rlimits only; trusted code).  Default:
+    ``$EXECLENS_ISOLATION``, else ``"auto"``.  Without root the namespaces come from a
+    user namespace of each server's own; :meth:`isolation_report` says how each layer
+    was had.
 
     ``python``: the interpreter the servers (and so the programs) run under, e.g. a venv
     with NumPy 1.x while the host runs NumPy 2; default ``$EXECLENS_PROGRAM_PYTHON``, else
@@ -117,14 +124,23 @@ class Engine:
         limits: Limits | None = None,
         hash_seed: int = 0,
         preload: Sequence[str] = DEFAULT_PRELOAD,
-        isolation: str = "auto",
+        isolation: str | None = None,
         batch_size: int = 1,
         python: str | None = None,
         mount_ro: Sequence[str] = (),
         filesystem: str = "minimal",
     ) -> None:
-        if isolation not in ("full", "auto", "none"):
-            raise ValueError("isolation must be 'full', 'auto' or 'none'")
+        if isolation is None:
+            isolation = os.environ.get(ISOLATION_ENV) or "auto"
+            if isolation not in ISOLATION_MODES:  # a setting, named as such (exit 2)
+                raise IsolationUnavailable(
+                    f"{ISOLATION_ENV} must be one of {', '.join(ISOLATION_MODES)}, "
+                    f"not {isolation!r}"
+                )
+        if isolation not in ISOLATION_MODES:
+            raise ValueError(
+                f"isolation must be one of {', '.join(ISOLATION_MODES)}, not {isolation!r}"
+            )
         if filesystem not in ("minimal", "host"):
             raise ValueError("filesystem must be 'minimal' or 'host'")
         if filesystem == "host" and isolation == "full":
@@ -163,6 +179,8 @@ class Engine:
         self._ids = itertools.count()
         self._closed = False
         self._pool(hash_seed)
+        if isolation == "degraded":
+            warn_degraded(self.isolation_report())
 
     # ----------------------------------------------------------------- lifecycle
     def __enter__(self) -> Engine:

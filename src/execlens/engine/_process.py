@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from execlens.engine._errors import EngineError
+from execlens.engine._errors import EngineError, IsolationUnavailable
 from execlens.engine._isolation import IsolationReport, compile_seccomp_filters
 from execlens.engine._protocol import MAX_FRAME, FrameError, decode_json, encode_frame
 
@@ -153,10 +153,13 @@ class ServerProcess:
             raise EngineError(f"execution server failed to start: {exc}") from exc
         if not hello.get("ready"):
             self.close()
+            if hello.get("refused"):
+                raise IsolationUnavailable(str(hello.get("error")))
             raise EngineError(f"execution server refused to start: {hello.get('error')}")
         if hello.get("root_plan"):
             _ROOT_PLANS.setdefault(plan_key, hello["root_plan"])
         self.report = IsolationReport.from_dict(hello["report"])
+        self.report.mode = isolation
         self.preload_errors: dict[str, str] = hello.get("preload_errors", {})
         self.pid: int = hello["pid"]
 
@@ -188,3 +191,14 @@ class ServerProcess:
             if self.process.poll() is None:
                 self.process.kill()
             self.process.wait()
+            _remove_scratch(getattr(self, "report", None))
+
+
+def _remove_scratch(report: IsolationReport | None) -> None:
+    """Remove a server's scratch parent from the host's temporary directory, where it had
+    no mounts of its own to keep it in (Landlock only, ``isolation="none"``)."""
+    parent = report.scratch_parent if report is not None else None
+    if parent and os.path.basename(parent).startswith("execlens-scratch-"):
+        import shutil
+
+        shutil.rmtree(parent, ignore_errors=True)

@@ -36,13 +36,13 @@ import marshal
 import os
 import select
 import signal
-import stat
 import sys
 import time
 from collections import deque
 from typing import Any
 
 from execlens.engine._child import prepare_server
+from execlens.engine._errors import IsolationUnavailable
 from execlens.engine._isolation import (
     ServerIsolation,
     set_parent_death_signal,
@@ -56,47 +56,14 @@ from execlens.engine._protocol import (
     write_frame,
 )
 from execlens.engine._rootfs import plan_root
+from execlens.engine._scratch import Scratch
 from execlens.engine._watch import REQUEST_BUDGET, ChildPipes, ChildWatch
 from execlens.engine._zygote import Zygote, reap_all
 
-
 # ------------------------------------------------------------------------ server side
-class _Scratch:
-    """One scratch directory per server, emptied (or recreated) between children."""
-
-    def __init__(self, iso: ServerIsolation) -> None:
-        self.iso = iso
-        self.path = os.path.join(iso.scratch_root, f"job-{os.getpid()}")
-        self._create()
-
-    def _create(self) -> None:
-        os.makedirs(self.path, mode=0o700, exist_ok=True)
-        if self.iso.uid is not None and self.iso.gid is not None:
-            os.chown(self.path, self.iso.uid, self.iso.gid)
-        os.chmod(self.path, 0o700)
-
-    def reset(self) -> None:
-        """Leave an empty directory, whatever the last child did to it."""
-        try:
-            # One lstat answers "a real directory (not a link), mode 0700"; the common
-            # case then costs one more syscall, the listing.
-            st = os.lstat(self.path)
-            fresh = (
-                stat.S_ISDIR(st.st_mode)
-                and st.st_mode & 0o7777 == 0o700
-                and not os.listdir(self.path)
-            )
-        except OSError:
-            fresh = False
-        if fresh:
-            return
-        if os.path.islink(self.path) or os.path.isfile(self.path):
-            os.unlink(self.path)
-        else:
-            import shutil  # only on this rare path
-
-            shutil.rmtree(self.path, ignore_errors=True)
-        self._create()
+# The job's scratch dir and /dev/shm, made and emptied through descriptors (never by
+# following a link), and the per-job clean-up of IPC objects, tmpfs and cgroup sizes.
+_Scratch = Scratch
 
 
 def _kill_uid(uid: int) -> None:
@@ -292,7 +259,7 @@ class _Server:
         wall = float(limits["wall_time"])
         calls = request["calls"]
         stop = child_stop(calls, start, self.limit, int(request.get("per_child") or len(calls)))
-        self.scratch.reset()
+        self.scratch.reset(int(limits["memory_mb"]), int(limits["max_processes"]))
         pipes = ChildPipes()
         watch = ChildWatch(pipes, start, stop, results, int(limits["output_bytes"]), budget)
         try:
@@ -433,6 +400,9 @@ def main() -> None:
             root_plan = config.get("root_plan") or plan_root(config.get("mount_ro", []))
         iso = setup_server_isolation(mode, config.get("seccomp"), root_plan)
         server = _Server(sock, iso)
+    except IsolationUnavailable as exc:  # the host raises it as is (one error: line)
+        write_frame(sock, {"ready": False, "error": str(exc), "refused": True})
+        return
     except Exception as exc:  # noqa: BLE001 - reported to the host, which raises
         write_frame(sock, {"ready": False, "error": f"{type(exc).__name__}: {exc}"})
         return

@@ -41,10 +41,13 @@ from execlens.values import (
     OpaqueRecord,
     decode,
     envelope_type_key,
+    literal_fingerprint,
     parse_call,
     parse_literal,
     parse_state_value,
+    quick_literal_equal,
     strict_equal,
+    texts_equal,
     type_names,
     values_equal,
 )
@@ -322,15 +325,36 @@ def judge_output_literal(
     """Output prediction against an output literal's text (CRUXEval-style tasks): the
     answer must be a literal (``allow_json``: JSON spellings too), compared type-strictly
     in the host; no code runs.  ``expected``: the reference already parsed."""
-    if expected is _UNPARSED:
+    parsed_here = expected is _UNPARSED
+    if parsed_here:
         expected = _reference_literal(reference, True)
         if isinstance(expected, AnswerParseError):
             return _bad_reference(expected)
+        if len(answer) >= _QUICK_FROM:  # a long answer: compared as text where it can be
+            same = texts_equal(answer, reference)
+            if same is not None:
+                return Verdict.passing() if same else _wrong("value", "a different value")
     try:
         predicted = parse_literal(answer, allow_json=allow_json)
     except AnswerParseError as error:
         return _unparseable(error.kind, error.message)
+    if len(answer) >= _QUICK_FROM:  # a long answer: decided at C speed where it can be
+        kept = _reference_fingerprint(reference) if parsed_here else None
+        quick = quick_literal_equal(predicted, expected, kept)
+        if quick is not None:
+            return Verdict.passing() if quick else _wrong("value", "a different value")
     return compare_values(predicted, expected)
+
+
+#: Answers at least this long are compared through ``quick_literal_equal`` first (the
+#: fast reader's threshold: the rule is the same, only the walk over the values is not).
+_QUICK_FROM = 2_000
+
+
+@lru_cache(maxsize=1024)
+def _reference_fingerprint(text: str) -> bytes | None:
+    """The fingerprint of the reference parsed from ``text``, kept per text (rows repeat)."""
+    return literal_fingerprint(_reference_literal(text, True))
 
 
 def tolerant_match(got: Any, reference: Any) -> bool:

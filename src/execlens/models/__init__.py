@@ -11,6 +11,15 @@ with open_client("local") as client:                       # or ("Qwen/...", bas
 ```
 """
 
+from ._budget import (
+    THINKING_MAX_TOKENS,
+    Asked,
+    TokenBudget,
+    ask_within_budget,
+    cut_chat_reply,
+    limit_from_refusal,
+    with_max_tokens,
+)
 from ._cache import RequestCache, cache_disabled_by_env, default_cache_dir, sample_key
 from ._client import ClientConfig, ModelClient, NStrategy
 from ._health import (
@@ -18,6 +27,7 @@ from ._health import (
     UnknownModelError,
     check_server,
     request_failure_hint,
+    served_context_length,
 )
 from ._local import (
     LOCAL_ALIAS,
@@ -52,6 +62,8 @@ from ._types import (
 __all__ = [
     "LOCAL_ALIAS",
     "LOCAL_MODEL",
+    "THINKING_MAX_TOKENS",
+    "Asked",
     "ChatMessage",
     "ClientConfig",
     "ClientStats",
@@ -70,12 +82,16 @@ __all__ = [
     "RetryPolicy",
     "SamplingParams",
     "ServerUnavailableError",
+    "TokenBudget",
     "UnknownModelError",
     "Usage",
+    "ask_within_budget",
     "cache_disabled_by_env",
     "check_server",
+    "cut_chat_reply",
     "default_cache_dir",
     "is_local",
+    "limit_from_refusal",
     "local_server_missing",
     "locate_local_model",
     "model_digest",
@@ -84,4 +100,6 @@ __all__ = [
     "resolve_api_key",
     "resolve_client_config",
     "sample_key",
+    "served_context_length",
+    "with_max_tokens",
 ]

@@ -25,6 +25,7 @@ __all__ = [
     "UnknownModelError",
     "check_server",
     "request_failure_hint",
+    "served_context_length",
 ]
 
 #: Set to 1 to skip the check (a gateway without a ``/models`` listing).
@@ -112,6 +113,47 @@ def check_server(config: ClientConfig, *, timeout: float = 10.0, attempts: int =
             )
         return
     raise ServerUnavailableError(f"{problem}; {running}")
+
+
+#: Keys of a ``/models`` entry that give the served context length (vLLM: max_model_len).
+_CONTEXT_KEYS = ("max_model_len", "context_length", "max_context_length")
+
+
+def served_context_length(config: ClientConfig, *, timeout: float = 10.0) -> int | None:
+    """The context length the server reports for ``config.model`` (vLLM's ``/models``
+    listing has ``max_model_len``), or ``None`` when it reports none or cannot be asked.
+
+    Token budgets are kept within it (``TokenBudget.context``); a server that reports
+    nothing is asked as it is, and a refusal naming its limit is asked again within it.
+    """
+    if os.environ.get(SKIP_ENV, "").strip() not in ("", "0"):
+        return None
+    import httpx
+
+    url = config.base_url.rstrip("/")
+    headers = {
+        "Authorization": f"Bearer {config.api_key.get_secret_value()}",
+        **config.extra_headers,
+    }
+    try:
+        with httpx.Client(timeout=timeout, trust_env=False) as http:
+            response = http.get(f"{url}/models", headers=headers)
+        payload = response.json() if response.status_code == 200 else None
+    except (httpx.HTTPError, ValueError):
+        return None
+    data = payload.get("data") if isinstance(payload, dict) else None
+    if not isinstance(data, list):
+        return None
+    entries = [e for e in data if isinstance(e, dict)]
+    mine = [e for e in entries if e.get("id") == config.model] or (
+        entries if len(entries) == 1 else []
+    )
+    for entry in mine:
+        for key in _CONTEXT_KEYS:
+            value = entry.get(key)
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                return value
+    return None
 
 
 # What to change when every request fails the same non-retryable way (by ErrorKind value).

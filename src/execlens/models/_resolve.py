@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from pydantic import SecretStr
+
 from ._cache import RequestCache
 from ._client import ClientConfig, ModelClient
 from ._local import LocalModelServer
@@ -71,7 +73,7 @@ def resolve_client_config(
         return ClientConfig(
             model=model.strip(),
             base_url=base_url.rstrip("/"),
-            api_key=resolve_api_key(api_key),
+            api_key=SecretStr(resolve_api_key(api_key)),
             **settings,
         )
     except ValueError as exc:

@@ -10,6 +10,8 @@ process (a dataloader worker) does not inherit a parent's engine: it makes its o
 from __future__ import annotations
 
 import atexit
+import json
+import logging
 import os
 import threading
 from typing import TYPE_CHECKING
@@ -19,6 +21,8 @@ if TYPE_CHECKING:
     from execlens.judge import Executor
 
 __all__ = ["close_shared_engine", "shared_executor"]
+
+logger = logging.getLogger("execlens.rewards")
 
 WORKERS_ENV = "EXECLENS_REWARD_WORKERS"
 
@@ -49,6 +53,10 @@ def shared_executor() -> Executor:
         workers = _workers()
         engine: Engine = scoring_engine(workers) if workers else scoring_engine()
         _state.update(pid=os.getpid(), engine=engine, executor=Executor(engine))
+        # The training log says what the rewards were judged under (degraded: a warning).
+        summary = engine.isolation_report().summary()
+        level = logging.WARNING if summary["mode"] == "degraded" else logging.INFO
+        logger.log(level, "judging engine isolation: %s", json.dumps(summary, sort_keys=True))
         if not _state.get("registered"):
             atexit.register(close_shared_engine)
             _state["registered"] = True

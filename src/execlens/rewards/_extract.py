@@ -19,7 +19,9 @@ whose contents differ once parsed: ``[1,2]`` and ``[1, 2]`` are the same answer,
 ``2`` are not) gets problem ``hedged`` -- otherwise a policy could list candidates and be
 judged on the last.  Repeating the *same* answer is fine: models restate their answer,
 and nothing is gained by it.  An ``[ANSWER]`` opened and then opened again before any
-``[/ANSWER]`` is a mention of the tag in prose, not a block.
+``[/ANSWER]`` is a mention of the tag in prose, not a block; so is an ``[ANSWER]`` left
+open after the last closed block when what follows it is no answer (``[ANSWER]x[/ANSWER]
+(I wrapped it in [ANSWER] tags)``).
 
 **Size cap.**  An answer longer than :data:`MAX_ANSWER_CHARS` (the literal parser's own
 limit, so no answer it would accept is refused) gets problem ``too_long`` before anything
@@ -78,6 +80,11 @@ NO_ANSWER_PROBLEMS = frozenset({"truncated_in_reasoning", "reasoning_only", "hed
 # many different texts is hedging whatever they parse to (and bounds the parsing work).
 _MAX_BLOCKS_COMPARED = 4
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# Answers at least this long are read through the literal parser's fast reader (``ast``
+# costs ~1 ms per 1,000 characters): its own threshold.
+_FAST_FROM = 2_000
+_ASSERT = re.compile(r"assert\s+(.*)", re.DOTALL)
+_QUOTED = re.compile(r"""('[^'\\\n]*(?:\\.[^'\\\n]*)*'|"[^"\\\n]*(?:\\.[^"\\\n]*)*")""", re.DOTALL)
 _REASONING_KEYS = ("reasoning_content", "reasoning", "thinking")
 
 
@@ -160,16 +167,63 @@ def _source_segment(source: str, node: ast.expr) -> str:
     ]
 
 
+def _long_assertion(stripped: str, kind: str) -> str | None:
+    """The side of a long ``assert A == B`` (see :func:`_strip_assertion`) found without
+    ``ast``: split at the one ``==`` outside string literals (a second one, a chained
+    comparison, is left to ``ast``).  Where ``ast`` would find a different ``A == B`` --
+    an ``==`` nested in ``A`` -- neither side it finds is a literal or a literal call,
+    so both readings are judged unparseable; ``None`` for the ``ast`` path."""
+    match = _ASSERT.match(stripped)
+    if match is None:
+        return None
+    body = match.group(1)
+    at = _first_code_eq(body)
+    if at < 0:
+        return None
+    left, right = body[:at].strip(), body[at + 2 :].strip()
+    if not left or not right or _first_code_eq(right) >= 0:
+        return None
+    return right if kind in ("output", "output_completion") else left
+
+
+def _first_code_eq(text: str) -> int:
+    """Where the first ``==`` outside string literals is in ``text`` (-1: none), found
+    with C-level string operations: the code between the strings is searched joined."""
+    if "\x01" in text:
+        return -1  # the joining mark itself: left to ast
+    if "\\" not in text and ('"' not in text or "'" not in text):
+        # One kind of quote and no escapes: the strings lie between pairs of quotes.
+        parts = text.split("'" if '"' not in text else '"')
+        if not len(parts) % 2:
+            return -1  # a quote left open
+        quotes = 2
+    else:
+        parts = _QUOTED.split(text)
+        quotes = 0
+    strings = parts[1::2]
+    code = "\x01".join(parts[0::2])
+    at = code.find("==")
+    if at < 0:
+        return -1
+    before = code.count("\x01", 0, at)
+    return at - before + sum(map(len, strings[:before])) + quotes * before
+
+
 def _strip_assertion(text: str, kind: str) -> str:
     """``assert A == B`` -> ``B`` (output kinds) or ``A`` (input); anything else unchanged.
 
     Read with ``ast`` rather than split at the first ``==`` so that an ``==`` inside a
     string argument does not cut the answer; the sides are returned as source text,
-    still to be parsed strictly by the judge.
+    still to be parsed strictly by the judge.  A long one (``_FAST_FROM`` characters) is
+    split without ``ast`` when its sides read as a call and a literal.
     """
     stripped = text.strip()
     if not stripped.startswith("assert"):
         return text
+    if len(stripped) >= _FAST_FROM:
+        fast = _long_assertion(stripped, kind)
+        if fast is not None:
+            return fast
     try:
         tree = ast.parse(stripped)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -198,9 +252,38 @@ def _reduced(text: str, kind: str) -> str:
     return inner
 
 
+def _answer_like(text: str) -> bool:
+    """Whether ``text`` reads as an answer (an expression), not prose."""
+    if not text:
+        return False
+    if len(text) >= _FAST_FROM:
+        return _long_canonical(text) is not None
+    try:
+        ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def _long_canonical(answer: str) -> str | None:
+    """A long answer's canonical form through the literal parser's fast reader (``ast``
+    would take a second on 200,000 characters), or ``None`` when it is no literal."""
+    from execlens.values import AnswerParseError, literal_fingerprint, parse_literal
+
+    try:
+        value = parse_literal(answer)
+    except (AnswerParseError, RecursionError, MemoryError):
+        return None
+    fingerprint = literal_fingerprint(value)
+    return None if fingerprint is None else "literal:" + fingerprint.hex()
+
+
 def _canonical(answer: str) -> str:
     """What two answers are compared by in the hedging check: the parse tree when the
-    answer parses as an expression (spacing and quote style do not count), else the text."""
+    answer parses as an expression (spacing and quote style do not count), else the text;
+    a long literal by its value."""
+    if len(answer) >= _FAST_FROM:
+        return _long_canonical(answer.strip()) or answer.strip()
     try:
         return ast.dump(ast.parse(answer.strip(), mode="eval"))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -226,6 +309,12 @@ def _from_final(final: str, kind: str) -> Extracted:
         )
     last = parts[-1]
     end = last.find(ANSWER_CLOSE)
+    if end < 0 and len(parts) > 2 and not _answer_like(last.strip()):
+        if any(ANSWER_CLOSE in part for part in parts[1:-1]):
+            # The tag mentioned in prose after the last closed block: not an answer.
+            parts = parts[:-1]
+            last = parts[-1]
+            end = last.find(ANSWER_CLOSE)
     raw = (last if end < 0 else last[:end]).strip()
     if len(raw) > MAX_ANSWER_CHARS:
         return Extracted(raw, tagged=True, problem="too_long")

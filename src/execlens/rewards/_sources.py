@@ -44,6 +44,7 @@ def tasks_from_prediction(
         raise TaskError(f"task {task.id!r} names no source; pass source=")
     if not task.call:
         raise TaskError(f"task {task.id!r} has no reference call to ask about")
+    _check_literal(task)
     out = []
     for kind in _check_kinds(kinds):
         out.append(
@@ -59,6 +60,22 @@ def tasks_from_prediction(
             )
         )
     return out
+
+
+def _check_literal(task: Task) -> None:
+    """A :class:`TaskError` unless the task's reference output is a literal: a reward
+    judges every answer against it, and a reference that is none would make each of its
+    verdicts a ``reference_error`` (nothing is exported that cannot be judged)."""
+    from execlens.values import AnswerParseError, parse_literal
+
+    reference = task.reference
+    try:
+        parse_literal(reference if isinstance(reference, str) else repr(reference))
+    except AnswerParseError as exc:
+        raise TaskError(
+            f"task {task.id!r}: its output {str(reference)[:80]!r} is not a literal "
+            f"({exc.kind}); no answer could be judged against it -- fix or drop the record"
+        ) from None
 
 
 def _prelude_of(task: Task) -> dict[str, Any]:
@@ -104,6 +121,13 @@ def tasks_from_codeio(
         code, pairs = record["refcode"], record["ios"]
     except KeyError as exc:
         raise TaskError(f"a CodeI/O record lacks {exc}") from None
+    if not isinstance(code, str):
+        raise TaskError(f"a CodeI/O record's 'refcode' must be text, got {type(code).__name__}")
+    if not isinstance(pairs, list):
+        raise TaskError(
+            f"a CodeI/O record's 'ios' must be a list of {{input, output}} pairs, got "
+            f"{type(pairs).__name__} {str(pairs)[:40]}"
+        )
     name = str(record.get("funcname") or "main_solution")
     rid = record_id or str(record.get("meta", {}).get("msgidx", "")) or "record"
     chosen = _check_kinds(kinds)

@@ -1,11 +1,12 @@
-"""A run's manifest: what the run is (its identity) and what produced it (versions)."""
+"""A run's manifest: what the run is (its identity) and what produced it (versions, and
+the environment it ran in, e.g. the sandbox's isolation)."""
 
 from __future__ import annotations
 
 import json
 import platform
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,9 @@ class Manifest:
     identity: dict[str, Any]
     versions: dict[str, str] = field(default_factory=current_versions)
     created: str = ""
+    # What the run ran under besides versions (``"isolation"``: the sandbox's layers);
+    # not part of the identity, so a rerun elsewhere still resumes.
+    environment: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def new(cls, identity: dict[str, Any]) -> Manifest:
@@ -72,15 +76,24 @@ class Manifest:
                 f"use another --out, or --overwrite to replace the run"
             )
         versions = data.get("versions")
+        environment = data.get("environment")
         return cls(
             identity=data["identity"],
             versions=dict(versions) if isinstance(versions, dict) else {},
             created=str(data.get("created", "")),
+            environment=dict(environment) if isinstance(environment, dict) else {},
         )
+
+    def with_environment(self, key: str, value: Any) -> Manifest:
+        """A copy recording ``value`` (plain JSON) under ``environment[key]``."""
+        return replace(self, environment={**self.environment, key: normalise(value)})
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form written to ``manifest.json``."""
-        return {"identity": self.identity, "versions": self.versions, "created": self.created}
+        data = {"identity": self.identity, "versions": self.versions, "created": self.created}
+        if self.environment:
+            data["environment"] = self.environment
+        return data
 
     def save(self, path: Path) -> None:
         """Write atomically."""

@@ -109,6 +109,11 @@ class RunDir:
         self._register(name)
         return path
 
+    def record_environment(self, key: str, value: Any) -> None:
+        """Record in ``manifest.json`` what this run ran under (e.g. ``"isolation"``)."""
+        self.manifest = self.manifest.with_environment(key, value)
+        self.manifest.save(self.path / MANIFEST_NAME)
+
     def write_json(self, name: str, obj: Any) -> Path:
         """Write ``DIR/<name>`` atomically: sorted keys, indent 2, trailing newline."""
         path = self.file(name)

@@ -118,6 +118,16 @@ def card_markdown(stats: dict[str, Any], files: dict[str, int], title: str) -> s
         "![counts](card.svg)",
         "",
     ]
+    isolation = stats.get("isolation")
+    if isolation:
+        missing = ", ".join(isolation["missing"]) or "none"
+        lines += [
+            "## Sandbox",
+            "",
+            f"Answers were verified by execution with isolation {isolation['mode']!r} "
+            f"(namespaces via {isolation['method']}; layers missing: {missing}).",
+            "",
+        ]
     lines += _table("turn-1 label", stats["labels_turn_1"])
     lines += _table("turn-2 label", stats["labels_turn_2"])
     lines += _table("pairs per function", stats["pairs_per_function"])

@@ -186,12 +186,19 @@ class ModelSettings(_Strict):
 
 
 class SamplingSettings(_Strict):
-    """Sampling of one stage's requests."""
+    """Sampling of one stage's requests.
+
+    ``max_tokens`` is the first ask's budget; a reply the token limit cut (a thinking
+    model's thought, often) is asked once more with ``thinking_max_tokens`` (within the
+    server's context; ``null`` never asks again): the one budget rule every path that
+    asks a model shares (``execlens.models.TokenBudget``).
+    """
 
     n: int = Field(default=1, ge=1)
     temperature: float = Field(default=0.0, ge=0.0)
     top_p: float = Field(default=1.0, gt=0.0, le=1.0)
     max_tokens: int = Field(default=512, ge=1)
+    thinking_max_tokens: int | None = Field(default=32768, ge=1)
     seed: int | None = 0
 
 
@@ -227,6 +234,15 @@ class SynthConfig(_Strict):
     mount_ro: list[Path] = Field(default_factory=list)
     """Host directories the programs may read, read-only (the sandbox shows them nothing
     else of the host); off by default.  For functions that need a data directory."""
+
+    @field_validator("mount_ro", mode="before")
+    @classmethod
+    def _not_empty(cls, paths: Any) -> Any:
+        # Path("") is the working directory: an empty entry would show the project
+        # (``.git`` included) to every program.
+        if isinstance(paths, list) and any(isinstance(p, str) and not p.strip() for p in paths):
+            raise ValueError("mount_ro holds an empty path; name existing directories")
+        return paths
 
     @field_validator("mount_ro")
     @classmethod

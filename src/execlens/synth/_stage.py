@@ -50,6 +50,9 @@ __all__ = [
 Record = dict[str, Any]
 
 
+_UNASKED = object()
+
+
 class StageContext:
     """What a worker's stages share: the config, one engine, one model client.
 
@@ -74,6 +77,7 @@ class StageContext:
         self._engine: Engine | None = None
         self._check_engine: Engine | None = None
         self._client: ModelClient | None = None
+        self._server_context: object = _UNASKED
         self._lock = threading.Lock()
 
     @property
@@ -92,6 +96,18 @@ class StageContext:
                 self._check_engine = _engine(self, self.config.check_seed)
             return self._check_engine
 
+    def isolation(self) -> dict[str, Any]:
+        """The sandbox's isolation on this machine, as a run records it: the engine's
+        that ran this worker's stages, else a one-server engine's started to ask."""
+        with self._lock:
+            engine = self._engine or self._check_engine
+        if engine is not None:
+            return engine.isolation_report().summary()
+        from execlens.engine import Engine
+
+        with Engine(workers=1, mount_ro=[str(p) for p in self.config.mount_ro]) as probe:
+            return probe.isolation_report().summary()
+
     @property
     def client(self) -> ModelClient:
         """The worker's model client (requests cached in the run directory)."""
@@ -99,6 +115,18 @@ class StageContext:
             if self._client is None:
                 self._client = _open_client(self)
             return self._client
+
+    def server_context(self) -> int | None:
+        """The served model's context length, when its server reports one (asked once)."""
+        if self._server_context is _UNASKED:
+            from execlens.models import served_context_length
+
+            config = self.client_config
+            local = config is None or config.cache_namespace is not None
+            self._server_context = (
+                None if config is None or local else served_context_length(config)
+            )
+        return self._server_context  # type: ignore[return-value]
 
     def close(self) -> None:
         """Stop the engine and close the client, if they were started."""
@@ -263,11 +291,32 @@ class ModelStage(Stage):
         """The output records of the shard, given the responses to ``asked``."""
         raise NotImplementedError
 
+    def budget(self) -> Any:
+        """The stage's token budget (``models.TokenBudget``): its sampling block's
+        ``max_tokens``, and ``thinking_max_tokens`` for a reply the limit cut, kept within
+        the server's context when the server reports it."""
+        from execlens.models import TokenBudget
+
+        settings = getattr(self.config, self.sampling_key)
+        thinking = getattr(settings, "thinking_max_tokens", None)
+        return TokenBudget(
+            settings.max_tokens,
+            max(thinking or settings.max_tokens, settings.max_tokens),
+            self.context.server_context(),
+            fixed=thinking is None,
+        )
+
     def run(self, records: list[Record], shard: int, shards: int) -> Iterator[Record]:
         """Ask about the shard's records, then yield what :meth:`answers` makes of it."""
+        from execlens.models import ask_within_budget
+
         asked = [r for r in records if self.asks(r)]
         requests = [self.request(r) for r in asked]
-        responses = self.context.client.generate_sync(requests) if requests else []
+        responses: list[Any] = []
+        if requests:
+            replies = ask_within_budget(self.context.client, requests, self.budget())
+            responses = replies.responses
+            self.counters["asked_again_with_room"] += replies.asked_again
         raise_on_failed_requests(self.name, responses)
         yield from self.answers(records, asked, responses)
 

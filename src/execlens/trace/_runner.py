@@ -46,7 +46,8 @@ def run(
     run_program()
     try:
         if options.get("test") is not None:
-            value = _run_test(recorder, namespace, options, mode)
+            _run_test(recorder, namespace, options, mode)
+            value = None  # a unittest case returns nothing: its outcome is the trace
         else:
             recorder.start()
             try:

@@ -49,6 +49,8 @@ class ChainStats:
     accepted: dict[str, int] = field(default_factory=dict)
     failed_requests: int = 0
     rejected: dict[str, int] = field(default_factory=dict)
+    asked_again_with_room: int = 0
+    """Requests whose chain the token limit cut, asked once more with the thinking budget."""
 
     def acceptance(self) -> dict[str, float]:
         """Accepted / sampled per kind."""
@@ -62,6 +64,7 @@ class ChainStats:
             "acceptance": self.acceptance(),
             "failed_requests": self.failed_requests,
             "rejected": dict(sorted(self.rejected.items())),
+            "asked_again_with_room": self.asked_again_with_room,
         }
 
 
@@ -87,12 +90,26 @@ def collect_chains(
     temperature: float = 0.7,
     max_tokens: int = 1024,
     seed: int = 0,
+    thinking_max_tokens: int | None = None,
+    progress: bool = False,
 ) -> ChainStats:
     """Sample ``samples`` chains per task from ``client`` (an ``execlens.models``
     client), keep the accepted ones in ``out`` (JSONL ``messages`` rows, written
     atomically) and return the counts; ``out``'s sibling ``chains.stats.json`` holds them.
+
+    The budget follows the rule every path that asks a model shares
+    (``models.TokenBudget``): ``max_tokens`` first, and a chain the limit cut asked once
+    more with ``thinking_max_tokens`` (``None``: never), within the server's context.
+    ``progress`` shows the asking as it goes (a bar on a terminal, lines when piped).
     """
-    from execlens.models import GenerationRequest, SamplingParams
+    from execlens._progress import StageProgress
+    from execlens.models import (
+        GenerationRequest,
+        SamplingParams,
+        TokenBudget,
+        ask_within_budget,
+        served_context_length,
+    )
     from execlens.store import write_json_atomic, write_text_atomic
 
     params = SamplingParams(n=samples, temperature=temperature, max_tokens=max_tokens, seed=seed)
@@ -100,8 +117,32 @@ def collect_chains(
         GenerationRequest.chat(render_messages(t), params=params, id=str(i))
         for i, t in enumerate(tasks)
     ]
-    responses = client.generate_sync(requests)
-    stats = ChainStats()
+    config = getattr(client, "config", None)
+    served = config is not None and config.cache_namespace is None  # not the embedded model
+    budget = TokenBudget(
+        max_tokens,
+        max(thinking_max_tokens or max_tokens, max_tokens),
+        served_context_length(config) if served and config is not None else None,
+        fixed=thinking_max_tokens is None,
+    )
+    with StageProgress(progress) as display:
+        asking = display.stage("asking the teacher", len(requests))
+        again: list[Any] = []
+        done = 0
+
+        def heard(_: int, __: Any) -> None:
+            nonlocal done
+            done += 1
+            asking(done)
+
+        def more(count: int, total: int) -> None:
+            if not again:
+                again.append(display.stage("asking again with room to think", total))
+            again[0](count)
+
+        asked = ask_within_budget(client, requests, budget, on_response=heard, on_again=more)
+    responses: list[Any] = asked.responses
+    stats = ChainStats(asked_again_with_room=asked.asked_again)
     pairs: list[tuple[Task, ModelResponse]] = []
     for task, response in zip(tasks, responses):
         for completion in response.completions:
@@ -186,11 +227,13 @@ def load_tasks(data: str, *, max_samples: int | None = None) -> list[Task]:
     return tasks
 
 
-def run_chains(config: ChainsRunConfig, *, local_server: Any = None) -> ChainStats:
+def run_chains(
+    config: ChainsRunConfig, *, local_server: Any = None, progress: bool = False
+) -> ChainStats:
     """Collect teacher chains as ``config`` says (``execlens train chains CONFIG``):
     ``output_dir/chains.jsonl`` (train on it with ``execlens train sft``) and
     ``output_dir/chains.stats.json``.  ``local_server`` reuses a started embedded-model
-    server for ``model: local``."""
+    server for ``model: local``; ``progress`` shows the asking."""
     from execlens.models import open_client
 
     tasks = load_tasks(config.data, max_samples=config.max_samples)
@@ -205,4 +248,6 @@ def run_chains(config: ChainsRunConfig, *, local_server: Any = None) -> ChainSta
             temperature=config.temperature,
             max_tokens=config.max_tokens,
             seed=config.seed,
+            thinking_max_tokens=config.thinking_max_tokens,
+            progress=progress,
         )

@@ -128,6 +128,13 @@ class ChainsRunConfig(BaseModel):
     samples: int = Field(default=4, ge=1, description="chains sampled per task")
     temperature: float = Field(default=0.7, ge=0.0)
     max_tokens: int = Field(default=1024, ge=1)
+    thinking_max_tokens: int | None = Field(
+        default=32768,
+        ge=1,
+        description="a chain the token limit cut is asked once more with this budget "
+        "(within the server's context; null: never) -- the budget rule eval and "
+        "synthesis share",
+    )
     seed: int = 0
     max_samples: int | None = Field(default=None, ge=1, description="use only the first N tasks")
     no_cache: bool = False
@@ -163,11 +170,12 @@ def load_config(path: str | Path, kind: str) -> SFTRunConfig | GRPORunConfig | C
     are taken relative to the config file."""
     path = Path(path)
     data = _read(path)
-    cls: type[SFTRunConfig | GRPORunConfig | ChainsRunConfig] = {
+    classes: dict[str, type[SFTRunConfig | GRPORunConfig | ChainsRunConfig]] = {
         "sft": SFTRunConfig,
         "grpo": GRPORunConfig,
         "chains": ChainsRunConfig,
-    }[kind]
+    }
+    cls = classes[kind]
     if data.get("kind", kind) != kind:
         raise ConfigError(
             f"config {path} is a {data['kind']!r} config; run "

@@ -45,10 +45,12 @@ def _convert(gguf: Path, target: Path) -> None:
     model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     # A GGUF-loaded model refuses save_pretrained while it looks quantised.
-    model.hf_quantizer = None
+    # Plain attributes of the model object (typed by torch's Module.__setattr__ as
+    # tensors or modules, hence setattr).
+    setattr(model, "hf_quantizer", None)  # noqa: B010
     if hasattr(model.config, "quantization_config"):
         delattr(model.config, "quantization_config")
-    model.is_quantized = False
+    setattr(model, "is_quantized", False)  # noqa: B010
     staging = target.with_name(target.name + ".partial")
     shutil.rmtree(staging, ignore_errors=True)
     model.save_pretrained(str(staging), safe_serialization=True)

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         decode,
     )
     from execlens.values._envelope import NIL, Caps, NilType, dumps, encode, type_name_of
+    from execlens.values._fastliteral import texts_equal
     from execlens.values._parse import (
         AnswerParseError,
         ParsedCall,
@@ -28,7 +29,14 @@ if TYPE_CHECKING:
         parse_literal,
         parse_state_value,
     )
-    from execlens.values._types import envelope_type_key, is_ndarray, strict_equal, type_names
+    from execlens.values._types import (
+        envelope_type_key,
+        is_ndarray,
+        literal_fingerprint,
+        quick_literal_equal,
+        strict_equal,
+        type_names,
+    )
 
 _EXPORTS = {
     "NIL": "_envelope",
@@ -51,6 +59,9 @@ _EXPORTS = {
     "parse_literal": "_parse",
     "parse_state_value": "_parse",
     "strict_equal": "_types",
+    "quick_literal_equal": "_types",
+    "literal_fingerprint": "_types",
+    "texts_equal": "_fastliteral",
     "type_name_of": "_envelope",
     "type_names": "_types",
     "values_equal": "_compare",

@@ -12,6 +12,7 @@ numpy is never imported here: its types are recognised by module and name.
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Mapping
 from typing import Any
 
@@ -75,6 +76,42 @@ def _plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {_plain(k): _plain(v) for k, v in value.items()}
     return value
+
+
+def literal_fingerprint(value: Any) -> bytes | None:
+    """Bytes that are equal only for values of equal types and equal contents (builtins:
+    ``marshal`` format 0, which shares nothing, so equal values built apart usually give
+    equal bytes); ``None`` for a value it cannot write."""
+    try:
+        return marshal.dumps(value, 0)
+    except (ValueError, RecursionError, MemoryError):
+        return None
+
+
+def quick_literal_equal(
+    predicted: Any, reference: Any, reference_fingerprint: bytes | None = None
+) -> bool | None:
+    """Type-strict equality of two values ``parse_literal`` built (builtins only), decided
+    at C speed where it can be, else ``None`` (ask :func:`strict_equal`).
+
+    Values Python's ``==`` tells apart are not equal under any rule (unless a NaN is
+    involved: ``==`` never finds one equal, the strict rule does); equal
+    :func:`literal_fingerprint` bytes mean equal values of equal types.  What is left --
+    equal under ``==`` but written differently: ``1`` against ``1.0``, a set in another
+    order -- is undecided.  ``reference_fingerprint``: the reference's, when the caller
+    keeps it (references repeat).
+    """
+    wanted = reference_fingerprint or literal_fingerprint(reference)
+    if wanted is None:
+        return None
+    try:
+        if b"nan" not in wanted and predicted != reference:
+            return False  # no NaN in the reference: nothing unequal under == is equal
+        if literal_fingerprint(predicted) == wanted:
+            return True
+        return None if b"nan" in wanted or predicted == reference else False
+    except (RecursionError, MemoryError, ValueError):
+        return None
 
 
 def strict_equal(predicted: Any, reference: Any) -> bool:

@@ -79,8 +79,10 @@ def test_ier_right_wrong_and_hostile_answers(
 def test_ier_strict_judges_classeval_against_the_engines_value(
     tmp_path: Path, engine: Engine, request_cache: Path
 ) -> None:
-    # ClassEval's output.txt is str(value): the bare text passes official only; the
-    # literal passes strict, and official too (it strips one quote from each end).
+    # ClassEval's output.txt is str(value): the bare text would pass upstream's string
+    # rule, the literal too (it strips one quote from each end); but get_result skips
+    # every id holding a dot -- all of ClassEval's -- and then divides by zero: official
+    # keeps that (skipped, no accuracy).  The literal passes strict.
     def answer(i: int, item: Any) -> str:
         return _ier(item.output if i == 0 else repr(item.output))
 
@@ -104,14 +106,17 @@ def test_ier_strict_judges_classeval_against_the_engines_value(
             offset=offset,
             retries=0,
         )
-        run_eval(config, tmp_path / "c", show_progress=False, engine=engine)
+        result = run_eval(config, tmp_path / "c", show_progress=False, engine=engine)
     samples = [
         json.loads(line) for line in (tmp_path / "c" / "samples.jsonl").read_text().splitlines()
     ]
     assert [(s["generations"][0]["official"], s["generations"][0]["strict"]) for s in samples] == [
-        ("passed", "unparseable:syntax"),
-        ("passed", "passed"),
+        ("skipped:dotted_id", "unparseable:syntax"),
+        ("skipped:dotted_id", "passed"),
     ]
+    assert "accuracy" not in result.results["metrics"]["official"]
+    assert result.results["metrics"]["strict"]["accuracy"] == 50.0
+    assert any("cannot score" in flag for flag in result.results.get("flags", []))
 
 
 def _sr(code: str) -> str:
@@ -133,6 +138,17 @@ def test_sr_right_wrong_and_hostile_programs(
         lambda item: _sr(always_equal.format(name=item.entry_point)),  # fools ==
         lambda item: "no-code-block-here" * 60_000,  # ~1 MB in one "token", no program
         lambda item: _sr(f"import sys\nprint('debug', file=sys.stderr)\n{item.code}"),
+        lambda item: _sr("import os\nos._exit(0)"),  # leaves the process: nothing on stderr
+        lambda item: _sr("import os\nos._exit(1)"),  # status 1: upstream reads only stderr
+        lambda item: _sr("import sys\nsys.exit('0')"),  # prints 0 to stderr
+        lambda item: _sr(  # failing tests, their traceback sent to /dev/null
+            "import os, sys\nsys.stderr = open(os.devnull, 'w')\n"
+            f"def {item.entry_point}(*args):\n    return None"
+        ),
+        lambda item: _sr(  # the same at the file-descriptor level
+            "import os\nos.dup2(os.open(os.devnull, os.O_WRONLY), 2)\n"
+            f"def {item.entry_point}(*args):\n    return None"
+        ),
     ]
     replies = _by_prompt("sr", len(programs), lambda i, item: programs[i](item))
     results, samples = _run(tmp_path, engine, "sr", replies)
@@ -143,8 +159,13 @@ def test_sr_right_wrong_and_hostile_programs(
     assert labels[3] == ("passed", "wrong:non_plain_return")
     assert labels[4] == ("exception:NameError", "exception:NameError")  # check(<undefined>)
     assert labels[5] == ("wrong:stderr", "wrong:stderr")
+    assert labels[6] == ("passed", "crashed")
+    assert labels[7] == ("passed", "crashed")
+    assert labels[8] == ("exception:exit_status_1", "exception:SystemExit")
+    assert labels[9][0] == "passed" and labels[9][1].startswith("exception")
+    assert labels[10][0] == "passed" and labels[10][1].startswith("exception")
     assert samples[4]["extraction"] == ["no_code_block"]
     assert results["metrics"] == {
-        "official": {"accuracy": 50.0},
-        "strict": {"accuracy": round(100 / 6, 2)},
+        "official": {"accuracy": round(100 * 7 / 11, 2)},
+        "strict": {"accuracy": round(100 / 11, 2)},
     }

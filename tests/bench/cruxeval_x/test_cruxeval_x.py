@@ -145,14 +145,22 @@ def test_output_official_holes_and_strict(data: Path, engine: Engine) -> None:
             "[] or True",  # upstream's hole: the assert holds
             "candidate([2, -1, 3])",  # the call itself: the assert holds
             "__import__('sys').exit(0)",  # exit status 0: MultiPL-E's OK
+            "__import__('os')._exit(0)",  # leaves the process at once, status 0: OK too
+            "__import__('sys').exit('0')",  # prints "0" to stderr, status 1: not OK
+            "__import__('os')._exit(1)",
         ],
     )
-    assert labels["official"][0] == "passed" and labels["official"][1].startswith("exception")
-    assert labels["official"][2:] == ["passed", "passed", "passed"]
+    assert labels["official"][0] == "passed"
+    assert labels["official"][1] == "exception:AssertionError"
+    assert labels["official"][2:6] == ["passed", "passed", "passed", "passed"]
+    assert labels["official"][6:] == ["exception:exit_status_1", "exception:exit_status_1"]
     assert labels["strict"] == [
         "passed",
         "wrong:value",
         "unparseable:boolop",
+        "unparseable:call",
+        "unparseable:call",
+        "unparseable:call",
         "unparseable:call",
         "unparseable:call",
     ]
@@ -196,3 +204,13 @@ def test_eval_end_to_end(tmp_path: Path, data: Path, engine: Engine, request_cac
     assert samples["3"]["generations"][0]["strict"] == "unparseable:boolop"
     assert result.results["metrics"]["official"]["pass@1"] == 100.0
     assert result.results["metrics"]["strict"]["pass@1"] == 50.0
+
+
+def test_strict_output_computes_its_truth_when_none_was_prepared(
+    data: Path, engine: Engine
+) -> None:
+    """``execlens score`` prepares nothing: the strict scorer runs the tail's call itself."""
+    item = BENCH.load(str(data))[0]
+    scorer = BENCH.scorers("output", "direct", None)["strict"]
+    result = score_sample(scorer, item, ["[(2, 4), (3, 9)]", "[[2, 4], [3, 9]]"], engine)
+    assert [v.label for v in result.verdicts] == ["passed", "wrong:value"]

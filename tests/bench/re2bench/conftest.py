@@ -38,6 +38,15 @@ CLEAN = """def clean(text):
     return text.strip().lower()
 """
 
+# Avatar programs read stdin; their records hold the input as the fed text (or a number)
+PRODUCT = """a, b = map(int, input().split())
+print(a * b)
+"""
+
+MOD_SEVEN = """n = int(input())
+print(n % 7)
+"""
+
 #: problem id -> (benchmark, case file, line index, record, code path, code)
 IO_PROBLEMS: dict[str, dict[str, Any]] = {
     "sample_7": {
@@ -101,6 +110,32 @@ IO_PROBLEMS: dict[str, dict[str, Any]] = {
         "index": 0,
         "code_file": "../original_datasets/ClassEval/code/Counter.py",
         "code": COUNTER,
+    },
+    "atcoder_ABC001_A": {
+        "difficulty": "easy",
+        "benchmark": "Avatar",
+        "case": "atcoder_ABC001_A.jsonl",
+        "lines": [
+            {
+                "types": {"input": "2 integers separated by space", "output": "int"},
+                "values": {"input": "3 4", "output": 12},
+            }
+        ],
+        "index": 0,
+        "code_file": "code/atcoder_ABC001_A.py",
+        "code": PRODUCT,
+    },
+    "codeforces_7_A": {
+        "difficulty": "easy",
+        "benchmark": "Avatar",
+        "case": "codeforces_7_A.jsonl",
+        "lines": [
+            {"types": {"input": "int", "output": "int"}, "values": {"input": 5, "output": 5}},
+            {"types": {"input": "int", "output": "int"}, "values": {"input": 10, "output": 3}},
+        ],
+        "index": 1,
+        "code_file": "code/codeforces_7_A.py",
+        "code": MOD_SEVEN,
     },
     # .rstrip(".py") turns "text.happy.py" into "text.ha": the case file is named so
     "proj__proj-1@@text.happy.py@@clean": {
@@ -178,16 +213,17 @@ BRANCH = {
 
 def _io_prompt(task: str, code: str, record: dict[str, Any]) -> str:
     values = record["values"]
+    stdin = "input" in values  # an Avatar record
     if task == "output":
-        given, tag, skeleton = values["inputs"], "INPUT", '{"output": XXX}'
+        given = {"input": values["input"]} if stdin else values["inputs"]
+        tag, skeleton = "INPUT", '{"output": XXX}'
     else:
-        given, tag, skeleton = (
-            {"output": values["return"]},
-            "OUTPUT",
-            ('{"self": XXX, "args": XXX, "kwargs": XXX}'),
-        )
+        given = {"output": values["output" if stdin else "return"]}
+        tag = "OUTPUT"
+        skeleton = '{"input": XXX}' if stdin else '{"self": XXX, "args": XXX, "kwargs": XXX}'
+    name = record.get("name", "the program")
     return (
-        f"[PYTHON]\n{code}[/PYTHON]\n\nWhat will be the {task} of `{record['name']}`, "
+        f"[PYTHON]\n{code}[/PYTHON]\n\nWhat will be the {task} of `{name}`, "
         f"given the following {'input' if task == 'output' else 'output'}:\n[{tag}]\n"
         f"```\n{json.dumps(given)}\n```\n[/{tag}]\n\n[STRUCTURE]\n```\n{skeleton}\n```\n"
         "[/STRUCTURE]\n\n[THOUGHT]\n"

@@ -73,9 +73,11 @@ def test_output_prediction_right_prefix_and_hostile(
     )
     assert labels["ClassEval_5@Counter.bump"] == ("passed", "passed")
     assert labels["proj__proj-1@@text.happy.py@@clean"] == ("passed", "passed")
+    assert labels["atcoder_ABC001_A"] == ("passed", "passed")  # Avatar: stdin programs
     assert not pwned.exists()
     metrics = results["metrics"]
-    assert metrics["official"]["total_rs"] == 75.0 and metrics["strict"]["total_rs"] == 50.0
+    assert metrics["official"]["total_rs"] == round(100 * 5 / 6, 2)
+    assert metrics["strict"]["total_rs"] == round(100 * 4 / 6, 2)
     assert metrics["official"]["difficult_rs"] == 100.0
     assert len(samples) == len(IO_PROBLEMS)
 

@@ -52,6 +52,8 @@ def test_loads_every_task_with_upstreams_case_names(checkout: Path) -> None:
                 "easy/sample_7",
                 "easy/HumanEval_3",
                 "easy/ClassEval_5@Counter.bump",
+                "easy/atcoder_ABC001_A",
+                "easy/codeforces_7_A",
                 "difficult/proj__proj-1@@text.happy.py@@clean",
             )
         ]
@@ -64,7 +66,7 @@ def test_loads_every_task_with_upstreams_case_names(checkout: Path) -> None:
     assert io["ClassEval_5@Counter.bump"].class_name == "Counter"
     assert io["ClassEval_5@Counter.bump"].code.startswith("class Counter")
     # the data's own dataset/re2-bench folder works as --data too
-    assert len(BENCH.load(str(checkout / "dataset" / "re2-bench"))) == 10
+    assert len(BENCH.load(str(checkout / "dataset" / "re2-bench"))) == 14
     assert _items(checkout, "loop")["sample_7"].truth == {
         "3": {"n": [1, 2, 3], "out": [[], [2], [2]]}
     }
@@ -212,13 +214,13 @@ def test_output_scoring_both_modes(checkout: Path, engine: Engine) -> None:
         "passed",
         "passed",
         "wrong:partial=0.0000",
-        "wrong:partial=0.0000",
+        "wrong:no_marker,partial=0.0000",
     ]
     assert labels["strict"] == [
         "passed",
         "wrong:partial=0.0000",
         "wrong:partial=0.0000",
-        "unparseable:json",
+        "unparseable:no_marker",
     ]
 
 
@@ -303,3 +305,98 @@ def test_metrics_average_rs_and_partial_rs_per_difficulty() -> None:
         "difficult_partial_rs": 25.0,
     }
     assert metrics["strict"]["total_partial_rs"] == 25.0
+
+
+def test_avatar_records_hold_the_fed_input_as_they_are(checkout: Path) -> None:
+    io = _items(checkout, "input")
+    assert io["atcoder_ABC001_A"].inputs == "3 4" and io["atcoder_ABC001_A"].output == 12
+    assert io["codeforces_7_A"].inputs == 10 and io["codeforces_7_A"].output == 3
+    assert io["codeforces_7_A"].name is None
+
+
+def test_avatar_input_official_re_executes_on_stdin_and_strict(
+    checkout: Path, engine: Engine
+) -> None:
+    item = _items(checkout, "input")["atcoder_ABC001_A"]
+    labels = _score(
+        engine,
+        item,
+        "input",
+        [
+            _io("INPUT", {"input": "2 6"}),  # another input with the same output
+            _io("INPUT", {"input": "3 4"}),  # the recorded one: str(truth) == fed text,
+            # which upstream's detector refuses, and the dict never equals the string
+            _io("INPUT", {"input": "5 5"}),  # wrong
+        ],
+    )
+    assert labels["official"] == [
+        "passed",
+        "wrong:partial=0.0000",
+        "wrong:partial=0.0000",
+    ]
+    output = _items(checkout, "output")["codeforces_7_A"]
+    labels = _score(engine, output, "output", [_io("OUTPUT", {"output": 3})])
+    assert labels == {"official": ["passed"], "strict": ["passed"]}
+
+
+def test_official_reads_the_first_output_tag_even_inside_a_thought(
+    checkout: Path, engine: Engine, tmp_path: Path
+) -> None:
+    """Upstream reads the whole response; the score runner hands scorers the final part:
+    the official scorer gets the whole texts from the generations file."""
+    from execlens.bench import run_score
+
+    thinker = (
+        '<think>\nDrafting: [OUTPUT]\n```\n{"output": [2, 6]}\n```\n[/OUTPUT]\n'
+        'on reflection no.\n</think>\n[OUTPUT]\n```\n{"output": [6]}\n```\n[/OUTPUT]'
+    )
+    plain = _io("OUTPUT", {"output": [2, 6]})
+    answers = {item.sample_id: ["", ""] for item in _items(checkout, "output").values()}
+    answers["easy/sample_7"] = [thinker, plain]
+    path = tmp_path / "generations.json"
+    path.write_text(json.dumps(answers))
+    generations = BENCH.read_generations(path, str(checkout), "output")
+    result = run_score(tmp_path / "run", BENCH, generations, engine=engine)
+    (sample,) = [
+        s
+        for s in map(json.loads, (tmp_path / "run" / "samples.jsonl").read_text().splitlines())
+        if s["id"] == "easy/sample_7"
+    ]
+    assert [g["official"] for g in sample["generations"]] == ["passed", "passed"]
+    # strict reads the final part only: [6] is wrong there
+    assert [g["strict"] for g in sample["generations"]] == ["wrong:partial=0.0000", "passed"]
+    assert result.results["modes"]["official"]["solved"] == 1
+
+
+def test_upstreams_reader_quirks_and_bounds() -> None:
+    # a decoding error at the very end: upstream's repair indexes past the end and raises
+    cut = extract_json_answer('[OUTPUT]\n{"output": [1, 2\n[/OUTPUT]', "output")
+    assert cut.status == "repair_index_error" and not cut.ok
+    # one quoting pass repairs a bare word, as upstream's does
+    fixed = extract_json_answer('[OUTPUT]\n{"output": hello world, "n": 1}\n[/OUTPUT]', "output")
+    assert fixed.value == {"output": "hello world", "n": 1} and fixed.repaired == 1
+    # an unquoted key: each pass re-quotes the value before it, doubling its backslashes
+    # (upstream's loop ran minutes and gigabytes on released answers like this one)
+    runaway = '[INPUT]\n{\n    "self": {},\n    "args": {"a": 10},\n    kwargs: {}\n}\n[/INPUT]'
+    answer = extract_json_answer(runaway, "input")
+    assert answer.status == "repair_runaway" and not answer.ok and answer.repaired > 5
+    # JSON null decodes, but upstream's parse_results records it as {}: official wrong
+    null = extract_json_answer("[OUTPUT]\nnull\n[/OUTPUT]", "output")
+    assert null.ok and null.value is None
+
+
+def test_an_answer_read_as_null_is_not_a_none_truth(checkout: Path, engine: Engine) -> None:
+    item = _items(checkout, "output")["sample_7"]
+    none_item = type(item)(**{**item.__dict__, "output": None})
+    labels = _score(
+        engine,
+        none_item,
+        "output",
+        ["[OUTPUT]\nnull\n[/OUTPUT]", "no answer", _io("OUTPUT", {"output": None})],
+    )
+    assert labels["official"] == [
+        "wrong:null_read_as_empty,partial=0.0000",
+        "wrong:no_marker,partial=0.0000",
+        "passed",
+    ]
+    assert labels["strict"] == ["passed", "unparseable:no_marker", "passed"]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from execlens.bench import Benchmark, BenchmarkError, get_benchmark
+from execlens.bench import Benchmark, BenchmarkError, GenerationsError, get_benchmark
 from execlens.bench.reval import BENCHMARK, QuestionTruth, RevalScorer, RevalTruth
 from execlens.engine import Engine
 from execlens.judge import VerdictStatus, score_samples
@@ -60,8 +60,8 @@ def test_prompts_and_bad_requests(records: list) -> None:
         BENCHMARK.scorers("consistency", "direct", {})
     with pytest.raises(BenchmarkError, match="prompt style"):
         BENCHMARK.scorers("path", "phind", {})
-    with pytest.raises(BenchmarkError, match="execlens eval"):
-        BENCHMARK.read_generations(Path("x.json"), None, "state")
+    with pytest.raises(GenerationsError, match="execlens eval"):
+        BENCHMARK.read_generations(Path("x.json"), None, "consistency")
 
 
 def test_a_judge_failure_is_that_answers_scoring_error(records: list, engine: Engine) -> None:

@@ -256,10 +256,15 @@ def test_a_generations_file_is_scored_like_an_eval(
     path.write_text(json.dumps(answers))
     generations = bench.read_generations(path, str(cruxeval_file), "coverage")
     assert len(generations.items) == len(items)
-    assert {tuple(texts) for _, texts in generations.items} == {("YES", "NO")}
     result = run_score(tmp_path / "scored", bench, generations, generations_file=str(path))
     # One YES and one NO per question: exactly half right, whatever the truth.
     assert result.results["metrics"]["strict"]["accuracy"] == 50.0
+    samples = [
+        json.loads(x) for x in (tmp_path / "scored" / "samples.jsonl").read_text().splitlines()
+    ]
+    # The texts were read as eval reads a reply: the bare answer as itself, the block's
+    # answer extracted.
+    assert {tuple(s["answers"]) for s in samples} == {("YES", "NO")}
     path.write_text(json.dumps({"nope#0@L1": ["YES"]}))
     with pytest.raises(GenerationsError, match="not coverage questions"):
         bench.read_generations(path, str(cruxeval_file), "coverage")

@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING
 from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from ._benchmark import BENCHMARK, CoCoNUT
+    from ._benchmark import BENCHMARK, CoCoNUT, StoredPredictions
     from ._data import CocoItem, load_coconut, truth_tokens
     from ._prompts import extract_coconut, render_coconut
+    from ._results import read_results_csv
     from ._score import (
         OfficialScorer,
         StrictScorer,
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "BENCHMARK": "_benchmark",
     "CoCoNUT": "_benchmark",
+    "StoredPredictions": "_benchmark",
+    "read_results_csv": "_results",
     "CocoItem": "_data",
     "load_coconut": "_data",
     "truth_tokens": "_data",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +20,16 @@ from execlens.tasks.prompts import Extraction, RenderedPrompt
 
 from ._data import CocoItem, load_coconut
 from ._prompts import STYLES, extract_coconut, render_coconut
+from ._results import read_results_csv
 from ._score import OfficialScorer, StrictScorer, coconut_metrics, noreps, traced_truths
 
-__all__ = ["BENCHMARK", "CoCoNUT"]
+__all__ = ["BENCHMARK", "CoCoNUT", "StoredPredictions"]
+
+
+@dataclass(frozen=True)
+class StoredPredictions:
+    """The context of generations read from an upstream results file: the official
+    scorer takes each prediction as stored."""
 
 
 class CoCoNUT(SampleBenchmark):
@@ -65,9 +73,12 @@ class CoCoNUT(SampleBenchmark):
         return traced_truths(items, engine)
 
     def scorers(self, task: str, style: str, context: Any) -> dict[str, Any]:
-        """Official (NoReps match) and strict (traced integers)."""
+        """Official (NoReps match) and strict (traced integers); ``context``: the traced
+        truths (``prepare``), or a results file's :class:`StoredPredictions`."""
         self._check(task)
-        return {"official": OfficialScorer(), "strict": StrictScorer(context)}
+        stored = isinstance(context, StoredPredictions)
+        truths = context if isinstance(context, Mapping) else None
+        return {"official": OfficialScorer(stored=stored), "strict": StrictScorer(truths)}
 
     def metrics(self, records: Sequence[Mapping[str, Any]], task: str) -> dict[str, Any]:
         """Acc Hard / Acc Mean / Sim / False Sim (HumanEval), micro rates (Advanced)."""
@@ -84,15 +95,28 @@ class CoCoNUT(SampleBenchmark):
         }
 
     def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
-        """``{"<sample id>": ["<response or list>", ...]}`` (ids ``HumanEval/0#0``)."""
+        """``{"<sample id>": ["<response or list>", ...]}`` (ids ``HumanEval/0#0``), or an
+        upstream results file (``.csv``): its predictions as stored (see ``_results``)."""
         task = task or self.default_task
         self._check(task)
-        answers = check_generations(read_generations_json(path), str(path))
         items = self.load(data)
+        if path.suffix.lower() == ".csv":
+            paired, differing = read_results_csv(path, items)
+            notes: dict[str, Any] = {"predictions": "as stored in an upstream results file"}
+            if differing:
+                notes["rows_with_another_truth"] = differing
+            return Generations(
+                task=task,
+                items=paired,
+                context=StoredPredictions(),
+                notes=notes,
+                responses=False,  # upstream's runner already extracted each prediction
+            )
+        answers = check_generations(read_generations_json(path), str(path))
         paired = match_generations(items, answers, str(path))
         return Generations(
             task=task,
-            items=[(item, [extract_coconut(a).text for a in texts]) for item, texts in paired],
+            items=paired,  # read as eval reads a response (the score runner's one path)
         )
 
     def references(self) -> Sequence[Any]:

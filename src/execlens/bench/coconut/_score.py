@@ -5,8 +5,9 @@
 upstream has no licence -- and matches its behaviour case by case):
 
 * extraction: the last match of ``\\[.*?\\]`` (non-greedy, one line: a nested ``[`` cuts it
-  short); a response with none is scored as ``"[]"``, which is what upstream's results
-  files record for it;
+  short); a response with none is scored as ``"[]"``.  A prediction read from an
+  upstream *results file* is scored as stored, never extracted again (``_results``):
+  upstream's own scoring compares the stored text;
 * Match: the extracted text **equals the ground-truth string** ``"[a, b, c]"`` -- no list
   parsing: ``[1,2]`` does not match ``[1, 2]``;
 * NoReps (what every published number uses, and this mode): a ground truth with a
@@ -204,10 +205,15 @@ def is_concurrency(item: CocoItem) -> bool:
     return "concurrency" in item.category.lower()
 
 
-def official_verdict(item: CocoItem, raw: str) -> Verdict:
-    """Extract, match against the NoReps truth, keep the Distance (module docstring)."""
+def official_verdict(item: CocoItem, raw: str, *, stored: bool = False) -> Verdict:
+    """Extract, match against the NoReps truth, keep the Distance (module docstring).
+
+    ``stored``: ``raw`` is a prediction as an upstream results file stores it, scored as
+    it is (``Performance_Analysis.py`` never extracts again); otherwise a response, read
+    by ``generate_trace.py``'s regex.
+    """
     # A response with no list is recorded upstream as the empty list, "[]".
-    predicted = extract_trace(raw) or "[]"
+    predicted = raw if stored else extract_trace(raw) or "[]"
     truth = noreps(item.truth)
     if is_concurrency(item):
         matched = concurrency_match(truth, predicted)
@@ -230,13 +236,20 @@ def official_verdict(item: CocoItem, raw: str) -> Verdict:
 
 
 class OfficialScorer:
-    """CoCoNUT's Match (NoReps), one verdict per generation; no code runs."""
+    """CoCoNUT's Match (NoReps), one verdict per generation; no code runs.
+
+    ``stored``: the generations are predictions as upstream's results files store them
+    (see ``_results``), scored as they are.
+    """
 
     name = "official"
 
+    def __init__(self, *, stored: bool = False) -> None:
+        self.stored = stored
+
     def plan(self, item: CocoItem, generations: Sequence[str]) -> ScorePlan:
         """Host-only verdicts."""
-        verdicts = [official_verdict(item, g) for g in generations]
+        verdicts = [official_verdict(item, g, stored=self.stored) for g in generations]
         return ScorePlan(
             [],
             lambda outcomes: SampleScore(
@@ -245,31 +258,38 @@ class OfficialScorer:
         )
 
 
+def _request(item: CocoItem) -> Any:
+    from execlens.trace import TraceRequest
+
+    return TraceRequest(program=item.code, call=item.call, tag=item.sample_id)
+
+
+def _truth_of(trace: Any) -> list[int] | str:
+    """The executed lines of a traced run, or why there are none."""
+    from execlens.tasks import trace_reference
+
+    lines = trace_reference(trace) if trace.recorded else None
+    if lines is not None:
+        return lines
+    return (
+        f"the run recorded no full trace ({trace.status}{', truncated' if trace.truncated else ''})"
+    )
+
+
+_ADVANCED = "an Advanced program (indentation stripped upstream) cannot be run"
+
+
 def traced_truths(items: Sequence[CocoItem], engine: Engine) -> dict[str, list[int] | str]:
     """Our tracer's executed lines of every HumanEval run (``{sample id: lines}``), or
     why there are none (an Advanced program, a run that fails or is cut short)."""
-    from execlens.tasks import trace_reference
-    from execlens.trace import TraceRequest, trace_many
+    from execlens.trace import trace_many
 
-    truths: dict[str, list[int] | str] = {}
-    requests = []
-    for item in items:
-        if item.call is None:
-            truths[item.sample_id] = (
-                "an Advanced program (indentation stripped upstream) cannot be run"
-            )
-            continue
-        requests.append(TraceRequest(program=item.code, call=item.call, tag=item.sample_id))
+    truths: dict[str, list[int] | str] = {
+        item.sample_id: _ADVANCED for item in items if item.call is None
+    }
+    requests = [_request(item) for item in items if item.call is not None]
     for trace in trace_many(engine, requests):
-        lines = trace_reference(trace) if trace.recorded else None
-        truths[str(trace.tag)] = (
-            lines
-            if lines is not None
-            else (
-                f"the run recorded no full trace ({trace.status}"
-                f"{', truncated' if trace.truncated else ''})"
-            )
-        )
+        truths[str(trace.tag)] = _truth_of(trace)
     return truths
 
 
@@ -282,25 +302,32 @@ class StrictScorer:
         self.truths = truths or {}
 
     def plan(self, item: CocoItem, generations: Sequence[str]) -> ScorePlan:
-        """Host-only verdicts against the truth ``prepare`` traced."""
-        truth = self.truths.get(item.sample_id, "no truth traced")
-        verdicts = []
-        for raw in generations:
-            if isinstance(truth, str):
-                verdicts.append(Verdict.failing(VerdictStatus.REFERENCE_ERROR, "no_truth", truth))
-                continue
-            text = extract_trace(raw)
-            verdicts.append(
-                judge_trace(truth, text)
-                if text
-                else Verdict.failing(VerdictStatus.UNPARSEABLE, "no_list", "no [...] on one line")
-            )
-        return ScorePlan(
-            [],
-            lambda outcomes: SampleScore(
-                item.sample_id, self.name, verdicts, [v.passed for v in verdicts]
-            ),
-        )
+        """Verdicts against the truth ``prepare`` traced -- or, when none was (``execlens
+        score`` prepares nothing), one tracing job first."""
+        from execlens.trace import trace_from_outcome, trace_job
+
+        known = self.truths.get(item.sample_id)
+        if known is None and item.call is None:
+            known = _ADVANCED
+        request = _request(item) if known is None else None
+
+        def judge(outcomes: Sequence[Any]) -> SampleScore:
+            truth = known
+            if request is not None:
+                truth = _truth_of(trace_from_outcome(outcomes[0], request.mode, request.tag))
+            verdicts = [self._verdict(truth, raw) for raw in generations]
+            return SampleScore(item.sample_id, self.name, verdicts, [v.passed for v in verdicts])
+
+        return ScorePlan([trace_job(request)] if request is not None else [], judge)
+
+    @staticmethod
+    def _verdict(truth: list[int] | str | None, raw: str) -> Verdict:
+        if not isinstance(truth, list):
+            return Verdict.failing(VerdictStatus.REFERENCE_ERROR, "no_truth", str(truth))
+        text = extract_trace(raw)
+        if not text:
+            return Verdict.failing(VerdictStatus.UNPARSEABLE, "no_list", "no [...] on one line")
+        return judge_trace(truth, text)
 
 
 def _distance_of(label: str) -> float:
@@ -341,23 +368,25 @@ def coconut_metrics(
         scores: dict[str, float] = {}
         if groups:
             tasks = list(groups.values())
+            # Kept to 6 places: README gives 1 (percent) or 2 (Sim): rounding twice, at 2
+            # and then 1, turned 58.6507 into 58.6 where upstream prints 58.7.
             scores["acc_hard"] = round(
-                100 * sum(all(m for m, _ in t) for t in tasks) / len(tasks), 2
+                100 * sum(all(m for m, _ in t) for t in tasks) / len(tasks), 6
             )
             scores["acc_mean"] = round(
-                100 * sum(sum(m for m, _ in t) / len(t) for t in tasks) / len(tasks), 2
+                100 * sum(sum(m for m, _ in t) / len(t) for t in tasks) / len(tasks), 6
             )
             if mode == "official":
                 scores["sim"] = round(
-                    sum(sum(d for _, d in t) / len(t) for t in tasks) / len(tasks), 4
+                    sum(sum(d for _, d in t) / len(t) for t in tasks) / len(tasks), 6
                 )
                 false = [[d for m, d in t if not m] for t in tasks]
                 scores["false_sim"] = round(
-                    sum(sum(f) / len(f) if f else 0.0 for f in false) / len(tasks), 4
+                    sum(sum(f) / len(f) if f else 0.0 for f in false) / len(tasks), 6
                 )
         for category, runs in sorted(advanced.items()):
-            scores[f"{category} acc"] = round(100 * sum(m for m, _ in runs) / len(runs), 2)
+            scores[f"{category} acc"] = round(100 * sum(m for m, _ in runs) / len(runs), 6)
             if mode == "official":
-                scores[f"{category} sim"] = round(sum(d for _, d in runs) / len(runs), 4)
+                scores[f"{category} sim"] = round(sum(d for _, d in runs) / len(runs), 6)
         out[mode] = scores
     return out

@@ -98,9 +98,9 @@ class CodeMind:
     def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer]:
         """Official (upstream's rules) and strict, per task family."""
         if self._part(task) == "sr":
-            return {"official": SROfficialScorer(), "strict": SRStrictScorer()}  # type: ignore[dict-item]
+            return {"official": SROfficialScorer(), "strict": SRStrictScorer()}
         return {
-            "official": IEROfficialScorer(),  # type: ignore[dict-item]
+            "official": IEROfficialScorer(),
             "strict": IERStrictScorer(context or {}),
         }
 
@@ -140,11 +140,11 @@ class CodeMind:
             )
         answers = check_generations(read_generations_json(path), str(path))
         part = part_records(self.load(data), self._part(task))
-        extract = extract_sr if task == "sr" else extract_ier
-        extracted = {key: [extract(text).text for text in texts] for key, texts in answers.items()}
         return Generations(
             task=task,
-            items=match_generations(part, extracted, str(path)),
+            # Read as eval reads a response (the score runner's one path): thought set
+            # apart, then CodeMind's parser on the final part.
+            items=match_generations(part, answers, str(path)),
             notes={
                 "official_task": task,
                 "note": "responses are read as CodeMind's parser reads them",

@@ -7,27 +7,32 @@ every space and have ``"`` replaced by ``'``; then one leading and one trailing 
 prediction, and the strings must be equal.  No code runs: ``'a b'`` equals ``'ab'``,
 ``True`` differs from ``true`` and ``1.0`` from ``1``.  (Upstream writes the prediction
 to ``predict.txt`` and reads both files back in text mode, so ``\\r`` and ``\\r\\n``
-become ``\\n`` before the newlines go; tabs stay.)
+become ``\\n`` before the newlines go; tabs stay.)  **ClassEval cannot be scored by it**:
+``get_result`` skips every result folder whose name holds a ``.`` -- every ClassEval id
+does (``ClassEval_0@AccessGatewayFilter.filter``) -- and then divides by the zero
+folders left (ZeroDivisionError).  Official mode keeps that: such an answer's verdict is
+``skipped:dotted_id`` (the string rule's result in its detail), left out of the
+accuracy as upstream leaves it out, so official ClassEval accuracy has no value.
 
 **SR** (``scripts/test_synthesis.py``): ``from typing import *`` + the program + HumanEval's
-``check`` + ``check(<entry point>)`` run with ``python``; the sample passes iff *nothing
-was written to stderr* (the exit status is not read), within 100 s.  Here the same
-source runs as one engine job (never a bare subprocess) and "stderr" is rebuilt from
-the outcome as CPython would have written it: the program's own stderr, plus the
-traceback of an uncaught exception -- except ``SystemExit`` with no code or an integer
-code, which CPython exits on silently.  So ``sys.exit(0)`` (or ``sys.exit(1)``!) before
-the tests passes, as it does upstream; a timeout, crash or memory error fails (upstream's
-bare ``except``).  One blind spot: ``sys.exit("0")`` prints ``0`` upstream but reads
-like ``sys.exit(0)`` here (the engine reports the exception's text, not its argument).
+``check`` + ``check(<entry point>)`` written to ``main_underTest.py`` and run with
+``python``; the sample passes iff *nothing was written to stderr* (the exit status is
+not read), within 100 s (a timeout fails: upstream's bare ``except``).  Here the same
+file runs the same way -- as a script in a process of its own, inside the sandbox
+(:func:`execlens.bench.script_job`) -- and the same test decides, so upstream's holes
+pass here too: ``sys.exit(0)``, ``sys.exit(1)``, ``os._exit(0)`` or ``os._exit(1)`` before
+the tests run, and stderr sent to ``/dev/null`` (``sys.stderr = open(os.devnull, "w")`` or
+``os.dup2``) before failing ones; ``sys.exit("0")`` prints ``0`` to stderr and fails.
+(The strict scorer closes every one of them.)
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from execlens.engine import Job, Limits
+from execlens.bench import script_job, script_result
+from execlens.engine import Limits
 from execlens.judge import SampleScore, ScorePlan, Verdict, VerdictStatus, failure_verdict
 
 from ._extract import END_MARK
@@ -36,18 +41,20 @@ if TYPE_CHECKING:
     from execlens.engine import Outcome
 
 __all__ = [
+    "DOTTED",
     "SR_LIMITS",
     "IEROfficialScorer",
     "SROfficialScorer",
     "ier_normalise",
     "sr_official_source",
-    "stderr_would_be_written",
+    "sr_official_verdict",
 ]
+
+#: The reason of an answer upstream's ``get_result`` never reads (its id holds a dot).
+DOTTED = "dotted_id"
 
 #: test_synthesis.py's timeout (100 s); the rest as the judges' limits.
 SR_LIMITS = Limits(wall_time=100.0, memory_mb=1024, output_bytes=4 * 1024 * 1024)
-
-_INT = re.compile(r"-?\d+")
 
 
 def _read_back(text: str) -> str:
@@ -73,14 +80,27 @@ class IEROfficialScorer:
     name = "official"
 
     def plan(self, item: Any, generations: Sequence[str]) -> ScorePlan:
-        """One verdict per generation, decided by string comparison alone."""
+        """One verdict per generation, decided by string comparison alone (none for an
+        id holding a dot, which ``get_result`` skips)."""
         truth = ier_normalise(item.output, prediction=False)
-        verdicts = [
-            Verdict.passing()
-            if ier_normalise(g, prediction=True) == truth
-            else Verdict.failing(VerdictStatus.WRONG, "string", "the normalised strings differ")
-            for g in generations
-        ]
+        equal = [ier_normalise(g, prediction=True) == truth for g in generations]
+        if "." in item.sample_id:
+            verdicts = [
+                Verdict.failing(
+                    VerdictStatus.SKIPPED,
+                    DOTTED,
+                    "get_result skips every id holding a dot (then divides by zero); its "
+                    f"string rule would say {'equal' if same else 'different'}",
+                )
+                for same in equal
+            ]
+        else:
+            verdicts = [
+                Verdict.passing()
+                if same
+                else Verdict.failing(VerdictStatus.WRONG, "string", "the normalised strings differ")
+                for same in equal
+            ]
         return ScorePlan(
             [],
             lambda outcomes: SampleScore(
@@ -94,20 +114,6 @@ def sr_official_source(program: str, tests: str, entry_point: str) -> str:
     return "from typing import *" + "\n" + program + "\n" + tests + "\n" + f"check({entry_point})"
 
 
-def stderr_would_be_written(outcome: Outcome) -> bool:
-    """Whether ``python main_underTest.py`` would have written anything to stderr."""
-    if outcome.stderr or outcome.stderr_truncated:
-        return True
-    if outcome.ok:
-        return False
-    exc = outcome.exception
-    if exc is not None and exc.type == "SystemExit":
-        # sys.exit() / sys.exit(None) / sys.exit(<int>) print nothing; any other code is
-        # printed (its str, then a newline).
-        return not (exc.message == "" or exc.message == "None" or _INT.fullmatch(exc.message))
-    return True  # a traceback, or upstream's bare except (timeout, crash)
-
-
 class SROfficialScorer:
     """test_synthesis.py: run the program with HumanEval's tests; pass iff stderr is empty."""
 
@@ -117,33 +123,46 @@ class SROfficialScorer:
         self.limits = limits
 
     def plan(self, item: Any, generations: Sequence[str]) -> ScorePlan:
-        """One job per generation: the whole file upstream runs."""
+        """One job per generation: the whole file upstream runs, as a script."""
         gens = list(generations)
         jobs = [
-            Job(program=sr_official_source(g, item.tests, item.entry_point), limits=self.limits)
+            script_job(
+                sr_official_source(g, item.tests, item.entry_point),
+                timeout=self.limits.wall_time,
+                memory_mb=self.limits.memory_mb,
+            )
             for g in gens
         ]
 
         def finish(outcomes: Sequence[Outcome]) -> SampleScore:
             if len(outcomes) != len(jobs):
                 raise ValueError(f"expected {len(jobs)} outcomes, got {len(outcomes)}")
-            verdicts = [self._verdict(outcome) for outcome in outcomes]
+            verdicts = [sr_official_verdict(outcome) for outcome in outcomes]
             return SampleScore(item.sample_id, self.name, verdicts, [v.passed for v in verdicts])
 
         return ScorePlan(jobs, finish)
 
-    @staticmethod
-    def _verdict(outcome: Outcome) -> Verdict:
-        if not stderr_would_be_written(outcome):
-            if outcome.ok:
-                return Verdict.passing()
-            # SystemExit: upstream sees an empty stderr and counts a pass
-            return Verdict.passing(
-                detail="exited silently (SystemExit) before the tests "
-                "finished; upstream counts an empty stderr"
-            )
-        if outcome.ok:
-            return Verdict.failing(
-                VerdictStatus.WRONG, "stderr", f"wrote to stderr: {outcome.stderr[:200]!r}"
-            )
-        return failure_verdict(outcome)
+
+def sr_official_verdict(outcome: Outcome) -> Verdict:
+    """``test_python``: passed iff the script wrote nothing to stderr in time."""
+    run = script_result(outcome)
+    if run.problem is not None:
+        if run.problem.ok:
+            return Verdict.failing(VerdictStatus.SANDBOX_ERROR, "launcher", "no result read")
+        return failure_verdict(run.problem)
+    if run.timed_out:
+        return Verdict.failing(VerdictStatus.TIMEOUT, "", "the script ran past the limit")
+    if run.stderr_bytes == 0:
+        if run.exit_code == 0:
+            return Verdict.passing()
+        return Verdict.passing(
+            detail=f"exited with status {run.exit_code} and an empty stderr; "
+            "upstream reads only stderr"
+        )
+    last = run.last_error_line()
+    detail = f"wrote to stderr: {last[:200]!r}"
+    if run.exit_code == 0:
+        return Verdict.failing(VerdictStatus.WRONG, "stderr", detail)
+    kind = last.split(":", 1)[0].strip()
+    reason = kind if kind.isidentifier() else f"exit_status_{run.exit_code}"
+    return Verdict.failing(VerdictStatus.EXCEPTION, reason, detail)

@@ -84,31 +84,33 @@ class IERTruth:
             return None
 
 
+def _truth_jobs(item: Any, limits: Limits) -> list[Job]:
+    return [
+        Job(program=item.program, call=item.call, hash_seed=seed, limits=limits) for seed in _SEEDS
+    ]
+
+
+def _truth(first: Outcome, second: Outcome) -> IERTruth:
+    """The truth two runs (hash seeds 0 and 1) give, or why there is none."""
+    if not first.ok:
+        return IERTruth(None, f"the program fails here: {failure_verdict(first).detail}")
+    if not second.ok or json.dumps(first.value, sort_keys=True) != json.dumps(
+        second.value, sort_keys=True
+    ):
+        return IERTruth(None, "nondeterministic: two runs (hash seeds 0 and 1) disagree")
+    return IERTruth(first.value)
+
+
 def ier_truths(
     items: Sequence[Any], engine: Engine, *, limits: Limits = TRUTH_LIMITS
 ) -> dict[str, IERTruth]:
     """Run every item's program twice (hash seeds 0 and 1); ``{sample_id: truth}``."""
-    jobs = [
-        Job(program=item.program, call=item.call, hash_seed=seed, limits=limits)
-        for item in items
-        for seed in _SEEDS
-    ]
+    jobs = [job for item in items for job in _truth_jobs(item, limits)]
     outcomes = list(engine.map(jobs))
-    truths: dict[str, IERTruth] = {}
-    for index, item in enumerate(items):
-        first, second = outcomes[2 * index], outcomes[2 * index + 1]
-        if not first.ok:
-            verdict = failure_verdict(first)
-            truths[item.sample_id] = IERTruth(None, f"the program fails here: {verdict.detail}")
-        elif not second.ok or json.dumps(first.value, sort_keys=True) != json.dumps(
-            second.value, sort_keys=True
-        ):
-            truths[item.sample_id] = IERTruth(
-                None, "nondeterministic: two runs (hash seeds 0 and 1) disagree"
-            )
-        else:
-            truths[item.sample_id] = IERTruth(first.value)
-    return truths
+    return {
+        item.sample_id: _truth(outcomes[2 * index], outcomes[2 * index + 1])
+        for index, item in enumerate(items)
+    }
 
 
 def strip_fence(text: str) -> str:
@@ -130,25 +132,26 @@ class IERStrictScorer:
 
     name = "strict"
 
-    def __init__(self, truths: Mapping[str, IERTruth]) -> None:
+    def __init__(self, truths: Mapping[str, IERTruth], *, limits: Limits = TRUTH_LIMITS) -> None:
         self.truths = truths
+        self.limits = limits
 
     def plan(self, item: Any, generations: Sequence[str]) -> ScorePlan:
-        """One verdict per generation (no jobs: the truth was computed by ``prepare``)."""
-        truth = self.truths.get(item.sample_id)
-        if truth is None or truth.value is None:
-            why = "no truth computed" if truth is None else str(truth.problem)
-            bad = Verdict.failing(VerdictStatus.REFERENCE_ERROR, "no_truth", why)
-            verdicts = [bad] * len(generations)
-        else:
-            reference = decode(dict(truth.value))
-            verdicts = [self.judge(g, reference) for g in generations]
-        return ScorePlan(
-            [],
-            lambda outcomes: SampleScore(
-                item.sample_id, self.name, verdicts, [v.passed for v in verdicts]
-            ),
-        )
+        """One verdict per generation, against the truth ``prepare`` computed -- or, when
+        none was (``execlens score`` prepares nothing), the two runs computing it first."""
+        known = self.truths.get(item.sample_id)
+
+        def judge(outcomes: Sequence[Outcome]) -> SampleScore:
+            truth = known if known is not None else _truth(outcomes[0], outcomes[1])
+            if truth.value is None:
+                bad = Verdict.failing(VerdictStatus.REFERENCE_ERROR, "no_truth", str(truth.problem))
+                verdicts = [bad] * len(generations)
+            else:
+                reference = decode(dict(truth.value))
+                verdicts = [self.judge(g, reference) for g in generations]
+            return SampleScore(item.sample_id, self.name, verdicts, [v.passed for v in verdicts])
+
+        return ScorePlan([] if known is not None else _truth_jobs(item, self.limits), judge)
 
     @staticmethod
     def judge(answer: str, reference: Any) -> Verdict:

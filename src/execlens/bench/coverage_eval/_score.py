@@ -12,6 +12,22 @@ reproduced by this reading (``official``):
   lines (the only reading that fits the README's figures: Claude 20.07 exactly);
 * each averaged over the tests a model's file answers (GPT-4: 532 of 538).
 
+**What does not reproduce, and why** (measured on the released zero-shot answers):
+
+* Claude-1.3's Match: the README prints 3.9 (21 of its 538 answers); its answers match
+  24 times (4.46) under the reading above -- the one that gives GPT-4's 137/532 = 25.75,
+  GPT-3.5's and PaLM's 0, and Claude's own Branch 20.07 *exactly*, on the same 538
+  answers.  Every other reading tried (no truncation; labels up to the first ``def
+  test`` line; the first contiguous labelled block; blank-text labels dropped; matches
+  averaged per problem; the 12 ``correct_bracketing`` rows shown the wrong method left
+  out) either breaks GPT-4's 25.75 or does not give 21: the 3 cannot be found.  The
+  row looks copied in part: its Stmt (84.47) is GPT-4's figure to the hundredth.
+  ``official`` keeps the reading that reproduces the rest and reports 4.46.
+* Stmt: no reading tried reproduces the README's statement accuracies (the per-test
+  mean of this reading is within 2.5 points: GPT-4 85.65 vs 84.47, Claude 84.66 vs
+  84.47, GPT-3.5 42.20 vs 39.87, PaLM 82.05 vs 81.27); upstream ships no scorer, and
+  its line alignment and treatment of extra lines are undocumented.
+
 ``strict`` reads the same answers against our traced truth (of the method the prompt
 showed) and forgives nothing: each labelled response line must carry the text of the
 next method line (a skipped, repeated or invented line makes the answer unparseable,

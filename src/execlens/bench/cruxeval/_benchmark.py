@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from execlens.bench import (
+    DatasetError,
     Generations,
     PerturbTarget,
     ProblemScorer,
@@ -20,16 +21,16 @@ from execlens.bench import (
     match_generations,
 )
 from execlens.judge import Scorer, StrictScorer
-from execlens.tasks import RuntimeProgram, Task
+from execlens.tasks import ProblemError, RuntimeProgram, Task
 from execlens.tasks.prompts import Extraction, RenderedPrompt
 
 from ._data import load_cruxeval
 from ._extract import extract_cruxeval
 from ._generations import (
+    checked_records,
     cruxeval_question,
     cruxeval_task,
     load_cruxeval_generations,
-    load_cruxeval_problems,
 )
 from ._official import CruxEvalOfficialScorer, cruxeval_mode_from_path
 from ._programs import programs_from_cruxeval, recognises_cruxeval
@@ -144,13 +145,18 @@ class CruxEval(SampleBenchmark):
         )
 
     def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
-        """An official-format file; the official mode scores it as its path says."""
+        """An official-format file; the official mode scores it as its path says.  Its
+        items are the samples eval asks (their prompts give the stops the score runner
+        cuts each final part at, as eval does); each scorer makes its task of them."""
         official_task = cruxeval_mode_from_path(str(path))
-        problems = load_cruxeval_problems(data, task or official_task)
+        try:
+            samples = checked_records(load_cruxeval(data))
+        except DatasetError as exc:
+            raise ProblemError(f"{exc}; pass a local file with --data") from exc
         answers = load_cruxeval_generations(path)
         return Generations(
             task=task or official_task,
-            items=match_generations(problems, answers, str(path)),
+            items=match_generations(samples, answers, str(path)),
             context=official_task,
             notes={"official_task": official_task},
         )

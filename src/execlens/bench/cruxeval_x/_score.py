@@ -11,12 +11,15 @@ for Python), so execlens defines the Python judge the way every other language's
 * output task: ``program.replace("????", answer)``;
 * input task: ``program.replace("candidate(????)", answer)`` (or ``f(????)`` where the
   tail calls ``f``), so the answer must be a whole call;
-* the program runs in the engine (15 s); pass iff it ends normally -- no exception,
-  ``SystemExit`` with a non-zero code, timeout or crash.  (MultiPL-E's status OK is exit
-  code 0: ``sys.exit(0)`` passes there and here.)
+* the program runs as MultiPL-E runs it, ``python3 <file>.py`` in a process of its own
+  (inside the sandbox: :func:`execlens.bench.script_job`), 15 s; **pass iff the process
+  exits with status 0** (MultiPL-E's ``OK``) -- not iff the code ends normally.
 
 Upstream's holes are kept: ``[] or True`` (or the call itself, for the output task)
-makes the assertion hold and passes.
+makes the assertion hold and passes; an answer that ends the process early with status
+0 -- ``os._exit(0)``, ``sys.exit()``, ``exit(0)`` pasted into the hole -- passes before
+any assertion runs, exactly as upstream's judge passes it; one that exits otherwise
+(``sys.exit("0")`` prints ``0`` and exits 1) fails.
 
 **Strict.** The answer must be a Python literal (output) or one call of ``f`` /
 ``candidate`` with literal arguments (input), parsed in the host
@@ -33,6 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from execlens.bench import script_job, script_result
 from execlens.engine import Job, Limits
 from execlens.judge import SampleScore, ScorePlan, Verdict, VerdictStatus, failure_verdict
 from execlens.values import AnswerParseError, decode, parse_call, parse_literal, strict_equal
@@ -51,6 +55,7 @@ __all__ = [
     "Truth",
     "call_truths",
     "official_program",
+    "official_verdict",
 ]
 
 #: MultiPL-E's 15 s.
@@ -70,14 +75,27 @@ def official_program(item: CruxXItem, task: str, answer: str) -> str:
     return program.replace(HOLE, answer)
 
 
-def _exit_zero(outcome: Outcome) -> bool:
-    """``sys.exit()`` / ``sys.exit(0)``: the process status MultiPL-E reads is 0 (OK)."""
-    exc = outcome.exception
-    return exc is not None and exc.type == "SystemExit" and exc.message in ("", "None", "0")
+def official_verdict(outcome: Outcome) -> Verdict:
+    """MultiPL-E's status: ``OK`` (exit status 0) passes; ``Timeout``; ``SyntaxError``
+    (in stderr) and ``Exception`` (any other status) fail, named by the traceback's last
+    line where there is one."""
+    run = script_result(outcome)
+    if run.problem is not None:
+        if run.problem.ok:
+            return Verdict.failing(VerdictStatus.SANDBOX_ERROR, "launcher", "no result read")
+        return failure_verdict(run.problem)
+    if run.timed_out:
+        return Verdict.failing(VerdictStatus.TIMEOUT, "", "the program ran past 15 s")
+    if run.exit_code == 0:
+        return Verdict.passing()
+    last = run.last_error_line()
+    kind = last.split(":", 1)[0].strip() if last else ""
+    reason = kind if kind.isidentifier() else f"exit_status_{run.exit_code}"
+    return Verdict.failing(VerdictStatus.EXCEPTION, reason, last[:300])
 
 
 class OfficialScorer:
-    """Fill the hole, run the program, pass iff it ends normally."""
+    """Fill the hole, run the program as a script, pass iff it exits with status 0."""
 
     name = "official"
 
@@ -88,21 +106,18 @@ class OfficialScorer:
     def plan(self, item: CruxXItem, generations: Sequence[str]) -> ScorePlan:
         """One engine job per answer."""
         jobs = [
-            Job(program=official_program(item, self.task, g), limits=self.limits, hash_seed=0)
+            script_job(
+                official_program(item, self.task, g),
+                timeout=self.limits.wall_time or 15.0,
+                memory_mb=self.limits.memory_mb or 1024,
+            )
             for g in generations
         ]
 
         def finish(outcomes: Sequence[Outcome]) -> SampleScore:
             if len(outcomes) != len(jobs):
                 raise ValueError(f"expected {len(jobs)} outcomes, got {len(outcomes)}")
-            verdicts = [
-                Verdict.passing()
-                if o.ok
-                else Verdict.passing(detail="exited with status 0 (SystemExit)")
-                if _exit_zero(o)
-                else failure_verdict(o)
-                for o in outcomes
-            ]
+            verdicts = [official_verdict(o) for o in outcomes]
             return SampleScore(item.sample_id, self.name, verdicts, [v.passed for v in verdicts])
 
         return ScorePlan(jobs, finish)
@@ -139,6 +154,25 @@ class Truth:
     problem: str | None = None
 
 
+def _truth_job(item: CruxXItem) -> Job | str:
+    """The job computing an output tail's true value, or why there is none."""
+    parts = _assert_parts(item.output_reasoning)
+    if parts is None or "__execlens_hole__" in parts[0]:
+        return "the tail has no `assert <call> == ????`"
+    return Job(
+        program=item.head + "\ncandidate = f\n",
+        call=parts[0],
+        limits=Limits(wall_time=15.0, memory_mb=1024, output_bytes=1024 * 1024),
+        hash_seed=0,
+    )
+
+
+def _truth(outcome: Outcome) -> Truth:
+    if outcome.ok:
+        return Truth(outcome.value)
+    return Truth(None, f"the call fails here: {failure_verdict(outcome).detail}")
+
+
 def call_truths(
     items: Sequence[CruxXItem], engine: Engine, *, limits: Limits = JUDGE_LIMITS
 ) -> dict[str, Truth]:
@@ -146,25 +180,14 @@ def call_truths(
     truths: dict[str, Truth] = {}
     jobs, owners = [], []
     for item in items:
-        parts = _assert_parts(item.output_reasoning)
-        if parts is None or "__execlens_hole__" in parts[0]:
-            truths[item.sample_id] = Truth(None, "the tail has no `assert <call> == ????`")
+        job = _truth_job(item)
+        if isinstance(job, str):
+            truths[item.sample_id] = Truth(None, job)
             continue
-        jobs.append(
-            Job(
-                program=item.head + "\ncandidate = f\n",
-                call=parts[0],
-                limits=Limits(wall_time=15.0, memory_mb=1024, output_bytes=1024 * 1024),
-                hash_seed=0,
-            )
-        )
+        jobs.append(job)
         owners.append(item.sample_id)
     for sample_id, outcome in zip(owners, engine.map(jobs)):
-        truths[sample_id] = (
-            Truth(outcome.value)
-            if outcome.ok
-            else Truth(None, f"the call fails here: {failure_verdict(outcome).detail}")
-        )
+        truths[sample_id] = _truth(outcome)
     return truths
 
 
@@ -191,15 +214,23 @@ class StrictScorer:
         )
 
     def plan(self, item: CruxXItem, generations: Sequence[str]) -> ScorePlan:
-        """Output: host-only verdicts; input: one engine call per parseable answer."""
+        """Output: host-only verdicts against the truth ``prepare`` computed -- or, when
+        none was (``execlens score`` prepares nothing), one engine job computing it
+        first; input: one engine call per parseable answer."""
         if self.task == "output":
-            verdicts = [self._output(g, item) for g in generations]
-            return ScorePlan(
-                [],
-                lambda outcomes: SampleScore(
+            known = self.truths.get(item.sample_id)
+            job = _truth_job(item) if known is None else None
+            if isinstance(job, str):
+                known = Truth(None, job)
+
+            def judge(outcomes: Sequence[Outcome]) -> SampleScore:
+                truth = known if known is not None else _truth(outcomes[0])
+                verdicts = [self._output(g, truth) for g in generations]
+                return SampleScore(
                     item.sample_id, self.name, verdicts, [v.passed for v in verdicts]
-                ),
-            )
+                )
+
+            return ScorePlan([job] if isinstance(job, Job) else [], judge)
         parts = _assert_parts(item.input_reasoning)
         expected: Any = None
         problem = None
@@ -253,11 +284,10 @@ class StrictScorer:
 
         return ScorePlan(jobs, finish)
 
-    def _output(self, answer: str, item: CruxXItem) -> Verdict:
-        truth = self.truths.get(item.sample_id)
-        if truth is None or truth.value is None:
-            why = "no truth computed" if truth is None else str(truth.problem)
-            return Verdict.failing(VerdictStatus.REFERENCE_ERROR, "no_truth", why)
+    @staticmethod
+    def _output(answer: str, truth: Truth) -> Verdict:
+        if truth.value is None:
+            return Verdict.failing(VerdictStatus.REFERENCE_ERROR, "no_truth", str(truth.problem))
         try:
             predicted = parse_literal(_strip_fence(answer), allow_json=False)
         except AnswerParseError as exc:

@@ -15,6 +15,7 @@ from execlens.bench import (
     TaskSpec,
     dataset_records,
     match_generations,
+    read_generations_json,
 )
 from execlens.judge import Scorer, StrictScorer
 from execlens.tasks import Task
@@ -91,8 +92,11 @@ class LCBExec(SampleBenchmark):
         )
 
     def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
-        """LiveCodeBench's output list (problems embedded) or ``{id: [answers]}``."""
+        """LiveCodeBench's output list (problems embedded; its ``pred_list`` holds answers
+        the official runner extracted) or ``{id: [response, ...]}`` (read as eval reads
+        a reply; a bare one-line answer reads as itself)."""
         answers, embedded = load_lcb_generations(path)
+        official_list = isinstance(read_generations_json(Path(path)), list)
         problems = load_lcb_problems(data) if data is not None or embedded is None else embedded
         return Generations(
             task="output",
@@ -102,6 +106,8 @@ class LCBExec(SampleBenchmark):
                 "note": "LiveCodeBench reports pass@1 only; pass@5 here "
                 "applies the same estimator to its lists",
             },
+            responses=not official_list,
+            prompted=False,  # problems, not prompts: the extraction cuts at [/ANSWER]
         )
 
     def references(self) -> Sequence[Any]:

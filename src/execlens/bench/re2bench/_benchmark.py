@@ -87,6 +87,9 @@ class RE2Bench:
     }
     modes = ("official", "strict")
     scores_raw = True
+    official_reads_thought = True
+    """Upstream reads the whole response (its first ``[OUTPUT]`` anywhere, a thought's
+    included): both verbs hand the scorers whole responses; strict takes the final part."""
     preload: tuple[str, ...] = ()
     scoring_workers = 4
 
@@ -166,11 +169,8 @@ class RE2Bench:
             )
         answers = check_generations(read_generations_json(path), str(path))
         items = [r for r in self.load(data) if r.task == task]
-        return Generations(
-            task=task,
-            items=match_generations(items, answers, str(path)),
-            notes={"official_task": task},
-        )
+        paired = match_generations(items, answers, str(path))
+        return Generations(task=task, items=paired, notes={"official_task": task})
 
     def references(self) -> Sequence[Any]:
         """None reproducible offline."""

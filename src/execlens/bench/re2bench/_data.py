@@ -55,10 +55,12 @@ class RE2Item:
     """One RE2-Bench problem of one task.
 
     I/O: ``name`` is the called function, ``inputs`` the recorded ``{self, args,
-    kwargs}``, ``output`` the recorded return (JSON values); ``code`` the program input
-    misses are re-executed with (``None`` when the checkout lacks it) and
-    ``class_name`` the class of a method (ClassEval).  Loop: ``truth`` is ``{line:
-    {variable: [values]}}``; branch: ``{line: [taken, ...]}``.
+    kwargs}`` -- or, for a stdin program (Avatar), what was fed to it, which its
+    records hold as a plain JSON value (a string, a number) --, ``output`` the recorded
+    return (JSON values); ``code`` the program input misses are re-executed with
+    (``None`` when the checkout lacks it) and ``class_name`` the class of a method
+    (ClassEval).  Loop: ``truth`` is ``{line: {variable: [values]}}``; branch: ``{line:
+    [taken, ...]}``.
     """
 
     task: str
@@ -202,9 +204,12 @@ def _case(
     values = record.get("values")
     if not isinstance(values, dict):
         return None, RecordError(str(path), index + 1, "values", "missing or not an object")
-    inputs = values.get("inputs", values.get("input"))
-    if not isinstance(inputs, dict):
-        return None, RecordError(str(path), index + 1, "values.inputs", "missing or not an object")
+    # validate_reasoning_results.load_ground_truths: "inputs", else "input" -- which the
+    # Avatar records (stdin programs) hold as whatever was fed to the program: its text,
+    # or a number (JSON), read as it is.
+    if "inputs" not in values and "input" not in values:
+        return None, RecordError(str(path), index + 1, "values.inputs", "missing")
+    inputs = values["inputs"] if "inputs" in values else values["input"]
     if "return" not in values and "output" not in values:
         return None, RecordError(str(path), index + 1, "values.return", "missing")
     name_field = record.get("name")

@@ -4,12 +4,24 @@ Every verdict's reason carries the problem's partial score (``partial=0.6667``) 
 metrics can average ``partial_rs`` from the sample records; a passing verdict's partial
 score is 1.
 
+**Official reading** (``parse_results.py`` then the validators): the *whole* response is
+read -- the first ``[OUTPUT]``/``[INPUT]`` anywhere, a reasoning model's thought included
+(the generations file's texts reach the scorer through the generations context) -- and
+the prediction is what ``parse_results.py`` records: the decoded JSON, or ``{}`` when
+nothing decoded (no tag, an unrepairable document, a repair that indexes past the end or
+runs away) *or* it decoded to ``null``; ``{}`` is then compared like any prediction (it
+scores against a ``None`` truth as a type mismatch).  The reason names why nothing
+decoded (``no_marker,partial=0.0000``).  **Strict** reads the final part only (the
+thought set apart) and fails an answer that does not decode, by name.
+
 **Official input prediction**, when ``rs == 0`` (``detect_false_negative_cases.py``):
 the code is re-executed on the predicted input -- here in the engine, never in the host
 -- and the answer accepted (``rs = partial_rs = 1``) if what it *prints* equals
 ``str(ground truth output)`` (stripped) and the predicted input differs from the truth.
 A function is called as upstream writes the call (``print(f(a="x",b=[1, 2],))``); a
-program reading stdin (``{"input": ...}``, Avatar) gets the predicted text on stdin.
+program reading stdin (every Avatar problem, or an ``"input"`` key) gets the predicted
+``"input"`` (else a newline) on stdin, and is never accepted when that text is
+``str(recorded input)`` -- so an exactly right Avatar answer scores 0, as upstream's.
 Deviations, all named in the verdict: a method's object is built with
 ``object.__new__`` and its recorded attributes (upstream's ``constructor.py`` is not
 reproduced); SWE-bench and Real problems are not re-executed (upstream runs them in its
@@ -32,15 +44,22 @@ from execlens.engine import Job, Limits
 from execlens.judge import SampleScore, ScorePlan, Verdict, VerdictStatus, failure_verdict
 from execlens.values import strict_equal
 
+from .._reading import final_of_whole
 from ._compare import compare_branch, compare_loop, deserialize, official_score, strict_score
-from ._parse import extract_json_answer, parse_branch_answer, parse_loop_answer
+from ._parse import JsonAnswer, extract_json_answer, parse_branch_answer, parse_loop_answer
 
 if TYPE_CHECKING:
     from execlens.engine import Outcome
 
     from ._data import RE2Item
 
-__all__ = ["RERUN_LIMITS", "OfficialScorer", "StrictScorer", "partial_of"]
+__all__ = [
+    "RERUN_LIMITS",
+    "OfficialScorer",
+    "StrictScorer",
+    "official_prediction",
+    "partial_of",
+]
 
 #: detect_false_negative_cases.py's 15 s timeout.
 RERUN_LIMITS = Limits(wall_time=15.0, memory_mb=1024, output_bytes=1024 * 1024)
@@ -51,6 +70,14 @@ def _verdict(rs: int, partial: float, reason: str = "partial") -> Verdict:
     if rs:
         return Verdict.passing()
     return Verdict.failing(VerdictStatus.WRONG, f"{reason}={partial:.4f}")
+
+
+def _exited_zero(outcome: Outcome) -> bool:
+    """Whether the process would have exited with status 0 (``sys.exit()`` too)."""
+    exc = outcome.exception
+    return outcome.ok or (
+        exc is not None and exc.type == "SystemExit" and exc.message in ("", "None", "0")
+    )
 
 
 def partial_of(label: str) -> float:
@@ -175,27 +202,52 @@ class _Base:
         raise NotImplementedError
 
 
+def official_prediction(answer: JsonAnswer) -> Any:
+    """What upstream's ``parse_results.py`` records for an answer: the decoded JSON, or
+    ``{}`` when none decoded -- and when it decoded to ``null``, since it keeps only a
+    ``json`` that ``is not None``."""
+    return answer.value if answer.ok and answer.value is not None else {}
+
+
+def _official_reason(answer: JsonAnswer, base: str = "partial") -> str:
+    """The verdict reason: ``base``, after the named reason nothing decoded, if any."""
+    if answer.ok:
+        return base if answer.value is not None else f"null_read_as_empty,{base}"
+    return f"{answer.status},{base}"
+
+
 class OfficialScorer(_Base):
-    """Upstream's validators, quirks included (see the module docstrings)."""
+    """Upstream's validators, quirks included (see the module docstrings).  It reads the
+    whole response (the first ``[OUTPUT]`` anywhere, inside a reasoning model's thought
+    too): both verbs hand it whole responses (``official_reads_thought``).
+    """
 
     name = "official"
 
     def _io(self, raw: str, item: RE2Item) -> tuple[Verdict, Job | None]:
         answer = extract_json_answer(raw, self.task)
-        predicted = answer.value  # None when nothing decoded: scores 0, as upstream
+        predicted = official_prediction(answer)
+        reason = _official_reason(answer)
         if self.task == "output":
             if isinstance(predicted, dict) and "output" in predicted:
                 predicted = predicted["output"]
-            return _verdict(*official_score(predicted, item.output)), None
+            return _verdict(*official_score(predicted, item.output), reason), None
         if item.benchmark in ("Swebench", "Real"):
             rs, partial = official_score(predicted, item.inputs)
-            return _verdict(rs, partial, "partial_not_rerun"), None
+            return _verdict(rs, partial, _official_reason(answer, "partial_not_rerun")), None
         predicted, truth = deserialize(predicted), deserialize(item.inputs)
         rs, partial = official_score(predicted, truth)
-        verdict = _verdict(rs, partial)
+        verdict = _verdict(rs, partial, reason)
         if rs or item.code is None or not isinstance(predicted, dict):
+            # (a prediction that is no object: upstream's re-execution raises on .keys())
             return verdict, None
-        if _stdin_form(predicted) or _stdin_form(truth):
+        if (
+            item.benchmark == "Avatar"
+            or "input" in predicted
+            or (isinstance(truth, dict) and "input" in truth)
+        ):
+            # detect_false_negative: the program fed the predicted "input" (else a newline)
+            # on stdin; never accepted when that text is str(the recorded input).
             given = predicted.get("input", "\n")
             text = given if isinstance(given, str) else str(given)
             if str(truth) == text:
@@ -224,7 +276,8 @@ class OfficialScorer(_Base):
         return verdict, Job(program=program, limits=self.limits, tag=("call", call))
 
     def _rerun_verdict(self, outcome: Outcome, item: RE2Item, first: Verdict | None) -> Verdict:
-        if outcome.ok and outcome.stdout.strip() == str(item.output).strip():
+        # subprocess.run(check=True): any exit status but 0 is no false negative
+        if _exited_zero(outcome) and outcome.stdout.strip() == str(item.output).strip():
             return Verdict.passing(
                 detail="accepted on re-execution: the printed output equals str(ground truth)"
             )
@@ -243,10 +296,17 @@ class StrictScorer(_Base):
 
     name = "strict"
 
+    def plan(self, item: RE2Item, generations: Sequence[str]) -> ScorePlan:
+        """As the official plan, on each response's final part only (a thought's drafts
+        are never the answer)."""
+        return super().plan(item, [final_of_whole(text) for text in generations])
+
     def _io(self, raw: str, item: RE2Item) -> tuple[Verdict, Job | None]:
         answer = extract_json_answer(raw, self.task)
         if not answer.ok:
-            return Verdict.failing(VerdictStatus.UNPARSEABLE, "json", answer.error[:300]), None
+            return Verdict.failing(
+                VerdictStatus.UNPARSEABLE, answer.status, answer.error[:300]
+            ), None
         predicted = answer.value
         if self.task == "output":
             if isinstance(predicted, dict) and list(predicted) == ["output"]:

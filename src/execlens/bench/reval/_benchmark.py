@@ -27,9 +27,12 @@ from execlens.bench import (
     DatasetError,
     ExportSpec,
     Generations,
+    GenerationsError,
     Reference,
     TaskSpec,
     TracedTarget,
+    check_generations,
+    read_generations_json,
     select,
 )
 from execlens.judge import SampleScore, ScorePlan, Verdict, VerdictStatus, guarded
@@ -416,10 +419,36 @@ class Reval:
         return out
 
     def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
-        """REval publishes no generations format: score runs through ``execlens eval``."""
-        raise BenchmarkError(
-            "reval has no generations-file format to score; run "
-            "`execlens eval --benchmark reval` (it caches every response)"
+        """``{"<sample id>": ["<response>", ...]}`` for one ``--task`` (coverage, path,
+        state or output; ids as ``samples.jsonl`` writes them).  REval publishes no
+        generations format: this one holds what ``execlens eval`` asked, so a file of a
+        model's responses scores what eval scored.  The questions the file answers are
+        scored (``consistency`` needs all four: run ``execlens eval``)."""
+        if task not in REVAL_TASKS:
+            raise GenerationsError(
+                f"{path}: name the REval task with --task ({', '.join(REVAL_TASKS)}); "
+                "consistency (IC) needs all four asked together: run `execlens eval "
+                "--benchmark reval --task consistency`"
+            )
+        answers = check_generations(read_generations_json(path), str(path))
+        [(_, items)] = self.plan(self.load(data), task, limit=None, offset=0)
+        known = {item.sample_id for item in items}
+        unknown = [ident for ident in answers if ident not in known]
+        if unknown:
+            raise GenerationsError(
+                f"{path}: {len(unknown)} id(s) are not REval {task} questions "
+                f"({', '.join(unknown[:5])})"
+            )
+        paired = [
+            (item, list(answers[item.sample_id])) for item in items if item.sample_id in answers
+        ]
+        if not paired:
+            raise GenerationsError(f"{path}: answers none of REval's {task} questions")
+        self._items = {task: [item for item, _ in paired]}
+        return Generations(
+            task=task,
+            items=paired,
+            notes={"official_task": task, "questions": len(paired)},
         )
 
     def references(self) -> Sequence[Reference]:

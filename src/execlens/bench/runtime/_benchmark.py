@@ -263,7 +263,7 @@ class RuntimeBenchmark:
                 f"about {data} ({', '.join(unknown[:5])})"
             )
         paired = [
-            (item, [extract_runtime(text, task).text for text in answers[ident]])
+            (item, list(answers[ident]))  # read as eval reads a response (score runner)
             for ident, item in known.items()
             if ident in answers
         ]

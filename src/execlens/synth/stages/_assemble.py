@@ -118,6 +118,7 @@ class AssembleStage(Stage):
                 )
         stats = card_stats(outputs.stage_records(), final())
         stats["files"] = files
+        stats["isolation"] = self.context.isolation()
         title = f"execlens synth: {', '.join(sorted({s.label for s in self.config.sources}))}"
         run.write_json("card.json", stats)
         run.write_text("card.md", card_markdown(stats, files, title))

@@ -19,10 +19,18 @@ Kinds (:data:`KINDS`, in an order that loses none of them):
 * ``prints``: misleading ``print`` calls before statements (CodeCrash's kind: text to
   stdout).  The benchmarks judge returned values, not stdout, so the re-execution check
   compares values and exceptions and, for this kind only, not stdout;
+* ``invert``, ``loops``, ``deadbranch``: control-flow rewrites (``_flow``): inverted
+  conditions with their branches swapped, ``for`` loops driven by an explicit iterator in
+  a ``while``, statements wrapped in an always-true ``if`` whose ``else`` is dead;
 * ``reformat``: the canonical ``ast.unparse`` layout (quotes, spacing, parentheses,
   comments dropped), one element per line inside brackets, blank lines after blocks;
 * ``comments``: misleading comments before statements (claims about what they do),
   inserted into the text as it is.
+
+``reformat`` and ``comments`` are **layout checks** (:data:`LAYOUT_KINDS`): the program
+they produce parses back to the very tree of the original (:func:`parsed_form` is the
+same), so a model that reads the code's structure sees nothing change.  They measure
+sensitivity to layout, not robustness; the tree kinds change what is parsed.
 
 Every kind but ``comments`` writes the program out again through ``ast.unparse``: it is
 re-laid out, and an earlier ``reformat``'s layout or ``comments``' text is gone
@@ -41,9 +49,11 @@ from __future__ import annotations
 
 from ._kinds import (
     KINDS,
+    LAYOUT_KINDS,
     Perturbed,
     PerturbError,
     order_problem,
+    parsed_form,
     perturb_program,
     perturb_source,
     protected_names,
@@ -53,10 +63,12 @@ from ._lines import compose_lines
 
 __all__ = [
     "KINDS",
+    "LAYOUT_KINDS",
     "PerturbError",
     "Perturbed",
     "compose_lines",
     "order_problem",
+    "parsed_form",
     "perturb_program",
     "perturb_source",
     "protected_names",

@@ -10,7 +10,8 @@ statements, never from a text diff:
    so the rewritten tree's statements and the final text's, listed in the same order,
    pair up one to one (inserted statements carry no anchor);
 3. an original line maps to the new line its statements start on, when that is one line
-   holding only statements from that original line.  A line that starts no statement
+   holding only statements from that original line, and none of its statements was
+   replaced by others (``loops`` replaces a ``for``).  A line that starts no statement
    (a blank, a comment, ``else:``, a continuation), one whose statements were split
    apart (``a = 1; b = 2``) and one that shares its new line maps to nothing.
 """
@@ -61,8 +62,14 @@ def map_lines(rewritten: ast.AST, anchors: Anchors, text: str) -> dict[int, int]
         holders.setdefault(new.lineno, set()).add(line)
         if line is not None:
             landed.setdefault(line, set()).add(new.lineno)
+    # A line one of whose statements the rewrite replaced (a for header turned into a
+    # while loop) is not the same line any more, even where the rest of it survives.
+    present = {id(node) for node in before}
+    lost = {line for node, line in anchors if id(node) not in present}
     out: dict[int, int] = {}
     for line, targets in landed.items():
+        if line in lost:
+            continue
         if len(targets) == 1:
             (target,) = targets
             if holders[target] == {line}:

@@ -6,7 +6,7 @@ Reasoning ("thinking") models answer in one of four shapes (ANCHORS section 14):
   newer ``reasoning``), the answer in ``content``;
 * the thought inline, ``<think>...</think>`` at the start of the content (DeepSeek-R1
   distills, Qwen3 in thinking mode); the chat template of some of them opens ``<think>``
-  in the prompt, so the content holds only the closing tag;
+  in the prompt, so the content holds only the closing tag (shape ``opened``);
 * harmony (gpt-oss): ``<|channel|>analysis<|message|>...<|end|>`` then
   ``<|start|>assistant<|channel|>final<|message|>...``; only the ``final`` channel answers;
 * a plain answer (no reasoning at all).
@@ -16,6 +16,11 @@ reads answers (eval, score, rewards, synthesis, teacher chains) extracts from
 :attr:`ModelResponse.final` only, so a draft inside the thought is never scored.  A
 completion cut off (``finish_reason == "length"``) before its final part has no answer:
 its status is :attr:`ResponseStatus.TRUNCATED_IN_REASONING`.
+
+Each completion is read on its own: nothing here remembers what an earlier one looked
+like, so a model that thinks on some prompts and not on others (hybrid models) is read
+right on each.  An empty think block (Qwen3's ``<think>\n\n</think>`` with thinking
+switched off) is no thought: the reply is read as a plain answer.
 
 String work only: nothing here evaluates anything.
 """
@@ -35,10 +40,10 @@ __all__ = [
     "read_response",
 ]
 
-#: How a run treats reasoning: ``auto`` splits whatever shape it finds (and the eval
-#: runner detects a thinker from its first response), ``on`` expects a thought (a
-#: cut-off completion with no closing tag is a cut-off thought), ``off`` takes the
-#: content as the answer, whole.
+#: How a run treats reasoning: ``auto`` splits whatever shape each completion holds
+#: (decided per completion, never per run), ``on`` expects a thought (a cut-off
+#: completion with no closing tag is a cut-off thought), ``off`` takes the content as
+#: the answer, whole.
 ReasoningMode = Literal["auto", "on", "off"]
 
 DEFAULT_THINK_TAGS: tuple[str, str] = ("<think>", "</think>")
@@ -71,7 +76,9 @@ class ModelResponse:
     """A completion read once: ``reasoning`` + ``final`` + how it ended.
 
     ``final`` is the only text answers are extracted from.  ``shape`` names where the
-    reasoning was found (``none``, ``field``, ``tags``, ``harmony``).
+    reasoning was found: ``none``, ``field`` (a server's reasoning field), ``tags``
+    (``<think>...</think>`` in the content), ``opened`` (only the closing tag: the chat
+    template opened the thought), ``harmony``.
     """
 
     final: str
@@ -149,12 +156,12 @@ def _harmony(text: str) -> tuple[str | None, str | None] | None:
     return reasoning, (finals[-1] if finals else None)
 
 
-def _tagged(text: str, tags: tuple[str, str]) -> tuple[str, str | None] | None:
-    """(reasoning, final) of a tagged thought, or ``None`` when there is none.
+def _tagged(text: str, tags: tuple[str, str]) -> tuple[str, str, str | None] | None:
+    """(shape, reasoning, final) of a tagged thought, or ``None`` when there is none.
 
     ``final`` is ``None`` when the thought never closed.  An opening tag need not be in
-    the content (templates that open it in the prompt); a closing tag alone ends the
-    thought.
+    the content (templates that open it in the prompt): a closing tag alone ends the
+    thought (shape ``opened``).
     """
     start, end = tags
     stripped = text.lstrip()
@@ -165,9 +172,9 @@ def _tagged(text: str, tags: tuple[str, str]) -> tuple[str, str | None] | None:
         reasoning = head[opening + len(start) :] if opening != -1 else head
         # Several think blocks (rare): the final part follows the last closing tag.
         final = text[text.rfind(end) + len(end) :]
-        return reasoning.strip(), final.strip()
+        return ("tags" if opening != -1 else "opened"), reasoning.strip(), final.strip()
     if stripped.startswith(start):
-        return stripped[len(start) :].strip(), None
+        return "tags", stripped[len(start) :].strip(), None
     return None
 
 
@@ -202,14 +209,15 @@ def read_response(
             inline, final = harmony
             thought = "\n\n".join(t for t in (thought, inline) if t) or None
         elif tagged is not None:
-            shape = "tags"
-            inline, final = tagged
+            tag_shape, inline, final = tagged
+            if inline or final is None:  # an empty think block is no thought
+                shape = tag_shape
             thought = "\n\n".join(t for t in (thought, inline) if t) or None
         elif mode == "on" and cut and thought is None:
             # A thinker whose template opened the thought in the prompt, cut off before
             # closing it: the content is all thought (there is no way to tell a final
             # part without its closing tag).
-            shape, thought, final = "tags", content.strip() or None, None
+            shape, thought, final = "opened", content.strip() or None, None
     if final is None:
         status = ResponseStatus.TRUNCATED_IN_REASONING if cut else ResponseStatus.REASONING_ONLY
         final = ""

@@ -26,8 +26,9 @@ class SamplingDefaults:
     ``top_p=None`` means the official runner does not set it (the provider default, 1.0).
     ``extra_temperatures`` lists further temperatures the official protocol samples at
     (CRUXEval reports pass@5 from a second run at T = 0.8).  ``reasoning_max_tokens`` is
-    the budget a reasoning model gets when none is given: official budgets (100 tokens
-    for CRUXEval's direct prompt) end a thinker inside its thought.
+    the thinking budget: a reply the official budget cut (100 tokens for CRUXEval's direct
+    prompt end a thinker inside its thought) is asked again with it (``eval``'s budget
+    rule, ``models.TokenBudget``).
     """
 
     max_tokens: int

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import gc as _gc
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from execlens.trace._recorder._fingerprint import _SkipCache
@@ -101,6 +102,14 @@ class _RecorderCore(_ValueTable):
     The backends supply ``_call_event``, ``_local_factory`` and ``_is_yield``
     (``_settrace``), ``_start_monitoring`` and ``_stop_monitoring`` (``_monitoring``).
     """
+
+    # Declared, not defined: the backend classes supply them (annotations only, so the
+    # method resolution order is untouched).
+    _call_event: Callable[[Any, str, Any], Any]
+    _local_factory: Callable[[], Any]
+    _is_yield: Callable[[Any], bool]
+    _start_monitoring: Callable[[], None]
+    _stop_monitoring: Callable[[], None]
 
     def __init__(
         self,

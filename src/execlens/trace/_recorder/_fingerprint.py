@@ -258,7 +258,8 @@ def _make_identical() -> tuple[Any, Any, Any, int]:
             size = _len(lst)
             if not size:
                 return b""
-            return string_at(from_address(_id(lst) + offset).value, size * pointer_size)
+            # A non-empty list's item array is never NULL (mypy sees c_void_p.value as optional).
+            return string_at(from_address(_id(lst) + offset).value, size * pointer_size)  # type: ignore[arg-type]
 
         def identical(old: list[Any], new: list[Any]) -> bool:
             if _type(old) is not list or _type(new) is not list:

@@ -13,13 +13,17 @@ from typing import Any
 from execlens.trace._recorder._core import CAPTURE_COVERAGE, _RecorderCore
 
 _type = type  # bound at import: the traced program may replace builtins
+# Bound at import too (a traced program could rebind ``sys.monitoring``), and typed as
+# ``Any``: the project type-checks against Python 3.11, which has no ``sys.monitoring``;
+# this backend is only chosen on 3.12+ (``_recorder.Recorder``).
+_mon: Any = getattr(sys, "monitoring", None)
 
 
 class _MonitoringBackend(_RecorderCore):
     """Events from ``sys.monitoring``."""
 
     def _start_monitoring(self) -> None:
-        mon = sys.monitoring
+        mon = _mon
         events = mon.events
         tool = None
         for candidate in (mon.DEBUGGER_ID, mon.COVERAGE_ID, mon.PROFILER_ID, 3, 4):
@@ -48,7 +52,7 @@ class _MonitoringBackend(_RecorderCore):
         mon.set_events(tool, global_events)
 
     def _stop_monitoring(self) -> None:
-        mon = sys.monitoring
+        mon = _mon
         tool = self._monitoring_tool
         if tool is None:
             return
@@ -70,7 +74,7 @@ class _MonitoringBackend(_RecorderCore):
         self._monitoring_tool = None
 
     def _mon_start(self, code: Any, offset: int) -> Any:
-        mon = sys.monitoring
+        mon = _mon
         if code.co_filename != self.filename or self._stopped:
             return mon.DISABLE
         if code not in self._mon_codes:
@@ -88,10 +92,10 @@ class _MonitoringBackend(_RecorderCore):
 
     def _mon_line(self, code: Any, line: int) -> Any:
         if self._stopped:
-            return sys.monitoring.DISABLE
+            return _mon.DISABLE
         if self.capture == CAPTURE_COVERAGE:
             self.coverage.add(line - 1)
-            return sys.monitoring.DISABLE  # each line needs reporting once
+            return _mon.DISABLE  # each line needs reporting once
         self._mon_line_event(sys._getframe(1))
         return None
 
@@ -107,9 +111,9 @@ class _MonitoringBackend(_RecorderCore):
         # (one-line loops, inlined comprehensions); LINE events do not, since the line
         # did not change.  Replaying that rule keeps both backends' traces identical.
         if destination > source:
-            return sys.monitoring.DISABLE  # forward jumps never repeat a line
+            return _mon.DISABLE  # forward jumps never repeat a line
         if self._stopped:
-            return sys.monitoring.DISABLE
+            return _mon.DISABLE
         lines = self._mon_lines.get(code)
         if lines is None:
             lines = self._mon_lines[code] = _line_at_offset(code)

@@ -17,6 +17,7 @@ every line (``tests/trace/test_recorder_snapshots.py``).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from itertools import compress as _compress
 from operator import is_not as _is_not
 from typing import TYPE_CHECKING, Any
@@ -122,6 +123,7 @@ class _ValueTable:
     snapshots: list[dict[str, int]]
     value_bytes: int
     _atom_index: dict[int, int]
+    _truncate: Callable[[str], None]  # supplied by the core (annotation only)
     _numpy_envelopes: dict[int, tuple[Any, Any, Any, int]]
     _capped: list[bool]
     _skip: dict[type, bool]
@@ -372,7 +374,7 @@ class _ValueTable:
                             regroup = True
                         else:
                             if snapshot is None:
-                                snapshot = last.copy()
+                                snapshot = last.copy()  # type: ignore[union-attr]  # set once a snapshot exists
                             snapshot[keys[i]] = index
                         continue
                     else:
@@ -405,7 +407,7 @@ class _ValueTable:
                         else:
                             same = False
                         if same:
-                            index = entry[2]
+                            index = entry[2]  # type: ignore[index]  # same implies a cached entry
                         elif skip[cls]:
                             index = -1
                         else:
@@ -414,7 +416,7 @@ class _ValueTable:
                                 return -1
                             entry = (value, check, index)
                             cache[name] = entry
-                        seen[i] = recheck if index >= 0 and entry[1] is not immutable else value
+                        seen[i] = recheck if index >= 0 and entry[1] is not immutable else value  # type: ignore[index]  # same implies a cached entry
                     old = indices[i]
                     if index != old:
                         indices[i] = index
@@ -422,7 +424,7 @@ class _ValueTable:
                             regroup = True  # a variable joins or leaves: rebuilt below
                         else:
                             if snapshot is None:
-                                snapshot = last.copy()
+                                snapshot = last.copy()  # type: ignore[union-attr]  # set once a snapshot exists
                             snapshot[keys[i]] = index
                 if regroup:
                     snapshot = {key: index for key, index in _zip(keys, indices) if index >= 0}
