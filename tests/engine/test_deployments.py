@@ -37,8 +37,6 @@ NAMED = (
     "test_attack_kill_minus_one",
     "test_attack_reading_host_process_arguments_through_proc",
 )
-#: Honest programs that may be xfailed, and why (another part of issue 23).
-ALLOWED_XFAIL = {"test_multiprocessing_pool_of_a_function_the_program_defines"}
 _CAP_SYS_ADMIN = 21
 
 
@@ -138,7 +136,8 @@ def _run_suite(setup: str, files: list[str], reports: Path, only_named: bool) ->
     outcomes = _outcomes(junit)
     failed = sorted(n for n, o in outcomes.items() if o == "failed")
     not_held = {n: outcomes.get(n, "absent") for n in NAMED if outcomes.get(n) != "passed"}
-    xfailed = {n for n, o in outcomes.items() if o == "xfailed"} - ALLOWED_XFAIL
+    # No xfail is allowed: every honest program works under every deployment.
+    xfailed = {n for n, o in outcomes.items() if o == "xfailed"}
     if failed or not_held or xfailed:
         return (
             f"{setup}: failed {failed}, named not passed {not_held}, "
