@@ -30,6 +30,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from _small import SMALL, small
+
 _MEASURE = r"""
 import json, os, resource, sys, time
 from execlens.engine import Engine, Job
@@ -105,13 +107,19 @@ def _best(samples: list[dict[str, object]]) -> dict[str, object]:
 def main() -> None:
     """Measure both checkouts in alternating rounds and print the comparison."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--baseline-src", required=True, help="the other checkout's src/")
-    parser.add_argument("--runs", type=int, default=3000, help="jobs per measurement")
-    parser.add_argument("--rounds", type=int, default=3)
+    here = str(Path(__file__).resolve().parents[1] / "src")
+    parser.add_argument(
+        "--baseline-src",
+        # the small scale compares this tree with itself: every code path, no figure
+        required=not SMALL,
+        default=small(None, here),
+        help="the other checkout's src/",
+    )
+    parser.add_argument("--runs", type=int, default=small(3000, 40), help="jobs per measurement")
+    parser.add_argument("--rounds", type=int, default=small(3, 1))
     parser.add_argument("--setups", default="root,no-sysadmin")
     parser.add_argument("--json", action="store_true", help="print a JSON line at the end")
     args = parser.parse_args()
-    here = str(Path(__file__).resolve().parents[1] / "src")
     checkouts = {"baseline": str(Path(args.baseline_src).resolve()), "this": here}
     setups = [s for s in args.setups.split(",") if s]
     if os.geteuid() != 0 and "no-sysadmin" in setups:
