@@ -36,6 +36,16 @@ NAMED = (
     "test_attack_vsock_and_other_socket_families",
     "test_attack_kill_minus_one",
     "test_attack_reading_host_process_arguments_through_proc",
+    # the channel between a child and its server
+    "test_attack_o_nonblock_on_the_output_pipes",
+    "test_attack_a_200_kb_nested_frame",
+    "test_attack_a_forged_frame_of_five_million_items",
+    "test_attack_results_forged_for_the_next_input",
+    # one origin changing another's verdict, per judge path
+    "test_attack_a_generation_passing_the_others_of_its_sample",
+    "test_attack_a_function_flipping_another_functions_verdict",
+    "test_attack_a_group_mate_changing_a_trl_reward",
+    "test_attack_a_group_mate_changing_a_verl_reward",
 )
 _CAP_SYS_ADMIN = 21
 
