@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from execlens.tasks.prompts import Extraction, ModelResponse, apply_stop
+from execlens.tasks.prompts import Extraction, ModelResponse, apply_stop, whole_response
 
 if TYPE_CHECKING:
     from execlens.tasks.prompts import RenderedPrompt
@@ -40,9 +40,7 @@ __all__ = [
     "read_answers",
     "reading_fields",
     "responses_summary",
-    "final_of_whole",
     "scored_texts",
-    "whole_text",
     "stops_of",
 ]
 
@@ -104,34 +102,14 @@ def read_answers(
     return out
 
 
-THOUGHT_OPEN, THOUGHT_CLOSE = "<think>", "</think>"
-
-
-def whole_text(read: ReadAnswer) -> str:
-    """The response as one text, its thought first between ``<think>`` tags (however the
-    server sent it: inline or in a reasoning field), its final part after.  For an
-    official rule that reads the whole response (RE2-Bench's first ``[OUTPUT]``
-    anywhere); :func:`final_of_whole` gives the final part back."""
-    reasoning = read.response.reasoning
-    if not reasoning:
-        return read.final
-    return f"{THOUGHT_OPEN}{reasoning}{THOUGHT_CLOSE}{read.final}"
-
-
-def final_of_whole(text: str) -> str:
-    """The final part of a :func:`whole_text` (the text itself when it holds no thought)."""
-    if text.startswith(THOUGHT_OPEN) and THOUGHT_CLOSE in text:
-        return text.rsplit(THOUGHT_CLOSE, 1)[1]
-    return text
-
-
 def scored_texts(bench: Benchmark, read: Sequence[ReadAnswer]) -> list[str]:
     """What the scorers judge: the final parts (a benchmark that reads raw text, REval),
     the whole responses (a benchmark whose official rule reads thoughts too, RE2-Bench:
-    its strict scorer takes :func:`final_of_whole`), or the extracted answers.  One rule
-    for ``eval`` and ``score``, so both verbs judge the same texts."""
+    its strict scorer takes :func:`~execlens.tasks.prompts.final_of_whole`), or the
+    extracted answers.  One rule for ``eval`` and ``score``: both verbs judge the same
+    texts."""
     if getattr(bench, "official_reads_thought", False):
-        return [whole_text(r) for r in read]
+        return [whole_response(r.response.reasoning, r.final) for r in read]
     if getattr(bench, "scores_raw", False):
         return [r.final for r in read]
     return [r.extraction.text for r in read]

@@ -42,9 +42,9 @@ from typing import TYPE_CHECKING, Any
 
 from execlens.engine import Job, Limits
 from execlens.judge import SampleScore, ScorePlan, Verdict, VerdictStatus, failure_verdict
+from execlens.tasks.prompts import final_of_whole
 from execlens.values import strict_equal
 
-from .._reading import final_of_whole
 from ._compare import compare_branch, compare_loop, deserialize, official_score, strict_score
 from ._parse import JsonAnswer, extract_json_answer, parse_branch_answer, parse_loop_answer
 

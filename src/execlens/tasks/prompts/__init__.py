@@ -27,7 +27,9 @@ from ._response import (
     ModelResponse,
     ReasoningMode,
     ResponseStatus,
+    final_of_whole,
     read_response,
+    whole_response,
 )
 from ._system import EXECUTION_SYSTEM
 from ._types import PromptInputError, RenderedPrompt, SamplingDefaults
@@ -52,7 +54,9 @@ __all__ = [
     "answer_instruction",
     "answer_text",
     "apply_stop",
+    "final_of_whole",
     "read_response",
     "render_answer",
     "render_template_from",
+    "whole_response",
 ]

@@ -37,7 +37,9 @@ __all__ = [
     "ModelResponse",
     "ReasoningMode",
     "ResponseStatus",
+    "final_of_whole",
     "read_response",
+    "whole_response",
 ]
 
 #: How a run treats reasoning: ``auto`` splits whatever shape each completion holds
@@ -236,3 +238,24 @@ def read_response(
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
     )
+
+
+_THOUGHT_OPEN, _THOUGHT_CLOSE = DEFAULT_THINK_TAGS
+
+
+def whole_response(reasoning: str | None, final: str) -> str:
+    """A response as one text, its thought first between the default think tags
+    (however the server sent it: inline or in a reasoning field), its final part after:
+    for an official rule that reads the whole response (RE2-Bench's first ``[OUTPUT]``
+    anywhere).  :func:`final_of_whole` gives the final part back."""
+    if not reasoning:
+        return final
+    return f"{_THOUGHT_OPEN}{reasoning}{_THOUGHT_CLOSE}{final}"
+
+
+def final_of_whole(text: str) -> str:
+    """The final part of a :func:`whole_response` (the text itself when it holds no
+    thought)."""
+    if text.startswith(_THOUGHT_OPEN) and _THOUGHT_CLOSE in text:
+        return text.rsplit(_THOUGHT_CLOSE, 1)[1]
+    return text
