@@ -159,9 +159,7 @@ def score_batch(
         if judges is not None:
             from execlens.rewards._pooled import score_pooled
 
-            return score_pooled(
-                judges, tasks, responses, answer_format, finish_reasons, reasoning
-            )
+            return score_pooled(judges, tasks, responses, answer_format, finish_reasons, reasoning)
     return score_local(
         tasks,
         responses,

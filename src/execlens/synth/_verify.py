@@ -244,8 +244,7 @@ def _verify_pooled(
     count = shard_sizes([len(g) for g in groups.values()], judges.processes, per_item)
     parts = pack(list(groups.values()), count)
     shards = [
-        ([tasks[i] for i in part], [texts[i] for i in part], limits, batch_size)
-        for part in parts
+        ([tasks[i] for i in part], [texts[i] for i in part], limits, batch_size) for part in parts
     ]
     verdicts: list[Any] = [None] * len(tasks)
     for part, judged in zip(parts, judges.map(verify_shard, shards, items=len(tasks))):
