@@ -23,7 +23,11 @@ What a worker is and is not:
 * It is the caller's child and dies with it (a closed pipe ends its loop).
 
 Shards are dealt dynamically: a worker gets the next shard when it sends a result, so a
-slow shard (programs that loop to their time limit) does not hold the others up.
+slow shard (programs that loop to their time limit) does not hold the others up.  A
+worker that dies (killed from outside) is replaced and its shard run once more on the
+fresh one; a shard that kills a second worker, or a function that raises, fails the call
+with a :class:`JudgePoolError` naming it, after the other workers' replies are taken, so
+the pool stays usable.
 """
 
 from __future__ import annotations
@@ -63,6 +67,9 @@ EngineGetter = Callable[[], "Engine"]
 TARGET_SHARD_SECONDS = 0.02
 #: At most this many shards per worker in one call (balance without chatter).
 MAX_SHARDS_PER_WORKER = 1
+#: A shard whose worker dies is run once more on a fresh worker (a worker killed from
+#: outside, e.g. by the OOM killer); a second death on it fails the call, named.
+MAX_DEATHS_PER_SHARD = 1
 
 
 #: The worker's command: its loop over the socket whose descriptor is its argument.
@@ -90,14 +97,17 @@ def _serve(fd: int) -> None:
     try:
         while True:
             try:
-                message = conn.recv()
+                data = conn.recv_bytes()
             except EOFError:
                 return
-            if message is None:
-                return
-            function, shard = message
             started = time.perf_counter()
             try:
+                # Unpickled here, so a function this worker cannot import is named to
+                # the caller like any other failure rather than ending the worker.
+                message = pickle.loads(data)
+                if message is None:
+                    return
+                function, shard = message
                 result = function(get_engine, shard)
                 reply = (True, result, time.perf_counter() - started)
             except BaseException as exc:  # noqa: BLE001 - reported to the caller, named
@@ -154,22 +164,40 @@ class JudgePool:
         self.pid = os.getpid()
         #: Seconds per item measured on the last call (a worker's wall time per item).
         self.per_item = 0.0
-        factory = pickle.dumps(engine_factory)
-        env = dict(os.environ, **(env or {}))
-        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        self._factory = pickle.dumps(engine_factory)
+        self._env = dict(os.environ, **(env or {}))
+        self._env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         for _ in range(processes):
-            ours, theirs = socket.socketpair()
-            process = subprocess.Popen(
-                [sys.executable, "-c", _WORKER_MAIN, str(theirs.fileno())],
-                pass_fds=(theirs.fileno(),),
-                env=env,
-                stdin=subprocess.DEVNULL,
-            )
-            theirs.close()
-            conn = Connection(ours.detach())
-            conn.send_bytes(factory)
+            conn, process = self._spawn()
             self._conns.append(conn)
             self._procs.append(process)
+
+    def _spawn(self) -> tuple[Connection, subprocess.Popen[bytes]]:
+        ours, theirs = socket.socketpair()
+        process = subprocess.Popen(
+            [sys.executable, "-c", _WORKER_MAIN, str(theirs.fileno())],
+            pass_fds=(theirs.fileno(),),
+            env=self._env,
+            stdin=subprocess.DEVNULL,
+        )
+        theirs.close()
+        conn = Connection(ours.detach())
+        conn.send_bytes(self._factory)
+        return conn, process
+
+    def _replace(self, conn: Connection) -> tuple[Connection, str]:
+        """Reap the dead worker behind ``conn``, start a fresh one in its place; returns
+        the new connection and a sentence naming the dead one."""
+        slot = self._conns.index(conn)
+        dead = self._procs[slot]
+        try:
+            code = dead.wait(10)
+        except subprocess.TimeoutExpired:  # its socket broke but it lives: end it
+            dead.kill()
+            code = dead.wait()
+        conn.close()
+        self._conns[slot], self._procs[slot] = self._spawn()
+        return self._conns[slot], f"judge worker {dead.pid} died (exit status {code})"
 
     @property
     def processes(self) -> int:
@@ -192,25 +220,33 @@ class JudgePool:
         with self._lock:
             idle = list(self._conns)
             busy: dict[Connection, int] = {}
-            following = 0
+            queue = list(range(len(shards)))[::-1]
+            deaths: dict[int, int] = {}
             spent = 0.0
-            while following < len(shards) or busy:
-                while idle and following < len(shards):
-                    conn = idle.pop()
-                    conn.send((function, shards[following]))
-                    busy[conn] = following
-                    following += 1
+            while queue or busy:
+                while idle and queue:
+                    conn, index = idle.pop(), queue.pop()
+                    busy[conn] = index
+                    try:
+                        conn.send((function, shards[index]))
+                    except OSError:
+                        pass  # a dead worker: its EOF below replaces it
                 for ready in wait(list(busy)):
                     conn = ready  # type: ignore[assignment]
                     index = busy.pop(conn)
                     try:
                         ok, result, seconds = conn.recv()
-                    except EOFError:
-                        raise JudgePoolError("a judge worker died") from None
+                    except (EOFError, OSError):
+                        fresh, what = self._replace(conn)
+                        deaths[index] = deaths.get(index, 0) + 1
+                        if deaths[index] > MAX_DEATHS_PER_SHARD:
+                            self._drain(busy)
+                            raise JudgePoolError(f"{what} on shard {index}, again") from None
+                        queue.append(index)  # once more, on the fresh worker
+                        idle.append(fresh)
+                        continue
                     if not ok:
-                        # The other workers' replies are still owed: take them first.
-                        for other in list(busy):
-                            other.recv()
+                        self._drain(busy)
                         raise JudgePoolError(result)
                     results[index] = result
                     spent += seconds
@@ -219,15 +255,33 @@ class JudgePool:
                 self.per_item = spent / items
         return results
 
+    def _drain(self, busy: dict[Connection, int]) -> None:
+        """Take the replies still owed by ``busy`` workers (a failed call must not leave
+        them for the next one); a worker that dies meanwhile is replaced."""
+        for conn in list(busy):
+            try:
+                conn.recv()
+            except (EOFError, OSError):
+                self._replace(conn)
+        busy.clear()
+
     def broadcast(self, function: Callable[[EngineGetter, T], R], argument: T) -> list[R]:
         """``function(get_engine, argument)`` once in every worker (e.g. to read each
         engine's counters); the results in worker order."""
         if self.pid != os.getpid():
             raise JudgePoolError("a judge pool cannot be used from a forked process")
+        replies = []
         with self._lock:
             for conn in self._conns:
-                conn.send((function, argument))
-            replies = [conn.recv() for conn in self._conns]
+                try:
+                    conn.send((function, argument))
+                except OSError:
+                    pass  # a dead worker: named below
+            for conn in list(self._conns):
+                try:
+                    replies.append(conn.recv())
+                except (EOFError, OSError):
+                    replies.append((False, self._replace(conn)[1], 0.0))
         for ok, result, _ in replies:
             if not ok:
                 raise JudgePoolError(result)
