@@ -37,6 +37,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _roles import format_roles, measure, per_item
 from _small import SMALL, small
 
 from execlens.bench.cruxeval import load_cruxeval_problems
@@ -218,6 +219,64 @@ def baseline_rate(completions: list[str], truths: list[str]) -> float:
     return len(picked) / (time.perf_counter() - start)
 
 
+# --- issue 25: the host's share, judged in process vs by the judge workers -------------
+def _roles_of(completions: list[str], truths: list[str], repeat: int = 3) -> dict[str, Any]:
+    """Best wall time of ``repeat`` calls, and each role's CPU and faults per completion
+    over all of them (warm: the first call is not measured)."""
+    _call(completions, truths)
+    best = float("inf")
+
+    def calls() -> None:
+        nonlocal best
+        for _ in range(repeat):
+            started = time.perf_counter()
+            _call(completions, truths)
+            best = min(best, time.perf_counter() - started)
+
+    _, totals = measure(calls)
+    return {"per_s": len(completions) / best, "roles": per_item(totals, len(completions) * repeat)}
+
+
+def host_share(halves: dict[str, tuple[list[str], list[str]]]) -> dict[str, Any]:
+    """Each half judged in process (``EXECLENS_JUDGE_WORKERS=0``: the path before judge
+    workers) and by the judge workers, alternating, in this one run."""
+    out: dict[str, Any] = {}
+    configured = os.environ.get("EXECLENS_JUDGE_WORKERS")
+    try:
+        for name, (completions, truths) in halves.items():
+            for path, workers in (("in_process", "0"), ("judge_workers", configured)):
+                if workers is None:
+                    os.environ.pop("EXECLENS_JUDGE_WORKERS", None)
+                else:
+                    os.environ["EXECLENS_JUDGE_WORKERS"] = workers
+                out.setdefault(name, {})[path] = _roles_of(completions, truths)
+            before = out[name]["in_process"]["roles"]["host"]["cpu_ms"]
+            after = out[name]["judge_workers"]["roles"]["host"]["cpu_ms"]
+            out[name]["host_cpu_ratio"] = before / after if after else float("inf")
+    finally:
+        if configured is None:
+            os.environ.pop("EXECLENS_JUDGE_WORKERS", None)
+        else:
+            os.environ["EXECLENS_JUDGE_WORKERS"] = configured
+    return out
+
+
+def print_host_share(result: dict[str, Any]) -> None:
+    """The host-share lines of the report."""
+    for name, paths in result.items():
+        print(
+            f"{name}: host CPU per completion {paths['in_process']['roles']['host']['cpu_ms']:.4f}"
+            f" ms in process -> {paths['judge_workers']['roles']['host']['cpu_ms']:.4f} ms with "
+            f"judge workers ({paths['host_cpu_ratio']:.1f}x less); "
+            f"{paths['in_process']['per_s']:,.0f}/s -> {paths['judge_workers']['per_s']:,.0f}/s"
+        )
+        for path in ("in_process", "judge_workers"):
+            print(format_roles(path, paths[path]["roles"]))
+
+
+# --- issue 25 (end) ----------------------------------------------------------------------
+
+
 # --- issue 27: 16 answers of 200,000 characters, each judged in <= 50 ms (begin) -------
 # A separate block (its own functions and result keys) so that it merges apart from the
 # rest of this script.  Each completion's answer is a literal just under the cap (nested
@@ -377,6 +436,13 @@ def main() -> None:
     big_baseline_kind = uncapped_extraction(big)
     t_big_base = time.perf_counter() - start
     long_answers = time_long_answers()  # issue 27
+    shares = host_share(  # issue 25
+        {
+            "output": (pick(completions, out_idx), pick(truths, out_idx)),
+            "input": (pick(completions, in_idx), pick(truths, in_idx)),
+            "mixed": (completions, truths),
+        }
+    )
     close_shared_engine()
 
     result = {
@@ -399,6 +465,7 @@ def main() -> None:
         "baseline_megabyte_result": big_baseline_kind,
         "cpus": os.cpu_count(),
         **long_answers,  # issue 27
+        "host_share": shares,  # issue 25
     }
     print(
         f"prediction batch ({len(completions)}: {len(out_idx)} output + {len(in_idx)} input): "
@@ -421,6 +488,7 @@ def main() -> None:
         f"{big_baseline_kind}; target <= 50 ms)"
     )
     print_long_answers(long_answers)  # issue 27
+    print_host_share(shares)  # issue 25
     if options.json:
         print(json.dumps(result))
 

@@ -32,6 +32,10 @@ into the baseline's strata.)  Work stealing (``steals``) spreads the checks of a
 batch -- hostile inputs that loop to their limit -- over idle workers.  Prints
 instances/s, the ratio, the ceiling, the label table, and (``--json``) one JSON object on
 the last line.
+Then (issue 25) the same timed verify through judge workers (``judges=``: ``WORKERS // 8``
+of them, at least one, their engines ``WORKERS`` servers in all), after the in-process
+run: each role's CPU ms and faults per instance for both (perf/_roles.py), the host's
+CPU ratio, and how many verdicts differ.
 ``EXECLENS_PERF_SMALL=1``: the first 12 functions, 4 baseline checks
 (``perf/_small.py``).
 """
@@ -39,6 +43,7 @@ the last line.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import random
@@ -51,10 +56,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from _roles import format_roles, measure, per_item
 from _small import small
 
 from execlens.engine import Engine, Job, Limits, Outcome, Status
-from execlens.judge import plan_task
+from execlens.judge import JudgePool, plan_task
 from execlens.synth import (
     IMPORT_PREFIX,
     NUMPY_PREFIX,
@@ -287,6 +293,68 @@ def compute_seconds(engine: Engine, checks: list[Instance]) -> tuple[list[float]
     return durations, timeouts
 
 
+# --- issue 25: the host's share, verified in process vs by judge workers (begin) --------
+CORES_PER_JUDGE = 8  # as execlens.rewards picks its judge workers
+
+
+def pooled_run(checks: list[Instance], limits: Limits) -> dict[str, Any]:
+    """The same timed verify through judge workers (``judges=``): ``max(1, WORKERS //
+    8)`` of them, their engines ``WORKERS`` servers in all.  Seconds, verdicts, and each
+    role's cost per instance."""
+    judges = max(1, WORKERS // CORES_PER_JUDGE)
+    share = max(1, -(-WORKERS // judges))
+    factory = functools.partial(Engine, workers=share, preload=SYNTH_PRELOAD, limits=limits)
+    tasks, texts = [c.task for c in checks], [c.text for c in checks]
+    with JudgePool(judges, factory) as pool:
+        verify_predictions(None, tasks[:8], texts[:8], judges=pool, batch_size=BATCH)  # warm
+        start = time.perf_counter()
+        verdicts, totals = measure(
+            lambda: verify_predictions(None, tasks, texts, judges=pool, batch_size=BATCH)
+        )
+        elapsed = time.perf_counter() - start
+    return {
+        "seconds": elapsed,
+        "verdicts": verdicts,
+        "judges": judges,
+        "roles": per_item(totals, len(checks)),
+    }
+
+
+def host_share(
+    checks: list[Instance], before: dict[str, Any], after: dict[str, Any], verdicts: list[Any]
+) -> dict[str, Any]:
+    """Before (in process) vs after (judge workers): rates, per-role costs, the host's
+    CPU ratio, and whether every verdict is the same."""
+    host_before, host_after = before["host"]["cpu_ms"], after["roles"]["host"]["cpu_ms"]
+    # Any two runs differ somewhat: programs that print their own timings or unseeded
+    # randomness, and timeouts under the machine's load (two in-process runs on the
+    # 2-core machine: 33 of 2,776); the labels show how far.
+    differ = sum(a != b for a, b in zip(verdicts, after["verdicts"]))
+    labels = sum(a["label"] != b["label"] for a, b in zip(verdicts, after["verdicts"]))
+    result = {
+        "judges": after["judges"],
+        "in_process": before,
+        "judge_workers": after["roles"],
+        "judge_workers_seconds": round(after["seconds"], 3),
+        "judge_workers_instances_per_s": round(len(checks) / after["seconds"], 1),
+        "host_cpu_ratio": round(host_before / host_after, 2) if host_after else None,
+        "verdicts_differing": differ,
+        "labels_differing": labels,
+    }
+    print(
+        f"host CPU per instance: {host_before:.4f} ms in process -> {host_after:.4f} ms with "
+        f"{after['judges']} judge worker(s) ({result['host_cpu_ratio']}x less); judge workers "
+        f"verify in {after['seconds']:.2f} s = {result['judge_workers_instances_per_s']:.0f} "
+        f"instances/s; verdicts differing: {differ} ({labels} in label)"
+    )
+    print(format_roles("in_process", before))
+    print(format_roles("judge_workers", after["roles"]))
+    return result
+
+
+# --- issue 25 (end) ----------------------------------------------------------------------
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object last")
@@ -311,11 +379,12 @@ def main() -> None:
         verify(engine, checks[:8])  # warm the servers
         engine.child_seconds = 0.0
         start = time.perf_counter()
-        verdicts = verify(engine, checks)
+        verdicts, totals = measure(lambda: verify(engine, checks))
         elapsed = time.perf_counter() - start
         compute = engine.child_seconds  # the timed run's own child time
         steals = engine.steals
         durations, timeouts = compute_seconds(engine, checks)  # untimed: the strata
+    pooled = pooled_run(checks, limits)  # issue 25: after its own engines are up
     base, sampled, runnable = baseline_seconds(
         checks, durations, None if args.baseline_all else args.baseline_checks
     )
@@ -363,10 +432,12 @@ def main() -> None:
         f"right answers verified as success: {right_ok:.1%} (the rest: stored pairs that no "
         "longer reproduce, see perf/collect.py)"
     )
+    shares = host_share(checks, per_item(totals, len(checks)), pooled, verdicts)  # issue 25
     if args.json:
         print(
             json.dumps(
                 {
+                    "host_share": shares,  # issue 25
                     "instances": len(checks),
                     "seconds": round(elapsed, 3),
                     "instances_per_s": round(rate, 1),

@@ -26,6 +26,7 @@ from execlens._lazy import lazy_exports
 if TYPE_CHECKING:
     from execlens.judge._execute import (
         DEFAULT_PROBE,
+        SCORING_WORKERS,
         ExecStats,
         Executor,
         score_sample,
@@ -44,6 +45,14 @@ if TYPE_CHECKING:
     from execlens.judge._official import AssertCheckScorer, official_check_verdict
     from execlens.judge._outcomes import failure_verdict
     from execlens.judge._plan import JudgePlan, guarded, scoring_error
+    from execlens.judge._pool import (
+        EngineGetter,
+        JudgePool,
+        JudgePoolError,
+        close_at_exit,
+        pack,
+        shard_sizes,
+    )
     from execlens.judge._runtime import (
         judge_coverage,
         judge_input,
@@ -63,6 +72,7 @@ if TYPE_CHECKING:
 
 _EXPORTS = {
     "DEFAULT_PROBE": "_execute",
+    "SCORING_WORKERS": "_execute",
     "ExecStats": "_execute",
     "Executor": "_execute",
     "score_sample": "_execute",
@@ -82,6 +92,12 @@ _EXPORTS = {
     "JudgePlan": "_plan",
     "guarded": "_plan",
     "scoring_error": "_plan",
+    "EngineGetter": "_pool",
+    "JudgePool": "_pool",
+    "JudgePoolError": "_pool",
+    "close_at_exit": "_pool",
+    "pack": "_pool",
+    "shard_sizes": "_pool",
     "judge_coverage": "_runtime",
     "judge_input": "_runtime",
     "judge_output": "_runtime",

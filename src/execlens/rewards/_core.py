@@ -31,7 +31,15 @@ if TYPE_CHECKING:
     from execlens.judge import Executor, JudgePlan
     from execlens.tasks.prompts import ReasoningMode
 
-__all__ = ["KINDS", "Task", "TaskError", "judge_answer", "score", "score_batch"]
+__all__ = [
+    "KINDS",
+    "Task",
+    "TaskError",
+    "judge_answer",
+    "score",
+    "score_batch",
+    "score_local",
+]
 
 #: The question kinds a reward task may have (``execlens.tasks.QUESTION_KINDS``).
 KINDS = QUESTION_KINDS
@@ -133,13 +141,47 @@ def score_batch(
     is the thought), or a read :class:`~execlens.tasks.prompts.ModelResponse`;
     ``finish_reasons[i] == "length"`` marks a response cut by the token limit;
     ``reasoning`` is :func:`~execlens.tasks.prompts.read_response`'s mode.  Execution
-    (input prediction) goes to ``executor``, else an executor over ``engine``, else this
-    process's shared judging engine (started on first need, closed at exit).
+    (input prediction) goes to ``executor``, else an executor over ``engine``.  With
+    neither, the batch goes to this process's judge workers (:func:`shared_judges`:
+    host-side processes that run no untrusted code, each with its own judging engine),
+    so that this process only sends work and receives verdicts; with judge workers off
+    (``EXECLENS_JUDGE_WORKERS=0``) or a batch under ``EXECLENS_JUDGE_MIN_BATCH``, it is
+    judged here on this process's shared judging engine.
     """
     if len(tasks) != len(responses):
         raise ValueError(f"{len(tasks)} tasks but {len(responses)} responses")
     if finish_reasons is not None and len(finish_reasons) != len(responses):
         raise ValueError(f"{len(finish_reasons)} finish reasons for {len(responses)} responses")
+    if engine is None and executor is None:
+        from execlens.rewards._engine import shared_judges
+
+        judges = shared_judges(len(tasks))
+        if judges is not None:
+            from execlens.rewards._pooled import score_pooled
+
+            return score_pooled(judges, tasks, responses, answer_format, finish_reasons, reasoning)
+    return score_local(
+        tasks,
+        responses,
+        engine=engine,
+        executor=executor,
+        answer_format=answer_format,
+        finish_reasons=finish_reasons,
+        reasoning=reasoning,
+    )
+
+
+def score_local(
+    tasks: Sequence[Task | str | dict[str, Any]],
+    responses: Sequence[Any],
+    *,
+    engine: Engine | None = None,
+    executor: Executor | None = None,
+    answer_format: str = "tagged",
+    finish_reasons: Sequence[str | None] | None = None,
+    reasoning: ReasoningMode = "auto",
+) -> list[Verdict]:
+    """:func:`score_batch` judged in this process (what every judge worker runs)."""
     verdicts: list[Verdict | None] = [None] * len(tasks)
     pending: dict[int, tuple[Task, list[int], list[str]]] = {}
     for index, (raw, response) in enumerate(zip(tasks, responses)):

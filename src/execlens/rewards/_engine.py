@@ -1,4 +1,5 @@
-"""One judging engine per process: created on first need, reused, shut down at exit.
+"""One judging engine (and judge workers) per process: created on first need, reused,
+shut down at exit.
 
 Reward functions are called thousands of times per training run; starting fork servers
 per call would cost more than the judging.  The engine (and the executor that batches
@@ -18,29 +19,80 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from execlens.engine import Engine
-    from execlens.judge import Executor
+    from execlens.judge import Executor, JudgePool
 
-__all__ = ["close_shared_engine", "shared_executor"]
+__all__ = ["close_shared_engine", "judge_worker_count", "shared_executor", "shared_judges"]
 
 logger = logging.getLogger("execlens.rewards")
 
 WORKERS_ENV = "EXECLENS_REWARD_WORKERS"
+JUDGES_ENV = "EXECLENS_JUDGE_WORKERS"
+MIN_BATCH_ENV = "EXECLENS_JUDGE_MIN_BATCH"
+#: Below this many completions a batch is judged in this process (a round trip to the
+#: workers would cost more than it saves).
+MIN_BATCH = 16
+#: One judge worker per this many cores by default (a worker judges ~10k completions/s:
+#: about what 8 cores of engine children return).
+CORES_PER_JUDGE = 8
 
 _lock = threading.Lock()
 _state: dict[str, object] = {}
 
 
-def _workers() -> int | None:
-    text = os.environ.get(WORKERS_ENV)
+def _int_env(name: str, least: int) -> int | None:
+    text = os.environ.get(name)
     if not text:
         return None
     try:
         value = int(text)
     except ValueError:
-        raise ValueError(f"{WORKERS_ENV} must be an integer, got {text!r}") from None
-    if value < 1:
-        raise ValueError(f"{WORKERS_ENV} must be at least 1, got {value}")
+        raise ValueError(f"{name} must be an integer, got {text!r}") from None
+    if value < least:
+        raise ValueError(f"{name} must be at least {least}, got {value}")
     return value
+
+
+def _workers() -> int | None:
+    return _int_env(WORKERS_ENV, 1)
+
+
+def judge_worker_count() -> int:
+    """How many judge workers this process uses: ``EXECLENS_JUDGE_WORKERS`` (0: none,
+    judge in this process), else one per :data:`CORES_PER_JUDGE` cores, at least one."""
+    configured = _int_env(JUDGES_ENV, 0)
+    if configured is not None:
+        return configured
+    return max(1, (os.cpu_count() or 1) // CORES_PER_JUDGE)
+
+
+def shared_judges(batch: int) -> JudgePool | None:
+    """This process's judge workers for a batch of ``batch`` completions (started on
+    first need, closed at exit), or None where the batch is judged here: workers off,
+    or a batch under ``EXECLENS_JUDGE_MIN_BATCH`` (default :data:`MIN_BATCH`).
+
+    The workers share the judging engine's size (``EXECLENS_REWARD_WORKERS``, else the
+    judge's default): each makes its own engine of an equal part of it, on first need.
+    """
+    least = _int_env(MIN_BATCH_ENV, 1)
+    if batch < (least if least is not None else MIN_BATCH):
+        return None
+    count = judge_worker_count()
+    if count == 0:
+        return None
+    with _lock:
+        pool = _state.get("judges")
+        if pool is not None and _state.get("judges_pid") == os.getpid():
+            return pool  # type: ignore[return-value]
+        from execlens.judge import SCORING_WORKERS, JudgePool
+
+        total = _workers() or SCORING_WORKERS
+        share = max(1, -(-total // count))
+        judges = JudgePool(count, env={WORKERS_ENV: str(share), JUDGES_ENV: "0"})
+        _state.update(judges=judges, judges_pid=os.getpid())
+        if not _state.get("registered"):
+            atexit.register(close_shared_engine)
+            _state["registered"] = True
+        return judges
 
 
 def shared_executor() -> Executor:
@@ -66,6 +118,9 @@ def shared_executor() -> Executor:
 def close_shared_engine() -> None:
     """Shut this process's judging engine down (a later batch starts a new one)."""
     with _lock:
+        judges = _state.pop("judges", None)
+        if _state.pop("judges_pid", None) == os.getpid() and judges is not None:
+            judges.close()  # type: ignore[attr-defined]
         if _state.get("pid") != os.getpid():
             _state.pop("executor", None)
             _state.pop("engine", None)

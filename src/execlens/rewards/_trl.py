@@ -205,10 +205,10 @@ class AsyncExeclensReward(ExeclensReward):
     def __init__(self, *, name: str = "execlens_reward_async", **options: Any) -> None:
         super().__init__(name=name, **options)
 
-    async def __call__(
+    async def __call__(  # type: ignore[override]  # TRL awaits a coroutine reward
         self,
         prompts: Sequence[Any],
-        completions: Sequence[Any],  # type: ignore[override]
+        completions: Sequence[Any],
         completion_ids: Sequence[Any] | None = None,
         *,
         log_extra: Callable[[str, list[Any]], None] | None = None,

@@ -94,7 +94,6 @@ def compute_score(
     module docstring).
     """
     shape = _shaping(shaping)
-    limits = {"max_response_chars": max_response_chars, "length_penalty": length_penalty}
     if solution_strs is not None or ground_truths is not None:
         if solution_strs is None or ground_truths is None:
             raise TypeError("batch scoring needs both solution_strs and ground_truths")
@@ -102,13 +101,25 @@ def compute_score(
             raise ValueError(
                 f"{len(solution_strs)} responses for {len(ground_truths)} ground truths"
             )
-        return _results(ground_truths, solution_strs, shape, **limits)
+        return _results(
+            ground_truths,
+            solution_strs,
+            shape,
+            max_response_chars=max_response_chars,
+            length_penalty=length_penalty,
+        )
     if solution_str is None or ground_truth is None:
         raise TypeError(
             "compute_score needs solution_str and ground_truth (or the batch "
             "keywords solution_strs and ground_truths)"
         )
-    return _results([ground_truth], [solution_str], shape, **limits)[0]
+    return _results(
+        [ground_truth],
+        [solution_str],
+        shape,
+        max_response_chars=max_response_chars,
+        length_penalty=length_penalty,
+    )[0]
 
 
 async def compute_score_async(

@@ -36,9 +36,15 @@ from execlens.tasks.prompts import ModelResponse, read_response
 
 if TYPE_CHECKING:
     from execlens.engine import Engine, Limits
-    from execlens.judge import JudgePlan, Verdict
+    from execlens.judge import EngineGetter, JudgePlan, JudgePool, Verdict
 
-__all__ = ["prediction_task", "read_turn", "turn_response", "verify_predictions"]
+__all__ = [
+    "prediction_task",
+    "read_turn",
+    "turn_response",
+    "verify_predictions",
+    "verify_shard",
+]
 
 #: CodeI/O's entry point: every unified-format function is ``main_solution``.
 FUNCTION = "main_solution"
@@ -150,6 +156,7 @@ def verify_predictions(
     *,
     limits: Limits | None = None,
     batch_size: int = 32,
+    judges: JudgePool | None = None,
 ) -> list[dict[str, Any]]:
     """CodeI/O verdicts (label, message, exception type) of ``texts`` answering ``tasks``
     (:func:`prediction_task`), in order.
@@ -161,11 +168,18 @@ def verify_predictions(
     function), each function's checks in a child of their own.  ``limits``: those of
     every run (default: the engine's).  ``engine`` may be None when no answer needs a
     run (output predictions only).
+
+    ``judges``: judge workers (a :class:`~execlens.judge.JudgePool` whose engine factory
+    makes the engine to verify on; ``engine`` is then unused): the checks of one
+    function stay together, each worker verifies its shard exactly as this function
+    does in process, and this process only deals shards and gathers verdicts.
     """
     from execlens.judge import Executor, plan_task
 
     if len(tasks) != len(texts):
         raise ValueError(f"{len(tasks)} tasks but {len(texts)} responses")
+    if judges is not None:
+        return _verify_pooled(judges, tasks, texts, limits, batch_size)
     verdicts: list[dict[str, Any] | None] = [None] * len(tasks)
     pending: list[tuple[int, Any, JudgePlan]] = []
     for index, (task, text) in enumerate(zip(tasks, texts)):
@@ -199,3 +213,41 @@ def verify_predictions(
                     offset += len(plan.jobs)
                     verdicts[index] = feedback(tasks[index], value, plan.verdict(got), seconds)
     return [v for v in verdicts if v is not None]
+
+
+def verify_shard(
+    get_engine: EngineGetter,
+    shard: tuple[list[Task], list[str | None], Limits | None, int],
+) -> list[dict[str, Any]]:
+    """A judge worker's part of :func:`verify_predictions`: its shard on its engine
+    (made only when an answer there needs a run)."""
+    tasks, texts, limits, batch_size = shard
+    needs = any(task.kind == "input" for task in tasks)
+    return verify_predictions(
+        get_engine() if needs else None, tasks, texts, limits=limits, batch_size=batch_size
+    )
+
+
+def _verify_pooled(
+    judges: JudgePool,
+    tasks: Sequence[Task],
+    texts: Sequence[str | None],
+    limits: Limits | None,
+    batch_size: int,
+) -> list[dict[str, Any]]:
+    from execlens.judge import pack, shard_sizes
+
+    groups: dict[str, list[int]] = {}
+    for index, task in enumerate(tasks):
+        groups.setdefault(task.program, []).append(index)
+    per_item = judges.per_item or 0.001
+    count = shard_sizes([len(g) for g in groups.values()], judges.processes, per_item)
+    parts = pack(list(groups.values()), count)
+    shards = [
+        ([tasks[i] for i in part], [texts[i] for i in part], limits, batch_size) for part in parts
+    ]
+    verdicts: list[Any] = [None] * len(tasks)
+    for part, judged in zip(parts, judges.map(verify_shard, shards, items=len(tasks))):
+        for index, verdict in zip(part, judged):
+            verdicts[index] = verdict
+    return verdicts
