@@ -143,7 +143,8 @@ def score_batch(
     ``reasoning`` is :func:`~execlens.tasks.prompts.read_response`'s mode.  Execution
     (input prediction) goes to ``executor``, else an executor over ``engine``.  With
     neither, the batch goes to this process's judge workers (:func:`shared_judges`:
-    host-side processes that run no untrusted code, each with its own judging engine),
+    host-side processes that run no untrusted code, each with its own judging engine;
+    by default one per 8 cores, none on a smaller machine),
     so that this process only sends work and receives verdicts; with judge workers off
     (``EXECLENS_JUDGE_WORKERS=0``) or a batch under ``EXECLENS_JUDGE_MIN_BATCH``, it is
     judged here on this process's shared judging engine.

@@ -58,11 +58,13 @@ def _workers() -> int | None:
 
 def judge_worker_count() -> int:
     """How many judge workers this process uses: ``EXECLENS_JUDGE_WORKERS`` (0: none,
-    judge in this process), else one per :data:`CORES_PER_JUDGE` cores, at least one."""
+    judge in this process), else one per :data:`CORES_PER_JUDGE` cores -- none under
+    that many: there the host's core is not the ceiling, and a worker would compete with
+    the engine's children for the few cores (6-12 % slower end to end on two)."""
     configured = _int_env(JUDGES_ENV, 0)
     if configured is not None:
         return configured
-    return max(1, (os.cpu_count() or 1) // CORES_PER_JUDGE)
+    return (os.cpu_count() or 1) // CORES_PER_JUDGE
 
 
 def shared_judges(batch: int) -> JudgePool | None:
