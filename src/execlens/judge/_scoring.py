@@ -74,7 +74,11 @@ class Scorer(Protocol):
     tasks: :func:`execlens.tasks.prediction_task`); the score's sample id is ``task.id``.
     """
 
-    name: str
+    @property
+    def name(self) -> str:
+        """The mode this scorer fills (``official``, ``strict`` ...); read-only, so a class
+        attribute and a property both satisfy it."""
+        ...
 
     def plan(self, task: Task, generations: Sequence[str]) -> ScorePlan:
         """The jobs to run for these generations, and the function scoring their outcomes."""

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import ErrorDetails
 
 __all__ = ["SOURCE_FIELDS", "ConfigError", "SynthConfig", "load_config"]
 
@@ -406,7 +407,7 @@ class SynthConfig(_Strict):
         return data
 
 
-def _location(error: dict[str, Any]) -> str:
+def _location(error: ErrorDetails) -> str:
     parts = []
     for part in error.get("loc", ()):
         if isinstance(part, int):

@@ -24,7 +24,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -37,6 +37,7 @@ __all__ = [
     "STAGES",
     "ModelRequestsFailed",
     "ModelStage",
+    "RunOutputs",
     "Stage",
     "StageContext",
     "add_stage_path",
@@ -170,6 +171,22 @@ def _open_client(context: StageContext) -> ModelClient:
     return ModelClient(context.client_config, cache=cache)
 
 
+class RunOutputs(Protocol):
+    """What ``assemble`` reads from a finished run, each a stream over its shards."""
+
+    def final(self) -> Iterator[dict[str, Any]]:
+        """The accepted records of the main line's last stage, in shard order."""
+        ...
+
+    def stage_records(self) -> dict[str, Iterator[dict[str, Any]]]:
+        """Every stage's output records (rejected ones too), by stage, in run order."""
+        ...
+
+    def datasets(self) -> dict[str, Iterator[dict[str, Any]]]:
+        """The records of side stages that declare a ``dataset``, by dataset name."""
+        ...
+
+
 class Stage:
     """Base class of a synthesis stage; a subclass in one file is a whole stage.
 
@@ -224,6 +241,11 @@ class Stage:
 
     def run(self, records: list[Record], shard: int, shards: int) -> Iterator[Record]:
         """Process one shard of records; yield output records (accepted or rejected)."""
+        raise NotImplementedError
+
+    def write(self, run: Any, outputs: RunOutputs) -> dict[str, Any]:
+        """A global stage's one pass over the finished run (``run`` is its directory,
+        ``outputs`` streams its records); returns the numbers it reports."""
         raise NotImplementedError
 
     def reject(self, record: Record, reason: str, **details: Any) -> Record:

@@ -98,7 +98,7 @@ class CruxEval(SampleBenchmark):
 
     def render(self, item: Any, task: str, style: str) -> RenderedPrompt:
         """The official prompt."""
-        return item.render(task, style)  # type: ignore[no-any-return]
+        return item.render(task, style)
 
     def extract(self, raw: str, item: Any, task: str, style: str, flavor: str) -> Extraction:
         """The text the official post-processing hands to the scorer."""

@@ -56,7 +56,7 @@ class LCBExec(SampleBenchmark):
 
     def render(self, item: Any, task: str, style: str) -> RenderedPrompt:
         """The official prompt."""
-        return item.render(style)  # type: ignore[no-any-return]
+        return item.render(style)
 
     def extract(self, raw: str, item: Any, task: str, style: str, flavor: str) -> Extraction:
         """The text LiveCodeBench's extraction hands to the scorer."""

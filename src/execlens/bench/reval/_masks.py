@@ -368,6 +368,8 @@ def instrumented_test_method(template: str, original: str) -> str:
         elif site.records_other and isinstance(parent, ast.Compare):
             targets[id(parent.left)] = f"{site.index}:other"
     body = _Instrument(targets).visit(original_tree)
+    # Targets are expressions only, so the module itself comes back (never wrapped).
+    assert isinstance(body, ast.Module)
     ast.fix_missing_locations(body)
     function = ast.FunctionDef(
         name=METHOD,
