@@ -244,7 +244,7 @@ def run_records(executor: ShardExecutor) -> list[dict[str, Any]]:
 
 def score_shard(
     units: Sequence[Unit],
-    scorers: Mapping[str, Scorer],
+    scorers: Mapping[str, Scorer[Any]],
     *,
     n: int,
     engine: Engine | None,

@@ -51,9 +51,6 @@ __all__ = [
 Record = dict[str, Any]
 
 
-_UNASKED = object()
-
-
 class StageContext:
     """What a worker's stages share: the config, one engine, one model client.
 
@@ -78,7 +75,8 @@ class StageContext:
         self._engine: Engine | None = None
         self._check_engine: Engine | None = None
         self._client: ModelClient | None = None
-        self._server_context: object = _UNASKED
+        self._server_context: int | None = None
+        self._context_asked = False
         self._lock = threading.Lock()
 
     @property
@@ -119,7 +117,7 @@ class StageContext:
 
     def server_context(self) -> int | None:
         """The served model's context length, when its server reports one (asked once)."""
-        if self._server_context is _UNASKED:
+        if not self._context_asked:
             from execlens.models import served_context_length
 
             config = self.client_config
@@ -127,7 +125,8 @@ class StageContext:
             self._server_context = (
                 None if config is None or local else served_context_length(config)
             )
-        return self._server_context  # type: ignore[return-value]
+            self._context_asked = True
+        return self._server_context
 
     def close(self) -> None:
         """Stop the engine and close the client, if they were started."""

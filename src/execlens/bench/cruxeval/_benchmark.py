@@ -104,7 +104,7 @@ class CruxEval(SampleBenchmark):
         """The text the official post-processing hands to the scorer."""
         return extract_cruxeval(raw, task, style, flavor=flavor)
 
-    def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer]:
+    def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer[Any]]:
         """Official (for the task its script infers, ``context``, if any) and strict."""
         official_task = context if isinstance(context, str) else task
         return {

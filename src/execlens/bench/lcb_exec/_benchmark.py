@@ -62,7 +62,7 @@ class LCBExec(SampleBenchmark):
         """The text LiveCodeBench's extraction hands to the scorer."""
         return extract_lcb(raw, style)
 
-    def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer]:
+    def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer[Any]]:
         """LiveCodeBench's official scorer and strict output prediction."""
         return {
             "official": ProblemScorer(LCBOfficialScorer(), lcb_task),
