@@ -57,7 +57,7 @@ def test_demo_data_loads_as_cruxeval_and_reval(tmp_path: Path, engine: Engine) -
     crux = build_demo_cruxeval(engine, tmp_path / "cruxeval.jsonl")
     samples = load_cruxeval(crux)
     assert not samples.errors
-    total_inputs = sum(len(e["inputs"]) for e in EXAMPLES)  # type: ignore[arg-type]
+    total_inputs = sum(len(e["inputs"]) for e in EXAMPLES)
     assert len(samples.records) == total_inputs
     by_id = {s.id: s for s in samples.records}
     # Spot-check references against hand-computed answers.

@@ -205,6 +205,8 @@ def select(
     limit: int | None = None,
     offset: int = 0,
     ids: Iterable[str] | None = None,
+    # The default fits the records every loader builds (each has a ``sample_id``); T has
+    # no bound to say so, as a record type without one passes ``id_of``.
     id_of: Callable[[T], str] = lambda record: record.sample_id,  # type: ignore[attr-defined]
 ) -> list[T]:
     """Pick records the way ``--limit`` / ``--offset`` / ``--ids`` do.
@@ -430,6 +432,7 @@ def parse_samples(
         except FieldError as exc:
             errors.append(RecordError(source, line, exc.field, exc.message))
             continue
+        # No ``key``: the sample is a loader's record, which has a ``sample_id`` (see select).
         ident = key(sample) if key is not None else sample.sample_id  # type: ignore[attr-defined]
         if ident in seen:
             errors.append(

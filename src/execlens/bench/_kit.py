@@ -16,33 +16,38 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ._data import DatasetError, LoadResult, select
 from .metrics import mean_pass_at_k
 
 if TYPE_CHECKING:
     from execlens.judge import ScorePlan, Scorer
+    from execlens.tasks import Task
 
 __all__ = ["PASS_AT", "ProblemScorer", "SampleBenchmark", "dataset_records", "pass_at_k_metrics"]
 
 #: The k's of pass@k the execution-prediction benchmarks report.
 PASS_AT = (1, 5)
 
+#: A benchmark's own item type (what ``to_problem`` turns into a task).
+Item = TypeVar("Item")
+
 
 @dataclass
-class ProblemScorer:
-    """A judge scorer applied to the task a benchmark item asks (``to_problem(item)``)."""
+class ProblemScorer(Generic[Item]):
+    """A judge scorer applied to the task a benchmark item asks (``to_problem(item)``):
+    a ``Scorer[Item]`` made of a ``Scorer[Task]``."""
 
-    inner: Scorer
-    to_problem: Callable[[Any], Any]
+    inner: Scorer[Task]
+    to_problem: Callable[[Item], Task]
 
     @property
     def name(self) -> str:
         """The mode this scorer fills (``official`` / ``strict``)."""
         return str(self.inner.name)
 
-    def plan(self, item: Any, generations: Sequence[str]) -> ScorePlan:
+    def plan(self, item: Item, generations: Sequence[str]) -> ScorePlan:
         """The inner scorer's plan for the item's task."""
         return self.inner.plan(self.to_problem(item), generations)
 

@@ -205,8 +205,11 @@ class Benchmark(Protocol):
         """Whatever scoring needs computed once for all items (ground-truth traces); may be None."""
         ...
 
-    def scorers(self, task: str, style: str, context: Any) -> Mapping[str, Scorer]:
-        """One scorer per mode for ``task``; ``context`` is what :meth:`prepare` returned."""
+    def scorers(self, task: str, style: str, context: Any) -> Mapping[str, Scorer[Any]]:
+        """One scorer per mode for ``task``; ``context`` is what :meth:`prepare` returned.
+
+        Each plans on this benchmark's items (what :meth:`plan` lists), whatever their type.
+        """
         ...
 
     def metrics(self, records: Sequence[Mapping[str, Any]], task: str) -> dict[str, Any]:

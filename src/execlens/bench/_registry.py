@@ -65,7 +65,7 @@ def _checked(obj: Any, origin: str) -> Benchmark:
     missing = [name for name in _REQUIRED if not hasattr(obj, name)]
     if missing:
         raise BenchmarkError(f"{origin} is not a benchmark: it lacks {', '.join(missing)}")
-    return obj  # type: ignore[no-any-return]
+    return obj
 
 
 def register_benchmark(obj: Any) -> Benchmark:

@@ -258,7 +258,8 @@ def failure_view(sample: dict[str, Any], modes: Sequence[str]) -> dict[str, Any]
     Works on any ``samples.jsonl`` record: fields a record lacks (runs from before
     reasoning, stop reasons or ``question`` were recorded) are None and not shown.
     """
-    question = sample.get("question") if isinstance(sample.get("question"), dict) else {}
+    stored = sample.get("question")
+    question: dict[str, Any] = stored if isinstance(stored, dict) else {}
     entries = sample.get("generations") if isinstance(sample.get("generations"), list) else []
     count = max(
         (

@@ -176,8 +176,9 @@ def scoring_engine_for(benchmark: Benchmark, workers: int | None) -> Engine:
     """A scoring engine sized and preloaded as ``benchmark`` asks (defaults otherwise)."""
     from execlens.judge import scoring_engine
 
+    default: int = getattr(benchmark, "scoring_workers", 16)
     return scoring_engine(
-        workers or getattr(benchmark, "scoring_workers", 16),
+        workers or default,
         preload=getattr(benchmark, "preload", ()),
     )
 
@@ -243,7 +244,7 @@ def run_records(executor: ShardExecutor) -> list[dict[str, Any]]:
 
 def score_shard(
     units: Sequence[Unit],
-    scorers: Mapping[str, Scorer],
+    scorers: Mapping[str, Scorer[Any]],
     *,
     n: int,
     engine: Engine | None,

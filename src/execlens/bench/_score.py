@@ -217,7 +217,7 @@ def run_score(
     scored = 0
     try:
         with RunDir.open(out_dir, identity, overwrite=overwrite) as run:
-            scorers: Mapping[str, Scorer] | None = None  # asked for once something is left
+            scorers: Mapping[str, Scorer[Any]] | None = None  # asked for once something is left
 
             def work(task: str, shard: list[Unit]) -> list[dict[str, Any]]:
                 nonlocal own, scorers, scored

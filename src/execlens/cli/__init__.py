@@ -5,11 +5,16 @@ from __future__ import annotations
 import importlib
 import sys
 import warnings
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import click
 import typer
 from typer.core import TyperGroup
+
+if TYPE_CHECKING:
+    # The context class Typer (>= 0.26, which vendors Click) builds and hands to
+    # ``TyperGroup.invoke``; named for the override's signature only, never imported at
+    # run time (Typer keeps the module private).
+    from typer._click import Context
 
 __all__ = ["app", "main"]
 
@@ -56,12 +61,14 @@ def _show_warning(
 class _Verbs(TyperGroup):
     """The root command: one place that turns the failures above into ``error:`` + exit 2."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: Context) -> Any:
         """Run the verb; a named failure ends it with one ``error:`` line, exit code 2."""
         warnings.showwarning = _show_warning
         try:
             return super().invoke(ctx)
-        except (click.exceptions.Exit, click.ClickException, click.Abort):
+        except (typer.Exit, typer.Abort, typer.TyperException):
+            # Typer's own exits and usage errors (its ClickException is a TyperException)
+            # keep their exit codes and messages.
             raise
         except Exception as error:
             message = _named_failure(error)

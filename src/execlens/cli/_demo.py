@@ -113,7 +113,14 @@ def demo(
     ] = False,
 ) -> None:
     """Run the main job on embedded defaults (no network, no model hub needed)."""
-    from execlens.bench import EvalError, RunError, run_demo, run_shipped, write_report
+    from execlens.bench import (
+        EvalError,
+        EvalResult,
+        RunError,
+        run_demo,
+        run_shipped,
+        write_report,
+    )
     from execlens.cli._eval import fail, print_summary
 
     if out.exists() and not out.is_dir():
@@ -149,17 +156,15 @@ def demo(
             "plumbing check of a tiny 135M model (the embedded SmolLM2-135M on "
             "execlens's example programs: low scores are expected)"
         )
-        finished: list[Any] = []
+        finished: list[EvalResult] = []
+
+        def on_result(name: str, result: EvalResult) -> None:
+            finished.append(result)
+            print_summary(result, console)
+
         try:
             with Engine(workers=2) as engine:
-                run_demo(
-                    out / "embedded",
-                    engine=engine,
-                    on_result=lambda name, result: (
-                        finished.append(result),
-                        print_summary(result, console),
-                    ),
-                )
+                run_demo(out / "embedded", engine=engine, on_result=on_result)
         except EvalError as exc:
             problem = f"the plumbing check stopped: {exc}"
         runs += [r.out_dir for r in finished]

@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from execlens.engine import Job, Limits, Outcome, Status
 from execlens.judge._scoring import SampleScore, ScorePlan, Scorer
@@ -313,21 +313,25 @@ class Executor:
             yield key, outcomes
 
 
+#: The item type scorers plan on (see :class:`Scorer`), handed back as given.
+Item = TypeVar("Item")
+
+
 @dataclass
-class _Pending:
-    item: Task
+class _Pending(Generic[Item]):
+    item: Item
     plans: list[tuple[str, ScorePlan]]
 
 
 def score_samples(
-    scorers: Sequence[Scorer],
-    items: Iterable[tuple[Task, Sequence[str]]],
+    scorers: Sequence[Scorer[Item]],
+    items: Iterable[tuple[Item, Sequence[str]]],
     engine: Engine | None = None,
     *,
     probe: float | None = DEFAULT_PROBE,
     window: int | None = None,
     executor: Executor | None = None,
-) -> Iterator[tuple[Task, dict[str, SampleScore]]]:
+) -> Iterator[tuple[Item, dict[str, SampleScore]]]:
     """Score every sample with every scorer; yields ``(item, {mode: score})`` as done.
 
     An item is what the scorers plan on (an :class:`execlens.tasks.Task`; a benchmark's
@@ -341,12 +345,12 @@ def score_samples(
     if len(set(names)) != len(names):
         raise ValueError(f"scorers need distinct names, got {names}")
 
-    def work() -> Iterator[tuple[_Pending, list[Job]]]:
+    def work() -> Iterator[tuple[_Pending[Item], list[Job]]]:
         for item, generations in items:
             plans = [(s.name, s.plan(item, generations)) for s in scorers]
             yield _Pending(item, plans), [job for _, plan in plans for job in plan.jobs]
 
-    def finish(pending: _Pending, outcomes: list[Outcome]) -> dict[str, SampleScore]:
+    def finish(pending: _Pending[Item], outcomes: list[Outcome]) -> dict[str, SampleScore]:
         scores: dict[str, SampleScore] = {}
         start = 0
         for name, plan in pending.plans:
@@ -371,7 +375,7 @@ def score_samples(
 
 
 def score_sample(
-    scorer: Scorer,
+    scorer: Scorer[Task],
     task: Task,
     generations: Sequence[str],
     engine: Engine | None = None,

@@ -25,7 +25,7 @@ __all__ = [
 ]
 
 
-def make_scorer(mode: str, task: str, *, official: Scorer | None = None) -> Scorer:
+def make_scorer(mode: str, task: str, *, official: Scorer[Task] | None = None) -> Scorer[Task]:
     """The scorer for ``mode`` (``strict`` / ``official``) and ``task`` (input / output).
 
     ``strict`` is the same for every benchmark.  ``official`` is the benchmark's own
@@ -50,7 +50,7 @@ def _judge_one(
     kind: str,
     mode: str,
     engine: Engine | None,
-    official: Scorer | None,
+    official: Scorer[Task] | None,
 ) -> Verdict:
     scorer = make_scorer(mode, kind, official=official)
     plan_needs_engine = bool(scorer.plan(question, [answer]).jobs)
@@ -70,7 +70,7 @@ def judge_output_prediction(
     *,
     mode: str = "strict",
     engine: Engine | None = None,
-    official: Scorer | None = None,
+    official: Scorer[Task] | None = None,
 ) -> Verdict:
     """Judge one output-prediction answer (the predicted return value, as text) to a
     prediction task (:func:`execlens.tasks.prediction_task`).
@@ -90,7 +90,7 @@ def judge_input_prediction(
     *,
     mode: str = "strict",
     engine: Engine | None = None,
-    official: Scorer | None = None,
+    official: Scorer[Task] | None = None,
 ) -> Verdict:
     """Judge one input-prediction answer (a call such as ``f('abc', 2)``).
 
@@ -108,7 +108,7 @@ async def ajudge_output_prediction(
     *,
     mode: str = "strict",
     engine: Engine | None = None,
-    official: Scorer | None = None,
+    official: Scorer[Task] | None = None,
 ) -> Verdict:
     """:func:`judge_output_prediction` for asyncio code (runs in a worker thread)."""
     return await asyncio.to_thread(
@@ -122,7 +122,7 @@ async def ajudge_input_prediction(
     *,
     mode: str = "strict",
     engine: Engine | None = None,
-    official: Scorer | None = None,
+    official: Scorer[Task] | None = None,
 ) -> Verdict:
     """:func:`judge_input_prediction` for asyncio code (runs in a worker thread)."""
     return await asyncio.to_thread(
@@ -131,7 +131,7 @@ async def ajudge_input_prediction(
 
 
 async def ascore_samples(
-    scorers: Sequence[Scorer],
+    scorers: Sequence[Scorer[Task]],
     items: Iterable[tuple[Task, Sequence[str]]],
     engine: Engine | None = None,
     *,

@@ -10,15 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from execlens.judge._verdict import Verdict
 
 if TYPE_CHECKING:
     from execlens.engine import Job, Outcome
-    from execlens.tasks import Task
 
 __all__ = ["SampleScore", "ScorePlan", "Scorer"]
+
+#: What a scorer plans on: a :class:`~execlens.tasks.Task` for the judge's own scorers, a
+#: benchmark's item type for that benchmark's (contravariant: a scorer of any item plans
+#: on a task too).
+ItemT = TypeVar("ItemT", contravariant=True)
 
 
 @dataclass(slots=True)
@@ -67,15 +71,21 @@ class ScorePlan:
 
 
 @runtime_checkable
-class Scorer(Protocol):
+class Scorer(Protocol[ItemT]):
     """Judges all generations of one sample (inspect_ai's scorer shape, batch form).
 
-    A sample is an :class:`execlens.tasks.Task` (CRUXEval-style problems are prediction
-    tasks: :func:`execlens.tasks.prediction_task`); the score's sample id is ``task.id``.
+    ``Scorer[Task]``: a sample is an :class:`execlens.tasks.Task` (CRUXEval-style problems
+    are prediction tasks: :func:`execlens.tasks.prediction_task`); the score's sample id
+    is ``task.id``.  A benchmark whose scorers read its own records (REval's, RE2-Bench's
+    items ...) declares them ``Scorer[ItsItem]``, so the type says what ``plan`` takes.
     """
 
-    name: str
+    @property
+    def name(self) -> str:
+        """The mode this scorer fills (``official``, ``strict`` ...); read-only, so a class
+        attribute and a property both satisfy it."""
+        ...
 
-    def plan(self, task: Task, generations: Sequence[str]) -> ScorePlan:
+    def plan(self, task: ItemT, generations: Sequence[str]) -> ScorePlan:
         """The jobs to run for these generations, and the function scoring their outcomes."""
         ...

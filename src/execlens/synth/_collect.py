@@ -116,7 +116,7 @@ def _probe_jobs(
     """One probe job per pair, each seeded from (``tag``, hash seed, function, position)."""
     from execlens.engine import Job
 
-    jobs = []
+    jobs: list[Job] = []
     for function, pairs, positions in items:
         program = probe_program(function.record["refcode"])
         jobs.extend(
@@ -339,7 +339,8 @@ def collect_functions(
                 key = canonical(pair["input"])
                 cause = _stored_drop(kind, probe, pair, key in seen)
                 # Ground truth is our own fresh, deterministic run on the recorded input.
-                if cause is None and len(kept_pairs[i]) < keep:
+                # (``probe`` is set whenever ``cause`` is None: no probe is a drop.)
+                if cause is None and probe is not None and len(kept_pairs[i]) < keep:
                     seen.add(key)
                     kept_pairs[i].append({"input": pair["input"], "output": probe["output"]})
                     kept_positions[i].append(position)

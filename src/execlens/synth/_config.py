@@ -21,9 +21,13 @@ stages: [collect, prompts, predict, verify, revise, assemble]
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import ErrorDetails
+
+if TYPE_CHECKING:
+    from execlens.synth._stage import Stage
 
 __all__ = ["SOURCE_FIELDS", "ConfigError", "SynthConfig", "load_config"]
 
@@ -375,13 +379,13 @@ class SynthConfig(_Strict):
         registry = load_stages()
         return any(registry[s].needs_model for s in self.stages)
 
-    def stage_settings_for(self, stage: type) -> Any:
+    def stage_settings_for(self, stage: type[Stage]) -> Any:
         """The validated settings of ``stage`` (a Stage class): the config's, else its
         settings model's defaults."""
-        model = stage.settings_model  # type: ignore[attr-defined]
+        model = stage.settings_model
         if model is None:
             return None
-        value = self.stage_settings.get(stage.key())  # type: ignore[attr-defined]
+        value = self.stage_settings.get(stage.key())
         return value if value is not None else model()
 
     def identity(self) -> dict[str, Any]:
@@ -406,7 +410,7 @@ class SynthConfig(_Strict):
         return data
 
 
-def _location(error: dict[str, Any]) -> str:
+def _location(error: ErrorDetails) -> str:
     parts = []
     for part in error.get("loc", ()):
         if isinstance(part, int):

@@ -39,8 +39,9 @@ def shortest_functions(path: Path, count: int) -> list[dict[str, Any]]:
     usable = []
     for row in iter_records(path):
         record = row.record or {}
-        fields = {ours: record.get(theirs) for ours, theirs in _COLUMNS.items()}
-        if not all(isinstance(value, str) and value for value in fields.values()):
+        given = {ours: record.get(theirs) for ours, theirs in _COLUMNS.items()}
+        fields = {k: v for k, v in given.items() if isinstance(v, str) and v}
+        if len(fields) < len(given):  # a column missing, empty or not text
             continue
         size = sum(len(fields[k]) for k in ("refcode", "problem_description", "io_requirements"))
         usable.append((size, row.index, fields))

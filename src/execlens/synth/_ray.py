@@ -160,9 +160,14 @@ def ray_backend(
     workers_each = max(1, config.workers // config.ray.actors)
     # An actor's engine runs ``workers_each`` sandbox servers: that is what it asks Ray
     # for, so a node is not given more engines than it has cores.
-    actor_class = ray.remote(num_cpus=workers_each, max_concurrency=max(1, threads))(_Worker)
-    client_data = None if client is None else client.model_dump(mode="json")
+    # Ray's typed overloads of ``ray.remote(**options)`` leave out the actor option
+    # ``max_concurrency`` that its documentation (and run time) accept for a class.
+    actor_class = ray.remote(  # type: ignore[call-overload]
+        num_cpus=workers_each, max_concurrency=max(1, threads)
+    )(_Worker)
+    client_data: dict[str, Any] | None = None
     if client is not None:
+        client_data = client.model_dump(mode="json")
         # SecretStr dumps masked: hand the real key over.
         client_data["api_key"] = client.api_key.get_secret_value()
     actors = [

@@ -24,7 +24,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -37,6 +37,7 @@ __all__ = [
     "STAGES",
     "ModelRequestsFailed",
     "ModelStage",
+    "RunOutputs",
     "Stage",
     "StageContext",
     "add_stage_path",
@@ -48,9 +49,6 @@ __all__ = [
 ]
 
 Record = dict[str, Any]
-
-
-_UNASKED = object()
 
 
 class StageContext:
@@ -77,7 +75,8 @@ class StageContext:
         self._engine: Engine | None = None
         self._check_engine: Engine | None = None
         self._client: ModelClient | None = None
-        self._server_context: object = _UNASKED
+        self._server_context: int | None = None
+        self._context_asked = False
         self._lock = threading.Lock()
 
     @property
@@ -118,7 +117,7 @@ class StageContext:
 
     def server_context(self) -> int | None:
         """The served model's context length, when its server reports one (asked once)."""
-        if self._server_context is _UNASKED:
+        if not self._context_asked:
             from execlens.models import served_context_length
 
             config = self.client_config
@@ -126,7 +125,8 @@ class StageContext:
             self._server_context = (
                 None if config is None or local else served_context_length(config)
             )
-        return self._server_context  # type: ignore[return-value]
+            self._context_asked = True
+        return self._server_context
 
     def close(self) -> None:
         """Stop the engine and close the client, if they were started."""
@@ -168,6 +168,22 @@ def _open_client(context: StageContext) -> ModelClient:
         # interrupted one already received, so its dataset is the same.
         cache = RequestCache(context.run_path / "cache" / "requests.sqlite")
     return ModelClient(context.client_config, cache=cache)
+
+
+class RunOutputs(Protocol):
+    """What ``assemble`` reads from a finished run, each a stream over its shards."""
+
+    def final(self) -> Iterator[dict[str, Any]]:
+        """The accepted records of the main line's last stage, in shard order."""
+        ...
+
+    def stage_records(self) -> dict[str, Iterator[dict[str, Any]]]:
+        """Every stage's output records (rejected ones too), by stage, in run order."""
+        ...
+
+    def datasets(self) -> dict[str, Iterator[dict[str, Any]]]:
+        """The records of side stages that declare a ``dataset``, by dataset name."""
+        ...
 
 
 class Stage:
@@ -224,6 +240,11 @@ class Stage:
 
     def run(self, records: list[Record], shard: int, shards: int) -> Iterator[Record]:
         """Process one shard of records; yield output records (accepted or rejected)."""
+        raise NotImplementedError
+
+    def write(self, run: Any, outputs: RunOutputs) -> dict[str, Any]:
+        """A global stage's one pass over the finished run (``run`` is its directory,
+        ``outputs`` streams its records); returns the numbers it reports."""
         raise NotImplementedError
 
     def reject(self, record: Record, reason: str, **details: Any) -> Record:

@@ -148,6 +148,8 @@ def test_cruxeval_extraction_records_its_steps_and_can_skip_the_stop() -> None:
     assert got.how == ("cut_at_stop", "after_answer_tag", "after_first_eq")
     kept = extract_cruxeval("assert f(1) == 2\n[/ANSWER] == 3", "output", "direct", stop=())
     assert kept.text == "2\n[/ANSWER]"
+    # ``stop=None`` is the documented default (the official stop strings), not an error.
+    assert extract_cruxeval(COT_OUT + "[/ANSWER]\ntrailing", "output", "cot", stop=None) == got
     with pytest.raises(ValueError):
         extract_cruxeval("x", "output", "direct", flavor="vllm")
     with pytest.raises(ValueError):

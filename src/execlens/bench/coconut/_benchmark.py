@@ -16,6 +16,7 @@ from execlens.bench import (
     match_generations,
     read_generations_json,
 )
+from execlens.judge import Scorer
 from execlens.tasks.prompts import Extraction, RenderedPrompt
 
 from ._data import CocoItem, load_coconut
@@ -72,7 +73,7 @@ class CoCoNUT(SampleBenchmark):
         """Our tracer's executed lines of every HumanEval run (the strict truth)."""
         return traced_truths(items, engine)
 
-    def scorers(self, task: str, style: str, context: Any) -> dict[str, Any]:
+    def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer[CocoItem]]:
         """Official (NoReps match) and strict (traced integers); ``context``: the traced
         truths (``prepare``), or a results file's :class:`StoredPredictions`."""
         self._check(task)

@@ -95,7 +95,7 @@ class CodeMind:
             return None
         return ier_truths(items, engine)
 
-    def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer]:
+    def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer[Any]]:
         """Official (upstream's rules) and strict, per task family."""
         if self._part(task) == "sr":
             return {"official": SROfficialScorer(), "strict": SRStrictScorer()}

@@ -151,7 +151,7 @@ class CoverageEval:
         self._items.update((item.sample_id, item) for item in items)
         return self._truth(items, engine)
 
-    def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer]:
+    def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer[CoverageEvalTest]]:
         """Official (published labels) and strict (traced truth, ``context`` or traced
         now)."""
         self._check_task(task)
@@ -162,11 +162,9 @@ class CoverageEval:
                 truth.update(self._truth([item]))
             return truth.get(item.sample_id)
 
-        # CoverageScorer plans CoverageEval pairs, not tasks: the Scorer protocol's
-        # parameter type does not cover it, though the runner hands it exactly those.
         return {
-            "official": CoverageScorer("official", lambda item: None),  # type: ignore[dict-item]
-            "strict": CoverageScorer("strict", truth_of),  # type: ignore[dict-item]
+            "official": CoverageScorer("official", lambda item: None),
+            "strict": CoverageScorer("strict", truth_of),
         }
 
     def explain(self, item: Any, task: str, context: Any) -> dict[str, Any] | None:

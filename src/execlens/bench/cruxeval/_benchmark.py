@@ -98,13 +98,13 @@ class CruxEval(SampleBenchmark):
 
     def render(self, item: Any, task: str, style: str) -> RenderedPrompt:
         """The official prompt."""
-        return item.render(task, style)  # type: ignore[no-any-return]
+        return item.render(task, style)
 
     def extract(self, raw: str, item: Any, task: str, style: str, flavor: str) -> Extraction:
         """The text the official post-processing hands to the scorer."""
         return extract_cruxeval(raw, task, style, flavor=flavor)
 
-    def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer]:
+    def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer[Any]]:
         """Official (for the task its script infers, ``context``, if any) and strict."""
         official_task = context if isinstance(context, str) else task
         return {

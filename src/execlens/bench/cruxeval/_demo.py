@@ -41,7 +41,7 @@ def build_demo_cruxeval(engine: Engine, path: Path) -> Path:
     """Run every example on its inputs; write a CRUXEval-format file of the results."""
     jobs, keys = [], []
     for example in EXAMPLES:
-        for index, arguments in enumerate(example["inputs"]):  # type: ignore[union-attr]
+        for index, arguments in enumerate(example["inputs"]):
             jobs.append(Job(str(example["code"]), call=f"f({arguments})"))
             keys.append((example, index, arguments))
     rows = []

@@ -13,11 +13,11 @@ stop) are cut there first.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from execlens.tasks.prompts import Extraction, apply_stop
 
 __all__ = ["extract_cruxeval"]
-
-_DEFAULT = object()
 
 
 def extract_cruxeval(
@@ -26,13 +26,13 @@ def extract_cruxeval(
     style: str,
     *,
     flavor: str = "harness",
-    stop: tuple[str, ...] | object = _DEFAULT,
+    stop: Sequence[str] | None = None,
 ) -> Extraction:
     """Extract a CRUXEval answer from a raw generation (the text after the prompt).
 
     ``task`` ``"output"`` gives the predicted output expression, ``"input"`` the predicted
     call ``f(...)``. ``style`` is ``"direct"``, ``"cot"`` or ``"phind"``. ``stop`` defaults
-    to the official stop strings; pass ``()`` to keep the text whole.
+    (``None``) to the official stop strings; pass ``()`` to keep the text whole.
     """
     if task not in ("input", "output"):
         raise ValueError(f"CRUXEval has no task {task!r}")
@@ -42,9 +42,10 @@ def extract_cruxeval(
         raise ValueError(
             f"unknown CRUXEval extraction flavor {flavor!r} (expected 'harness' or 'openai')"
         )
-    stops = (
-        (("# done",) if style == "phind" else ("[/ANSWER]",)) if stop is _DEFAULT else tuple(stop)
-    )  # type: ignore[arg-type]
+    if stop is None:
+        stops: tuple[str, ...] = ("# done",) if style == "phind" else ("[/ANSWER]",)
+    else:
+        stops = tuple(stop)
     how: list[str] = []
     text, stopped = apply_stop(raw, stops)
     if stopped:

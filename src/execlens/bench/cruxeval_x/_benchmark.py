@@ -17,9 +17,10 @@ from execlens.bench import (
     match_generations,
     read_generations_json,
 )
+from execlens.judge import Scorer
 from execlens.tasks.prompts import Extraction, RenderedPrompt
 
-from ._data import load_cruxeval_x
+from ._data import CruxXItem, load_cruxeval_x
 from ._prompts import STYLES, extract_cruxeval_x, render_cruxeval_x
 from ._score import OfficialScorer, StrictScorer, call_truths
 
@@ -62,7 +63,7 @@ class CruxEvalX(SampleBenchmark):
         """Output task: the true value of each tail's call, computed by the engine."""
         return call_truths(items, engine) if task == "output" else None
 
-    def scorers(self, task: str, style: str, context: Any) -> dict[str, Any]:
+    def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer[CruxXItem]]:
         """The Python judge (official) and strict."""
         self._check(task)
         return {"official": OfficialScorer(task), "strict": StrictScorer(task, context)}

@@ -8,7 +8,18 @@ output).
 
 from __future__ import annotations
 
-EXAMPLES: list[dict[str, object]] = [
+from typing import TypedDict
+
+
+class Example(TypedDict):
+    """One bundled program: its id, the source of ``f`` and its argument-list texts."""
+
+    id: str
+    code: str
+    inputs: list[str]
+
+
+EXAMPLES: list[Example] = [
     {
         "id": "example_0",
         "code": (

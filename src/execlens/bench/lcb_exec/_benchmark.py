@@ -56,13 +56,13 @@ class LCBExec(SampleBenchmark):
 
     def render(self, item: Any, task: str, style: str) -> RenderedPrompt:
         """The official prompt."""
-        return item.render(style)  # type: ignore[no-any-return]
+        return item.render(style)
 
     def extract(self, raw: str, item: Any, task: str, style: str, flavor: str) -> Extraction:
         """The text LiveCodeBench's extraction hands to the scorer."""
         return extract_lcb(raw, style)
 
-    def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer]:
+    def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer[Any]]:
         """LiveCodeBench's official scorer and strict output prediction."""
         return {
             "official": ProblemScorer(LCBOfficialScorer(), lcb_task),

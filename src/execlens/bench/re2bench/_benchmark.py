@@ -18,9 +18,10 @@ from execlens.bench import (
     read_generations_json,
     select,
 )
+from execlens.judge import Scorer
 from execlens.tasks.prompts import Extraction, RenderedPrompt, SamplingDefaults
 
-from ._data import DIFFICULTIES, TASKS, load_re2bench
+from ._data import DIFFICULTIES, TASKS, RE2Item, load_re2bench
 from ._score import OfficialScorer, StrictScorer, answer_text, partial_of
 
 __all__ = ["BENCHMARK", "RE2Bench", "re2_metrics"]
@@ -141,7 +142,7 @@ class RE2Bench:
         """Nothing: the truths are in the data."""
         return None
 
-    def scorers(self, task: str, style: str, context: Any) -> dict[str, Any]:
+    def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer[RE2Item]]:
         """Upstream's validators and the strict ones."""
         self._check(task)
         return {"official": OfficialScorer(task), "strict": StrictScorer(task)}

@@ -236,9 +236,10 @@ def _io_items(
             errors.append(RecordError(str(path), None, None, "missing prompt file"))
             continue
         case, error = _case(base, benchmark, problem_id, index)
-        if error is not None or case is None:
-            errors.append(error)  # type: ignore[arg-type]
+        if error is not None:
+            errors.append(error)
             continue
+        assert case is not None  # ``_case`` gives the case or its error
         code_path = _code_path(base, problem_id, benchmark)
         try:
             code: str | None = code_path.read_text(encoding="utf-8")

@@ -279,7 +279,7 @@ class Reval:
 
     def render(self, item: Any, task: str, style: str) -> RenderedPrompt:
         """REval's prompt for the item, from REval's own template files."""
-        return item.render(task, style)  # type: ignore[no-any-return]
+        return item.render(task, style)
 
     def extract(self, raw: str, item: Any, task: str, style: str, flavor: str) -> Extraction:
         """REval's own reading of the answer (logged; the judges re-read the raw text)."""

@@ -83,10 +83,12 @@ def classeval_test_classes(test_source: str, entry_point: str) -> list[ClassEval
                 return True
         return False
 
-    def find_setup(cls: ast.ClassDef, seen: frozenset[str] = frozenset()) -> ast.FunctionDef | None:
+    def find_setup(
+        cls: ast.ClassDef, seen: frozenset[str] = frozenset()
+    ) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         own = _body_names(cls).get("setUp")
         if isinstance(own, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            return own  # type: ignore[return-value]
+            return own
         for base in cls.bases:  # inherited from a test base class of the same module
             text = ast.unparse(base)
             if text in top and text not in seen:

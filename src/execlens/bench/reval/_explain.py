@@ -131,7 +131,7 @@ def explain_reval(
     }.get(task, f"line {line}, variable {var}")
     reference = official if official is not None else strict
     truth = reference.questions.get(item.sample_id) if reference is not None else None
-    if truth is None:
+    if truth is None or reference is None:  # (no reference has no truth)
         return out
     out["expected"] = _question_answer(task, truth, problem.code, reference.mode)
     out["true_value"] = _true_value(task, truth, problem.code, line, var)

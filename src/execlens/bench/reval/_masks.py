@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from execlens.values import AnswerParseError, parse_literal
 
@@ -75,7 +76,7 @@ def template_tree(template: str) -> ast.Module:
     return _parse(template.replace(MASK, _PLACEHOLDER), "template")
 
 
-def _is_mask(node: object) -> bool:
+def _is_mask(node: object) -> TypeGuard[ast.Name]:
     return isinstance(node, ast.Name) and node.id == _PLACEHOLDER
 
 
@@ -83,7 +84,7 @@ def _walk_pair(template: object, other: object, found: list[tuple[ast.expr, ast.
     if _is_mask(template):
         if not isinstance(other, ast.expr):
             return False
-        found.append((template, other))  # type: ignore[arg-type]
+        found.append((template, other))
         return True
     if isinstance(template, ast.AST):
         if type(template) is not type(other):
@@ -368,6 +369,8 @@ def instrumented_test_method(template: str, original: str) -> str:
         elif site.records_other and isinstance(parent, ast.Compare):
             targets[id(parent.left)] = f"{site.index}:other"
     body = _Instrument(targets).visit(original_tree)
+    # Targets are expressions only, so the module itself comes back (never wrapped).
+    assert isinstance(body, ast.Module)
     ast.fix_missing_locations(body)
     function = ast.FunctionDef(
         name=METHOD,

@@ -180,7 +180,10 @@ def _judge_all(engine: Engine, plans: Sequence[RevalPlan], progress: bool) -> li
                 count = len(plans[i].jobs)
                 verdicts[i] = plans[i].verdict(outcomes[start : start + count])
                 start += count
-    return verdicts  # type: ignore[return-value]
+    judged = [v for v in verdicts if v is not None]
+    if len(judged) != len(plans):  # the executor hands back every chunk it is given
+        raise RuntimeError("the judge's executor lost plans' outcomes")
+    return judged
 
 
 def _progress(items: Iterator[Any], total: int, enabled: bool) -> Iterator[Any]:

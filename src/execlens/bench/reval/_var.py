@@ -147,7 +147,9 @@ def _subscript(base: Envelope, key: Any) -> Envelope:
     if kind in ("object", "opaque"):
         raise TypeError("not subscriptable here")
     name = base.get("__base__", base.get("__type__"))
-    items = base.get("__value__")
+    # Any JSON shape; a missing value fails the indexing below with TypeError, the
+    # error every caller already treats as "not subscriptable".
+    items: Any = base.get("__value__")
     if name in ("list", "tuple"):
         return items[_index(key)]
     if name == "str":

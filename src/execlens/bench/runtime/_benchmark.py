@@ -44,7 +44,7 @@ from execlens.bench import (
     select,
 )
 from execlens.judge import Scorer, TaskScorer
-from execlens.tasks import RuntimeProgram, SourceError
+from execlens.tasks import RuntimeProgram, SourceError, Task
 from execlens.tasks.prompts import Extraction, RenderedPrompt
 
 from ._explain import explain_runtime
@@ -210,7 +210,7 @@ class RuntimeBenchmark:
             context = RuntimeTruth({}, self._traced.executed)
         return explain_runtime(item, context)
 
-    def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer]:
+    def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer[RuntimeItem]]:
         """Every answer judged by the generic judge of its kind (both modes), against the
         truth :meth:`prepare` returned (the item's own when there is none)."""
         if task not in KINDS:
@@ -220,7 +220,7 @@ class RuntimeBenchmark:
             )
         truth = context if isinstance(context, Mapping) else {}
 
-        def to_task(item: RuntimeItem) -> Any:
+        def to_task(item: RuntimeItem) -> Task:
             return truth.get(item.sample_id, item.task)
 
         return {mode: ProblemScorer(_ModeScorer(mode), to_task) for mode in self.modes}

@@ -31,7 +31,7 @@ def write_demo_programs(path: Path) -> Path:
         }
         for example in EXAMPLES
         for index, arguments in enumerate(example["inputs"])
-    ]  # type: ignore[arg-type]
+    ]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     return path

@@ -10,10 +10,10 @@ teacher chains use too (:meth:`~execlens.tasks.prompts.ModelResponse.as_target`:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, Protocol
+from typing import Any
 
 from execlens.synth._card import card_markdown, card_stats, card_svg
-from execlens.synth._stage import Stage, register_stage
+from execlens.synth._stage import RunOutputs, Stage, register_stage
 from execlens.synth._verify import turn_response
 
 _FIELDS = ("id", "function_id", "source", "kind", "pair_index", "sample")
@@ -67,22 +67,6 @@ def codeio_pp_record(record: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-class RunOutputs(Protocol):
-    """What ``assemble`` reads from a finished run, each a stream over its shards."""
-
-    def final(self) -> Iterator[dict[str, Any]]:
-        """The accepted records of the main line's last stage, in shard order."""
-        ...
-
-    def stage_records(self) -> dict[str, Iterator[dict[str, Any]]]:
-        """Every stage's output records (rejected ones too), by stage, in run order."""
-        ...
-
-    def datasets(self) -> dict[str, Iterator[dict[str, Any]]]:
-        """The records of side stages that declare a ``dataset``, by dataset name."""
-        ...
-
-
 @register_stage
 class AssembleStage(Stage):
     """Runs once over the finished run (a global stage), streaming: each dataset is
@@ -106,7 +90,11 @@ class AssembleStage(Stage):
             "codeio_pp": lambda: map(codeio_pp_record, final()),
         }
         for name in outputs.datasets():
-            datasets[name] = lambda name=name: outputs.datasets()[name]
+
+            def side(name: str = name) -> Iterable[dict[str, Any]]:
+                return outputs.datasets()[name]
+
+            datasets[name] = side
         files: dict[str, int] = {}
         for name, rows in datasets.items():
             jsonl = run.file(f"{name}.jsonl")

@@ -21,7 +21,7 @@ class PromptsStage(Stage):
     def run(self, records: list[dict[str, Any]], shard: int, shards: int
             ) -> Iterator[dict[str, Any]]:
         """Yields instances ``<function id>/<pair>/<o|i>``, output prediction first."""
-        templates = {k: v for k, v in self.config.templates.items() if k in ("i", "o", "tip")}
+        templates: dict[str, str] = {k: v for k, v in self.config.templates.items() if k in ("i", "o", "tip")}
         for record in records:
             for index, pair in enumerate(record["pairs"]):
                 for kind in ("o", "i"):
