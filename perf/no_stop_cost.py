@@ -30,6 +30,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _small import small
+
 from execlens.bench import EvalConfig, run_eval
 
 
@@ -72,9 +74,13 @@ def _run(prompt: str, reasoning: str, limit: int, data: Path, scratch: Path) -> 
 def main() -> None:
     """Measure (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--limit", type=int, default=20, help="CRUXEval samples per run")
+    # The small scale (CI): two samples, the direct prompt only -- every code path, and
+    # the embedded model's replies stay short.
+    parser.add_argument("--limit", type=int, default=small(20, 2), help="CRUXEval samples per run")
     parser.add_argument(
-        "--prompts", default="direct,cot", help="prompt styles, comma-separated (direct,cot)"
+        "--prompts",
+        default=small("direct,cot", "direct"),
+        help="prompt styles, comma-separated (direct,cot)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object last")
     options = parser.parse_args()
