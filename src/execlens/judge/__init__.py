@@ -13,7 +13,9 @@ judges of every task kind over a task's reference
 -- :func:`judge_coverage`, :func:`judge_path`, :func:`judge_state`, :func:`judge_output`,
 :func:`judge_input` -- and :func:`judge_task` / :class:`TaskScorer` dispatching by kind.
 A judge's failure on one answer is that answer's ``scoring_error`` verdict.
-Many samples: :func:`score_samples` over an engine (see :func:`scoring_engine`).
+Many samples: :func:`score_samples` over an engine (see :func:`scoring_engine`); judge
+workers (:class:`JudgePool`) take the judging off the calling process, as many as
+:func:`judge_worker_count` says (``EXECLENS_JUDGE_WORKERS``).
 Importing this package starts nothing; names load on first use.
 """
 
@@ -69,6 +71,18 @@ if TYPE_CHECKING:
     from execlens.judge._tasks import TASK_JUDGES, TaskScorer, judge_task, plan_task
     from execlens.judge._trace import judge_trace, parse_trace_answer, step_credit
     from execlens.judge._verdict import Verdict, VerdictStatus
+    from execlens.judge._workers import (
+        CORES_PER_JUDGE,
+        JUDGE_MIN_BATCH,
+        JUDGE_MIN_BATCH_ENV,
+        JUDGES_ENV,
+        EnvSettingError,
+        check_judge_settings,
+        int_env,
+        judge_min_batch,
+        judge_worker_count,
+        judges_for,
+    )
 
 _EXPORTS = {
     "DEFAULT_PROBE": "_execute",
@@ -122,6 +136,16 @@ _EXPORTS = {
     "plan_task": "_tasks",
     "Verdict": "_verdict",
     "VerdictStatus": "_verdict",
+    "CORES_PER_JUDGE": "_workers",
+    "JUDGE_MIN_BATCH": "_workers",
+    "JUDGE_MIN_BATCH_ENV": "_workers",
+    "JUDGES_ENV": "_workers",
+    "EnvSettingError": "_workers",
+    "check_judge_settings": "_workers",
+    "int_env": "_workers",
+    "judge_min_batch": "_workers",
+    "judge_worker_count": "_workers",
+    "judges_for": "_workers",
 }
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

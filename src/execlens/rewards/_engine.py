@@ -21,73 +21,56 @@ if TYPE_CHECKING:
     from execlens.engine import Engine
     from execlens.judge import Executor, JudgePool
 
-__all__ = ["close_shared_engine", "judge_worker_count", "shared_executor", "shared_judges"]
+__all__ = [
+    "check_reward_settings",
+    "close_shared_engine",
+    "shared_executor",
+    "shared_judges",
+]
 
 logger = logging.getLogger("execlens.rewards")
 
 WORKERS_ENV = "EXECLENS_REWARD_WORKERS"
-JUDGES_ENV = "EXECLENS_JUDGE_WORKERS"
-MIN_BATCH_ENV = "EXECLENS_JUDGE_MIN_BATCH"
-#: Below this many completions a batch is judged in this process (a round trip to the
-#: workers would cost more than it saves).
-MIN_BATCH = 16
-#: One judge worker per this many cores by default (a worker judges ~10k completions/s:
-#: about what 8 cores of engine children return).
-CORES_PER_JUDGE = 8
 
 _lock = threading.Lock()
 _state: dict[str, object] = {}
 
 
-def _int_env(name: str, least: int) -> int | None:
-    text = os.environ.get(name)
-    if not text:
-        return None
-    try:
-        value = int(text)
-    except ValueError:
-        raise ValueError(f"{name} must be an integer, got {text!r}") from None
-    if value < least:
-        raise ValueError(f"{name} must be at least {least}, got {value}")
-    return value
-
-
 def _workers() -> int | None:
-    return _int_env(WORKERS_ENV, 1)
+    from execlens.judge import int_env
+
+    return int_env(WORKERS_ENV, 1)
 
 
-def judge_worker_count() -> int:
-    """How many judge workers this process uses: ``EXECLENS_JUDGE_WORKERS`` (0: none,
-    judge in this process), else one per :data:`CORES_PER_JUDGE` cores -- none under
-    that many: there the host's core is not the ceiling, and a worker would compete with
-    the engine's children for the few cores (6-12 % slower end to end on two)."""
-    configured = _int_env(JUDGES_ENV, 0)
-    if configured is not None:
-        return configured
-    return (os.cpu_count() or 1) // CORES_PER_JUDGE
+def check_reward_settings() -> None:
+    """Read the rewards' environment settings now (``EXECLENS_REWARD_WORKERS``,
+    ``EXECLENS_JUDGE_WORKERS``, ``EXECLENS_JUDGE_MIN_BATCH``): a bad value raises
+    :class:`execlens.judge.EnvSettingError` before training starts, not at its first
+    reward."""
+    from execlens.judge import check_judge_settings
+
+    _workers()
+    check_judge_settings()
 
 
 def shared_judges(batch: int) -> JudgePool | None:
     """This process's judge workers for a batch of ``batch`` completions (started on
     first need, closed at exit), or None where the batch is judged here: workers off,
-    or a batch under ``EXECLENS_JUDGE_MIN_BATCH`` (default :data:`MIN_BATCH`).
+    or a batch under ``EXECLENS_JUDGE_MIN_BATCH`` (default 16).
 
     The workers share the judging engine's size (``EXECLENS_REWARD_WORKERS``, else the
     judge's default): each makes its own engine of an equal part of it, on first need.
     """
-    least = _int_env(MIN_BATCH_ENV, 1)
-    if batch < (least if least is not None else MIN_BATCH):
-        return None
-    count = judge_worker_count()
+    from execlens.judge import JUDGES_ENV, SCORING_WORKERS, JudgePool, judges_for
+
+    total = _workers() or SCORING_WORKERS
+    count = judges_for(batch, total)
     if count == 0:
         return None
     with _lock:
         pool = _state.get("judges")
         if pool is not None and _state.get("judges_pid") == os.getpid():
             return pool  # type: ignore[return-value]
-        from execlens.judge import SCORING_WORKERS, JudgePool
-
-        total = _workers() or SCORING_WORKERS
         share = max(1, -(-total // count))
         judges = JudgePool(count, env={WORKERS_ENV: str(share), JUDGES_ENV: "0"})
         _state.update(judges=judges, judges_pid=os.getpid())

@@ -55,8 +55,12 @@ def _model(config: SynthConfig) -> Iterator[ClientConfig | None]:
 
 
 def _check_before_run(config: SynthConfig) -> None:
-    """What would otherwise fail after the run directory is made, checked first: a served
-    model's URL and server (health check: dead, refused key, unknown model) and Ray."""
+    """What would otherwise fail after the run directory is made, checked first: the
+    judge workers' settings (``EXECLENS_JUDGE_*``), a served model's URL and server
+    (health check: dead, refused key, unknown model) and Ray."""
+    from execlens.judge import check_judge_settings
+
+    check_judge_settings()
     if config.needs_model() and config.model is not None:
         from execlens.models import (
             ModelConfigError,

@@ -14,6 +14,7 @@ executor keeps it in the stage's shard (and out of the next stage's input).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import importlib.util
@@ -22,7 +23,7 @@ import pkgutil
 import sys
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
@@ -30,8 +31,10 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from execlens.engine import Engine
+    from execlens.judge import JudgePool
     from execlens.models import ClientConfig, ModelClient
     from execlens.synth._config import SynthConfig
+    from execlens.tasks import Task
 
 __all__ = [
     "STAGES",
@@ -52,12 +55,20 @@ Record = dict[str, Any]
 
 
 class StageContext:
-    """What a worker's stages share: the config, one engine, one model client.
+    """What a worker's stages share: the config, one engine, one model client, and the
+    judge workers its verify stages use.
 
     The engine and the client start on first use, so a stage that needs neither (and a
     Ray worker that never runs one that does) starts nothing.  ``client_config`` is
     resolved once by the driver (which also starts the embedded model's server when the
     model is ``local``) and handed to every worker.
+
+    Verification (:meth:`verify`) goes through judge workers under the rewards' rule
+    (``EXECLENS_JUDGE_WORKERS``, else one per 8 cores, no more than ``workers``; batches
+    under ``EXECLENS_JUDGE_MIN_BATCH`` stay here): each worker's engine is this
+    context's engine made again (same limits, hash seed, preload and mounts, an equal
+    part of ``workers``), so the verdicts -- and the run's bytes -- are the same either
+    way.
     """
 
     def __init__(
@@ -75,6 +86,7 @@ class StageContext:
         self._engine: Engine | None = None
         self._check_engine: Engine | None = None
         self._client: ModelClient | None = None
+        self._judges: JudgePool | None = None
         self._server_context: int | None = None
         self._context_asked = False
         self._lock = threading.Lock()
@@ -94,6 +106,32 @@ class StageContext:
             if self._check_engine is None:
                 self._check_engine = _engine(self, self.config.check_seed)
             return self._check_engine
+
+    def judges(self, batch: int) -> JudgePool | None:
+        """The judge workers for a batch of ``batch`` predictions (started on first
+        need), or None where it is verified in this process (see the class docstring)."""
+        from execlens.judge import JUDGES_ENV, JudgePool, judges_for
+
+        count = judges_for(batch, self.workers)
+        if count == 0:
+            return None
+        with self._lock:
+            if self._judges is None:
+                share = max(1, -(-self.workers // count))
+                factory = functools.partial(_engine_of, self.config, share, self.config.hash_seed)
+                self._judges = JudgePool(count, factory, env={JUDGES_ENV: "0"})
+            return self._judges
+
+    def verify(self, tasks: Sequence[Task], texts: Sequence[str | None]) -> list[dict[str, Any]]:
+        """CodeI/O verdicts of ``texts`` answering ``tasks``
+        (:func:`~execlens.synth.verify_predictions`), through the judge workers when
+        :meth:`judges` gives some, else on this context's engine."""
+        from execlens.synth._verify import verify_predictions
+
+        judges = self.judges(len(tasks))
+        if judges is not None:
+            return verify_predictions(None, tasks, texts, judges=judges)
+        return verify_predictions(self.engine, tasks, texts)
 
     def isolation(self) -> dict[str, Any]:
         """The sandbox's isolation on this machine, as a run records it: the engine's
@@ -129,7 +167,10 @@ class StageContext:
         return self._server_context
 
     def close(self) -> None:
-        """Stop the engine and close the client, if they were started."""
+        """Stop the engine, the judge workers and the client, if they were started."""
+        if self._judges is not None:
+            self._judges.close()
+            self._judges = None
         for engine in (self._engine, self._check_engine):
             if engine is not None:
                 engine.close()
@@ -142,18 +183,22 @@ class StageContext:
 
 
 def _engine(context: StageContext, seed: int) -> Engine:
+    return _engine_of(context.config, context.workers, seed)
+
+
+def _engine_of(config: SynthConfig, workers: int, seed: int) -> Engine:
+    """The engine of a run under ``config``: ``workers`` servers, hash seed ``seed``
+    (top-level, so a judge worker can be handed it as its engine factory)."""
     from execlens.engine import Engine, Limits
     from execlens.synth._programs import SYNTH_PRELOAD
 
-    limits = Limits(
-        wall_time=context.config.limits.run_seconds, memory_mb=context.config.limits.memory_mb
-    )
+    limits = Limits(wall_time=config.limits.run_seconds, memory_mb=config.limits.memory_mb)
     return Engine(
-        workers=context.workers,
+        workers=workers,
         limits=limits,
         hash_seed=seed,
         preload=SYNTH_PRELOAD,
-        mount_ro=[str(path) for path in context.config.mount_ro],
+        mount_ro=[str(path) for path in config.mount_ro],
     )
 
 

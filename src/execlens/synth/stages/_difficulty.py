@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from execlens.synth._prompts import render_prediction_prompt
 from execlens.synth._stage import ModelStage, register_stage
-from execlens.synth._verify import prediction_task, verify_predictions
+from execlens.synth._verify import prediction_task
 from execlens.synth.stages._predict import sampling_params
 from execlens.tasks import Task
 
@@ -70,7 +70,7 @@ class DifficultyStage(ModelStage):
             task = prediction_task("o", record["refcode"], pair["input"], pair["output"])
             tasks += [task] * len(response.completions)
             texts += [c.text for c in response.completions]
-        verdicts = verify_predictions(self.context.engine, tasks, texts)
+        verdicts = self.context.verify(tasks, texts)
         start = 0
         for record, response in zip(asked, responses):
             mine = verdicts[start : start + len(response.completions)]

@@ -16,7 +16,6 @@ from execlens.synth._verify import (
     prediction_task,
     read_turn,
     turn_response,
-    verify_predictions,
 )
 from execlens.synth.stages._predict import TRUNCATED_IN_REASONING, sampling_params
 
@@ -78,7 +77,7 @@ class ReviseStage(ModelStage):
                 pending.append(out)
         tasks = [prediction_task(r["kind"], r["refcode"], r["input"], r["output"]) for r in pending]
         texts = [turn_response(r["turn_2"]).final for r in pending]
-        for record, verdict in zip(pending, verify_predictions(self.context.engine, tasks, texts)):
+        for record, verdict in zip(pending, self.context.verify(tasks, texts)):
             revised[record["id"]] = {**record, "verdict_2": verdict}
         for record in records:
             out = revised.get(record["id"], record)
