@@ -22,7 +22,8 @@ __all__ = ["app", "main"]
 def _named_failure(error: BaseException) -> str | None:
     """The one-line message of a failure every verb may meet and none can prevent (a full
     disk, a read-only or unwritable output, a store refusal, a model setting the verb did
-    not catch), or ``None`` for a real bug, which keeps its traceback."""
+    not catch, a bad ``EXECLENS_*`` worker setting), or ``None`` for a real bug, which
+    keeps its traceback."""
     from execlens.store import StoreError, output_error
 
     if isinstance(error, StoreError):
@@ -32,6 +33,9 @@ def _named_failure(error: BaseException) -> str | None:
         return None if named is None else str(named)
     errors = sys.modules.get("execlens.engine._errors")  # a refused isolation mode
     if errors is not None and isinstance(error, errors.IsolationUnavailable):
+        return str(error)
+    judge = sys.modules.get("execlens.judge._workers")  # a bad EXECLENS_JUDGE_* and the like
+    if judge is not None and isinstance(error, judge.EnvSettingError):
         return str(error)
     models = sys.modules.get("execlens.models")  # only a verb that imported it can raise it
     if models is not None and isinstance(error, models.ModelConfigError):

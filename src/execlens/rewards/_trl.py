@@ -104,6 +104,10 @@ class ExeclensReward:
         max_completion_tokens: int | None = None,
     ) -> None:
         select_answer_text("", answer_format)  # an unknown format fails here, not mid-run
+        if engine is None:  # a bad EXECLENS_* worker setting fails here too, named
+            from execlens.rewards._engine import check_reward_settings
+
+            check_reward_settings()
         self.answer_format = answer_format
         self.reasoning = reasoning
         self.max_completion_tokens = max_completion_tokens

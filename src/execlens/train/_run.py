@@ -210,16 +210,17 @@ def reward_functions(config: GRPORunConfig) -> tuple[list[Any], list[float]]:
 def run_grpo(config: GRPORunConfig, *, callbacks: list[Any] | None = None) -> TrainResult:
     """GRPO with execution-verified rewards on an ``execlens export`` TRL dataset."""
     require("torch", "transformers", "trl")
+    _check_output_dir(config)
+    # The rewards first: a bad EXECLENS_* worker setting refuses the run before TRL loads.
+    funcs, weights = reward_functions(config)
     from trl import GRPOConfig, GRPOTrainer
 
-    _check_output_dir(config)
     dataset = load_rows(
         config.data,
         preferred="trl.parquet",
         max_samples=config.max_samples,
         required=("prompt", "ground_truth"),
     )
-    funcs, weights = reward_functions(config)
     args = _trl_config(
         GRPOConfig,
         config,
