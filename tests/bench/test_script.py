@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from execlens.bench import script_job, script_result
+from execlens.bench import script_failure, script_job, script_result
 from execlens.engine import Engine
 
 CASES = [
@@ -59,3 +59,28 @@ def test_the_hash_seed_is_fixed(engine: Engine) -> None:
     source = "print(hash('execlens'))\n"
     first, second = engine.map([script_job(source, timeout=10), script_job(source, timeout=10)])
     assert script_result(first).stdout == script_result(second).stdout != ""
+
+
+def test_script_failure_names_a_timeout_and_a_failed_launcher(engine: Engine) -> None:
+    from execlens.engine import Job, Limits
+    from execlens.judge import VerdictStatus
+
+    finished, slow = engine.map(
+        [script_job("x = 1\n", timeout=10), script_job("while True: pass\n", timeout=1)]
+    )
+    assert script_failure(script_result(finished), "late") is None  # its status decides
+    timed_out = script_failure(script_result(slow), "ran past 1 s")
+    assert timed_out is not None and timed_out.status is VerdictStatus.TIMEOUT
+    assert timed_out.detail == "ran past 1 s"
+    # The launcher itself killed by its own limit: the engine's failure, named as such.
+    (killed,) = engine.map(
+        [Job(program="def f():\n    while True: pass\n", entry_point="f", limits=Limits(1.0))]
+    )
+    failed = script_failure(script_result(killed), "late")
+    assert failed is not None and failed.status is VerdictStatus.TIMEOUT
+    assert failed.reason != "launcher" and not failed.passed
+    # A launcher that finished but returned no result to read: the launcher's fault.
+    (odd,) = engine.map([Job(program="def f():\n    return 42\n", entry_point="f")])
+    unread = script_failure(script_result(odd), "late")
+    assert unread is not None and unread.status is VerdictStatus.SANDBOX_ERROR
+    assert unread.reason == "launcher"

@@ -100,7 +100,7 @@ if TYPE_CHECKING:
     from execlens.bench._report import ReportError, RunView, load_run, write_report
     from execlens.bench._runs import RunError, difference_reason, sample_record
     from execlens.bench._score import ScoreRunError, ScoreRunResult, run_score
-    from execlens.bench._script import ScriptResult, script_job, script_result
+    from execlens.bench._script import ScriptResult, script_failure, script_job, script_result
     from execlens.bench.metrics import mean_pass_at_k, pass_at_k, sample_accuracy
 
 _EXPORTS = {
@@ -149,6 +149,7 @@ _EXPORTS = {
     "unpinned_warning": "_pin",
     "PERTURB_KINDS": "_perturb_kinds",
     "ScriptResult": "_script",
+    "script_failure": "_script",
     "script_job": "_script",
     "script_result": "_script",
     "Observed": "_perturb_traced",

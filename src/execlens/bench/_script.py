@@ -14,7 +14,8 @@ interpreter (``sys.executable``), a fixed hash seed, stdin from ``/dev/null``, s
 stderr to files (read back up to a cap), in a session of its own that is killed whole on
 timeout.  The launcher and the program never share a process; the program inherits every
 limit and isolation layer of the sandbox.  :func:`script_job` builds the job,
-:func:`script_result` reads its outcome.
+:func:`script_result` reads its outcome, :func:`script_failure` gives the verdict of a
+script that left no status to judge (the launcher failed, or the script timed out).
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ from execlens.engine import Job, Limits
 
 if TYPE_CHECKING:
     from execlens.engine import Outcome
+    from execlens.judge import Verdict
 
-__all__ = ["ScriptResult", "script_job", "script_result"]
+__all__ = ["ScriptResult", "script_failure", "script_job", "script_result"]
 
 #: What is kept of each stream (MultiPL-E keeps 2 KB; a traceback's last line must fit).
 STREAM_CAP = 8192
@@ -149,3 +151,22 @@ def script_result(outcome: Outcome) -> ScriptResult:
         )
     except (KeyError, TypeError, ValueError):  # a malformed envelope: the launcher's fault
         return ScriptResult(None, False, "", "", 0, problem=outcome)
+
+
+def script_failure(run: ScriptResult, timeout_detail: str) -> Verdict | None:
+    """The verdict of a script whose status and streams cannot decide, else None.
+
+    The launcher failed: its engine failure's verdict (an outcome that finished but
+    held no readable result: ``sandbox_error``, ``launcher``).  The script ran past its
+    limit: ``timeout`` with ``timeout_detail``.  Every official scorer that runs a
+    script meets these two the same way; what a finished script's status means is the
+    scorer's own."""
+    from execlens.judge import Verdict, VerdictStatus, failure_verdict
+
+    if run.problem is not None:
+        if run.problem.ok:
+            return Verdict.failing(VerdictStatus.SANDBOX_ERROR, "launcher", "no result read")
+        return failure_verdict(run.problem)
+    if run.timed_out:
+        return Verdict.failing(VerdictStatus.TIMEOUT, "", timeout_detail)
+    return None

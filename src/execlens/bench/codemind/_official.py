@@ -31,9 +31,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from execlens.bench import script_job, script_result
+from execlens.bench import script_failure, script_job, script_result
 from execlens.engine import Limits
-from execlens.judge import SampleScore, ScorePlan, Verdict, VerdictStatus, failure_verdict
+from execlens.judge import SampleScore, ScorePlan, Verdict, VerdictStatus
 
 from ._extract import END_MARK
 
@@ -146,12 +146,9 @@ class SROfficialScorer:
 def sr_official_verdict(outcome: Outcome) -> Verdict:
     """``test_python``: passed iff the script wrote nothing to stderr in time."""
     run = script_result(outcome)
-    if run.problem is not None:
-        if run.problem.ok:
-            return Verdict.failing(VerdictStatus.SANDBOX_ERROR, "launcher", "no result read")
-        return failure_verdict(run.problem)
-    if run.timed_out:
-        return Verdict.failing(VerdictStatus.TIMEOUT, "", "the script ran past the limit")
+    failed = script_failure(run, "the script ran past the limit")
+    if failed is not None:
+        return failed
     if run.stderr_bytes == 0:
         if run.exit_code == 0:
             return Verdict.passing()

@@ -36,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from execlens.bench import script_job, script_result
+from execlens.bench import script_failure, script_job, script_result
 from execlens.engine import Job, Limits
 from execlens.judge import SampleScore, ScorePlan, Verdict, VerdictStatus, failure_verdict
 from execlens.values import AnswerParseError, decode, parse_call, parse_literal, strict_equal
@@ -80,12 +80,9 @@ def official_verdict(outcome: Outcome) -> Verdict:
     (in stderr) and ``Exception`` (any other status) fail, named by the traceback's last
     line where there is one."""
     run = script_result(outcome)
-    if run.problem is not None:
-        if run.problem.ok:
-            return Verdict.failing(VerdictStatus.SANDBOX_ERROR, "launcher", "no result read")
-        return failure_verdict(run.problem)
-    if run.timed_out:
-        return Verdict.failing(VerdictStatus.TIMEOUT, "", "the program ran past 15 s")
+    failed = script_failure(run, "the program ran past 15 s")
+    if failed is not None:
+        return failed
     if run.exit_code == 0:
         return Verdict.passing()
     last = run.last_error_line()
