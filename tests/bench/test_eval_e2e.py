@@ -12,14 +12,14 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from execlens.bench import EvalConfig, EvalError, run_eval
 from execlens.models import local_server_missing
+
+from ..cli_helpers import eval_command, interrupt_when
 
 pytestmark = pytest.mark.slow
 
@@ -256,28 +256,13 @@ def test_eval_killed_with_sigkill_resumes_to_the_same_bytes(
     tmp_path: Path, cache_dir: Path, data_dir: Path
 ) -> None:
     out = tmp_path / "run"
-    command = [
-        sys.executable,
-        "-m",
-        "execlens",
-        "eval",
-        "--benchmark",
-        "cruxeval",
-        "--task",
-        "output",
-        "--model",
-        "local",
-        "--n",
-        "2",
-        "--max-tokens",
-        "48",
-        "--temperature",
-        "0",
-        "--limit",
-        str(SLICE),
-        "--data",
-        str(data_dir / "cruxeval"),
-    ]
+    command = eval_command(
+        data_dir / "cruxeval",
+        model="local",
+        n=2,
+        limit=SLICE,
+        extra=("--max-tokens", "48", "--temperature", "0"),
+    )
     env = {**os.environ, "EXECLENS_CACHE_DIR": str(cache_dir)}
     victim = subprocess.Popen(
         command + ["--out", str(out)],
@@ -286,11 +271,10 @@ def test_eval_killed_with_sigkill_resumes_to_the_same_bytes(
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    deadline = time.monotonic() + 180
-    while _cache_rows(cache_dir) < 3 and time.monotonic() < deadline and victim.poll() is None:
-        time.sleep(0.1)
-    assert victim.poll() is None, "the run finished before it could be killed"
-    os.killpg(victim.pid, signal.SIGKILL)
+    killed = interrupt_when(
+        victim, lambda: _cache_rows(cache_dir) >= 3, deadline_s=180, group=True, poll_s=0.1
+    )
+    assert killed, "the run finished before it could be killed"
     victim.wait()
     assert victim.returncode == -signal.SIGKILL
     cached_before = _cache_rows(cache_dir)

@@ -10,8 +10,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +18,8 @@ import pytest
 from execlens.bench import EvalConfig, ModelRequestsFailed, run_eval
 from execlens.bench.cruxeval import load_cruxeval
 from execlens.store import ShardSet
+
+from ..cli_helpers import eval_command, interrupt_when
 
 
 def _config(data_dir: Path, base_url: str, limit: int = 5, n: int = 2) -> EvalConfig:
@@ -164,30 +164,13 @@ def test_eval_killed_with_sigkill_mid_run_resumes_to_the_same_bytes(
 ) -> None:
     limit = 250  # three shards of 100
     with model_server(delay=0.002) as server:
-        command = [
-            sys.executable,
-            "-m",
-            "execlens",
-            "eval",
-            "--benchmark",
-            "cruxeval",
-            "--task",
-            "output",
-            "--model",
-            "fake-model",
-            "--base-url",
-            server.base_url,
-            "--n",
-            "1",
-            "--temperature",
-            "0",
-            "--limit",
-            str(limit),
-            "--data",
-            str(data_dir / "cruxeval"),
-            "--workers",
-            "2",
-        ]
+        command = eval_command(
+            data_dir / "cruxeval",
+            model="fake-model",
+            base_url=server.base_url,
+            limit=limit,
+            extra=("--temperature", "0", "--workers", "2"),
+        )
         env = {**os.environ, "EXECLENS_CACHE_DIR": str(request_cache)}
         out = tmp_path / "killed"
         victim = subprocess.Popen(
@@ -198,14 +181,13 @@ def test_eval_killed_with_sigkill_mid_run_resumes_to_the_same_bytes(
             start_new_session=True,
         )
         shards = ShardSet(out, "samples-output")
-        deadline = time.monotonic() + 120
-        while (
-            time.monotonic() < deadline
-            and victim.poll() is None
-            and (not out.is_dir() or not shards.completed())
-        ):
-            time.sleep(0.005)
-        os.killpg(victim.pid, signal.SIGKILL)
+        interrupt_when(
+            victim,
+            lambda: out.is_dir() and bool(shards.completed()),
+            deadline_s=120,
+            group=True,
+            poll_s=0.005,
+        )
         victim.wait()
         assert victim.returncode == -signal.SIGKILL
         assert not (out / "results.json").exists()

@@ -14,42 +14,20 @@ import json
 import os
 import signal
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from ..cli_helpers import assert_one_error_line, eval_command, interrupt_when, run_execlens
 from ..standin_model import StandInModel
-
-
-def _execlens(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "execlens", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=cwd,
-    )
-
-
-def _assert_usage_error(done: subprocess.CompletedProcess[str], *needles: str) -> str:
-    assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
-    assert "Traceback" not in done.stderr and "Traceback" not in done.stdout
-    lines = [line for line in done.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, done.stderr
-    assert lines[0].startswith("error: "), lines[0]
-    for needle in needles:
-        assert needle in lines[0], (needle, lines[0])
-    return lines[0]
 
 
 def test_run_mount_ro_empty_path_never_shows_the_working_directory(tmp_path: Path) -> None:
     program = tmp_path / "prog.py"
     program.write_text("import os\nprint(os.listdir('.'))\n")
     (tmp_path / ".git").mkdir()
-    done = _execlens("run", str(program), "--mount-ro", "", cwd=tmp_path)
-    _assert_usage_error(done, "--mount-ro", "empty path", "--mount-ro .")
+    done = run_execlens("run", str(program), "--mount-ro", "", cwd=tmp_path)
+    assert_one_error_line(done, "--mount-ro", "empty path", "--mount-ro .")
     assert ".git" not in done.stdout
 
 
@@ -58,13 +36,13 @@ def test_synth_config_mount_ro_empty_path(tmp_path: Path) -> None:
     config.write_text(
         "out: out\nsources:\n  - path: data.jsonl\nstages: [collect]\nmount_ro: ['']\n"
     )
-    _assert_usage_error(_execlens("synth", "run", str(config)), "mount_ro", "empty path")
+    assert_one_error_line(run_execlens("synth", "run", str(config)), "mount_ro", "empty path")
 
 
 @pytest.mark.parametrize("value", ["", "rename,,garbage", " , "])
 def test_eval_perturb_empty_kind(value: str, tmp_path: Path) -> None:
-    _assert_usage_error(
-        _execlens(
+    assert_one_error_line(
+        run_execlens(
             "eval",
             "--benchmark",
             "cruxeval",
@@ -91,16 +69,16 @@ def test_export_latin1_source(tmp_path: Path) -> None:
     source.write_bytes(
         b'{"id": "a", "code": "def f(x):\\n    return x", "input": "1", "output": "\'caf\xe9\'"}\n'
     )
-    _assert_usage_error(
-        _execlens("export", str(source), "--out", str(tmp_path / "o")), "not UTF-8", "0xe9"
+    assert_one_error_line(
+        run_execlens("export", str(source), "--out", str(tmp_path / "o")), "not UTF-8", "0xe9"
     )
 
 
 def test_export_codeio_ios_not_a_list(tmp_path: Path) -> None:
     source = tmp_path / "codeio.jsonl"
     source.write_text(json.dumps({"refcode": "def main_solution(x):\n    return x\n", "ios": 5}))
-    _assert_usage_error(
-        _execlens("export", str(source), "--out", str(tmp_path / "o")),
+    assert_one_error_line(
+        run_execlens("export", str(source), "--out", str(tmp_path / "o")),
         f"{source}:1",
         "'ios' must be a list",
     )
@@ -114,8 +92,8 @@ def test_export_reference_that_is_not_a_literal(tmp_path: Path) -> None:
         {"id": "bad", "code": "def f(x):\n    return x\n", "input": "1", "output": "foo(bar)"},
     ]
     source.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    _assert_usage_error(
-        _execlens("export", str(source), "--out", str(tmp_path / "o")),
+    assert_one_error_line(
+        run_execlens("export", str(source), "--out", str(tmp_path / "o")),
         f"{source}:2",
         "'foo(bar)' is not a literal",
     )
@@ -125,8 +103,8 @@ def test_export_reference_that_is_not_a_literal(tmp_path: Path) -> None:
 def test_export_directory_as_source(tmp_path: Path) -> None:
     folder = tmp_path / "tasks"
     folder.mkdir()
-    line = _assert_usage_error(
-        _execlens("export", str(folder), "--out", str(tmp_path / "o")), "is a directory"
+    line = assert_one_error_line(
+        run_execlens("export", str(folder), "--out", str(tmp_path / "o")), "is a directory"
     )
     assert "does not exist" not in line
 
@@ -139,8 +117,8 @@ def test_score_prompt_and_endpoint_out_of_range(
     data_dir: Path, tmp_path: Path, option: str, value: str, needle: str
 ) -> None:
     generations = data_dir / "cruxeval" / "codellama-7b_temp0.2_output_generations.json"
-    _assert_usage_error(
-        _execlens(
+    assert_one_error_line(
+        run_execlens(
             "score",
             str(generations),
             "--data",
@@ -166,37 +144,20 @@ def test_an_interrupted_eval_says_what_it_kept_and_how_to_resume(
         "OPENAI_API_KEY": "stand-in",
     }
     with slow:
-        command = [
-            sys.executable,
-            "-m",
-            "execlens",
-            "eval",
-            "--benchmark",
-            "cruxeval",
-            "--task",
-            "output",
-            "--data",
-            str(data_dir / "cruxeval"),
-            "--model",
-            "m",
-            "--base-url",
-            slow.base_url,
-            "--n",
-            "1",
-            "--limit",
-            "300",
-            "--concurrency",
-            "2",
-            "--out",
-            str(tmp_path / "run"),
-        ]
+        command = eval_command(
+            data_dir / "cruxeval",
+            model="m",
+            base_url=slow.base_url,
+            limit=300,
+            extra=("--concurrency", "2", "--out", str(tmp_path / "run")),
+        )
         process = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
         )
-        deadline = time.monotonic() + 240
-        while slow.requests < 120 and time.monotonic() < deadline:  # the first shard is done
-            time.sleep(0.05)
-        process.send_signal(signal.SIGINT)
+        # Ctrl-C once the first shard is done.
+        interrupt_when(
+            process, lambda: slow.requests >= 120, deadline_s=240, sig=signal.SIGINT, poll_s=0.05
+        )
         stdout, stderr = process.communicate(timeout=120)
     assert process.returncode == 2, (process.returncode, stderr)
     assert "Traceback" not in stderr
