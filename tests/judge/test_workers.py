@@ -22,8 +22,10 @@ def _clean(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("EXECLENS_JUDGE_MIN_BATCH", raising=False)
 
 
-@pytest.mark.parametrize(("cores", "expected"), [(1, 0), (2, 0), (7, 0), (8, 1), (64, 8)])
-def test_default_is_one_worker_per_eight_cores(
+@pytest.mark.parametrize(
+    ("cores", "expected"), [(1, 0), (2, 0), (7, 0), (8, 0), (15, 0), (16, 2), (24, 3), (64, 8)]
+)
+def test_default_is_one_worker_per_eight_cores_from_two_workers_on(
     monkeypatch: pytest.MonkeyPatch, cores: int, expected: int
 ) -> None:
     monkeypatch.setattr("os.cpu_count", lambda: cores)
@@ -35,6 +37,7 @@ def test_default_never_exceeds_the_servers_it_splits(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr("os.cpu_count", lambda: 64)
     assert judge_worker_count(servers=2) == 2
     assert judge_worker_count(servers=32) == 8
+    assert judge_worker_count(servers=1) == 0  # one worker would not pay
 
 
 def test_the_variable_wins_over_the_default(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -6,12 +6,19 @@ both:
 
 * ``EXECLENS_JUDGE_WORKERS``: how many worker processes (``0``: judge in the calling
   process).  Default: one per :data:`CORES_PER_JUDGE` cores (and no more than the
-  engine has servers to split among them), so **none on a machine under 8 cores**.
-  There the calling process's one core is not the ceiling (the engine's children are),
-  and a worker would take CPU from those children: measured on two cores, the pool cut
-  the host's CPU per item 7-36x yet ran 6-12 % slower end to end.  From 8 cores on, one
-  host process judging ~10k completions/s is the ceiling and a worker per 8 cores
-  lifts it.
+  engine has servers to split among them) **where that makes at least
+  :data:`LEAST_DEFAULT_JUDGES`, else none** -- so none on a machine under 16 cores.
+
+  Why: the pool moves the judging, it does not shrink it (measured per role on two
+  cores: the workers spend what the calling process spent, within a few per cent, and
+  the caller keeps ~0.006 ms per item of dealing).  So it pays only where the calling
+  process's one core is the ceiling *and* more than one process judges: on the 16-core
+  node of issue 25 the host sat at a full core from 8 engine workers on, which two
+  workers lift.  One worker is that same one core in another process plus a hand-off
+  (the caller waits for it), and under 8 cores the engine's children, not the host,
+  are the ceiling: there a worker only takes CPU from them (measured on two cores: 6-17
+  % slower end to end with one worker).  ``EXECLENS_JUDGE_WORKERS=1`` still gives one
+  (a caller whose own core is busy with other threads may want that).
 * ``EXECLENS_JUDGE_MIN_BATCH``: a batch under this many items is judged in the calling
   process (default :data:`JUDGE_MIN_BATCH`): a round trip to the workers costs more than such
   a batch saves.
@@ -31,6 +38,7 @@ __all__ = [
     "JUDGES_ENV",
     "JUDGE_MIN_BATCH",
     "JUDGE_MIN_BATCH_ENV",
+    "LEAST_DEFAULT_JUDGES",
     "EnvSettingError",
     "check_judge_settings",
     "int_env",
@@ -46,6 +54,9 @@ JUDGE_MIN_BATCH = 16
 #: One judge worker per this many cores by default (a worker judges ~10k completions/s:
 #: about what 8 cores of engine children return).
 CORES_PER_JUDGE = 8
+#: Fewer default workers than this are none: one worker judges no faster than the
+#: calling process (see the module docstring).
+LEAST_DEFAULT_JUDGES = 2
 
 
 class EnvSettingError(ValueError):
@@ -77,13 +88,16 @@ def int_env(name: str, least: int) -> int | None:
 
 def judge_worker_count(servers: int | None = None) -> int:
     """How many judge workers this process uses: ``EXECLENS_JUDGE_WORKERS``, else one
-    per :data:`CORES_PER_JUDGE` cores (none under that many; see the module docstring),
-    and no more than ``servers`` (the engine's size the workers split: each needs one)."""
+    per :data:`CORES_PER_JUDGE` cores and no more than ``servers`` (the engine's size
+    the workers split: each needs one), none where that is under
+    :data:`LEAST_DEFAULT_JUDGES` (see the module docstring)."""
     configured = int_env(JUDGES_ENV, 0)
     if configured is not None:
         return configured
     default = (os.cpu_count() or 1) // CORES_PER_JUDGE
-    return default if servers is None else min(default, servers)
+    if servers is not None:
+        default = min(default, servers)
+    return default if default >= LEAST_DEFAULT_JUDGES else 0
 
 
 def judge_min_batch() -> int:

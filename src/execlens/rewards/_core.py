@@ -144,7 +144,7 @@ def score_batch(
     (input prediction) goes to ``executor``, else an executor over ``engine``.  With
     neither, the batch goes to this process's judge workers (:func:`shared_judges`:
     host-side processes that run no untrusted code, each with its own judging engine;
-    by default one per 8 cores, none on a smaller machine),
+    by default one per 8 cores from 16 cores on, none on a smaller machine),
     so that this process only sends work and receives verdicts; with judge workers off
     (``EXECLENS_JUDGE_WORKERS=0``) or a batch under ``EXECLENS_JUDGE_MIN_BATCH``, it is
     judged here on this process's shared judging engine.

@@ -64,11 +64,11 @@ class StageContext:
     model is ``local``) and handed to every worker.
 
     Verification (:meth:`verify`) goes through judge workers under the rewards' rule
-    (``EXECLENS_JUDGE_WORKERS``, else one per 8 cores, no more than ``workers``; batches
-    under ``EXECLENS_JUDGE_MIN_BATCH`` stay here): each worker's engine is this
-    context's engine made again (same limits, hash seed, preload and mounts, an equal
-    part of ``workers``), so the verdicts -- and the run's bytes -- are the same either
-    way.
+    (``EXECLENS_JUDGE_WORKERS``, else one per 8 cores from two on, no more than
+    ``workers``; batches under ``EXECLENS_JUDGE_MIN_BATCH`` stay here): each worker's
+    engine is this context's engine made again (same limits, hash seed, preload and
+    mounts, an equal part of ``workers``), so the verdicts -- and the run's bytes -- are
+    the same either way.
     """
 
     def __init__(
