@@ -122,8 +122,10 @@ def tasks_from_codeio(
     source: str = "codeio",
     record_id: str | None = None,
 ) -> list[Task]:
-    """Prediction tasks for each I/O pair of a CodeI/O record (JSON inputs and outputs,
-    written as Python literals: ``repr`` of a JSON value is one)."""
+    """Prediction tasks for each I/O pair of a CodeI/O record, judged by CodeI/O's own
+    rule (``compare="tolerant"``: equal JSON or close floats, ANCHORS §4), as synthesis
+    verifies the same pairs: the JSON output is the reference (shown as its Python
+    literal), the keyword dict the input."""
     try:
         code, pairs = record["refcode"], record["ios"]
     except KeyError as exc:
@@ -148,12 +150,14 @@ def tasks_from_codeio(
                 Task(
                     kind=kind,
                     program=code,
-                    reference=repr(pair.get("output")),
+                    reference=pair.get("output"),
                     function=name,
                     call=call if kind == "output" else None,
                     id=f"{source}/{rid}/{index}/{kind}",
                     source=source,
                     meta={"input": call} if kind == "input" else {},
+                    input=pair["input"],
+                    compare="tolerant",
                 )
             )
     return out

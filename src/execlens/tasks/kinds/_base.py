@@ -95,6 +95,10 @@ class KindBase:
 
         return first_line(block, how)
 
+    def answer_value(self, task: Task, text: str) -> Any:
+        """The text itself: the judge rules parse what they read."""
+        return text
+
     def well_formed(self, task: Task, answer: str) -> bool:
         """A non-empty Python literal."""
         from execlens.values import AnswerParseError, parse_literal

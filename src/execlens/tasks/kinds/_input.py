@@ -72,7 +72,7 @@ class InputKind(KindBase):
         """Which arguments give the output?"""
         return (
             f"Find arguments such that `{task.entry}(...)` returns "
-            f"`{output_literal(task.reference)}`."
+            f"`{output_literal(task.reference, tolerant=task.compare == 'tolerant')}`."
         )
 
     def answer_text(self, task: Task) -> str:
@@ -83,6 +83,14 @@ class InputKind(KindBase):
         if meta.get("input"):
             return str(meta["input"])
         raise NoAnswerForm("an input task without its reference call")
+
+    def answer_value(self, task: Task, text: str) -> Any:
+        """A ``tolerant`` (CodeI/O) task runs the call's arguments: the parsed call."""
+        if task.compare != "tolerant":
+            return text
+        from execlens.values import parse_call
+
+        return parse_call(text, name=task.entry)
 
     def read_answer(self, block: str, how: list[str]) -> Extraction:
         """The call, or the left side of a completed ``assert f(x) == y``."""

@@ -17,9 +17,12 @@ if TYPE_CHECKING:
 __all__ = ["OutputKind", "output_literal"]
 
 
-def output_literal(reference: Any) -> str:
+def output_literal(reference: Any, *, tolerant: bool = False) -> str:
     """The answer an output reference holds: the literal's text (CRUXEval-style), the
-    returned value's literal, or the exception's class name when the run raised."""
+    returned value's literal, or the exception's class name when the run raised;
+    ``tolerant`` (CodeI/O's JSON value): its Python literal."""
+    if tolerant:
+        return repr(reference)
     if isinstance(reference, str):
         return reference
     if isinstance(reference, Mapping) and "status" in reference:
@@ -71,7 +74,15 @@ class OutputKind(KindBase):
 
     def answer_text(self, task: Task) -> str:
         """The output's literal (or the exception's name)."""
-        return output_literal(task.reference)
+        return output_literal(task.reference, tolerant=task.compare == "tolerant")
+
+    def answer_value(self, task: Task, text: str) -> Any:
+        """A ``tolerant`` (CodeI/O) task compares values: the text's literal."""
+        if task.compare != "tolerant":
+            return text
+        from execlens.values import parse_literal
+
+        return parse_literal(text)
 
     def read_answer(self, block: str, how: list[str]) -> Extraction:
         """The value, or the right side of a completed ``assert f(x) == y``."""
@@ -81,7 +92,7 @@ class OutputKind(KindBase):
 
     def well_formed(self, task: Task, answer: str) -> bool:
         """A literal when the reference is one; a runtime output may also be a name."""
-        if isinstance(task.reference, str):
+        if isinstance(task.reference, str) or task.compare == "tolerant":
             return super().well_formed(task, answer)
         return True
 

@@ -107,6 +107,11 @@ class QuestionKind(Protocol):
     def read_answer(self, block: str, how: list[str]) -> Extraction:
         """The answer in an ``[ANSWER]`` block's text (string work only)."""
 
+    def answer_value(self, task: Task, text: str) -> Any:
+        """What the judge rule takes for an extracted answer ``text`` (the text itself,
+        or, for a ``tolerant`` CodeI/O task, the value or call it parses to); raises
+        ``AnswerParseError`` when it does not parse."""
+
     def well_formed(self, task: Task, answer: str) -> bool:
         """Whether an extracted answer parses in the kind's form (no code runs)."""
 
