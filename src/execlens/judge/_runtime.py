@@ -501,10 +501,12 @@ def plan_input(
     text answer: its arguments), and ``reference`` the JSON output.
     """
     if compare == "tolerant":
+        args: tuple[Any, ...] = (answer,)
+        kwargs: Mapping[str, Any] = {}
         if isinstance(answer, ParsedCall):  # a call read from text: its own arguments
             args, kwargs = answer.args, answer.kwargs
-        else:
-            args, kwargs = ((), answer) if isinstance(answer, Mapping) else ((answer,), {})
+        elif isinstance(answer, Mapping):
+            args, kwargs = (), answer
         return JudgePlan(
             [_call_job(program, function, args, kwargs, limits, compare)],
             lambda outcomes: returned_verdict(outcomes[0], reference, compare),

@@ -31,7 +31,7 @@ def run_phrase(task: Task) -> str:
     if task.call:
         return f"`{task.call}`"
     if task.test_class:
-        return f"the test class {task.test_class}"
+        return f"the test class {task.test_class} above"
     return "the program"
 
 
