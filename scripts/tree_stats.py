@@ -3,8 +3,18 @@
 Read from the code with ``ast`` (nothing is imported or run): modules over 600 lines,
 functions over 50 and over 80 lines, classes named ``*Scorer`` (and the strict ones that
 live inside benchmark folders), ``getattr`` probes on a benchmark object and the hook
-names they probe, functions that read JSON Lines, and the share of the source that mypy
-checks (the Makefile's ``TYPED`` list).  ``--json`` prints one JSON object.
+names they probe, functions that read JSON Lines, the share of the source that mypy
+checks (the Makefile's ``TYPED`` list), the places that word execlens' own questions
+and the line numberers.  ``--json`` prints one JSON object.
+
+A *question wording* is a place that words the questions of execlens' own kinds
+(coverage, path, state, output, input, trace) for a model: a template folder with a
+template per kind, a dict from three or more kinds to question texts with
+placeholders, a ``*question*`` function branching on three or more kinds, or a package
+of kind classes that each define ``question`` (one place for all of them); a report's
+``explain`` text is no question asked of a model and is not counted.  A *line
+numberer* is a comprehension over ``enumerate(...)`` whose f-string writes both the
+number and the line.
 
     python scripts/tree_stats.py [--src src/execlens] [--json]
 """
@@ -57,6 +67,87 @@ def _reads_jsonl(node: ast.AST) -> bool:
     return False
 
 
+_QUESTION_KINDS = frozenset({"coverage", "path", "state", "output", "input", "trace"})
+
+
+def _kind_names(nodes: list[ast.AST]) -> set[str]:
+    return {
+        n.value
+        for node in nodes
+        for n in ast.walk(node)
+        if isinstance(n, ast.Constant) and n.value in _QUESTION_KINDS
+    }
+
+
+def _question_places(tree: ast.Module, rel: str) -> list[str]:
+    """The question wordings of one module (see the module docstring)."""
+    found = []
+    report = {  # a report's explain text words no question asked of a model
+        line
+        for f in ast.walk(tree)
+        if isinstance(f, ast.FunctionDef) and "explain" in f.name
+        for line in range(f.lineno, (f.end_lineno or f.lineno) + 1)
+    }
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", None) in report:
+            continue
+        if isinstance(node, ast.Dict):
+            keys = _kind_names([k for k in node.keys if k is not None])
+            texts = [ast.unparse(v) for v in node.values]
+            if len(keys) >= 3 and any("{" in t and "?" in t for t in texts):
+                found.append(f"{rel}:dict@{node.lineno}")
+        elif isinstance(node, ast.FunctionDef) and "question" in node.name:
+            tests = [n for n in ast.walk(node) if isinstance(n, ast.Compare)]
+            if len(_kind_names(list(tests))) >= 3:
+                found.append(f"{rel}:{node.name}")
+    return found
+
+
+def _kind_classes(tree: ast.Module) -> bool:
+    """Whether the module defines a class with a ``question`` method (a kind)."""
+    return any(
+        isinstance(node, ast.ClassDef)
+        and any(isinstance(f, ast.FunctionDef) and f.name == "question" for f in node.body)
+        for node in ast.walk(tree)
+    )
+
+
+def _template_places(src: Path) -> list[str]:
+    """Template folders holding a template per question kind (three or more)."""
+    folders = {p.parent for p in src.rglob("*.j2")}
+    return sorted(
+        str(folder.relative_to(src.parent))
+        for folder in folders
+        if len({p.stem for p in folder.glob("*.j2")} & _QUESTION_KINDS) >= 3
+    )
+
+
+def _line_numberers(tree: ast.Module) -> int:
+    """Comprehensions over ``enumerate(...)`` whose f-string writes number and line."""
+    count = 0
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.GeneratorExp | ast.ListComp) or len(node.generators) != 1:
+            continue
+        loop = node.generators[0]
+        if not (
+            isinstance(loop.iter, ast.Call)
+            and _name_of(loop.iter.func) == "enumerate"
+            and isinstance(loop.target, ast.Tuple)
+            and isinstance(node.elt, ast.JoinedStr)
+        ):
+            continue
+        names = {n.id for n in loop.target.elts if isinstance(n, ast.Name)}
+        used = {
+            n.id
+            for value in node.elt.values
+            if isinstance(value, ast.FormattedValue)
+            for n in ast.walk(value.value)
+            if isinstance(n, ast.Name)
+        }
+        count += len(names) == 2 and names <= used
+    return count
+
+
 def _typed_dirs(makefile: Path) -> list[str]:
     text = makefile.read_text(encoding="utf-8").replace("\\\n", " ")
     match = re.search(r"^TYPED\s*:=\s*(.+)$", text, re.MULTILINE)
@@ -72,11 +163,18 @@ def collect(src: Path, makefile: Path) -> dict[str, object]:
     folder_strict: list[str] = []
     probes: Counter[str] = Counter()
     jsonl_readers: list[str] = []
+    wordings: list[str] = _template_places(src)
+    kind_packages: set[str] = set()
+    numberers: list[str] = []
     for path in sorted(src.rglob("*.py")):
         text = path.read_text(encoding="utf-8")
         rel = str(path.relative_to(src.parent))
         modules[rel] = text.count("\n")
         tree = ast.parse(text)
+        wordings.extend(_question_places(tree, rel))
+        if _kind_classes(tree):
+            kind_packages.add(str(path.parent.relative_to(src.parent)))
+        numberers.extend([rel] * _line_numberers(tree))
         for name, length in _function_lengths(tree):
             if length > 50:
                 long_functions.append(f"{rel}:{name} ({length})")
@@ -113,6 +211,8 @@ def collect(src: Path, makefile: Path) -> dict[str, object]:
         "getattr_probes_on_a_benchmark": sum(probes.values()),
         "probed_hooks": dict(sorted(probes.items())),
         "jsonl_readers": jsonl_readers,
+        "question_wordings": sorted(wordings + [f"{p} (kind classes)" for p in kind_packages]),
+        "line_numberers": numberers,
         "mypy_checked_share": round(100 * typed / total, 1) if total else 0.0,
         "mypy_checked": typed_roots,
     }

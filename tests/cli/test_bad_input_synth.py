@@ -240,3 +240,13 @@ def test_status_of_a_directory_that_is_no_run(tmp_path: Path) -> None:
 def test_mount_ro_path_missing(tmp_path: Path, data_dir: Path) -> None:
     path = _config(tmp_path, data_dir, mount_ro=[str(tmp_path / "no-such-dir")])
     _refused(_run("run", str(path)), "mount_ro path", "does not exist")
+
+
+def test_runtime_tasks_unknown_question_kind(tmp_path: Path, data_dir: Path) -> None:
+    config = _config(
+        tmp_path,
+        data_dir,
+        stages=["collect", "runtime-tasks"],
+        runtime_tasks={"kinds": ["coverage", "coverge"]},
+    )
+    _refused(_run("run", str(config)), "runtime_tasks", "unknown question kinds ['coverge']")

@@ -26,7 +26,7 @@ from execlens.synth import StageContext, SynthConfig
 from execlens.synth.stages._runtime_tasks import RuntimeTasksStage
 from execlens.values import parse_call
 
-KINDS = ("coverage", "path", "state", "output", "input")
+KINDS = ("coverage", "path", "state", "output", "input", "trace")
 DATA = Path(os.environ.get("EXECLENS_TEST_DATA", Path(__file__).parents[3] / "shared" / "data"))
 
 
@@ -105,3 +105,20 @@ def test_a_synthesized_answer_earns_the_maximum_reward_and_the_benchmark_reads_i
         extracted = benchmark.extract(answer, SimpleNamespace(kind=kind), kind, "cot", "")
         assert not extracted.failure, (answer, extracted)
         assert judge_task(task, extracted.text).passed, (answer, extracted.text)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_sft_prompt_is_the_grpo_prompt(
+    synthesized: dict[str, list[dict[str, Any]]], kind: str
+) -> None:
+    """One wording: a record's user turn is its kind's prompt of its ground truth, the
+    user turn the rewards' TRL/verl exports carry (``render_messages``)."""
+    from execlens.rewards import render_messages, tasks_from_runtime
+    from execlens.tasks.kinds import task_prompt
+
+    for record in synthesized[kind]:
+        task = Task.from_json(record["ground_truth"])
+        user = record["messages"][0]["content"]
+        assert user == task_prompt(task) == render_messages(task)[1]["content"]
+        if kind != "input":  # input prediction is exported from problems, not traces
+            assert render_messages(tasks_from_runtime(task))[1]["content"] == user

@@ -113,6 +113,13 @@ def _root(
     ] = False,
 ) -> None:
     """Code-execution reasoning: run untrusted code safely, trace it, evaluate models."""
+    from execlens.tasks.kinds import PluginError, load_plugins
+
+    try:  # $EXECLENS_PLUGINS and the entry points, once, before any verb reads a registry
+        load_plugins()
+    except PluginError as error:
+        typer.echo(f"error: {' '.join(str(error).split())}", err=True)
+        raise typer.Exit(2) from None
 
 
 # Verb modules, in help order.  A verb module defines ``register(app: typer.Typer)``.

@@ -204,9 +204,9 @@ def build(
     """Trace every program run of SOURCE and write its tasks (resumable after a kill)."""
     from execlens.bench import load_programs, records_digest
     from execlens.tasks import (
-        KINDS,
         SELECTIONS,
         SourceError,
+        build_kind_names,
         build_tasks,
         failed_runs,
         source_warnings,
@@ -221,9 +221,10 @@ def build(
     mode = checked_mode(mode)
     if selection not in SELECTIONS:
         usage_error(f"--selection must be one of {', '.join(SELECTIONS)}, not {selection!r}")
-    if not wanted or set(wanted) - set(KINDS):
+    known = build_kind_names()  # the registered kinds (execlens.tasks.kinds), plug-ins too
+    if not wanted or set(wanted) - set(known):
         usage_error(
-            f"--kinds must be a comma-separated list among {', '.join(KINDS)}, not {kinds!r}"
+            f"--kinds must be a comma-separated list among {', '.join(known)}, not {kinds!r}"
         )
     if limit is not None and limit < 1:
         usage_error(f"--limit must be at least 1, not {limit} (omit it for every run)")

@@ -39,6 +39,7 @@ from execlens.judge._verdict import Verdict, VerdictStatus
 from execlens.values import (
     AnswerParseError,
     OpaqueRecord,
+    ParsedCall,
     decode,
     envelope_type_key,
     literal_fingerprint,
@@ -496,11 +497,16 @@ def plan_input(
     literal's text (parsed, ``allow_json`` as the strict scorer reads it; a reference
     that is no literal is a ``reference_error`` whatever the answer).
     ``compare="tolerant"`` (CodeI/O): ``answer`` is the extracted input, a keyword dict
-    (anything else is passed as the one positional argument), and ``reference`` the JSON
-    output.
+    (anything else is passed as the one positional argument) or a parsed call (a reward's
+    text answer: its arguments), and ``reference`` the JSON output.
     """
     if compare == "tolerant":
-        args, kwargs = ((), answer) if isinstance(answer, Mapping) else ((answer,), {})
+        args: tuple[Any, ...] = (answer,)
+        kwargs: Mapping[str, Any] = {}
+        if isinstance(answer, ParsedCall):  # a call read from text: its own arguments
+            args, kwargs = answer.args, answer.kwargs
+        elif isinstance(answer, Mapping):
+            args, kwargs = (), answer
         return JudgePlan(
             [_call_job(program, function, args, kwargs, limits, compare)],
             lambda outcomes: returned_verdict(outcomes[0], reference, compare),

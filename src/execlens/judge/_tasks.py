@@ -54,7 +54,8 @@ def _tolerant(task: Any) -> bool:
     return getattr(task, "compare", "exact") == "tolerant"
 
 
-#: kind -> ``(task, answer) -> JudgePlan | Verdict``; add a kind by adding an entry.
+#: judge rule -> ``(task, answer) -> JudgePlan | Verdict``: the generic judges a kind
+#: (``execlens.tasks.kinds``) names by its ``judge_rule``.
 TASK_JUDGES: dict[str, Callable[[Any, Any], JudgePlan | Verdict]] = {
     "coverage": lambda task, answer: judge_coverage(bool(task.reference), answer),
     "path": lambda task, answer: judge_path(task.reference, answer, code=task.program),
@@ -80,14 +81,24 @@ TASK_JUDGES: dict[str, Callable[[Any, Any], JudgePlan | Verdict]] = {
 def plan_task(task: Any, answer: Any) -> JudgePlan:
     """The plan judging ``answer`` to ``task`` (jobs only for input prediction).
 
-    An unknown ``task.kind`` raises ``ValueError`` naming the kinds; the judges' own
-    failures become ``scoring_error`` verdicts.
+    The task's kind (``execlens.tasks.kinds``) names its rule: one of
+    :data:`TASK_JUDGES`, or a callable of its own (a plug-in kind's).  An unknown
+    ``task.kind`` raises ``ValueError`` naming the kinds; the judges' own failures become
+    ``scoring_error`` verdicts.
     """
-    judge = TASK_JUDGES.get(getattr(task, "kind", None))  # type: ignore[arg-type]
+    from execlens.tasks.kinds import get_kind, kind_names
+
+    name = getattr(task, "kind", None)
+    try:
+        rule = get_kind(str(name)).judge_rule
+    except KeyError:
+        raise ValueError(
+            f"no judge for task kind {name!r} (kinds: {', '.join(kind_names())})"
+        ) from None
+    judge = TASK_JUDGES.get(rule) if isinstance(rule, str) else rule
     if judge is None:
         raise ValueError(
-            f"no judge for task kind {getattr(task, 'kind', None)!r} "
-            f"(kinds: {', '.join(TASK_JUDGES)})"
+            f"task kind {name!r} names no judge {rule!r} (rules: {', '.join(TASK_JUDGES)})"
         )
     return guarded(judge, task, answer)
 

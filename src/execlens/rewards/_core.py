@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 from execlens.judge import Verdict, VerdictStatus, plan_task
 from execlens.rewards._extract import MAX_ANSWER_CHARS, extract_answer
 from execlens.tasks import QUESTION_KINDS, Task, TaskError
+from execlens.tasks.kinds import get_kind
+from execlens.values import AnswerParseError
 
 if TYPE_CHECKING:
     from execlens.engine import Engine, Job, Outcome
@@ -55,7 +57,7 @@ def _scoring_error(exc: BaseException) -> Verdict:
     )
 
 
-def judge_answer(task: Task, answer: str) -> Verdict:
+def judge_answer(task: Task, answer: Any) -> Verdict:
     """Judge an extracted answer for a task whose judging runs no code (every kind but
     ``input``); raises ``ValueError`` for ``input`` (use :func:`score_batch`)."""
     if task.kind == "input":
@@ -88,7 +90,7 @@ class _Group:
         self.plans: list[tuple[int, JudgePlan]] = []
         self.jobs: list[Job] = []
 
-    def add(self, task: Task, indices: list[int], answers: list[str]) -> None:
+    def add(self, task: Task, indices: list[int], answers: list[Any]) -> None:
         for index, answer in zip(indices, answers):
             plan = plan_task(task, answer)
             self.plans.append((index, plan))
@@ -184,7 +186,7 @@ def score_local(
 ) -> list[Verdict]:
     """:func:`score_batch` judged in this process (what every judge worker runs)."""
     verdicts: list[Verdict | None] = [None] * len(tasks)
-    pending: dict[int, tuple[Task, list[int], list[str]]] = {}
+    pending: dict[int, tuple[Task, list[int], list[Any]]] = {}
     for index, (raw, response) in enumerate(zip(tasks, responses)):
         try:
             task = Task.from_json(raw)
@@ -205,7 +207,11 @@ def score_local(
         if extracted.problem:
             verdicts[index] = _no_answer(extracted.problem)
             continue
-        answer = extracted.text
+        try:  # the text itself, or a tolerant (CodeI/O) task's value or call
+            answer = get_kind(task.kind).answer_value(task, extracted.text)
+        except AnswerParseError as exc:
+            verdicts[index] = Verdict.failing(VerdictStatus.UNPARSEABLE, exc.kind, str(exc))
+            continue
         if task.kind != "input":
             verdicts[index] = judge_answer(task, answer)
             continue

@@ -45,6 +45,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from execlens.tasks.kinds import get_kind
 from execlens.tasks.prompts import ModelResponse, ReasoningMode, read_response
 
 __all__ = [
@@ -183,7 +184,7 @@ def _long_assertion(stripped: str, kind: str) -> str | None:
     left, right = body[:at].strip(), body[at + 2 :].strip()
     if not left or not right or _first_code_eq(right) >= 0:
         return None
-    return right if kind in ("output", "output_completion") else left
+    return right if _side(kind) == "right" else left
 
 
 def _first_code_eq(text: str) -> int:
@@ -210,7 +211,8 @@ def _first_code_eq(text: str) -> int:
 
 
 def _strip_assertion(text: str, kind: str) -> str:
-    """``assert A == B`` -> ``B`` (output kinds) or ``A`` (input); anything else unchanged.
+    """``assert A == B`` -> ``B`` (output kinds) or ``A`` (input: the kind's
+    ``assertion_side``); anything else unchanged.
 
     Read with ``ast`` rather than split at the first ``==`` so that an ``==`` inside a
     string argument does not cut the answer; the sides are returned as source text,
@@ -241,13 +243,22 @@ def _strip_assertion(text: str, kind: str) -> str:
         or not isinstance(test.ops[0], ast.Eq)
     ):
         return text
-    side = test.comparators[0] if kind in ("output", "output_completion") else test.left
+    side = test.comparators[0] if _side(kind) == "right" else test.left
     return _source_segment(stripped, side) or text
+
+
+def _side(kind: str) -> str | None:
+    """Which side of ``assert A == B`` a ``kind`` answer is (its kind's
+    ``assertion_side``), or None when the kind is not answered that way."""
+    try:
+        return get_kind("output" if kind == "output_completion" else kind).assertion_side
+    except KeyError:
+        return None
 
 
 def _reduced(text: str, kind: str) -> str:
     inner = text.strip()
-    if kind in ("output", "input", "output_completion"):
+    if _side(kind) is not None:
         inner = _strip_assertion(inner, kind)
     return inner
 

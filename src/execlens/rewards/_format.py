@@ -11,39 +11,28 @@ reward's business; this one only parses, never runs code.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 from execlens.rewards._extract import extract_answer
 from execlens.tasks import Task
-from execlens.values import AnswerParseError, parse_call, parse_literal
+from execlens.tasks.kinds import get_kind
+from execlens.values import AnswerParseError
 
 if TYPE_CHECKING:
     from execlens.tasks.prompts import ReasoningMode
 
 __all__ = ["well_formed"]
 
-_COVERAGE_WORDS = frozenset({"YES", "NO", "TRUE", "FALSE"})
-
 
 def _parses(task: Task, answer: str) -> bool:
+    """Whether the answer parses in its kind's form (the kind's ``well_formed``)."""
     text = answer.strip()
     if not text:
         return False
     try:
-        if task.kind == "output" and isinstance(task.reference, str):
-            parse_literal(text)  # a runtime output may also be an exception's name
-        elif task.kind == "input":
-            parse_call(text, name=task.entry)
-        elif task.kind == "coverage":
-            return text.rstrip(".").strip().upper() in _COVERAGE_WORDS
-        elif task.kind == "path":
-            return bool(re.fullmatch(r"[+-]?\d+", text)) or any(
-                line.strip() == text for line in task.program.splitlines()
-            )
+        return get_kind(task.kind).well_formed(task, text)
     except (AnswerParseError, SyntaxError, ValueError, RecursionError):
         return False
-    return True
 
 
 def well_formed(

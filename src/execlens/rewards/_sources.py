@@ -3,7 +3,7 @@
 * :func:`tasks_from_prediction`: a CRUXEval / LiveCodeBench problem (a prediction task,
   :func:`execlens.tasks.prediction_task`) as output- and input-prediction reward tasks;
 * :func:`tasks_from_runtime`: an :class:`execlens.tasks.Task` built from a trace (``execlens tasks
-  build``) as a coverage / path / state / output task;
+  build``) as a coverage / path / state / output / trace task (or a plug-in kind's);
 * :func:`tasks_from_codeio`: a CodeI/O record (``refcode``, ``funcname``, ``ios``) as
   output- and input-prediction tasks on ``main_solution(**input)``.
 """
@@ -18,7 +18,14 @@ from execlens.tasks import Task, TaskError
 __all__ = ["tasks_from_codeio", "tasks_from_prediction", "tasks_from_runtime"]
 
 PREDICTION_KINDS = ("output", "input")
-_RUNTIME_KINDS = ("coverage", "path", "state", "output", "trace")
+
+
+def _runtime_kinds() -> tuple[str, ...]:
+    """The kinds a trace builds (``execlens.tasks.build_kind_names``: the built-in site
+    and run kinds and plug-ins'); input prediction comes from problems instead."""
+    from execlens.tasks import build_kind_names
+
+    return build_kind_names()
 
 
 def _check_kinds(kinds: Iterable[str]) -> tuple[str, ...]:
@@ -91,7 +98,7 @@ def tasks_from_runtime(task: Task) -> Task:
     Tasks about a unittest driver (no call) cannot be asked as one call: they raise
     :class:`TaskError`.
     """
-    if task.kind not in _RUNTIME_KINDS:
+    if task.kind not in _runtime_kinds():
         raise TaskError(f"unknown runtime task kind {task.kind!r}")
     if not task.call:
         raise TaskError(f"runtime task {task.id} drives a test class, not one call")
@@ -115,8 +122,10 @@ def tasks_from_codeio(
     source: str = "codeio",
     record_id: str | None = None,
 ) -> list[Task]:
-    """Prediction tasks for each I/O pair of a CodeI/O record (JSON inputs and outputs,
-    written as Python literals: ``repr`` of a JSON value is one)."""
+    """Prediction tasks for each I/O pair of a CodeI/O record, judged by CodeI/O's own
+    rule (``compare="tolerant"``: equal JSON or close floats, ANCHORS §4), as synthesis
+    verifies the same pairs: the JSON output is the reference (shown as its Python
+    literal), the keyword dict the input."""
     try:
         code, pairs = record["refcode"], record["ios"]
     except KeyError as exc:
@@ -141,12 +150,14 @@ def tasks_from_codeio(
                 Task(
                     kind=kind,
                     program=code,
-                    reference=repr(pair.get("output")),
+                    reference=pair.get("output"),
                     function=name,
                     call=call if kind == "output" else None,
                     id=f"{source}/{rid}/{index}/{kind}",
                     source=source,
                     meta={"input": call} if kind == "input" else {},
+                    input=pair["input"],
+                    compare="tolerant",
                 )
             )
     return out

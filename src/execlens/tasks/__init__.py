@@ -48,7 +48,9 @@ if TYPE_CHECKING:
     from execlens.tasks._requirements import missing_modules, skip_reason
     from execlens.tasks._runtime import (
         SELECTIONS,
+        build_kind_names,
         build_tasks,
+        default_kind_names,
         failed_runs,
         tasks_for_trace,
         trace_from_record,
@@ -93,7 +95,9 @@ _EXPORTS = {
     "missing_modules": "_requirements",
     "skip_reason": "_requirements",
     "SELECTIONS": "_runtime",
+    "build_kind_names": "_runtime",
     "build_tasks": "_runtime",
+    "default_kind_names": "_runtime",
     "tasks_for_trace": "_runtime",
     "failed_runs": "_runtime",
     "trace_from_record": "_runtime",

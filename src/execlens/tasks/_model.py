@@ -13,7 +13,10 @@ import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from execlens.tasks.kinds import QuestionKind
 
 __all__ = [
     "BUILD_KINDS",
@@ -26,12 +29,14 @@ __all__ = [
     "task_id",
 ]
 
-#: The runtime kinds ``tasks`` builds from traces by default (REval's four questions).
+#: The built-in runtime kinds ``tasks`` builds from traces by default (REval's four
+#: questions).  Plug-in kinds (``execlens.tasks.kinds``) add to what the registry lists.
 KINDS = ("coverage", "path", "state", "output")
-#: Every kind ``build_tasks`` can build: the default ones and full-trace prediction
-#: (asked only when named: one long answer per run).
+#: Every built-in kind ``build_tasks`` can build: the default ones and full-trace
+#: prediction (asked only when named: one long answer per run).
 BUILD_KINDS = (*KINDS, "trace")
-#: Every kind a task may have: the runtime kinds, input prediction and full traces.
+#: Every built-in kind a task may have: the runtime kinds, input prediction and full
+#: traces.
 QUESTION_KINDS = ("coverage", "path", "state", "output", "input", "trace")
 #: How a predicted value is compared with the reference: ``exact`` (type-strict, the
 #: strict judges) or ``tolerant`` (CodeI/O's rule: JSON-equal or close floats).
@@ -109,18 +114,12 @@ class Task:
             raise TaskError("a task needs its program's source")
         if self.compare not in COMPARISONS:
             raise TaskError(f"unknown comparison {self.compare!r}; one of {COMPARISONS}")
-        if self.kind in ("coverage", "path", "state") and self.line is None:
-            raise TaskError(f"a {self.kind} task needs its line")
-        if self.kind == "trace" and (
-            not isinstance(self.reference, (list, tuple))
-            or not all(type(n) is int for n in self.reference)
-        ):
-            raise TaskError("a trace task's reference is the list of executed line numbers")
+        _kind_of(self.kind).validate(self)
 
     def check_kind(self) -> Task:
-        """The task itself, or :class:`TaskError` when its kind is not a question kind."""
-        if self.kind not in QUESTION_KINDS:
-            raise TaskError(f"unknown task kind {self.kind!r} (kinds: {', '.join(QUESTION_KINDS)})")
+        """The task itself, or :class:`TaskError` when its kind is not a registered
+        question kind (``execlens.tasks.kinds``)."""
+        _kind_of(self.kind)
         return self
 
     @property
@@ -201,6 +200,17 @@ class Task:
 
 
 _FIELDS = frozenset(f.name for f in fields(Task))
+
+
+def _kind_of(name: str) -> QuestionKind:
+    """The registered kind ``name``, or :class:`TaskError` naming the kinds."""
+    from execlens.tasks.kinds import get_kind
+
+    try:
+        return get_kind(name)
+    except KeyError as exc:
+        raise TaskError(exc.args[0].replace("question kind", "task kind")) from None
+
 
 #: The name runtime tasks had before the task models merged: the same class.
 RuntimeTask = Task

@@ -22,13 +22,16 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from execlens.tasks._fulltrace import trace_reference
 from execlens.tasks._lines import candidate_lines
-from execlens.tasks._model import BUILD_KINDS, KINDS, RuntimeTask, task_id
+from execlens.tasks._model import KINDS, RuntimeTask, task_id
 from execlens.tasks._sources import RuntimeProgram
+from execlens.tasks.kinds import QuestionKind
+from execlens.tasks.kinds import kinds as registered
 
 __all__ = [
     "SELECTIONS",
+    "build_kind_names",
+    "default_kind_names",
     "build_tasks",
     "failed_runs",
     "tasks_for_trace",
@@ -89,35 +92,22 @@ def _task(
     )
 
 
-def _path_reference(trace: Any, line: int) -> list[int]:
-    # A line that never ran has no next line: REval accepts -1 there.
-    return sorted(trace.next_lines(line)) or [-1]
+def _site_kinds(kinds: Sequence[str]) -> list[QuestionKind]:
+    return [k for k in registered() if k.scope == "site" and k.name in kinds]
 
 
-def _output_task(program: RuntimeProgram, trace: Any, selection: str) -> RuntimeTask:
-    reference = {
-        "status": trace.status,
-        "value": trace.output_envelope,
-        "exception": trace.exception_type,
-    }
-    return _task(program, trace, "output", selection, reference=reference)
-
-
-def _trace_task(program: RuntimeProgram, trace: Any, selection: str) -> RuntimeTask | None:
-    # A unittest driver's steps include its test code's lines (another file): no question.
-    if program.test is not None or trace.mode != "exact":
-        return None
-    reference = trace_reference(trace)
-    if reference is None:
-        return None
-    return _task(program, trace, "trace", selection, reference=reference)
-
-
-def _trace_tasks(
+def _run_tasks(
     program: RuntimeProgram, trace: Any, selection: str, kinds: Sequence[str]
 ) -> list[RuntimeTask]:
-    found = _trace_task(program, trace, selection) if "trace" in kinds else None
-    return [found] if found is not None else []
+    """The run questions of one run (``output``, then ``trace``, then plug-ins')."""
+    tasks = []
+    for kind in registered():
+        if kind.scope != "run" or kind.name not in kinds:
+            continue
+        reference = kind.run_reference(program, trace)
+        if reference is not None:
+            tasks.append(_task(program, trace, kind.name, selection, reference=reference))
+    return tasks
 
 
 def tasks_for_trace(
@@ -127,30 +117,37 @@ def tasks_for_trace(
     if selection not in ("reval", "given"):
         raise ValueError("tasks_for_trace takes 'reval' or 'given'; balanced needs a build")
     tasks: list[RuntimeTask] = []
-    seen_lines: set[int] = set()
+    site_kinds = _site_kinds(kinds)
     for line, var in _sites(program, selection):
-        if "coverage" in kinds:
-            tasks.append(
-                _task(program, trace, "coverage", selection, line, var, trace.covered(line))
-            )
-        if "path" in kinds:
-            tasks.append(
-                _task(program, trace, "path", selection, line, var, _path_reference(trace, line))
-            )
-        if "state" in kinds and var is not None:
-            tasks.append(
-                _task(
-                    program, trace, "state", selection, line, var, trace.state_envelopes(var, line)
-                )
-            )
-        seen_lines.add(line)
-    if "output" in kinds:
-        tasks.append(_output_task(program, trace, selection))
-    return tasks + _trace_tasks(program, trace, selection, kinds)
+        for kind in site_kinds:
+            if kind.per_variable and var is None:
+                continue
+            reference = kind.site_reference(trace, line, var)
+            tasks.append(_task(program, trace, kind.name, selection, line, var, reference))
+    return tasks + _run_tasks(program, trace, selection, kinds)
 
 
 def _rank(ident: str, seed: int) -> str:
     return hashlib.sha256(f"{seed}:{ident}".encode()).hexdigest()
+
+
+def _balanced_site(
+    program: RuntimeProgram,
+    trace: Any,
+    line: int,
+    variables: tuple[str, ...],
+    site_kinds: Sequence[QuestionKind],
+) -> list[RuntimeTask]:
+    """A sampled line's questions: one per kind (``path`` only when the line ran), one per
+    variable for ``per_variable`` kinds."""
+    tasks = []
+    for kind in site_kinds:
+        if kind.executed_only and not trace.covered(line):
+            continue
+        for var in variables if kind.per_variable else (None,):
+            reference = kind.site_reference(trace, line, var)
+            tasks.append(_task(program, trace, kind.name, "balanced", line, var, reference))
+    return tasks
 
 
 def _balanced(
@@ -163,9 +160,7 @@ def _balanced(
         for site in candidate_lines(program.program):
             entry = (program, trace, site.line, site.variables)
             (executed if trace.covered(site.line) else skipped).append(entry)
-        if "output" in kinds:
-            outputs.append(_output_task(program, trace, "balanced"))
-        outputs.extend(_trace_tasks(program, trace, "balanced", kinds))
+        outputs.extend(_run_tasks(program, trace, "balanced", kinds))
     keep = min(len(executed), len(skipped))
 
     def sample(entries: list[Any]) -> list[Any]:
@@ -176,32 +171,25 @@ def _balanced(
         return ranked[:keep]
 
     tasks: list[RuntimeTask] = []
+    site_kinds = _site_kinds(kinds)
     for program, trace, line, variables in sorted(
         sample(executed) + sample(skipped),
         key=lambda e: (e[0].source, e[0].problem_id, e[0].input_index, e[2]),
     ):
-        if "coverage" in kinds:
-            tasks.append(
-                _task(program, trace, "coverage", "balanced", line, None, trace.covered(line))
-            )
-        if "path" in kinds and trace.covered(line):
-            tasks.append(
-                _task(program, trace, "path", "balanced", line, None, _path_reference(trace, line))
-            )
-        if "state" in kinds:
-            for var in variables:
-                tasks.append(
-                    _task(
-                        program,
-                        trace,
-                        "state",
-                        "balanced",
-                        line,
-                        var,
-                        trace.state_envelopes(var, line),
-                    )
-                )
+        tasks.extend(_balanced_site(program, trace, line, variables, site_kinds))
     return tasks + outputs
+
+
+def build_kind_names() -> tuple[str, ...]:
+    """Every kind ``build_tasks`` builds from traces: the built-in ``site`` and ``run``
+    kinds and the plug-ins' (``execlens.tasks.kinds``)."""
+    return tuple(k.name for k in registered() if k.scope in ("site", "run"))
+
+
+def default_kind_names() -> tuple[str, ...]:
+    """The buildable kinds built when none are named: :data:`KINDS` and the plug-ins'
+    ``default`` ones."""
+    return tuple(k.name for k in registered() if k.scope in ("site", "run") and k.default)
 
 
 def trace_programs(
@@ -303,9 +291,10 @@ def build_tasks(
     """
     if selection not in SELECTIONS:
         raise ValueError(f"unknown selection {selection!r}: use one of {SELECTIONS}")
-    unknown = set(kinds) - set(BUILD_KINDS)
+    buildable = build_kind_names()
+    unknown = set(kinds) - set(buildable)
     if unknown:
-        raise ValueError(f"unknown task kinds {sorted(unknown)}: use {BUILD_KINDS}")
+        raise ValueError(f"unknown task kinds {sorted(unknown)}: use {buildable}")
     runnable = [p for p in programs if p.skip_reason is None]
     if traces is None:
         if engine is None:

@@ -9,6 +9,7 @@ import pytest
 
 from execlens.bench import DatasetError, DatasetUnavailableError, get_benchmark, load_programs
 from execlens.bench.runtime import RuntimeItem, traced_tasks
+from execlens.tasks.kinds import get_kind
 from execlens.values import parse_call
 
 
@@ -73,14 +74,18 @@ def test_every_kind_renders_in_both_styles(bench: object, cruxeval_file: Path) -
                 text = prompt.text
                 assert text.count("[PYTHON]") == 2 and text.count("[/PYTHON]") == 2
                 assert text.endswith("[THOUGHT]\n" if style == "cot" else "[ANSWER]\n")
-                assert item.task.program in text and prompt.stop == ("[/ANSWER]",)
+                # The kind's shown program and question (the rewards and synthesis ask
+                # the same): one wording everywhere.
+                kind = get_kind(task)
+                assert f"[PYTHON]\n{kind.show_program(item.task)}\n" in text
+                assert f"[QUESTION]\n{kind.question(item.task)}\n[/QUESTION]" in text
+                assert prompt.stop == ("[/ANSWER]",)
                 if item.task.line is not None:
                     line = item.task.program.splitlines()[item.task.line - 1]
-                    assert (
-                        line in text and f"Line {item.task.line}" in text or (f"`{line}`" in text)
-                    )
+                    assert f"{item.task.line} {line}\n" in text  # the numbered line
+                    assert f"line {item.task.line}" in kind.question(item.task)
                 if task == "state":
-                    assert f"the variable {item.task.var} after" in text
+                    assert f"the value of `{item.task.var}` right after" in text
 
 
 def test_input_questions_show_the_output_and_name_the_function(
@@ -102,7 +107,7 @@ def test_input_questions_show_the_output_and_name_the_function(
         and first.output_text == "[(4, 1), (4, 1), (4, 1), (4, 1), (2, 3), (2, 3)]"
     )
     text = bench.render(first, "input", "direct").text  # type: ignore[attr-defined]
-    assert f"assert f(??) == {first.output_text}\n[/PYTHON]" in text
+    assert f"Find arguments such that `f(...)` returns `{first.output_text}`." in text
     assert parse_call(first.task.call).name == "f"
 
 

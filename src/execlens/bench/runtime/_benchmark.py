@@ -45,26 +45,18 @@ from execlens.bench import (
 )
 from execlens.judge import Scorer, TaskScorer
 from execlens.tasks import RuntimeProgram, SourceError, Task
+from execlens.tasks.kinds import kinds
 from execlens.tasks.prompts import Extraction, RenderedPrompt
 
 from ._explain import explain_runtime
 from ._extract import extract_runtime
-from ._items import COMPOSITE, KINDS, RuntimeItem, items_by_kind
+from ._items import RuntimeItem, composite_kinds, items_by_kind, runtime_kinds
 from ._metrics import runtime_metrics
 from ._perturb import RuntimePerturbation
 from ._prompts import STYLES, render_runtime
 from ._truth import RuntimeTruth, TracedTasks, traced_tasks
 
 __all__ = ["BENCHMARK", "RuntimeBenchmark"]
-
-_DESCRIPTIONS = {
-    "coverage": "is line N executed on this run? (YES/NO, balanced)",
-    "path": "which line runs right after line N?",
-    "state": "a variable's value and type after line N (or Nil)",
-    "output": "complete assert f(<input>) == ?? (or the exception raised)",
-    "input": "an input f(...) giving the output (re-executed)",
-    "trace": "the executed line numbers of the call, in order (numbered program)",
-}
 
 
 class _ModeScorer(TaskScorer):
@@ -83,12 +75,17 @@ class RuntimeBenchmark:
         "Runtime behaviour of any programs with inputs: coverage, path, state "
         "(REval's questions) and output/input prediction (CRUXEval's)"
     )
-    tasks: Mapping[str, TaskSpec] = {
-        **{kind: TaskSpec(kind, STYLES, text) for kind, text in _DESCRIPTIONS.items()},
-        "all": TaskSpec(
-            "all", STYLES, "every kind but trace about the same runs", composite=COMPOSITE
-        ),
-    }
+
+    @property
+    def tasks(self) -> Mapping[str, TaskSpec]:
+        """One task per registered question kind (``execlens.tasks.kinds``, plug-ins
+        included) and ``all``, their ``default`` kinds about the same runs."""
+        specs = {k.name: TaskSpec(k.name, STYLES, k.description) for k in kinds()}
+        specs["all"] = TaskSpec(
+            "all", STYLES, "every kind but trace about the same runs", composite=composite_kinds()
+        )
+        return specs
+
     modes = ("official", "strict")
     """The same judge twice: see the module docstring."""
     scores_raw = False
@@ -160,11 +157,11 @@ class RuntimeBenchmark:
             for item in kind_items
         }
         if task != "all":
-            return [(task, items[task])]
-        return [(kind, items[kind]) for kind in COMPOSITE if items[kind]]
+            return [(task, items.get(task, []))]
+        return [(kind, items[kind]) for kind in composite_kinds() if items.get(kind)]
 
     def render(self, item: Any, task: str, style: str) -> RenderedPrompt:
-        """The item's prompt (``templates/<kind>.j2``)."""
+        """The item's prompt (``templates/question.j2``, filled by the item's kind)."""
         return render_runtime(item, style)
 
     def extract(self, raw: str, item: Any, task: str, style: str, flavor: str) -> Extraction:
@@ -213,9 +210,9 @@ class RuntimeBenchmark:
     def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer[RuntimeItem]]:
         """Every answer judged by the generic judge of its kind (both modes), against the
         truth :meth:`prepare` returned (the item's own when there is none)."""
-        if task not in KINDS:
+        if task not in runtime_kinds():
             raise BenchmarkError(
-                f"runtime scores the kinds {', '.join(KINDS)} ('all' is "
+                f"runtime scores the kinds {', '.join(runtime_kinds())} ('all' is "
                 f"their composite), not {task!r}"
             )
         truth = context if isinstance(context, Mapping) else {}
@@ -248,10 +245,10 @@ class RuntimeBenchmark:
         about ``data`` (ids as ``samples.jsonl`` writes them, without the ``kind:`` prefix
         of an ``all`` run).  Each text is read as :meth:`extract` reads a response (a bare
         answer reads as itself); the questions the file answers are scored."""
-        if task not in KINDS:
+        if task not in runtime_kinds():
             raise BenchmarkError(
                 f"scoring a runtime generations file needs --task, one of "
-                f"{', '.join(KINDS)} (got {task!r})"
+                f"{', '.join(runtime_kinds())} (got {task!r})"
             )
         answers = check_generations(read_generations_json(Path(path)), str(path))
         [(_, items)] = self.plan(self.load(data), task, limit=None, offset=0)

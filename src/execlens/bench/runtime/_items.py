@@ -10,18 +10,40 @@ call instead of a value.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from execlens.tasks import RuntimeTask, task_id
+from execlens.tasks import RuntimeTask
+from execlens.tasks.kinds import get_kind, kind_names, kinds
 from execlens.values import AnswerParseError, decode, literal_text, parse_call
 
-__all__ = ["COMPOSITE", "KINDS", "RuntimeItem", "input_task", "items_by_kind"]
+__all__ = [
+    "COMPOSITE",
+    "KINDS",
+    "RuntimeItem",
+    "composite_kinds",
+    "input_task",
+    "items_by_kind",
+    "runtime_kinds",
+]
 
-#: Every question kind, in the order a run lists them.
+
+def runtime_kinds() -> tuple[str, ...]:
+    """Every question kind, in the order a run lists them: the registered kinds
+    (``execlens.tasks.kinds``: the built-in six, then plug-ins')."""
+    return kind_names()
+
+
+def composite_kinds() -> tuple[str, ...]:
+    """The kinds ``all`` asks: every ``default`` kind.  A full trace (``trace``) is asked
+    only when named, as ``tasks.build_tasks`` builds it: one long answer per run."""
+    return tuple(k.name for k in kinds() if k.default)
+
+
+#: The built-in kinds, in the order a run lists them (:func:`runtime_kinds` adds
+#: plug-ins').
 KINDS = ("coverage", "path", "state", "output", "input", "trace")
-#: The kinds ``all`` asks.  A full trace (``trace``) is asked only when named, as
-#: ``tasks.build_tasks`` builds it: one long answer per run, not a short question.
+#: The built-in kinds ``all`` asks (:func:`composite_kinds` adds plug-ins').
 COMPOSITE = ("coverage", "path", "state", "output", "input")
 
 
@@ -68,24 +90,20 @@ def _output_text(reference: Mapping[str, Any]) -> str | None:
 
 
 def input_task(output: RuntimeTask) -> RuntimeTask | None:
-    """The input-prediction task of an output task, or None when none can be asked.
-
-    It needs a plain function call (not a unittest driver) whose run returned a value
-    that has a literal (the prompt shows it; the judge compares what the answer's call
-    returns with it).
-    """
-    if output.kind != "output" or _function(output) is None:
-        return None
-    if _output_text(output.reference) is None:
-        return None
-    return replace(output, kind="input", id=task_id(output.id, "input"))
+    """The input-prediction task of an output task, or None when none can be asked (the
+    input kind's ``derive``: a plain literal call whose run returned a value that has a
+    literal; the prompt shows it, the judge compares what the answer's call returns
+    with it)."""
+    return get_kind("input").derive(output)
 
 
 def items_by_kind(tasks: Iterable[RuntimeTask]) -> dict[str, list[RuntimeItem]]:
     """``{kind: items}`` in build order.  Output questions of unittest drivers are left
-    out (they return nothing to predict); input questions need a literal call.  A repeated run (the
-    data holds an id twice) keeps its first question under each id."""
-    out: dict[str, list[RuntimeItem]] = {kind: [] for kind in KINDS}
+    out (they return nothing to predict); a derived kind's question (input) follows the
+    task it derives from.  A repeated run (the data holds an id twice) keeps its first
+    question under each id."""
+    out: dict[str, list[RuntimeItem]] = {kind: [] for kind in runtime_kinds()}
+    derived = [k for k in kinds() if k.scope == "derived"]
     seen: set[tuple[str, str]] = set()
 
     def add(task: RuntimeTask) -> None:
@@ -95,16 +113,14 @@ def items_by_kind(tasks: Iterable[RuntimeTask]) -> dict[str, list[RuntimeItem]]:
         seen.add((task.kind, ident))
         function = _function(task)
         text = _output_text(task.reference) if task.kind == "input" else None
-        out[task.kind].append(RuntimeItem(task, ident, function, text))
+        out.setdefault(task.kind, []).append(RuntimeItem(task, ident, function, text))
 
     for task in tasks:
-        if task.kind == "output":
-            if not task.call or task.test:
-                continue  # a unittest driver returns nothing to predict
-            add(task)
-            derived = input_task(task)
-            if derived is not None:
-                add(derived)
-        else:
-            add(task)
+        if task.kind == "output" and (not task.call or task.test):
+            continue  # a unittest driver returns nothing to predict
+        add(task)
+        for kind in derived:
+            twin = kind.derive(task)
+            if twin is not None:
+                add(twin)
     return out

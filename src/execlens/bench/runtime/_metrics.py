@@ -17,8 +17,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from execlens.judge import judge_task
+from execlens.tasks.kinds import get_kind
 
-from ._items import KINDS, RuntimeItem
+from ._items import RuntimeItem, runtime_kinds
 
 __all__ = ["BASELINES", "runtime_metrics"]
 
@@ -80,6 +81,14 @@ def _credit(item: RuntimeItem | None, answer: Any, label: str) -> float | None:
     return float(credit) if isinstance(credit, (int, float)) else 0.0
 
 
+def _partial(kind: str) -> bool:
+    """Whether ``kind``'s verdicts carry step credit (``trace``'s do)."""
+    try:
+        return get_kind(kind).partial_credit
+    except KeyError:
+        return False
+
+
 def _kind_scores(
     kind: str, pairs: Sequence[tuple[Any, str]], credits: Sequence[float | None] = ()
 ) -> dict[str, float]:
@@ -87,7 +96,7 @@ def _kind_scores(
     if kind == "coverage":
         scores.update(_coverage_scores(pairs))
     known = [c for c in credits if c is not None]
-    if kind == "trace" and known:
+    if known and _partial(kind):
         scores["step credit"] = _percent(sum(known), len(known))
     return scores
 
@@ -126,10 +135,10 @@ def runtime_metrics(
             for mode in modes:
                 label = str(entry.get(mode, ""))
                 by_kind[mode].setdefault(kind, []).append((reference, label))
-                if kind == "trace":
+                if _partial(kind):
                     answer = texts[index] if index < len(texts) else None
                     credits[mode].append(_credit(item, answer, label))
-    kinds = [kind for kind in KINDS if any(kind in found for found in by_kind.values())]
+    kinds = [kind for kind in runtime_kinds() if any(kind in found for found in by_kind.values())]
     single = len(kinds) == 1
     scores: dict[str, dict[str, float]] = {mode: {} for mode in modes}
     for mode in modes:

@@ -1,9 +1,10 @@
-"""The runtime benchmark's prompts: one jinja template per question kind, two styles.
+"""The runtime benchmark's prompts: one jinja template for every question kind, two styles.
 
-The conventions are REval's (``[PYTHON]`` program ``[/PYTHON]``, ``[QUESTION]`` ...,
-``[ANSWER]`` ... ``[/ANSWER]``), CRUXEval's for input/output prediction (``assert
-f(...) == ??``) and CoCoNUT's numbered program for the full trace, one worked example each; the answer asked for is execlens' one answer
-format (``execlens.tasks.prompts.ANSWER_FORMS``), as the rewards and synthesis ask it.  ``direct`` asks for the answer only;
+The frame is REval's (``[PYTHON]`` program ``[/PYTHON]``, ``[QUESTION]`` ...,
+``[ANSWER]`` ... ``[/ANSWER]``) with the kind's worked example; what fills it is the
+kind's (``execlens.tasks.kinds``): the program as the kind shows it (numbered lines for
+line questions, CoCoNUT's ``# N`` for full traces), the question's one wording and the
+answer form -- the wording synthesis trains and the rewards' prompts ask.  ``direct`` asks for the answer only;
 ``cot`` for reasoning in ``[THOUGHT]`` first.  There is no official runner to copy, so the
 sampling defaults are ours: greedy, one sample.
 """
@@ -12,9 +13,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from execlens.tasks import numbered_program
+from execlens.tasks import Task
+from execlens.tasks.kinds import KindBase, QuestionKind, get_kind
 from execlens.tasks.prompts import (
-    ANSWER_FORMS,
     EXECUTION_SYSTEM,
     PromptInputError,
     RenderedPrompt,
@@ -30,60 +31,79 @@ STYLES = ("direct", "cot")
 #: Completion and chat runs both stop at the closing tag: nothing after it is read.
 STOP = ("[/ANSWER]",)
 _TEMPLATES = Path(__file__).resolve().parent / "templates"
-# What to answer: execlens' one answer format (the rewards and synthesis' runtime tasks
-# ask and train the same forms).
-# The program is shown unnumbered here (as REval shows it), so a path answer may also be
-# the next line's code; the judge reads both.
-_WHAT = {kind: f"only {what}" for kind, (what, _) in ANSWER_FORMS.items()}
-_WHAT["path"] = "only the next line of code or its line number (or -1)"
 
 
 def runtime_sampling(style: str, kind: str | None = None) -> SamplingDefaults:
-    """Greedy, one sample; room for reasoning in the CoT style, and for a full trace's
-    list (up to ``tasks.MAX_TRACE_STEPS`` numbers, a few tokens each)."""
-    if kind == "trace":
-        max_tokens = 8192 if style == "cot" else 4096
-    else:
-        max_tokens = 1024 if style == "cot" else 256
-    return SamplingDefaults(max_tokens=max_tokens, temperature=0.0, n=1,
-                            source="execlens runtime benchmark (no official runner)")
+    """Greedy, one sample; the kind's token budget by style (room for reasoning in the
+    CoT style, for a full trace's long list)."""
+    direct, cot = get_kind(kind).max_tokens if kind else KindBase.max_tokens
+    return SamplingDefaults(
+        max_tokens=cot if style == "cot" else direct,
+        temperature=0.0,
+        n=1,
+        source="execlens runtime benchmark (no official runner)",
+    )
 
 
-def _line_text(code: str, line: int | None) -> str:
-    lines = code.splitlines()
-    if line is None or not 0 < line <= len(lines):
-        raise PromptInputError(f"line {line} is not a line of the program ({len(lines)} lines)")
-    return lines[line - 1]
-
-
-def _invocation(item: RuntimeItem) -> tuple[str, str]:
-    """(the run's code shown after the program, how the question names it)."""
-    task = item.task
-    if task.call:
-        return task.call, task.call
-    if task.test:
-        return task.test, f"the test class {task.test_class} above"
-    raise PromptInputError(f"{item.sample_id}: the run has neither a call nor a test")
+def _example(kind: QuestionKind) -> dict[str, str] | None:
+    """The kind's worked example, shown and asked as the kind shows and asks any task."""
+    example = kind.example
+    if example is None:
+        return None
+    task = Task(
+        kind=kind.name,
+        program=example.program,
+        call=example.call,
+        reference=example.reference,
+        line=example.line,
+        var=example.var,
+    )
+    return {
+        "code": kind.show_program(task),
+        "question": kind.question(task),
+        "thought": example.thought,
+        "answer": example.answer,
+    }
 
 
 def render_runtime(item: RuntimeItem, style: str) -> RenderedPrompt:
-    """The prompt of ``item`` in ``style`` (``direct`` or ``cot``)."""
+    """The prompt of ``item`` in ``style`` (``direct`` or ``cot``): its kind's shown
+    program and question (``execlens.tasks.kinds``), in the template's frame."""
     if style not in STYLES:
-        raise PromptInputError(f"the runtime benchmark has no prompt style {style!r} "
-                               f"(expected {' or '.join(STYLES)})")
+        raise PromptInputError(
+            f"the runtime benchmark has no prompt style {style!r} (expected {' or '.join(STYLES)})"
+        )
     task = item.task
-    invocation, abbr = _invocation(item)
-    fields: dict[str, object] = {"cot": style == "cot", "what": _WHAT[task.kind],
-                                 "code": task.program, "invocation": invocation,
-                                 "invocation_abbr": abbr, "call": task.call,
-                                 "function": item.function, "output": item.output_text}
-    if task.kind in ("coverage", "path", "state"):
-        fields.update(line=task.line, line_text=_line_text(task.program, task.line),
-                      var=task.var)
-    elif task.kind == "trace":  # every line ends with its number (CoCoNUT's '  # N')
-        fields["code"] = numbered_program(task.program)
-    text = render_template_from(_TEMPLATES, f"{task.kind}.j2", **fields)
-    return RenderedPrompt(benchmark="runtime", task=task.kind, style=style, text=text,
-                          system=EXECUTION_SYSTEM, stop=STOP, chat_stop=STOP,
-                          sampling=runtime_sampling(style, task.kind), template=f"runtime/{task.kind}.j2",
-                          sample_id=item.sample_id)
+    if not task.call and not task.test:
+        raise PromptInputError(f"{item.sample_id}: the run has neither a call nor a test")
+    kind = get_kind(task.kind)
+    if kind.needs_line:
+        _check_line(task.program, task.line)
+    text = render_template_from(
+        _TEMPLATES,
+        "question.j2",
+        cot=style == "cot",
+        what=f"only {kind.answer_form[0]}",
+        example=_example(kind),
+        code=kind.show_program(task),
+        driver=task.test if task.test and not task.call else None,
+        question=kind.question(task),
+    )
+    return RenderedPrompt(
+        benchmark="runtime",
+        task=task.kind,
+        style=style,
+        text=text,
+        system=EXECUTION_SYSTEM,
+        stop=STOP,
+        chat_stop=STOP,
+        sampling=runtime_sampling(style, task.kind),
+        template="runtime/question.j2",
+        sample_id=item.sample_id,
+    )
+
+
+def _check_line(code: str, line: int | None) -> None:
+    lines = code.splitlines()
+    if line is None or not 0 < line <= len(lines):
+        raise PromptInputError(f"line {line} is not a line of the program ({len(lines)} lines)")

@@ -19,7 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from execlens.store import StoreError, read_json, write_json_atomic
-from execlens.tasks import KINDS, RuntimeProgram, RuntimeTask, build_tasks, failed_runs
+from execlens.tasks import (
+    BUILD_KINDS,
+    RuntimeProgram,
+    RuntimeTask,
+    build_kind_names,
+    build_tasks,
+    failed_runs,
+)
 
 if TYPE_CHECKING:
     from execlens.engine import Engine
@@ -63,6 +70,13 @@ def _version() -> str:
         return "unknown"
 
 
+def _plugin_kinds() -> list[list[str]]:
+    """The buildable kinds, when plug-ins add to the built-in ones (a key written before
+    plug-ins existed stays the same)."""
+    names = build_kind_names()
+    return [] if names == BUILD_KINDS else [list(names)]
+
+
 def truth_key(
     programs: Sequence[RuntimeProgram], seed: int, environment: dict[str, Any] | None = None
 ) -> str:
@@ -79,6 +93,7 @@ def truth_key(
                 list(sys.version_info[:2]),
                 _version(),
                 environment or {},
+                *_plugin_kinds(),
             ],
             sort_keys=True,
         ).encode()
@@ -191,7 +206,7 @@ def _build(programs: Sequence[RuntimeProgram], engine: Engine, seed: int) -> Tra
         task
         for program, trace in zip(runnable, paired)
         for task in build_tasks(
-            [program], traces=[trace], selection=SELECTION, seed=seed, kinds=(*KINDS, "trace")
+            [program], traces=[trace], selection=SELECTION, seed=seed, kinds=build_kind_names()
         )
     ]
     skipped = {

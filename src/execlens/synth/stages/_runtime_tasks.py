@@ -1,8 +1,10 @@
-"""``runtime-tasks`` (optional): coverage / path / state / output / input questions built
-by the tracer for each collected function and input, as chat ``messages`` (the
-CodeReasoner task mix).
+"""``runtime-tasks`` (optional): coverage / path / state / output / input / trace questions
+(and any plug-in kind's) built by the tracer for each collected function and input, as
+chat ``messages`` (the CodeReasoner task mix).
 
-Each question is asked, and its assistant turn written, in execlens' one answer format
+Each question is asked with its kind's one wording (``execlens.tasks.kinds.task_prompt``:
+the user turn the rewards' exported prompts carry too), and its assistant turn written,
+in execlens' one answer format
 (``execlens.tasks.prompts``: ``[ANSWER]YES[/ANSWER]``, the next line's number, ``value;
 type`` or ``Nil``, a literal, one call) -- the form the runtime benchmark asks and the
 rewards score, so SFT on these records and GRPO on execlens rewards teach one thing.  Each
@@ -16,56 +18,25 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from execlens.synth._programs import IMPORT_PREFIX, NUMPY_PREFIX, needs_numpy
 from execlens.synth._stage import Stage, register_stage
 
-_QUESTIONS = {
-    "coverage": "Is line {line} (`{code}`) executed when the program runs?",
-    "path": "Which line runs right after line {line} (`{code}`)?",
-    "state": "What is the value of `{var}` right after line {line} (`{code}`) runs?",
-    "output": "What does the call return?",
-    "input": "Find arguments such that `{function}(...)` returns `{output}`.",
-}
-
-
-def _user_prompt(task: Any, output: str | None = None) -> str:
-    from execlens.tasks.prompts import answer_instruction
-
-    numbered = "\n".join(f"{i:>3} {line}" for i, line in enumerate(task.program.splitlines(), 1))
-    question = _QUESTIONS[task.kind].format(
-        line=task.line,
-        code=(task.code_line or "").strip(),
-        var=task.var,
-        function=task.entry,
-        output=output,
-    )
-    run = "" if task.kind == "input" else f"It is run with `{task.call}`.\n\n"
-    return (
-        f"Here is a Python program:\n\n```python\n{numbered}\n```\n\n{run}{question} "
-        f"{answer_instruction(task.kind, task.entry)}"
-    )
-
 
 def _with_input_tasks(tasks: list[Any]) -> list[Any]:
-    """Each output task followed by its input-prediction twin (same run, the answer is
-    the call), when the run returned a value with a literal."""
-    from execlens.tasks import task_id
-    from execlens.tasks.prompts import NoAnswerForm, answer_text
+    """Each output task followed by its input-prediction twin (the input kind's
+    ``derive``: same run, the answer is the call), when the run returned a value with a
+    literal."""
+    from execlens.tasks.kinds import get_kind
 
+    derive = get_kind("input").derive
     out = []
     for task in tasks:
         out.append(task)
-        if task.kind != "output" or task.reference.get("status") != "ok":
-            continue
-        try:
-            answer_text(task)
-        except NoAnswerForm:
-            continue
-        out.append(
-            replace(task, kind="input", id=task_id(task.id, "input"), function="main_solution")
-        )
+        twin = derive(task)
+        if twin is not None:
+            out.append(replace(twin, function="main_solution"))
     return out
 
 
@@ -78,6 +49,18 @@ class RuntimeTaskSettings(BaseModel):
     kinds: tuple[str, ...] = ("coverage", "path", "state", "output")
     pairs_per_function: int = Field(default=1, ge=1)
     max_tasks_per_pair: int = Field(default=4, ge=1)
+
+    @field_validator("kinds")
+    @classmethod
+    def _known(cls, kinds: tuple[str, ...]) -> tuple[str, ...]:
+        """Every kind is a registered question kind (plug-ins included)."""
+        from execlens.tasks.kinds import kind_names
+
+        known = kind_names()
+        unknown = [k for k in kinds if k not in known]
+        if unknown:
+            raise ValueError(f"unknown question kinds {unknown}; kinds: {', '.join(known)}")
+        return kinds
 
 
 @register_stage
@@ -117,9 +100,12 @@ class RuntimeTasksStage(Stage):
                 )
         if not programs:
             return
-        from execlens.tasks.prompts import NoAnswerForm, answer_text, render_answer
+        from execlens.tasks import build_kind_names
+        from execlens.tasks.kinds import task_prompt
+        from execlens.tasks.prompts import NoAnswerForm, render_answer
 
-        traced = [k for k in settings.kinds if k != "input"]
+        buildable = build_kind_names()
+        traced = [k for k in settings.kinds if k in buildable]
         if "input" in settings.kinds and "output" not in traced:
             traced.append("output")  # the input question is asked about the output's run
         with trace_engine(
@@ -141,7 +127,7 @@ class RuntimeTasksStage(Stage):
                 continue
             try:
                 answer = render_answer(task)
-                shown = answer_text(replace(task, kind="output")) if task.kind == "input" else None
+                prompt = task_prompt(task)
             except NoAnswerForm:
                 self.counters["skipped:no_answer_form"] += 1
                 continue
@@ -157,7 +143,7 @@ class RuntimeTasksStage(Stage):
                 "kind": task.kind,
                 "ground_truth": task.to_json(),
                 "messages": [
-                    {"role": "user", "content": _user_prompt(task, shown)},
+                    {"role": "user", "content": prompt},
                     {"role": "assistant", "content": answer},
                 ],
             }

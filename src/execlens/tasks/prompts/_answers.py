@@ -23,14 +23,17 @@ line's code, an output or input answer a completed ``assert f(x) == y``), but wh
 official prompts are not these: ``bench/reval`` and ``bench/cruxeval`` keep theirs to
 reproduce published numbers.
 
+Each form is its kind's (``execlens.tasks.kinds``: a plug-in kind brings its own).
 Rendering reads a task's ``kind`` and ``reference`` (the shapes of
 ``execlens.tasks.Task``); nothing here evaluates anything.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
+
+from execlens.tasks.kinds._protocol import NoAnswerForm
 
 __all__ = [
     "ANSWER_CLOSE",
@@ -46,32 +49,29 @@ __all__ = [
 ANSWER_OPEN = "[ANSWER]"
 ANSWER_CLOSE = "[/ANSWER]"
 
+
+class _AnswerForms(Mapping[str, tuple[str, str]]):
+    """kind -> (what to answer, an example answer): each registered kind's
+    ``answer_form`` (``execlens.tasks.kinds``), read when asked."""
+
+    def __getitem__(self, kind: str) -> tuple[str, str]:
+        from execlens.tasks.kinds import get_kind
+
+        return get_kind(kind).answer_form
+
+    def __iter__(self) -> Iterator[str]:
+        from execlens.tasks.kinds import kind_names
+
+        return iter(kind_names())
+
+    def __len__(self) -> int:
+        from execlens.tasks.kinds import kind_names
+
+        return len(kind_names())
+
+
 #: kind -> (what to answer, an example answer), the wording every prompt uses.
-ANSWER_FORMS: dict[str, tuple[str, str]] = {
-    "coverage": ("YES or NO", "YES"),
-    "path": ("the number of the line executed next (-1 if no line runs after it)", "7"),
-    "state": (
-        'the value and type in "value; type" format (a Python literal and its class '
-        "name), or Nil if the line is not executed",
-        "[1, 2]; list",
-    ),
-    "output": (
-        "the returned value as a Python literal (no expressions, no function "
-        "calls), or the exception's class name if the call raises",
-        "'abc'",
-    ),
-    "input": ("a single call of the function whose arguments are literals", "f(1, 'a')"),
-    "trace": (
-        "the numbers of the executed lines in execution order as a Python list (a "
-        "called function's def line is not listed; a loop header is listed each time "
-        "it is tested, the last test included)",
-        "[2, 3, 2, 4]",
-    ),
-}
-
-
-class NoAnswerForm(ValueError):
-    """A task whose reference has no answer in the format (a value without a literal)."""
+ANSWER_FORMS: Mapping[str, tuple[str, str]] = _AnswerForms()
 
 
 def answer_instruction(kind: str, function: str | None = None) -> str:
@@ -82,57 +82,22 @@ def answer_instruction(kind: str, function: str | None = None) -> str:
     return f"Answer with {what}, for example {ANSWER_OPEN}{example}{ANSWER_CLOSE}."
 
 
-def _literal(envelope: Mapping[str, Any]) -> str:
-    from execlens.values import decode, literal_text
-
-    text = literal_text(decode(dict(envelope)))
-    if text is None:
-        raise NoAnswerForm(f"a {envelope.get('__type__')} value has no literal form")
-    return text
-
-
-def _type_name(envelope: Mapping[str, Any]) -> str:
-    return str(envelope.get("__type__"))
-
-
 def answer_text(task: Any) -> str:
-    """The answer to ``task`` in the format (without tags), from its reference.
+    """The answer to ``task`` in the format (without tags), from its reference: its
+    kind's ``answer_text``.
 
     Raises :class:`NoAnswerForm` when the reference has none (a value that no literal
     writes, a run that recorded no output) and ``ValueError`` for an unknown kind.
     """
-    kind, reference = task.kind, task.reference
-    if kind == "coverage":
-        return "YES" if reference else "NO"
-    if kind == "path":
-        return str(int(list(reference)[0]))
-    if kind == "state":
-        values = [e for e in reference if e.get("__type__") != "Nil"]
-        if not values:
-            return "Nil"
-        return f"{_literal(values[0])}; {_type_name(values[0])}"
-    if kind == "output":
-        if isinstance(reference, str):
-            return reference  # the output literal's text (CRUXEval-style tasks)
-        if "status" in reference:
-            if reference.get("status") != "ok":
-                if not reference.get("exception"):
-                    raise NoAnswerForm("the run ended without a value or an exception")
-                return str(reference["exception"])
-            reference = reference.get("value")
-        if not isinstance(reference, Mapping):
-            raise NoAnswerForm("the reference holds no value")
-        return _literal(reference)
-    if kind == "input":
-        if getattr(task, "call", None):
-            return str(task.call)
-        meta = getattr(task, "meta", None) or {}
-        if meta.get("input"):
-            return str(meta["input"])
-        raise NoAnswerForm("an input task without its reference call")
-    if kind == "trace":
-        return "[" + ", ".join(str(int(n)) for n in reference) + "]"
-    raise ValueError(f"no answer format for kind {kind!r}; kinds: {', '.join(ANSWER_FORMS)}")
+    from execlens.tasks.kinds import get_kind
+
+    try:
+        kind = get_kind(task.kind)
+    except KeyError:
+        raise ValueError(
+            f"no answer format for kind {task.kind!r}; kinds: {', '.join(ANSWER_FORMS)}"
+        ) from None
+    return kind.answer_text(task)
 
 
 def render_answer(task: Any) -> str:

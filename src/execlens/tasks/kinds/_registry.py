@@ -1,0 +1,117 @@
+"""The registry of question kinds: the built-in six, then plug-ins.
+
+Plug-ins are found without editing any project file, once, when the registry first
+loads: the ``execlens.question_kinds`` entry-point group (an entry names a module that
+calls :func:`register_kind`, or a kind object), then the modules named, comma-separated,
+in ``$EXECLENS_PLUGINS`` (imported for their side effects: they may register kinds,
+benchmarks, synthesis stages).  A plug-in that fails to import is a :class:`PluginError`
+naming it, never a silent gap.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from importlib.metadata import entry_points
+
+from execlens.tasks.kinds._protocol import QuestionKind
+
+__all__ = [
+    "PLUGINS_ENV",
+    "PluginError",
+    "get_kind",
+    "kind_names",
+    "kinds",
+    "load_plugins",
+    "register_kind",
+]
+
+#: The environment variable naming plug-in modules to import.
+PLUGINS_ENV = "EXECLENS_PLUGINS"
+#: The entry-point group of third-party question kinds.
+ENTRY_POINT_GROUP = "execlens.question_kinds"
+_BUILTIN = ("_coverage", "_path", "_state", "_output", "_input", "_trace")
+
+_KINDS: dict[str, QuestionKind] = {}
+_state = {"loaded": False, "loading": False}
+
+
+class PluginError(ImportError):
+    """A plug-in module (``$EXECLENS_PLUGINS`` or an entry point) that cannot be loaded."""
+
+
+def register_kind(kind: QuestionKind, *, replace: bool = False) -> QuestionKind:
+    """Add ``kind`` under ``kind.name`` (a second kind of the same name is refused unless
+    ``replace``); returns it, so a module may write ``KIND = register_kind(MyKind())``."""
+    if not isinstance(kind, QuestionKind):
+        raise TypeError(f"{kind!r} is not a QuestionKind (see execlens.tasks.kinds)")
+    if not kind.name or not kind.name.isidentifier():
+        raise ValueError(f"a question kind needs a name that is an identifier, not {kind.name!r}")
+    if kind.scope not in ("site", "run", "derived"):
+        raise ValueError(f"kind {kind.name!r}: scope must be site, run or derived")
+    old = _KINDS.get(kind.name)
+    if old is not None and old is not kind and not replace:
+        raise ValueError(f"a question kind named {kind.name!r} is registered already")
+    _KINDS[kind.name] = kind
+    return kind
+
+
+def _import_plugin(name: str, origin: str) -> object:
+    try:
+        return importlib.import_module(name)
+    except Exception as exc:  # noqa: BLE001 - any failure of a plug-in is named
+        raise PluginError(
+            f"{origin} names the module {name!r}, which fails to import "
+            f"({type(exc).__name__}: {exc}); fix it or remove it from {origin}"
+        ) from exc
+
+
+def load_plugins() -> None:
+    """Register the built-in kinds, then the plug-ins (once; later calls do nothing).
+
+    Raises :class:`PluginError` for a plug-in that fails to load."""
+    if _state["loaded"] or _state["loading"]:
+        return
+    _state["loading"] = True
+    try:
+        for module in _BUILTIN:
+            kind = importlib.import_module(f"{__package__}.{module}").KIND
+            _KINDS.setdefault(kind.name, kind)
+        for entry in entry_points(group=ENTRY_POINT_GROUP):
+            try:
+                found = entry.load()
+            except Exception as exc:  # noqa: BLE001 - named, as a module's failure is
+                raise PluginError(
+                    f"the entry point {entry.name!r} of {ENTRY_POINT_GROUP} fails to load "
+                    f"({type(exc).__name__}: {exc})"
+                ) from exc
+            if isinstance(found, QuestionKind):
+                register_kind(found)
+        for name in os.environ.get(PLUGINS_ENV, "").split(","):
+            if name.strip():
+                _import_plugin(name.strip(), f"${PLUGINS_ENV}")
+        _state["loaded"] = True
+    finally:
+        _state["loading"] = False
+
+
+def get_kind(name: str) -> QuestionKind:
+    """The kind named ``name``; ``KeyError`` naming the known kinds otherwise."""
+    found = _KINDS.get(name)
+    if found is None:
+        load_plugins()
+        found = _KINDS.get(name)
+    if found is None:
+        raise KeyError(f"unknown question kind {name!r} (kinds: {', '.join(kind_names())})")
+    return found
+
+
+def kinds() -> tuple[QuestionKind, ...]:
+    """Every registered kind: the built-in ones in their order, then plug-ins'."""
+    load_plugins()
+    return tuple(_KINDS.values())
+
+
+def kind_names() -> tuple[str, ...]:
+    """The names of :func:`kinds`."""
+    return tuple(kind.name for kind in kinds())
