@@ -121,7 +121,8 @@ def demo(
         run_shipped,
         write_report,
     )
-    from execlens.cli._eval import fail, print_summary
+    from execlens.cli._eval import print_summary
+    from execlens.cli._failures import fail
 
     if out.exists() and not out.is_dir():
         fail(f"--out {out} is a file; name a directory for the demo's runs")
