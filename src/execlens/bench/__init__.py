@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from execlens.bench._build import TasksBuilt, TasksRun
     from execlens.bench._data import (
         DatasetError,
         DatasetUnavailableError,
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
         check_config,
         run_eval,
     )
+    from execlens.bench._eval_run import EvalRun
     from execlens.bench._generations import (
         GenerationsError,
         check_generations,
@@ -75,7 +77,6 @@ if TYPE_CHECKING:
         check_revision_used,
         data_fingerprint,
         data_revision,
-        records_digest,
         unpinned_warning,
     )
     from execlens.bench._programs import load_programs
@@ -98,12 +99,15 @@ if TYPE_CHECKING:
         unregister_benchmark,
     )
     from execlens.bench._report import ReportError, RunView, load_run, write_report
-    from execlens.bench._runs import RunError, difference_reason, sample_record
-    from execlens.bench._score import ScoreRunError, ScoreRunResult, run_score
+    from execlens.bench._run import Run, RunError, TracingRun, records_digest
+    from execlens.bench._runs import difference_reason, sample_record
+    from execlens.bench._score import ScoreRun, ScoreRunError, ScoreRunResult, run_score
     from execlens.bench._script import ScriptResult, script_failure, script_job, script_result
     from execlens.bench.metrics import mean_pass_at_k, pass_at_k, sample_accuracy
 
 _EXPORTS = {
+    "TasksBuilt": "_build",
+    "TasksRun": "_build",
     "build_demo_reval": "_demo",
     "run_demo": "_demo",
     "run_shipped": "_demo",
@@ -127,6 +131,7 @@ _EXPORTS = {
     "EvalError": "_eval",
     "EvalInterrupted": "_eval",
     "EvalResult": "_eval",
+    "EvalRun": "_eval_run",
     "ModelRequestsFailed": "_eval",
     "check_config": "_eval",
     "run_eval": "_eval",
@@ -145,7 +150,6 @@ _EXPORTS = {
     "check_revision_used": "_pin",
     "data_fingerprint": "_pin",
     "data_revision": "_pin",
-    "records_digest": "_pin",
     "unpinned_warning": "_pin",
     "PERTURB_KINDS": "_perturb_kinds",
     "ScriptResult": "_script",
@@ -184,9 +188,13 @@ _EXPORTS = {
     "RunView": "_report",
     "load_run": "_report",
     "write_report": "_report",
-    "RunError": "_runs",
+    "Run": "_run",
+    "RunError": "_run",
+    "TracingRun": "_run",
+    "records_digest": "_run",
     "difference_reason": "_runs",
     "sample_record": "_runs",
+    "ScoreRun": "_score",
     "ScoreRunError": "_score",
     "ScoreRunResult": "_score",
     "run_score": "_score",

@@ -18,6 +18,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._run import records_digest
+
 __all__ = [
     "DataOptionError",
     "HubLoads",
@@ -27,7 +29,6 @@ __all__ = [
     "data_fingerprint",
     "data_revision",
     "note_hub_load",
-    "records_digest",
     "unpinned_warning",
 ]
 
@@ -100,15 +101,6 @@ def check_revision_used(loads: HubLoads, benchmark: str) -> None:
             "dataset (its data ships with execlens or comes from --data); drop "
             "--data-revision"
         )
-
-
-def records_digest(records: Sequence[Any]) -> str:
-    """sha256 of the loaded records' ``repr`` (every benchmark's records, and the runs
-    ``tasks build`` reads, are frozen dataclasses of plain values): the data's identity,
-    whatever files it came from."""
-    from ._runs import sha256_json  # the runners' digest; loaders need not import it
-
-    return sha256_json([repr(record) for record in records])
 
 
 def data_fingerprint(records: Sequence[Any], loads: HubLoads) -> dict[str, str]:

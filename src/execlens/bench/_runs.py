@@ -14,47 +14,40 @@ in one go or was killed (SIGKILL included) and rerun.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ._run import RunError
 from .metrics import sample_accuracy
 
 if TYPE_CHECKING:
     from execlens.engine import Engine
     from execlens.judge import SampleScore, Scorer, Verdict
-    from execlens.store import RunDir, ShardExecutor
+    from execlens.store import RunDir, ShardExecutor, Step
 
     from ._protocol import Benchmark
 
 __all__ = [
     "SHARD_SIZE",
-    "RunError",
     "Unit",
     "difference_reason",
     "pending",
     "prepare_context",
-    "program_identity",
     "record_isolation",
     "run_records",
     "sample_record",
     "score_shard",
     "scoring_engine_for",
-    "sha256_json",
     "summarise",
-    "unit_executor",
+    "unit_steps",
     "write_samples",
 ]
 
 SHARD_SIZE = 100
 _EXAMPLES_PER_REASON = 3
-
-
-class RunError(RuntimeError):
-    """A run that cannot go on as asked; the message names the fix."""
 
 
 @dataclass
@@ -72,12 +65,6 @@ class Unit:
     def shard(self) -> int:
         """The index of the shard holding this unit's record."""
         return self.position // SHARD_SIZE
-
-
-def sha256_json(value: Any) -> str:
-    """A stable digest of a JSON-able value (identities of data and generations)."""
-    text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=repr)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def difference_reason(official: Verdict, strict: Verdict) -> str | None:
@@ -134,24 +121,6 @@ def sample_record(
     return record
 
 
-def program_identity(engine: Engine | None = None) -> dict[str, Any]:
-    """The program environment verdicts are computed under, for a run's identity.
-
-    Official and strict verdicts execute programs: the same answers judged under NumPy 1
-    and NumPy 2 (REval's ``np.mat``) are two different runs, and a rerun under another
-    interpreter must not resume the first one's shards.  An interpreter that cannot
-    report itself is left out here: starting the engine names that failure.
-    """
-    import subprocess
-
-    from execlens.engine import program_fingerprint
-
-    try:
-        return program_fingerprint(getattr(engine, "python", None)).key()
-    except (OSError, subprocess.SubprocessError, ValueError):
-        return {}
-
-
 def record_isolation(run: RunDir, results: dict[str, Any], engine: Engine | None) -> None:
     """Record the sandbox's isolation in ``results`` and the run's manifest.
 
@@ -193,18 +162,15 @@ def prepare_context(
     return None if prepare is None else prepare(list(items), task, engine)
 
 
-def unit_executor(
-    run: RunDir, units: Sequence[Unit], work: Callable[[str, list[Unit]], list[dict[str, Any]]]
-) -> ShardExecutor:
-    """The store's executor over ``units``: one keyed step per task (in plan order), whose
+def unit_steps(units: Sequence[Unit]) -> list[Step]:
+    """The store's steps over ``units``: one keyed step per task (in plan order), whose
     shard ``s`` holds the units of that task with ``unit.shard == s``.
 
-    ``work(task, units)`` handles one shard's pending units (those no finished shard
-    holds) on the calling thread and returns their records (``"id"``: the unit's key);
-    a unit it leaves out -- its model request failed -- is not recorded, and the next
-    run asks it again.
+    A run's ``work`` handles one shard's pending units (those no finished shard holds)
+    and returns their records (``"id"``: the unit's key); a unit it leaves out -- its
+    model request failed -- is not recorded, and the next run asks it again.
     """
-    from execlens.store import InlineBackend, ShardExecutor, Step
+    from execlens.store import Step
 
     steps = []
     for task in dict.fromkeys(unit.task for unit in units):
@@ -218,13 +184,7 @@ def unit_executor(
         steps.append(
             Step(f"samples-{task}", fed=len(chunks), feed=chunks, key=lambda unit: unit.key)
         )
-
-    def run_shard(
-        step: str, chunk: list[Unit], index: int, total: int
-    ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        return (work(chunk[0].task, chunk) if chunk else []), {}
-
-    return ShardExecutor(run, steps, InlineBackend(run_shard))
+    return steps
 
 
 def pending(executor: ShardExecutor) -> list[Unit]:

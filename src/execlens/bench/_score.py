@@ -22,8 +22,8 @@ bytes.  Nothing in the final files depends on time, process or completion order.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,27 +44,26 @@ from ._reading import (
 )
 from ._references import attach_reference
 from ._registry import get_benchmark
+from ._run import Run, RunError, records_digest, sha256_json
 from ._runs import (
-    RunError,
     Unit,
     pending,
     prepare_context,
-    program_identity,
     record_isolation,
     run_records,
     score_shard,
     scoring_engine_for,
-    sha256_json,
     summarise,
-    unit_executor,
+    unit_steps,
     write_samples,
 )
 
 if TYPE_CHECKING:
     from execlens.engine import Engine
     from execlens.judge import Scorer
+    from execlens.store import RunDir, ShardExecutor, Step
 
-__all__ = ["ScoreRunError", "ScoreRunResult", "run_score"]
+__all__ = ["ScoreRun", "ScoreRunError", "ScoreRunResult", "run_score"]
 
 
 class ScoreRunError(RunError):
@@ -151,6 +150,165 @@ def _units(generations: Generations) -> list[Unit]:
     ]
 
 
+class ScoreRun(Run[ScoreRunResult]):
+    """Score a generations file in every mode of a benchmark (the units: one per paired
+    sample; one unit done: its texts read as eval reads replies, then scored)."""
+
+    verb = "score"
+    error = ScoreRunError
+
+    def __init__(
+        self,
+        out_dir: str | Path,
+        benchmark: str | Benchmark,
+        generations: Generations,
+        *,
+        generations_file: str = "",
+        engine: Engine | None = None,
+        workers: int | None = None,
+        overwrite: bool = False,
+        progress: Callable[[int, int], None] | None = None,
+        model: str | None = None,
+        temperature: float | None = None,
+        data_revision: str | None = None,
+        prompt: str = "direct",
+        endpoint: str = "chat",
+    ) -> None:
+        super().__init__(out_dir, overwrite=overwrite, engine=engine)
+        self.bench = get_benchmark(benchmark) if isinstance(benchmark, str) else benchmark
+        self.generations, self.generations_file = generations, generations_file
+        self.workers, self.progress = workers, progress
+        self.model, self.temperature, self.data_revision = model, temperature, data_revision
+        self.prompt, self.endpoint = prompt, endpoint
+        self._check()
+        self.units = _units(generations)
+        if not self.units:
+            raise ScoreRunError("the generations file pairs no samples; nothing to score")
+        self.n = max(len(unit.answers) for unit in self.units)
+        if self.n == 0:  # pass@k of empty lists is 1.0: refuse rather than report 100 %
+            raise ScoreRunError(
+                f"{generations_file or 'the generations file'} holds no "
+                "generation for any sample; pass a file with answers"
+            )
+        self.scorers: Mapping[str, Scorer[Any]] | None = None  # asked for once work is left
+        self.scored = self.resumed = 0
+
+    def _check(self) -> None:
+        spec = self.bench.tasks.get(self.generations.task)
+        if spec is not None and self.prompt not in spec.styles:
+            raise ScoreRunError(
+                f"{self.bench.name}/{self.generations.task} has no prompt {self.prompt!r} "
+                f"(use --prompt {' or '.join(spec.styles)})"
+            )
+        if self.endpoint not in ("chat", "completion"):
+            raise ScoreRunError("--endpoint must be 'chat' or 'completion'")
+
+    def identity(self) -> dict[str, Any]:
+        """The benchmark, task and notes, digests of the texts and the data, and how the
+        texts are read when not the defaults."""
+        identity: dict[str, Any] = {
+            "benchmark": self.bench.name,
+            "task": self.generations.task,
+            "notes": self.generations.notes,
+            # The same file under another path is the same run: contents, not names.
+            "generations_sha256": sha256_json([[u.key, u.answers] for u in self.units]),
+            "data_sha256": records_digest([u.item for u in self.units]),
+        }
+        if self.data_revision is not None:  # absent unpinned: earlier runs still resume
+            identity["data_revision"] = self.data_revision
+        if self.read_as is not None:  # absent at the defaults, as before
+            identity["read_as"] = self.read_as
+        return identity
+
+    @property
+    def read_as(self) -> dict[str, str] | None:
+        """``prompt`` and ``endpoint`` unless they are the defaults (``direct``, ``chat``)."""
+        if (self.prompt, self.endpoint) == ("direct", "chat"):
+            return None
+        return {"prompt": self.prompt, "endpoint": self.endpoint}
+
+    def steps(self) -> list[Step]:
+        """One keyed step over the paired samples."""
+        return unit_steps(self.units)
+
+    def start_engine(self) -> AbstractContextManager[Engine]:
+        """A scoring engine sized and preloaded as the benchmark asks."""
+        return scoring_engine_for(self.bench, self.workers)
+
+    def begin(self, executor: ShardExecutor, stack: ExitStack) -> None:
+        """Count what resumes."""
+        self.resumed = len(self.units) - len(pending(executor))
+
+    def work(self, step: str, chunk: list[Unit]) -> list[dict[str, Any]]:
+        """One shard's samples read and scored in every mode."""
+        scorers = self._scorers()
+        for unit in chunk:
+            _read_unit(self.bench, unit, self.generations, self.prompt, self.endpoint)
+        return score_shard(chunk, scorers, n=self.n, engine=self.engine, progress=self._advance)
+
+    def _scorers(self) -> Mapping[str, Scorer[Any]]:
+        if self.scorers is None:
+            context = self.generations.context
+            if context is None:  # strict truth computed as eval computes it
+                context = prepare_context(
+                    self.bench, [u.item for u in self.units], self.generations.task, self.engine
+                )
+            try:
+                self.scorers = self.bench.scorers(self.generations.task, self.prompt, context)
+            except BenchmarkError as exc:
+                raise ScoreRunError(str(exc)) from exc
+        return self.scorers
+
+    def _advance(self) -> None:
+        self.scored += 1
+        if self.progress is not None:
+            self.progress(self.resumed + self.scored, len(self.units))
+
+    def finish(self, run: RunDir, executor: ShardExecutor) -> ScoreRunResult:
+        """``samples.jsonl`` and ``results.json``."""
+        records = run_records(executor)
+        results = self._results(records)
+        record_isolation(run, results, self.engine_used)
+        write_samples(run, records)
+        run.write_json("results.json", results)
+        return ScoreRunResult(results, self.out, self.scored, self.resumed, self.seconds())
+
+    def _results(self, records: list[dict[str, Any]]) -> dict[str, Any]:
+        bench, generations = self.bench, self.generations
+        results = {
+            "benchmark": bench.name,
+            "task": generations.task,
+            **generations.notes,
+            "generations_file": self.generations_file,
+            **summarise(bench, records, generations.task, bench.modes),
+        }
+        stops = _stops(bench, self.units[0].item, generations, self.prompt, self.endpoint)
+        responses, flags = responses_summary(
+            records,
+            reasoning="auto",
+            stops_sent=(),
+            stops_applied=stops if generations.responses else (),
+        )
+        responses["read_as_responses"] = generations.responses
+        if self.read_as is not None:
+            results["prompt"], results["endpoint"] = self.prompt, self.endpoint
+        results["responses"] = responses
+        if flags:
+            results["flags"] = [*flags, *results.get("flags", [])]
+        if self.model is not None:
+            results["model"] = self.model
+            results["sampling"] = {"temperature": self.temperature}
+            attach_reference(
+                results,
+                benchmark=bench.name,
+                task=str(generations.notes.get("official_task", generations.task)),
+                model=self.model,
+                temperature=self.temperature,
+                full_benchmark=True,
+            )
+        return results
+
+
 def run_score(
     out_dir: str | Path,
     benchmark: str | Benchmark,
@@ -178,113 +336,18 @@ def run_score(
     ``endpoint`` say how the texts were asked for (the prompt style and ``chat`` or
     ``completion``): their official stops and extraction read the texts.
     """
-    from execlens.store import RunDir, StoreError
-
-    bench = get_benchmark(benchmark) if isinstance(benchmark, str) else benchmark
-    spec = bench.tasks.get(generations.task)
-    if spec is not None and prompt not in spec.styles:
-        raise ScoreRunError(
-            f"{bench.name}/{generations.task} has no prompt {prompt!r} "
-            f"(use --prompt {' or '.join(spec.styles)})"
-        )
-    if endpoint not in ("chat", "completion"):
-        raise ScoreRunError("--endpoint must be 'chat' or 'completion'")
-    units = _units(generations)
-    if not units:
-        raise ScoreRunError("the generations file pairs no samples; nothing to score")
-    n = max(len(unit.answers) for unit in units)
-    if n == 0:  # pass@k of empty lists is 1.0: refuse rather than report 100 %
-        raise ScoreRunError(
-            f"{generations_file or 'the generations file'} holds no "
-            "generation for any sample; pass a file with answers"
-        )
-    identity = {
-        "verb": "score",
-        "benchmark": bench.name,
-        "task": generations.task,
-        "notes": generations.notes,
-        # The same file under another path is the same run: contents, not names.
-        "generations_sha256": sha256_json([[u.key, u.answers] for u in units]),
-        "data_sha256": sha256_json([repr(u.item) for u in units]),
-        "program": program_identity(engine),
-    }
-    if data_revision is not None:  # absent unpinned: earlier runs still resume
-        identity["data_revision"] = data_revision
-    if (prompt, endpoint) != ("direct", "chat"):  # absent at the defaults, as before
-        identity["read_as"] = {"prompt": prompt, "endpoint": endpoint}
-    started = time.perf_counter()
-    own: Engine | None = None
-    scored = 0
-    try:
-        with RunDir.open(out_dir, identity, overwrite=overwrite) as run:
-            scorers: Mapping[str, Scorer[Any]] | None = None  # asked for once something is left
-
-            def work(task: str, shard: list[Unit]) -> list[dict[str, Any]]:
-                nonlocal own, scorers, scored
-                if engine is None and own is None:  # started only when something is left
-                    own = scoring_engine_for(bench, workers)
-                if scorers is None:
-                    context = generations.context
-                    if context is None:  # strict truth computed as eval computes it
-                        context = prepare_context(
-                            bench, [u.item for u in units], generations.task, engine or own
-                        )
-                    try:
-                        scorers = bench.scorers(generations.task, prompt, context)
-                    except BenchmarkError as exc:
-                        raise ScoreRunError(str(exc)) from exc
-                for unit in shard:
-                    _read_unit(bench, unit, generations, prompt, endpoint)
-
-                def advance() -> None:
-                    nonlocal scored
-                    scored += 1
-                    if progress is not None:
-                        progress(resumed + scored, len(units))
-
-                return score_shard(shard, scorers, n=n, engine=engine or own, progress=advance)
-
-            executor = unit_executor(run, units, work)
-            resumed = len(units) - len(pending(executor))
-            executor.run()
-            records = run_records(executor)
-            results = {
-                "benchmark": bench.name,
-                "task": generations.task,
-                **generations.notes,
-                "generations_file": generations_file,
-                **summarise(bench, records, generations.task, bench.modes),
-            }
-            stops = _stops(bench, units[0].item, generations, prompt, endpoint)
-            responses, flags = responses_summary(
-                records,
-                reasoning="auto",
-                stops_sent=(),
-                stops_applied=stops if generations.responses else (),
-            )
-            responses["read_as_responses"] = generations.responses
-            if (prompt, endpoint) != ("direct", "chat"):
-                results["prompt"], results["endpoint"] = prompt, endpoint
-            results["responses"] = responses
-            if flags:
-                results["flags"] = [*flags, *results.get("flags", [])]
-            if model is not None:
-                results["model"] = model
-                results["sampling"] = {"temperature": temperature}
-                attach_reference(
-                    results,
-                    benchmark=bench.name,
-                    task=str(generations.notes.get("official_task", generations.task)),
-                    model=model,
-                    temperature=temperature,
-                    full_benchmark=True,
-                )
-            record_isolation(run, results, engine or own)
-            write_samples(run, records)
-            run.write_json("results.json", results)
-    except StoreError as exc:
-        raise ScoreRunError(str(exc)) from exc
-    finally:
-        if own is not None:
-            own.close()
-    return ScoreRunResult(results, Path(out_dir), scored, resumed, time.perf_counter() - started)
+    return ScoreRun(
+        out_dir,
+        benchmark,
+        generations,
+        generations_file=generations_file,
+        engine=engine,
+        workers=workers,
+        overwrite=overwrite,
+        progress=progress,
+        model=model,
+        temperature=temperature,
+        data_revision=data_revision,
+        prompt=prompt,
+        endpoint=endpoint,
+    ).execute()

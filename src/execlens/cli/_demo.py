@@ -113,15 +113,9 @@ def demo(
     ] = False,
 ) -> None:
     """Run the main job on embedded defaults (no network, no model hub needed)."""
-    from execlens.bench import (
-        EvalError,
-        EvalResult,
-        RunError,
-        run_demo,
-        run_shipped,
-        write_report,
-    )
-    from execlens.cli._eval import fail, print_summary
+    from execlens.bench import EvalError, EvalResult, run_demo, run_shipped, write_report
+    from execlens.cli._eval import print_summary
+    from execlens.cli._failures import fail, run_failures
 
     if out.exists() and not out.is_dir():
         fail(f"--out {out} is a file; name a directory for the demo's runs")
@@ -137,12 +131,10 @@ def demo(
     console.rule("published generations, re-scored in seconds")
     started = time.perf_counter()
     done: list[tuple[Any, Any]] = []
-    try:
+    with run_failures():
         shipped = run_shipped(
             out / "published", on_result=lambda run, result: done.append((run, result))
         )
-    except RunError as exc:
-        fail(str(exc))
     console.print(shipped_table(done))
     console.print(
         f"{sum(r.results['samples'] for r in shipped)} samples, "

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -15,23 +14,15 @@ from execlens.bench import (
     PERTURB_KINDS,
     BenchmarkError,
     EvalConfig,
-    EvalError,
     EvalResult,
-    ModelRequestsFailed,
     benchmark_names,
     check_config,
     get_benchmark,
     run_eval,
 )
+from execlens.cli._failures import fail, run_failures, warn
 from execlens.cli._program_env import benchmark_requirements, warn_program_environment
 from execlens.tasks.prompts import DEFAULT_THINK_TAGS
-
-
-def fail(message: str, code: int = 2) -> NoReturn:
-    """End the command: one ``error:`` line on stderr naming the fix, then exit ``code``."""
-    text = " ".join(str(message).split())  # one line, whatever the message held
-    print(f"error: {text}", file=sys.stderr)
-    raise typer.Exit(code)
 
 
 def print_summary(result: EvalResult, console: Console) -> None:
@@ -79,113 +70,135 @@ def print_summary(result: EvalResult, console: Console) -> None:
         console.print(f"report: [bold]{result.report.resolve()}[/bold]")
 
 
+# The options, one alias each, so the verb's signature reads as a list of names.
+_Benchmark = Annotated[str, typer.Option(help="Benchmark: " + ", ".join(benchmark_names()) + ".")]
+_Task = Annotated[
+    str | None,
+    typer.Option(
+        help="A task of the benchmark (e.g. cruxeval: input, output); default: the "
+        "benchmark's default task (its first)."
+    ),
+]
+_Model = Annotated[str, typer.Option(help="Model name at the server, or 'local'.")]
+_Prompt = Annotated[str, typer.Option(help="direct | cot")]
+_BaseUrl = Annotated[str | None, typer.Option(help="OpenAI-compatible server URL.")]
+_N = Annotated[int | None, typer.Option(help="Samples per prompt (default: official).")]
+_Float = Annotated[float | None, typer.Option()]
+_MaxTokens = Annotated[
+    int | None,
+    typer.Option(
+        help="The token budget, never raised (default: the official budget, and a "
+        "reply it cuts asked once more with the benchmark's thinking budget, 32k, "
+        "within the server's context)."
+    ),
+]
+_Seed = Annotated[int | None, typer.Option()]
+_Endpoint = Annotated[
+    str,
+    typer.Option(help="chat (instruct models) | completion (base models, no chat template)"),
+]
+_Limit = Annotated[int | None, typer.Option(help="Only the first N samples.")]
+_Offset = Annotated[int, typer.Option(help="Skip the first N samples.")]
+_Data = Annotated[
+    str | None,
+    typer.Option(
+        help="Local data: a .jsonl/.json/.parquet file, a directory holding one, or a "
+        "datasets save_to_disk directory (pin it to its fingerprint as "
+        "DIR@FINGERPRINT); default: the benchmark's shipped copy or the hub."
+    ),
+]
+_DataRevision = Annotated[
+    str | None,
+    typer.Option(
+        help="Load the hub dataset at this revision (a commit hash or tag), recorded in "
+        "the run's identity; without it a hub load is unpinned (a warning says so)."
+    ),
+]
+_Out = Annotated[Path | None, typer.Option("--out", "-o", help="Run directory.")]
+_Workers = Annotated[int | None, typer.Option(help="Scoring servers (>= 1).")]
+_Concurrency = Annotated[int | None, typer.Option(help="Requests in flight.")]
+_Retries = Annotated[
+    int | None, typer.Option(help="Retries of a failed request (default 5, with backoff).")
+]
+_NoCache = Annotated[bool, typer.Option("--no-cache", help="Bypass the request cache.")]
+_ExtraBody = Annotated[
+    str | None,
+    typer.Option(
+        help="Server-specific request fields as a JSON object, e.g. "
+        '\'{"top_k": 20, "chat_template_kwargs": {"enable_thinking": false}}\'.'
+    ),
+]
+_Overwrite = Annotated[bool, typer.Option(help="Replace a different run in --out.")]
+_Reasoning = Annotated[
+    str,
+    typer.Option(
+        help="auto: read each reply on its own, setting apart any thought it holds (a "
+        "reasoning_content or reasoning field, <think> tags or only </think>, harmony "
+        "channels; an empty think block is no thought); on: a thinking model, asked "
+        "with the thinking budget at once; off: the whole content is the answer and "
+        "the stop strings are sent.  Under auto and on no stop string is sent (it "
+        "would end a thought at a draft): the official stops cut each final part "
+        "afterwards, and answers are read from the final part only."
+    ),
+]
+_Stop = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="A stop string instead of the benchmark's (repeat for several); applied to "
+        "each final part after the fact (sent only under --reasoning off)."
+    ),
+]
+_NoStop = Annotated[bool, typer.Option("--no-stop", help="Send no stop string.")]
+_ThinkTags = Annotated[
+    tuple[str, str] | None,
+    typer.Option(help="The two tags around an inline thought (default: <think> </think>)."),
+]
+_Perturb = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="Rewrite every program first, keeping what it computes (repeat or comma "
+        "list; applied in order): " + ", ".join(PERTURB_KINDS) + ".  Each perturbed "
+        "program is re-executed; one that behaves differently is dropped and counted "
+        "in results.json."
+    ),
+]
+_PerturbSeed = Annotated[int, typer.Option(help="Seed of --perturb's choices.")]
+
+
 def eval_command(
-    benchmark: Annotated[
-        str, typer.Option(help="Benchmark: " + ", ".join(benchmark_names()) + ".")
-    ],
-    task: Annotated[
-        str | None,
-        typer.Option(
-            help="A task of the benchmark (e.g. cruxeval: input, output); default: the "
-            "benchmark's default task (its first)."
-        ),
-    ] = None,
-    model: Annotated[str, typer.Option(help="Model name at the server, or 'local'.")] = "local",
-    prompt: Annotated[str, typer.Option(help="direct | cot")] = "direct",
-    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server URL.")] = None,
-    n: Annotated[int | None, typer.Option(help="Samples per prompt (default: official).")] = None,
-    temperature: Annotated[float | None, typer.Option()] = None,
-    top_p: Annotated[float | None, typer.Option()] = None,
-    max_tokens: Annotated[
-        int | None,
-        typer.Option(
-            help="The token budget, never raised (default: the official budget, and a "
-            "reply it cuts asked once more with the benchmark's thinking budget, 32k, "
-            "within the server's context)."
-        ),
-    ] = None,
-    seed: Annotated[int | None, typer.Option()] = 0,
-    endpoint: Annotated[
-        str,
-        typer.Option(help="chat (instruct models) | completion (base models, no chat template)"),
-    ] = "chat",
-    limit: Annotated[int | None, typer.Option(help="Only the first N samples.")] = None,
-    offset: Annotated[int, typer.Option(help="Skip the first N samples.")] = 0,
-    data: Annotated[
-        str | None,
-        typer.Option(
-            help="Local data: a .jsonl/.json/.parquet file, a directory holding one, or a "
-            "datasets save_to_disk directory (pin it to its fingerprint as "
-            "DIR@FINGERPRINT); default: the benchmark's shipped copy or the hub."
-        ),
-    ] = None,
-    data_revision: Annotated[
-        str | None,
-        typer.Option(
-            help="Load the hub dataset at this revision (a commit hash or tag), recorded in "
-            "the run's identity; without it a hub load is unpinned (a warning says so)."
-        ),
-    ] = None,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Run directory.")] = None,
-    workers: Annotated[int | None, typer.Option(help="Scoring servers (>= 1).")] = None,
-    concurrency: Annotated[int | None, typer.Option(help="Requests in flight.")] = None,
-    retries: Annotated[
-        int | None, typer.Option(help="Retries of a failed request (default 5, with backoff).")
-    ] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Bypass the request cache.")] = False,
-    extra_body: Annotated[
-        str | None,
-        typer.Option(
-            help="Server-specific request fields as a JSON object, e.g. "
-            '\'{"top_k": 20, "chat_template_kwargs": {"enable_thinking": false}}\'.'
-        ),
-    ] = None,
-    overwrite: Annotated[bool, typer.Option(help="Replace a different run in --out.")] = False,
-    reasoning: Annotated[
-        str,
-        typer.Option(
-            help="auto: read each reply on its own, setting apart any thought it holds (a "
-            "reasoning_content or reasoning field, <think> tags or only </think>, harmony "
-            "channels; an empty think block is no thought); on: a thinking model, asked "
-            "with the thinking budget at once; off: the whole content is the answer and "
-            "the stop strings are sent.  Under auto and on no stop string is sent (it "
-            "would end a thought at a draft): the official stops cut each final part "
-            "afterwards, and answers are read from the final part only."
-        ),
-    ] = "auto",
-    stop: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="A stop string instead of the benchmark's (repeat for several); applied to "
-            "each final part after the fact (sent only under --reasoning off)."
-        ),
-    ] = None,
-    no_stop: Annotated[bool, typer.Option("--no-stop", help="Send no stop string.")] = False,
-    think_tags: Annotated[
-        tuple[str, str] | None,
-        typer.Option(help="The two tags around an inline thought (default: <think> </think>)."),
-    ] = None,
-    perturb: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="Rewrite every program first, keeping what it computes (repeat or comma "
-            "list; applied in order): " + ", ".join(PERTURB_KINDS) + ".  Each perturbed "
-            "program is re-executed; one that behaves differently is dropped and counted "
-            "in results.json."
-        ),
-    ] = None,
-    perturb_seed: Annotated[int, typer.Option(help="Seed of --perturb's choices.")] = 0,
+    benchmark: _Benchmark,
+    task: _Task = None,
+    model: _Model = "local",
+    prompt: _Prompt = "direct",
+    base_url: _BaseUrl = None,
+    n: _N = None,
+    temperature: _Float = None,
+    top_p: _Float = None,
+    max_tokens: _MaxTokens = None,
+    seed: _Seed = 0,
+    endpoint: _Endpoint = "chat",
+    limit: _Limit = None,
+    offset: _Offset = 0,
+    data: _Data = None,
+    data_revision: _DataRevision = None,
+    out: _Out = None,
+    workers: _Workers = None,
+    concurrency: _Concurrency = None,
+    retries: _Retries = None,
+    no_cache: _NoCache = False,
+    extra_body: _ExtraBody = None,
+    overwrite: _Overwrite = False,
+    reasoning: _Reasoning = "auto",
+    stop: _Stop = None,
+    no_stop: _NoStop = False,
+    think_tags: _ThinkTags = None,
+    perturb: _Perturb = None,
+    perturb_seed: _PerturbSeed = 0,
 ) -> None:
     """Run inference and scoring; write samples.jsonl, results.json and report.html."""
-    if task is None:
-        try:
-            chosen = get_benchmark(benchmark)
-        except BenchmarkError as exc:
-            fail(str(exc))
-        task = getattr(chosen, "default_task", None) or next(iter(chosen.tasks))
     config = EvalConfig(
         benchmark=benchmark,
-        task=task,
+        task=task or _default_task(benchmark),
         prompt=prompt,
         model=model,
         base_url=base_url,
@@ -210,25 +223,32 @@ def eval_command(
         perturb_seed=perturb_seed,
         data_revision=data_revision,
     )
-    target = out or Path("runs") / f"{benchmark}-{task}-{prompt}-{model.replace('/', '_')}"
-    if out is None and config.perturb:  # beside the unperturbed run, not over it
-        target = target.with_name(f"{target.name}-perturb-{'+'.join(config.perturb)}")
-    try:
+    target = out or _default_out(config)
+    # Before the run's first shard there is nothing to keep (a later Ctrl-C is the run's).
+    interrupted = f"interrupted before any sample was recorded in {target}; rerun the same command"
+    with run_failures(interrupted):
         # check_config first: a bad option is an error before any warning.
         warn_program_environment(benchmark_requirements([check_config(config).name]))
         result = run_eval(config, target, overwrite=overwrite, warn=warn)
-    except ModelRequestsFailed as exc:
-        fail(str(exc), 1)
-    except EvalError as exc:  # EvalInterrupted too: what was kept, and how to resume
-        fail(str(exc))
-    except KeyboardInterrupt:  # before the run's first shard: nothing to keep
-        fail(f"interrupted before any sample was recorded in {target}; rerun the same command")
     print_summary(result, Console())
 
 
-def warn(message: str) -> None:
-    """One ``warning:`` line on stderr; the command goes on."""
-    typer.echo("warning: " + " ".join(str(message).split()), err=True)
+def _default_task(benchmark: str) -> str:
+    """The benchmark's default task (its first), or a usage error for an unknown one."""
+    try:
+        chosen = get_benchmark(benchmark)
+    except BenchmarkError as exc:
+        fail(str(exc))
+    return getattr(chosen, "default_task", None) or next(iter(chosen.tasks))
+
+
+def _default_out(config: EvalConfig) -> Path:
+    """``runs/<benchmark>-<task>-<prompt>-<model>``, beside it for a perturbed run."""
+    model = config.model.replace("/", "_")
+    target = Path("runs") / f"{config.benchmark}-{config.task}-{config.prompt}-{model}"
+    if config.perturb:  # beside the unperturbed run, not over it
+        target = target.with_name(f"{target.name}-perturb-{'+'.join(config.perturb)}")
+    return target
 
 
 def _stop_option(stop: list[str] | None, no_stop: bool) -> tuple[str, ...] | None:

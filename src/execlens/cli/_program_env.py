@@ -11,7 +11,6 @@ import typer
 
 __all__ = [
     "benchmark_requirements",
-    "program_identity",
     "program_source",
     "warn_program_environment",
 ]
@@ -58,27 +57,3 @@ def warn_program_environment(
     if message is not None:
         typer.echo(f"warning: {message}", err=True)
     return message
-
-
-def program_identity() -> dict[str, Any]:
-    """The program environment's part of a run's identity (interpreter path, Python,
-    NumPy, a digest of every installed distribution), so a run resumed under another
-    interpreter is refused instead of mixing two environments' ground truth.  A usage
-    error when the interpreter is not usable."""
-    from execlens.cli._run import usage_error
-    from execlens.engine import EngineError, program_fingerprint, resolve_program_python
-
-    try:
-        return program_fingerprint(resolve_program_python()).key()
-    except EngineError as exc:
-        usage_error(str(exc))
-    except (OSError, ValueError, KeyError) as exc:  # it runs, but cannot report itself
-        usage_error(
-            f"the program interpreter {resolve_program_python()} could not report "
-            f"its packages ({type(exc).__name__}: {exc}); give a CPython >= 3.11"
-        )
-    except Exception as exc:  # noqa: BLE001 - subprocess errors: named, not a traceback
-        usage_error(
-            f"the program interpreter {resolve_program_python()} could not report "
-            f"its packages ({type(exc).__name__}); give a CPython >= 3.11"
-        )

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from execlens.cli._eval import fail
+from execlens.cli._failures import fail
 
 
 def report(

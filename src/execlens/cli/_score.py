@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from execlens.bench import ScoreRunResult, benchmark_names
-from execlens.cli._eval import fail, warn
+from execlens.cli._failures import fail, run_failures, warn
 from execlens.cli._program_env import benchmark_requirements, warn_program_environment
+
+if TYPE_CHECKING:
+    from execlens.bench import Benchmark, Generations
 
 _EXPLAIN = {
     "unparseable:boolop": "`and`/`or` around the answer (e.g. `f([]) or True`)",
@@ -97,118 +100,97 @@ def _timing(result: ScoreRunResult, console: Console) -> None:
     )
 
 
+# The options, one alias each, so the verb's signature reads as a list of names.
+_Generations = Annotated[Path, typer.Argument(help="Generations file (official format).")]
+_Out = Annotated[Path, typer.Option("--out", "-o", help="Output directory.")]
+_Benchmark = Annotated[
+    str | None,
+    typer.Option(
+        help="Benchmark: " + ", ".join(benchmark_names()) + " (default: the one that "
+        "declares itself the default, CRUXEval)."
+    ),
+]
+_Task = Annotated[
+    str | None,
+    typer.Option(
+        help="A task of the benchmark (CRUXEval default: 'input' if the path says so, as "
+        "the official script decides)."
+    ),
+]
+_Data = Annotated[
+    Path | None,
+    typer.Option(
+        help="Local benchmark data: a .jsonl/.json/.parquet file (cruxeval.jsonl, "
+        "execution-v2 rows), a directory holding one, or a datasets save_to_disk "
+        "directory (DIR@FINGERPRINT pins it); default: the shipped copy or the hub."
+    ),
+]
+_DataRevision = Annotated[
+    str | None,
+    typer.Option(
+        help="Load the hub dataset at this revision (a commit hash or tag), recorded in "
+        "the run's identity; without it a hub load is unpinned (a warning says so)."
+    ),
+]
+_Workers = Annotated[
+    int | None,
+    typer.Option(help="Execution servers (>= 1), so timeouts overlap (default: the benchmark's)."),
+]
+_Model = Annotated[
+    str | None,
+    typer.Option(
+        help="Who generated the file (e.g. codellama-7b): recorded, and a published "
+        "reference is shown beside the scores when one is known."
+    ),
+]
+_Temperature = Annotated[
+    float | None,
+    typer.Option(help="The sampling temperature of the generations (with --model)."),
+]
+_Prompt = Annotated[
+    str,
+    typer.Option(
+        help="The prompt style the texts answered (direct, cot, ...): its official "
+        "stop strings and extraction read each text, as eval reads a reply."
+    ),
+]
+_Endpoint = Annotated[
+    str,
+    typer.Option(
+        help="How the texts were asked for: chat (eval's default) or completion (a "
+        "base model's harness); it picks the official extraction's flavour."
+    ),
+]
+_Overwrite = Annotated[bool, typer.Option(help="Discard an earlier run in --out.")]
+_Json = Annotated[bool, typer.Option("--json", help="Print results.json on one line.")]
+
+
 def score(
-    generations: Annotated[Path, typer.Argument(help="Generations file (official format).")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")],
-    benchmark: Annotated[
-        str | None,
-        typer.Option(
-            help="Benchmark: " + ", ".join(benchmark_names()) + " (default: the one that "
-            "declares itself the default, CRUXEval)."
-        ),
-    ] = None,
-    task: Annotated[
-        str | None,
-        typer.Option(
-            help="A task of the benchmark (CRUXEval default: 'input' if the path says so, as "
-            "the official script decides)."
-        ),
-    ] = None,
-    data: Annotated[
-        Path | None,
-        typer.Option(
-            help="Local benchmark data: a .jsonl/.json/.parquet file (cruxeval.jsonl, "
-            "execution-v2 rows), a directory holding one, or a datasets save_to_disk "
-            "directory (DIR@FINGERPRINT pins it); default: the shipped copy or the hub."
-        ),
-    ] = None,
-    data_revision: Annotated[
-        str | None,
-        typer.Option(
-            help="Load the hub dataset at this revision (a commit hash or tag), recorded in "
-            "the run's identity; without it a hub load is unpinned (a warning says so)."
-        ),
-    ] = None,
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            help="Execution servers (>= 1), so timeouts overlap (default: the benchmark's)."
-        ),
-    ] = None,
-    model: Annotated[
-        str | None,
-        typer.Option(
-            help="Who generated the file (e.g. codellama-7b): recorded, and a published "
-            "reference is shown beside the scores when one is known."
-        ),
-    ] = None,
-    temperature: Annotated[
-        float | None,
-        typer.Option(help="The sampling temperature of the generations (with --model)."),
-    ] = None,
-    prompt: Annotated[
-        str,
-        typer.Option(
-            help="The prompt style the texts answered (direct, cot, ...): its official "
-            "stop strings and extraction read each text, as eval reads a reply."
-        ),
-    ] = "direct",
-    endpoint: Annotated[
-        str,
-        typer.Option(
-            help="How the texts were asked for: chat (eval's default) or completion (a "
-            "base model's harness); it picks the official extraction's flavour."
-        ),
-    ] = "chat",
-    overwrite: Annotated[bool, typer.Option(help="Discard an earlier run in --out.")] = False,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print results.json on one line.")
-    ] = False,
+    generations: _Generations,
+    out: _Out,
+    benchmark: _Benchmark = None,
+    task: _Task = None,
+    data: _Data = None,
+    data_revision: _DataRevision = None,
+    workers: _Workers = None,
+    model: _Model = None,
+    temperature: _Temperature = None,
+    prompt: _Prompt = "direct",
+    endpoint: _Endpoint = "chat",
+    overwrite: _Overwrite = False,
+    as_json: _Json = False,
 ) -> None:
     """Score a generations file in official and strict modes (resumable)."""
-    from execlens.bench import (
-        BenchmarkError,
-        DataOptionError,
-        DatasetError,
-        GenerationsError,
-        ScoreRunError,
-        check_data_options,
-        check_revision_used,
-        data_fingerprint,
-        default_benchmark,
-        get_benchmark,
-        run_score,
-        unpinned_warning,
-    )
-    from execlens.bench import data_revision as data_revision_block
-    from execlens.tasks import ProblemError
+    from execlens.bench import run_score
 
     console = Console(stderr=as_json)
-    try:
-        bench = get_benchmark(benchmark) if benchmark else default_benchmark()
-    except BenchmarkError as exc:
-        fail(str(exc))
-    if task is not None and task not in bench.tasks:
-        fail(f"{bench.name} has no task {task!r}; use --task {' or '.join(sorted(bench.tasks))}")
+    bench = _checked_benchmark(benchmark, task, prompt, endpoint)
     if workers is not None and workers < 1:
         fail(f"--workers must be at least 1, got {workers}")
-    if endpoint not in ("chat", "completion"):
-        fail(f"--endpoint must be chat or completion, not {endpoint!r}")
-    styles = sorted({s for spec in bench.tasks.values() for s in spec.styles})
-    if prompt not in styles:
-        fail(f"{bench.name} has no prompt {prompt!r}; use --prompt {' or '.join(styles)}")
     if temperature is not None and not 0.0 <= temperature <= 2.0:
         fail(f"--temperature must be between 0 and 2, got {temperature}")
-    try:
-        check_data_options(None if data is None else str(data), data_revision)
-        with data_revision_block(data_revision) as hub_loads:
-            loaded = bench.read_generations(generations, None if data is None else str(data), task)
-        check_revision_used(hub_loads, bench.name)
-        unpinned = unpinned_warning(
-            hub_loads, data_fingerprint([item for item, _ in loaded.items], hub_loads)
-        )  # the identity's data_sha256
-        if unpinned is not None:
-            warn(unpinned)
+    with run_failures():
+        loaded = _load(bench, generations, data, data_revision, task)
         warn_program_environment(benchmark_requirements([bench.name]))
         with _progress(len(loaded.items), plain=not as_json) as report:
             result = run_score(
@@ -225,19 +207,56 @@ def score(
                 prompt=prompt,
                 endpoint=endpoint,
             )
-    except (
-        GenerationsError,
-        ProblemError,
-        DatasetError,
-        ScoreRunError,
-        BenchmarkError,
-        DataOptionError,
-    ) as exc:
-        fail(str(exc))
     _summary(result.results, console)
     _timing(result, console)
     if as_json:
         typer.echo(json.dumps(result.results, ensure_ascii=False))
+
+
+def _checked_benchmark(
+    benchmark: str | None, task: str | None, prompt: str, endpoint: str
+) -> Benchmark:
+    """The benchmark named (or the default one), after checking ``--task``, ``--prompt``
+    and ``--endpoint`` against it."""
+    from execlens.bench import BenchmarkError, default_benchmark, get_benchmark
+
+    try:
+        bench = get_benchmark(benchmark) if benchmark else default_benchmark()
+    except BenchmarkError as exc:
+        fail(str(exc))
+    if task is not None and task not in bench.tasks:
+        fail(f"{bench.name} has no task {task!r}; use --task {' or '.join(sorted(bench.tasks))}")
+    if endpoint not in ("chat", "completion"):
+        fail(f"--endpoint must be chat or completion, not {endpoint!r}")
+    styles = sorted({s for spec in bench.tasks.values() for s in spec.styles})
+    if prompt not in styles:
+        fail(f"{bench.name} has no prompt {prompt!r}; use --prompt {' or '.join(styles)}")
+    return bench
+
+
+def _load(
+    bench: Benchmark, generations: Path, data: Path | None, revision: str | None, task: str | None
+) -> Generations:
+    """The generations file paired with the benchmark's data (at ``revision``); a warning
+    when hub data was loaded at no pinned revision."""
+    from execlens.bench import (
+        check_data_options,
+        check_revision_used,
+        data_fingerprint,
+        data_revision,
+        unpinned_warning,
+    )
+
+    local = None if data is None else str(data)
+    check_data_options(local, revision)
+    with data_revision(revision) as hub_loads:
+        loaded = bench.read_generations(generations, local, task)
+    check_revision_used(hub_loads, bench.name)
+    items = [item for item, _ in loaded.items]  # the identity's data_sha256
+    unpinned = unpinned_warning(hub_loads, data_fingerprint(items, hub_loads))
+    if unpinned is not None:
+        warn(unpinned)
+    return loaded
 
 
 class _progress:

@@ -11,19 +11,16 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from execlens.cli._program_env import (
-    benchmark_requirements,
-    program_identity,
-    warn_program_environment,
-)
+from execlens.bench import TracingRun, records_digest
+from execlens.cli._failures import run_failures
+from execlens.cli._program_env import benchmark_requirements, warn_program_environment
 from execlens.cli._run import usage_error
 from execlens.cli._tasks import (
     DEFAULT_WALL_LIMIT,
-    SHARD_RUNS,
     MaxStepsOption,
     ProgressOption,
     WallLimitOption,
@@ -31,9 +28,10 @@ from execlens.cli._tasks import (
     check_run_options,
     checked_mode,
     named_runs,
-    open_run,
-    traced_in_shards,
 )
+
+if TYPE_CHECKING:
+    from execlens.store import RunDir, ShardExecutor
 
 # Statuses that are ground truth (a program may raise); anything else is named.
 _EXPECTED = ("ok", "exception", "skipped")
@@ -50,70 +48,157 @@ def _load(dataset: Path) -> list[Any]:
         usage_error(str(exc))
 
 
-def _data_digest(problems: list[Any]) -> str:
-    """The run's data identity: a digest of every loaded problem, every field included.
+class TraceRun(TracingRun[list[dict[str, Any]]]):
+    """Every selected run of REval's problems traced; the JetBrains layout (and CWM's
+    format) streamed from the shards.  Its result: the execution records, for the
+    summary."""
 
-    Not the files' bytes: REval's questions (``DREval_tasks.jsonl``) sit beside the data
-    file the user names, and a ClassEval problem's ``setUp`` sources are fields its
-    ``repr`` leaves out; a rerun after either changed must not resume the old run.
-    """
-    from dataclasses import astuple
+    verb = "trace"
 
-    from execlens.bench import records_digest
+    def __init__(
+        self,
+        out: Path,
+        problems: list[Any],
+        *,
+        rows: str,
+        fmt: str,
+        mode: str,
+        max_steps: int,
+        wall_limit: float,
+        workers: int | None = None,
+        overwrite: bool = False,
+        show_progress: bool = True,
+    ) -> None:
+        selected = [
+            run
+            for problem in problems
+            for run in problem.runs
+            if rows == "all" or run.index in {p.input_idx for p in problem.pairs}
+        ]
+        super().__init__(
+            out,
+            selected,
+            mode=mode,
+            max_steps=max_steps,
+            wall_limit=wall_limit,
+            workers=workers,
+            overwrite=overwrite,
+            show_progress=show_progress,
+        )
+        self.problems, self.rows, self.fmt = problems, rows, fmt
 
-    return records_digest([astuple(problem) for problem in problems])
+    def identity(self) -> dict[str, Any]:
+        """Every loaded problem, every field included (``astuple``: not the files' bytes,
+        since REval's questions, ``DREval_tasks.jsonl``, sit beside the data file the
+        user names, and a ClassEval problem's ``setUp`` sources are fields its ``repr``
+        leaves out), the rows, the format and the tracer's options."""
+        from dataclasses import astuple
+
+        return {
+            "data": records_digest([astuple(problem) for problem in self.problems]),
+            "rows": self.rows,
+            **self.tracing_identity(),
+            **({"format": self.fmt} if self.fmt != "jetbrains" else {}),
+        }
+
+    def work(self, step: str, chunk: list[Any]) -> list[dict[str, Any]]:
+        """One shard's runs traced; one record per run holds both of its rows, so the two
+        files can never disagree on which runs are done."""
+        from execlens.bench.reval import execution_record, states_record
+        from execlens.trace import trace_job, trace_many
+
+        requests = []
+        for item in chunk:
+            if item.problem.skip_reason is None:
+                request = item.request(self.mode, self.limits)
+                base = trace_job(request).limits
+                assert base is not None  # a tracing job always carries its limits
+                limits = base.with_(wall_time=self.wall_limit)
+                requests.append(_with_engine_limits(request, limits))
+        results = iter(trace_many(self.engine, requests))
+        pairs = [(item, None if item.problem.skip_reason else next(results)) for item in chunk]
+        return [
+            {
+                "execution": execution_record(item, t),
+                "states": states_record(item, t),
+                **({"cwm": _cwm_record(item, t)} if self.fmt == "cwm" else {}),
+            }
+            for item, t in pairs
+        ]
+
+    def finish(self, run: RunDir, executor: ShardExecutor) -> list[dict[str, Any]]:
+        """The REval layout: each file streamed from the shards in run order."""
+        from execlens.store import write_jsonl_stream
+
+        names = {"execution": "executions.jsonl", "states": "states.jsonl"}
+        if self.fmt == "cwm":
+            names["cwm"] = "cwm.jsonl"
+        for field, name in names.items():
+            write_jsonl_stream(
+                run.file(name),
+                (r[field] for r in executor.records("traces")),
+                sort_keys=False,
+            )
+        return [r["execution"] for r in executor.records("traces")]
+
+
+# ``trace``'s own options, one alias each.
+_Dataset = Annotated[
+    Path,
+    typer.Argument(
+        help="REval data: a directory holding DREval_data.jsonl (and DREval_tasks.jsonl), "
+        "or that file."
+    ),
+]
+_Out = Annotated[
+    Path,
+    typer.Option(
+        "--out",
+        "-o",
+        help="Run directory for "
+        "executions.jsonl and states.jsonl (JetBrains REval "
+        "layout); rerun to resume.",
+    ),
+]
+_Mode = Annotated[
+    str,
+    typer.Option(
+        help="frame-blind (REval's reference tracer: one "
+        "state list across frames; alias: reval) or exact "
+        "(per-frame, corrected)."
+    ),
+]
+_Rows = Annotated[
+    str, typer.Option(help="all (every input) or pairs (the inputs REval asks about).")
+]
+_Format = Annotated[
+    str,
+    typer.Option(
+        "--format",
+        help="jetbrains (the REval layout) or cwm "
+        "(also cwm.jsonl: each run in Code World Model's trace "
+        "format; exact mode).",
+    ),
+]
+_Overwrite = Annotated[
+    bool, typer.Option(help="Replace a different earlier run in --out instead of refusing.")
+]
 
 
 def trace(
-    dataset: Annotated[
-        Path,
-        typer.Argument(
-            help="REval data: a directory holding DREval_data.jsonl (and DREval_tasks.jsonl), "
-            "or that file."
-        ),
-    ],
-    out: Annotated[
-        Path,
-        typer.Option(
-            "--out",
-            "-o",
-            help="Run directory for "
-            "executions.jsonl and states.jsonl (JetBrains REval "
-            "layout); rerun to resume.",
-        ),
-    ],
-    mode: Annotated[
-        str,
-        typer.Option(
-            help="frame-blind (REval's reference tracer: one "
-            "state list across frames; alias: reval) or exact "
-            "(per-frame, corrected)."
-        ),
-    ] = "exact",
-    rows: Annotated[
-        str, typer.Option(help="all (every input) or pairs (the inputs REval asks about).")
-    ] = "all",
-    fmt: Annotated[
-        str,
-        typer.Option(
-            "--format",
-            help="jetbrains (the REval layout) or cwm "
-            "(also cwm.jsonl: each run in Code World Model's trace "
-            "format; exact mode).",
-        ),
-    ] = "jetbrains",
+    dataset: _Dataset,
+    out: _Out,
+    mode: _Mode = "exact",
+    rows: _Rows = "all",
+    fmt: _Format = "jetbrains",
     workers: WorkersOption = None,
     max_steps: MaxStepsOption = 200_000,
     wall_limit: WallLimitOption = DEFAULT_WALL_LIMIT,
-    overwrite: Annotated[
-        bool, typer.Option(help="Replace a different earlier run in --out instead of refusing.")
-    ] = False,
+    overwrite: _Overwrite = False,
     progress: ProgressOption = True,
 ) -> None:
     """Trace every input of an REval dataset and export the traces (resumable)."""
-    from execlens.bench.reval import BENCHMARK, EXPORT_ROWS, execution_record, states_record
-    from execlens.store import write_jsonl_stream
-    from execlens.trace import TraceLimits, trace_engine, trace_job, trace_many
+    from execlens.bench.reval import BENCHMARK, EXPORT_ROWS
 
     mode = checked_mode(mode)
     if rows not in EXPORT_ROWS:
@@ -125,80 +210,29 @@ def trace(
     for problem in problems:
         if problem.skip_reason:
             typer.echo(f"skipped {problem.task_id}: {problem.skip_reason}", err=True)
-    selected = [
-        run
-        for problem in problems
-        for run in problem.runs
-        if rows == "all" or run.index in {p.input_idx for p in problem.pairs}
-    ]
     warn_program_environment(benchmark_requirements([BENCHMARK.name]))
-    identity = {
-        "verb": "trace",
-        "data": _data_digest(problems),
-        "mode": mode,
-        "rows": rows,
-        "max_steps": max_steps,
-        "wall_limit": wall_limit,
-        "program": program_identity(),
-        **({"format": fmt} if fmt != "jetbrains" else {}),
-    }
-    limits = TraceLimits(max_steps=max_steps)
-    chunks = [selected[i : i + SHARD_RUNS] for i in range(0, len(selected), SHARD_RUNS)]
-    with open_run(out, identity, overwrite) as run_dir:
-        engine = None
+    run = TraceRun(
+        out,
+        problems,
+        rows=rows,
+        fmt=fmt,
+        mode=mode,
+        max_steps=max_steps,
+        wall_limit=wall_limit,
+        workers=workers,
+        overwrite=overwrite,
+        show_progress=progress,
+    )
+    with run_failures():
+        records = run.execute()
+    _print_traced(records, out, mode)
 
-        def work(chunk: list[Any]) -> list[dict[str, Any]]:
-            nonlocal engine
-            if engine is None:  # started only when something is left to trace
-                engine = trace_engine(workers=workers).__enter__()
-            requests = []
-            for item in chunk:
-                if item.problem.skip_reason is None:
-                    request = item.request(mode, limits)
-                    base = trace_job(request).limits
-                    assert base is not None  # a tracing job always carries its limits
-                    requests.append(_with_engine_limits(request, base.with_(wall_time=wall_limit)))
-            results = iter(trace_many(engine, requests))
-            # One record per run holds both of its rows, so the two files can never
-            # disagree on which runs are done.
-            pairs = [(item, None if item.problem.skip_reason else next(results)) for item in chunk]
-            return [
-                {
-                    "execution": execution_record(item, t),
-                    "states": states_record(item, t),
-                    **({"cwm": _cwm_record(item, t)} if fmt == "cwm" else {}),
-                }
-                for item, t in pairs
-            ]
 
-        try:
-            executor = traced_in_shards(
-                run_dir, "traces", chunks, work, progress=progress, label="tracing"
-            )
-        finally:
-            if engine is not None:
-                engine.__exit__(None, None, None)
-        # The REval layout: each file streamed from the shards in run order.
-        total = write_jsonl_stream(
-            run_dir.file("executions.jsonl"),
-            (r["execution"] for r in executor.records("traces")),
-            sort_keys=False,
-        )
-        write_jsonl_stream(
-            run_dir.file("states.jsonl"),
-            (r["states"] for r in executor.records("traces")),
-            sort_keys=False,
-        )
-        if fmt == "cwm":
-            write_jsonl_stream(
-                run_dir.file("cwm.jsonl"),
-                (r["cwm"] for r in executor.records("traces")),
-                sort_keys=False,
-            )
-        records = [r["execution"] for r in executor.records("traces")]
+def _print_traced(records: list[dict[str, Any]], out: Path, mode: str) -> None:
+    """The summary on stderr: how many runs, then those that failed or were cut."""
     statuses = Counter(r["status"] for r in records)
     typer.echo(
-        f"{total} executions ({statuses['ok']} ok, {statuses['skipped']} skipped) "
+        f"{len(records)} executions ({statuses['ok']} ok, {statuses['skipped']} skipped) "
         f"written to {out}/executions.jsonl and {out}/states.jsonl ({mode} mode)",
         err=True,
     )
