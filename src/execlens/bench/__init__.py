@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from execlens.bench._base import Benchmark, BenchmarkBase
     from execlens.bench._data import (
         DatasetError,
         DatasetUnavailableError,
@@ -80,7 +81,6 @@ if TYPE_CHECKING:
     )
     from execlens.bench._programs import load_programs
     from execlens.bench._protocol import (
-        Benchmark,
         BenchmarkError,
         ExportSpec,
         Generations,
@@ -91,9 +91,12 @@ if TYPE_CHECKING:
     from execlens.bench._references import Reference, attach_reference, find_reference, model_key
     from execlens.bench._registry import (
         ENTRY_POINT_GROUP,
+        PLUGINS_VARIABLE,
+        PluginError,
         benchmark_names,
         default_benchmark,
         get_benchmark,
+        load_plugins,
         register_benchmark,
         unregister_benchmark,
     )
@@ -101,9 +104,12 @@ if TYPE_CHECKING:
     from execlens.bench._runs import RunError, difference_reason, sample_record
     from execlens.bench._score import ScoreRunError, ScoreRunResult, run_score
     from execlens.bench._script import ScriptResult, script_job, script_result
+    from execlens.bench._task_bench import TASK_STYLES, TaskBenchmark
     from execlens.bench.metrics import mean_pass_at_k, pass_at_k, sample_accuracy
 
 _EXPORTS = {
+    "Benchmark": "_base",
+    "BenchmarkBase": "_base",
     "build_demo_reval": "_demo",
     "run_demo": "_demo",
     "run_shipped": "_demo",
@@ -162,7 +168,6 @@ _EXPORTS = {
     "perturb_programs": "_perturb",
     "perturb_traced": "_perturb_traced",
     "load_programs": "_programs",
-    "Benchmark": "_protocol",
     "BenchmarkError": "_protocol",
     "ExportSpec": "_protocol",
     "Generations": "_protocol",
@@ -177,6 +182,11 @@ _EXPORTS = {
     "benchmark_names": "_registry",
     "default_benchmark": "_registry",
     "get_benchmark": "_registry",
+    "load_plugins": "_registry",
+    "PLUGINS_VARIABLE": "_registry",
+    "PluginError": "_registry",
+    "TASK_STYLES": "_task_bench",
+    "TaskBenchmark": "_task_bench",
     "register_benchmark": "_registry",
     "unregister_benchmark": "_registry",
     "ReportError": "_report",

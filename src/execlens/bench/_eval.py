@@ -57,6 +57,7 @@ from ._asking import (
     served_context,
     stops_for,
 )
+from ._base import Benchmark
 from ._pin import (
     DataOptionError,
     check_data_options,
@@ -65,7 +66,7 @@ from ._pin import (
     data_revision,
     unpinned_warning,
 )
-from ._protocol import Benchmark, BenchmarkError
+from ._protocol import BenchmarkError
 from ._reading import responses_summary
 from ._references import attach_reference
 from ._registry import get_benchmark
@@ -267,11 +268,8 @@ def check_config(config: EvalConfig) -> Benchmark:
             parse_perturb_kinds(config.perturb)
         except PerturbUnsupported as exc:
             raise EvalError(str(exc)) from exc
-        if getattr(bench, "perturb_target", None) is None:
-            raise EvalError(
-                f"{bench.name} does not support --perturb "
-                f"({getattr(bench, 'perturb_note', 'no perturb_target hook')})"
-            )
+        if bench.perturb_note is not None:
+            raise EvalError(f"{bench.name} does not support --perturb ({bench.perturb_note})")
     return bench
 
 
@@ -335,9 +333,7 @@ def _perturb(
         else:
             from execlens.judge import scoring_engine
 
-            with scoring_engine(
-                min(config.workers or 4, 4), preload=getattr(bench, "preload", ())
-            ) as own:
+            with scoring_engine(min(config.workers or 4, 4), preload=bench.preload) as own:
                 plan, summary = perturb_plan(bench, plan, kinds, config.perturb_seed, own)
     except PerturbUnsupported as exc:
         raise EvalError(str(exc)) from exc
@@ -428,12 +424,10 @@ def run_eval(
                         task,
                         engine or own_engine,
                     )
-                explain = getattr(bench, "explain", None)
-                if explain is not None:  # what the report shows beside each answer
-                    for unit in generated.ok:
-                        question = explain(unit.item, task, contexts[task])
-                        if question:
-                            unit.extra["question"] = question
+                for unit in generated.ok:  # what the report shows beside each answer
+                    question = bench.explain(unit.item, task, contexts[task])
+                    if question:
+                        unit.extra["question"] = question
 
                 def advance_scoring() -> None:
                     nonlocal scored
@@ -544,7 +538,7 @@ def run_eval(
                 results["perturbation"] = perturbation
             if warnings:
                 results["flags"] = [*warnings, *results.get("flags", [])]
-            skipped = getattr(bench, "skipped", None)
+            skipped = bench.skipped
             if skipped:  # items the benchmark will not ask, with the reason (REval: gensim)
                 results["skipped"] = dict(skipped)
             attach_reference(

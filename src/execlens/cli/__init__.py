@@ -33,6 +33,9 @@ def _named_failure(error: BaseException) -> str | None:
     errors = sys.modules.get("execlens.engine._errors")  # a refused isolation mode
     if errors is not None and isinstance(error, errors.IsolationUnavailable):
         return str(error)
+    registry = sys.modules.get("execlens.bench._registry")  # a plug-in that failed to load
+    if registry is not None and isinstance(error, registry.PluginError):
+        return str(error)
     models = sys.modules.get("execlens.models")  # only a verb that imported it can raise it
     if models is not None and isinstance(error, models.ModelConfigError):
         return str(error)

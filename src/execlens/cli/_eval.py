@@ -182,7 +182,7 @@ def eval_command(
             chosen = get_benchmark(benchmark)
         except BenchmarkError as exc:
             fail(str(exc))
-        task = getattr(chosen, "default_task", None) or next(iter(chosen.tasks))
+        task = chosen.default_task_name
     config = EvalConfig(
         benchmark=benchmark,
         task=task,

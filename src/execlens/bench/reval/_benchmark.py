@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from execlens.bench import (
+    BenchmarkBase,
     BenchmarkError,
     DatasetError,
     ExportSpec,
@@ -176,7 +177,7 @@ def _record_verdicts(
     ]
 
 
-class Reval:
+class Reval(BenchmarkBase[RevalItem]):
     """REval (r-eval/REval, ICSE 2025): coverage, path, state and output questions about
     154 programs' runs, and Incremental Consistency over all four."""
 
