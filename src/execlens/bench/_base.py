@@ -36,10 +36,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic
 
 from ._data import select
-from ._protocol import ExportSpec, Generations, ShippedRun, TaskSpec
+from ._protocol import ExportSpec, Generations, Item, ShippedRun, TaskSpec
 
 if TYPE_CHECKING:
     from execlens.engine import Engine
@@ -49,11 +49,9 @@ if TYPE_CHECKING:
 
     from ._perturb import PerturbTarget
     from ._perturb_traced import TracedTarget
+    from ._references import Reference
 
 __all__ = ["Benchmark", "BenchmarkBase", "Item"]
-
-#: A benchmark's own item type (what :meth:`BenchmarkBase.plan` lists and scorers plan on).
-Item = TypeVar("Item")
 
 _NOTHING: Mapping[str, str] = MappingProxyType({})
 
@@ -147,13 +145,13 @@ class BenchmarkBase(ABC, Generic[Item]):
         """
 
     @abstractmethod
-    def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
+    def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations[Item]:
         """The items of ``data`` paired with the answers of the generations file ``path``.
 
         Raises ``GenerationsError`` (or ``DatasetError``) naming the file and the problem.
         """
 
-    def references(self) -> Sequence[Any]:
+    def references(self) -> Sequence[Reference]:
         """Published results this benchmark can be compared with (``bench.Reference``)."""
         return ()
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 __all__ = [
     "BenchmarkError",
@@ -25,6 +25,9 @@ __all__ = [
 #: ``[(task, items), ...]``: one entry per task a run asks (several for composite tasks
 #: such as REval's ``consistency``, which asks coverage, path, state and output).
 Plan = list[tuple[str, list[Any]]]
+
+#: A benchmark's own item type (what its ``plan`` lists and its scorers plan on).
+Item = TypeVar("Item")
 
 
 class BenchmarkError(ValueError):
@@ -52,7 +55,7 @@ class ExportSpec:
 
 
 @dataclass
-class Generations:
+class Generations(Generic[Item]):
     """A generations file read for scoring: what to score and how.
 
     ``items`` pairs each item (in dataset order) with its texts; ``task`` is the task
@@ -73,7 +76,7 @@ class Generations:
     """
 
     task: str
-    items: list[tuple[Any, list[str]]]
+    items: list[tuple[Item, list[str]]]
     context: Any = None
     notes: dict[str, Any] = field(default_factory=dict)
     responses: bool = True
