@@ -105,6 +105,7 @@ if TYPE_CHECKING:
     from execlens.bench._score import ScoreRunError, ScoreRunResult, run_score
     from execlens.bench._script import ScriptResult, script_job, script_result
     from execlens.bench._task_bench import TASK_STYLES, TaskBenchmark
+    from execlens.bench._truth_cache import TRUTH_CACHE_VARIABLE, TruthCache, truth_cache_dir
     from execlens.bench.metrics import mean_pass_at_k, pass_at_k, sample_accuracy
 
 _EXPORTS = {
@@ -187,6 +188,9 @@ _EXPORTS = {
     "PluginError": "_registry",
     "TASK_STYLES": "_task_bench",
     "TaskBenchmark": "_task_bench",
+    "TRUTH_CACHE_VARIABLE": "_truth_cache",
+    "TruthCache": "_truth_cache",
+    "truth_cache_dir": "_truth_cache",
     "register_benchmark": "_registry",
     "unregister_benchmark": "_registry",
     "ReportError": "_report",

@@ -17,7 +17,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -76,14 +75,11 @@ _REFERENCES = (
 
 
 def truth_cache_dir() -> Path:
-    """Where traced ground truth is kept: ``$EXECLENS_TRUTH_CACHE_DIR``, else beside the
-    request cache.  Keyed by content, so any run over the same problems reuses it."""
-    configured = os.environ.get("EXECLENS_TRUTH_CACHE_DIR")
-    if configured:
-        return Path(configured)
-    from execlens.models import default_cache_dir
+    """Where traced ground truth is kept: the core's truth cache (``bench.TruthCache``:
+    ``$EXECLENS_TRUTH_CACHE_DIR``, else ``reval-truth`` beside the request cache)."""
+    from execlens.bench import truth_cache_dir as core_dir
 
-    return default_cache_dir() / "reval-truth"
+    return core_dir("reval-truth")
 
 
 class RevalScorer:
