@@ -183,6 +183,38 @@ def test_eval_unknown_benchmark(tmp_path: Path) -> None:
     _refused(result, "unknown benchmark 'humaneval'", "cruxeval")
 
 
+@pytest.mark.parametrize(
+    ("plugins", "named"),
+    [
+        ("execlens_no_such_plugin", "ModuleNotFoundError"),  # a module that is not there
+        ("json", ""),  # imports fine, declares nothing: not an error (question kinds' module)
+    ],
+)
+def test_eval_plugin_module_that_fails_to_import(
+    plugins: str, named: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """EXECLENS_PLUGINS naming a module that cannot be imported: refused, never skipped."""
+    monkeypatch.setenv("EXECLENS_PLUGINS", f"{plugins},")
+    result = _run("eval", "--benchmark", "cruxeval", "--task", "branch", "-o", str(tmp_path / "o"))
+    if named:
+        _refused(result, "EXECLENS_PLUGINS", repr(plugins), named, "remove it from")
+    else:  # the run goes on to the next mistake: the task
+        _refused(result, "no task 'branch'")
+
+
+def test_score_plugin_module_whose_benchmark_is_not_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plug-in module whose BENCHMARK does not derive from BenchmarkBase."""
+    (tmp_path / "execlens_bad_plugin.py").write_text("BENCHMARK = object()\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("EXECLENS_PLUGINS", "execlens_bad_plugin")
+    gens = tmp_path / "g.json"
+    gens.write_text("{}")
+    result = _run("score", str(gens), "--benchmark", "cruxeval", "-o", str(tmp_path / "o"))
+    _refused(result, "'execlens_bad_plugin'", "derive it from execlens.bench.BenchmarkBase")
+
+
 def test_eval_unknown_task(tmp_path: Path) -> None:
     result = _run("eval", "--benchmark", "cruxeval", "--task", "branch", "-o", str(tmp_path / "o"))
     _refused(result, "no task 'branch'", "input, output")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from execlens._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from execlens.bench._base import Benchmark, BenchmarkBase
     from execlens.bench._build import TasksBuilt, TasksRun
     from execlens.bench._data import (
         DatasetError,
@@ -81,7 +82,6 @@ if TYPE_CHECKING:
     )
     from execlens.bench._programs import load_programs
     from execlens.bench._protocol import (
-        Benchmark,
         BenchmarkError,
         ExportSpec,
         Generations,
@@ -92,9 +92,12 @@ if TYPE_CHECKING:
     from execlens.bench._references import Reference, attach_reference, find_reference, model_key
     from execlens.bench._registry import (
         ENTRY_POINT_GROUP,
+        PLUGINS_VARIABLE,
+        PluginError,
         benchmark_names,
         default_benchmark,
         get_benchmark,
+        load_plugins,
         register_benchmark,
         unregister_benchmark,
     )
@@ -103,9 +106,13 @@ if TYPE_CHECKING:
     from execlens.bench._runs import difference_reason, sample_record
     from execlens.bench._score import ScoreRun, ScoreRunError, ScoreRunResult, run_score
     from execlens.bench._script import ScriptResult, script_failure, script_job, script_result
+    from execlens.bench._task_bench import TASK_STYLES, TaskBenchmark
+    from execlens.bench._truth_cache import TRUTH_CACHE_VARIABLE, TruthCache, truth_cache_dir
     from execlens.bench.metrics import mean_pass_at_k, pass_at_k, sample_accuracy
 
 _EXPORTS = {
+    "Benchmark": "_base",
+    "BenchmarkBase": "_base",
     "TasksBuilt": "_build",
     "TasksRun": "_build",
     "build_demo_reval": "_demo",
@@ -167,7 +174,6 @@ _EXPORTS = {
     "perturb_programs": "_perturb",
     "perturb_traced": "_perturb_traced",
     "load_programs": "_programs",
-    "Benchmark": "_protocol",
     "BenchmarkError": "_protocol",
     "ExportSpec": "_protocol",
     "Generations": "_protocol",
@@ -182,6 +188,14 @@ _EXPORTS = {
     "benchmark_names": "_registry",
     "default_benchmark": "_registry",
     "get_benchmark": "_registry",
+    "load_plugins": "_registry",
+    "PLUGINS_VARIABLE": "_registry",
+    "PluginError": "_registry",
+    "TASK_STYLES": "_task_bench",
+    "TaskBenchmark": "_task_bench",
+    "TRUTH_CACHE_VARIABLE": "_truth_cache",
+    "TruthCache": "_truth_cache",
+    "truth_cache_dir": "_truth_cache",
     "register_benchmark": "_registry",
     "unregister_benchmark": "_registry",
     "ReportError": "_report",

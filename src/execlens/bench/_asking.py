@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from execlens.tasks.prompts import ModelResponse, read_response
 
-from ._protocol import Benchmark
+from ._base import Benchmark
 from ._reading import flavor_of, read_answers, reading_fields, scored_texts, stops_of
 from ._runs import Unit
 

@@ -36,7 +36,7 @@ def run_shipped(
     results: list[ScoreRunResult] = []
     for name in benchmark_names():
         bench = get_benchmark(name)
-        for shipped in getattr(bench, "shipped_runs", list)():
+        for shipped in bench.shipped_runs():
             loaded = bench.read_generations(shipped.generations, shipped.data, None)
             result = run_score(
                 out / shipped.label,
@@ -117,10 +117,7 @@ def run_demo(
     results: list[EvalResult] = []
     for name in benchmark_names():
         bench = get_benchmark(name)
-        hook = getattr(bench, "demo_evals", None)
-        if hook is None:
-            continue
-        plans: list[tuple[str, dict[str, Any]]] = hook(out / "data" / name, engine)
+        plans = bench.demo_evals(out / "data" / name, engine)
         for label, fields in plans:
             config = EvalConfig(
                 **{

@@ -44,8 +44,9 @@ from typing import TYPE_CHECKING, Any
 
 from execlens.tasks.prompts import DEFAULT_THINK_TAGS
 
+from ._base import Benchmark
 from ._pin import DataOptionError, check_data_options
-from ._protocol import Benchmark, BenchmarkError
+from ._protocol import BenchmarkError
 from ._registry import get_benchmark
 from ._run import RunError
 
@@ -228,11 +229,8 @@ def check_config(config: EvalConfig) -> Benchmark:
             parse_perturb_kinds(config.perturb)
         except PerturbUnsupported as exc:
             raise EvalError(str(exc)) from exc
-        if getattr(bench, "perturb_target", None) is None:
-            raise EvalError(
-                f"{bench.name} does not support --perturb "
-                f"({getattr(bench, 'perturb_note', 'no perturb_target hook')})"
-            )
+        if bench.perturb_note is not None:
+            raise EvalError(f"{bench.name} does not support --perturb ({bench.perturb_note})")
     return bench
 
 

@@ -28,7 +28,7 @@ from ._eval import (
     check_config,
 )
 from ._pin import check_revision_used, data_fingerprint, data_revision, unpinned_warning
-from ._protocol import Benchmark
+from ._base import Benchmark
 from ._reading import responses_summary
 from ._references import attach_reference
 from ._run import Run
@@ -116,9 +116,7 @@ def _perturb(
         else:
             from execlens.judge import scoring_engine
 
-            with scoring_engine(
-                min(config.workers or 4, 4), preload=getattr(bench, "preload", ())
-            ) as own:
+            with scoring_engine(min(config.workers or 4, 4), preload=bench.preload) as own:
                 plan, summary = perturb_plan(bench, plan, kinds, config.perturb_seed, own)
     except PerturbUnsupported as exc:
         raise EvalError(str(exc)) from exc
@@ -238,12 +236,10 @@ class EvalRun(Run[EvalResult]):
                 raise _ServerGaveNothing  # a dead server (the run reports it)
             return []
         context = self._context(task)
-        explain = getattr(bench, "explain", None)
-        if explain is not None:  # what the report shows beside each answer
-            for unit in generated.ok:
-                question = explain(unit.item, task, context)
-                if question:
-                    unit.extra["question"] = question
+        for unit in generated.ok:  # what the report shows beside each answer
+            question = bench.explain(unit.item, task, context)
+            if question:
+                unit.extra["question"] = question
         scorers = bench.scorers(task, self.config.prompt, context)
         return score_shard(
             generated.ok, scorers, n=self.n, engine=self.engine, progress=self._advance
@@ -362,7 +358,7 @@ class EvalRun(Run[EvalResult]):
             results["perturbation"] = self.perturbation
         if warnings:
             results["flags"] = [*warnings, *results.get("flags", [])]
-        skipped = getattr(bench, "skipped", None)
+        skipped = bench.skipped
         if skipped:  # items the benchmark will not ask, with the reason (REval: gensim)
             results["skipped"] = dict(skipped)
         attach_reference(

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic
 
-from ._data import DatasetError, LoadResult, select
+from ._base import BenchmarkBase, Item
+from ._data import DatasetError, LoadResult
 from .metrics import mean_pass_at_k
 
 if TYPE_CHECKING:
@@ -29,9 +30,6 @@ __all__ = ["PASS_AT", "ProblemScorer", "SampleBenchmark", "dataset_records", "pa
 
 #: The k's of pass@k the execution-prediction benchmarks report.
 PASS_AT = (1, 5)
-
-#: A benchmark's own item type (what ``to_problem`` turns into a task).
-Item = TypeVar("Item")
 
 
 @dataclass
@@ -91,28 +89,11 @@ def dataset_records(loaded: LoadResult[Any]) -> list[Any]:
     return list(loaded.records)
 
 
-class SampleBenchmark:
-    """Shared declaration of a benchmark of self-contained samples, scored by pass@k.
-
-    A subclass declares ``modes`` and the rest of the ``Benchmark`` protocol.
-    """
-
-    modes: tuple[str, ...]
-
-    def plan(
-        self, records: Sequence[Any], task: str, *, limit: int | None, offset: int
-    ) -> list[tuple[str, list[Any]]]:
-        """One task: the selected samples."""
-        return [(task, select(records, limit=limit, offset=offset))]
-
-    def prepare(self, items: Sequence[Any], task: str, engine: Any) -> Any:
-        """Nothing: the reference outputs are in the data."""
-        return None
+class SampleBenchmark(BenchmarkBase[Item]):
+    """Shared declaration of a benchmark of self-contained samples, scored by pass@k:
+    one task over the selected samples, nothing to prepare (the base class's defaults),
+    pass@k per mode, no exports.  A subclass declares the rest."""
 
     def metrics(self, records: Sequence[Mapping[str, Any]], task: str) -> dict[str, Any]:
         """pass@1 (and pass@5 with enough generations) per mode."""
         return pass_at_k_metrics(records, self.modes)
-
-    def exports(self) -> Sequence[Any]:
-        """None."""
-        return ()

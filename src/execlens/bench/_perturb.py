@@ -50,7 +50,8 @@ from ._perturb_traced import TracedTarget, perturb_traced
 if TYPE_CHECKING:
     from execlens.engine import Engine, Outcome
 
-    from ._protocol import Benchmark, Plan
+    from ._base import Benchmark
+    from ._protocol import Plan
 
 __all__ = [
     "PerturbTarget",
@@ -245,19 +246,15 @@ def perturb_plan(
     the items its metrics read, the truth it registered -- follows it).
     """
     kinds = check_kinds(kinds)
-    hook = getattr(bench, "perturb_target", None)
-    if hook is None:
-        raise PerturbUnsupported(
-            f"{bench.name} does not support --perturb "
-            f"({getattr(bench, 'perturb_note', 'no perturb_target hook')})"
-        )
+    if bench.perturb_note is not None:
+        raise PerturbUnsupported(f"{bench.name} does not support --perturb ({bench.perturb_note})")
     calls: list[PerturbTarget] = []
     traced: list[TracedTarget] = []
     where: list[tuple[str, int, int]] = []
     refused: Counter[str] = Counter()
     for task_index, (task, items) in enumerate(plan):
         for item_index, item in enumerate(items):
-            target = hook(item, task)
+            target = bench.perturb_target(item, task)
             if isinstance(target, str):
                 refused[target] += 1
             elif isinstance(target, TracedTarget):
@@ -298,7 +295,5 @@ def perturb_plan(
     ]
     if refused:  # items the benchmark cannot perturb (not asked, named)
         summary["not_perturbable"] = dict(sorted(refused.items()))
-    adopt = getattr(bench, "perturbed", None)
-    if adopt is not None:
-        adopt(new_plan)
+    bench.perturbed(new_plan)
     return new_plan, summary

@@ -32,9 +32,7 @@ def _program_readers() -> list[Any]:
     readers = []
     for name in benchmark_names():
         benchmark = get_benchmark(name)
-        if callable(getattr(benchmark, "recognises", None)) and callable(
-            getattr(benchmark, "programs", None)
-        ):
+        if benchmark.reads_programs:
             readers.append(benchmark)
     return readers
 

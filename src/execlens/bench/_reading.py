@@ -30,7 +30,7 @@ from execlens.tasks.prompts import Extraction, ModelResponse, apply_stop, whole_
 if TYPE_CHECKING:
     from execlens.tasks.prompts import RenderedPrompt
 
-    from ._protocol import Benchmark
+    from ._base import Benchmark
 
 __all__ = [
     "AS_GIVEN",
@@ -108,9 +108,9 @@ def scored_texts(bench: Benchmark, read: Sequence[ReadAnswer]) -> list[str]:
     its strict scorer takes :func:`~execlens.tasks.prompts.final_of_whole`), or the
     extracted answers.  One rule for ``eval`` and ``score``: both verbs judge the same
     texts."""
-    if getattr(bench, "official_reads_thought", False):
+    if bench.official_reads_thought:
         return [whole_response(r.response.reasoning, r.final) for r in read]
-    if getattr(bench, "scores_raw", False):
+    if bench.scores_raw:
         return [r.final for r in read]
     return [r.extraction.text for r in read]
 

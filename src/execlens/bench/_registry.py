@@ -8,31 +8,87 @@ listing names stays cheap.
 Third-party packages register through the ``execlens.benchmarks`` entry-point group (the
 way inspect_ai finds task packages): an entry point's value is a Benchmark object or a
 zero-argument factory returning one.  :func:`register_benchmark` adds one at run time.
+
+A module that is not installed is named in the environment variable ``EXECLENS_PLUGINS``
+(``module.a,module.b``, shared with the question kinds' plug-ins): each is imported once,
+and one that defines ``BENCHMARK`` (a benchmark or a factory) registers it.  A module
+that fails to import is a :class:`PluginError` (the CLI's one ``error:`` line), never
+skipped.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from ._protocol import Benchmark, BenchmarkError
+from ._base import Benchmark
+from ._protocol import BenchmarkError
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "PLUGINS_VARIABLE",
+    "PluginError",
     "benchmark_names",
     "built_in_folders",
     "default_benchmark",
     "get_benchmark",
+    "load_plugins",
     "register_benchmark",
 ]
 
 ENTRY_POINT_GROUP = "execlens.benchmarks"
+#: The environment variable naming plug-in modules to import (comma separated).
+PLUGINS_VARIABLE = "EXECLENS_PLUGINS"
 
 _HERE = Path(__file__).resolve().parent
 _registered: dict[str, Benchmark] = {}
-_REQUIRED = ("name", "tasks", "modes", "load", "plan", "render", "extract", "scorers", "metrics")
+_plugins: dict[str, str | None] = {}  # module -> why it failed to load (None: loaded)
+
+
+class PluginError(BenchmarkError):
+    """A module named in ``EXECLENS_PLUGINS`` that cannot be imported or registered."""
+
+
+def _plugin_modules() -> list[str]:
+    return [m.strip() for m in os.environ.get(PLUGINS_VARIABLE, "").split(",") if m.strip()]
+
+
+def _import_plugins() -> None:
+    """Import the plug-in modules not tried yet; remember why one failed."""
+    for module in _plugin_modules():
+        if _plugins.get(module, "") is None:
+            continue  # loaded already
+        try:
+            loaded = importlib.import_module(module)
+            declared = getattr(loaded, "BENCHMARK", None)  # a module, not a benchmark
+            if declared is not None:
+                benchmark = _checked(declared, f"{module}.BENCHMARK")
+                _registered[benchmark.name] = benchmark
+        except Exception as exc:  # noqa: BLE001 - a plug-in's own failure, named
+            _plugins[module] = f"{type(exc).__name__}: {exc}"
+        else:
+            _plugins[module] = None
+
+
+def load_plugins() -> list[str]:
+    """Import the modules ``EXECLENS_PLUGINS`` names; the modules loaded, in order.
+
+    Raises :class:`PluginError` naming the first module that fails to import (or whose
+    ``BENCHMARK`` is not a benchmark) and the fix.
+    """
+    _import_plugins()
+    modules = _plugin_modules()
+    for module in modules:
+        reason = _plugins.get(module)
+        if reason is not None:
+            raise PluginError(
+                f"{PLUGINS_VARIABLE} names the module {module!r}, which failed to load "
+                f"({reason}); fix it or remove it from {PLUGINS_VARIABLE}"
+            )
+    return modules
 
 
 def _folders() -> dict[str, str]:
@@ -56,15 +112,13 @@ def _entry_points() -> dict[str, Any]:
 
 
 def _checked(obj: Any, origin: str) -> Benchmark:
-    # A class is always a factory (its class attributes would otherwise pass for an
-    # instance's); another callable is one when it does not look like a benchmark.
-    if isinstance(obj, type) or (
-        callable(obj) and not any(hasattr(obj, name) for name in ("tasks", "plan"))
-    ):
+    # A class (or any other callable that is not itself a benchmark) is a factory.
+    if not isinstance(obj, Benchmark) and callable(obj):
         obj = obj()
-    missing = [name for name in _REQUIRED if not hasattr(obj, name)]
-    if missing:
-        raise BenchmarkError(f"{origin} is not a benchmark: it lacks {', '.join(missing)}")
+    if not isinstance(obj, Benchmark):
+        raise BenchmarkError(
+            f"{origin} is not a benchmark: derive it from execlens.bench.BenchmarkBase"
+        )
     return obj
 
 
@@ -82,6 +136,7 @@ def unregister_benchmark(name: str) -> None:
 
 def benchmark_names() -> list[str]:
     """Every benchmark that can be asked for: built-in folders, entry points, registered."""
+    _import_plugins()  # quietly: a broken one is raised where a benchmark is asked for
     return sorted(set(_folders()) | set(_entry_points()) | set(_registered))
 
 
@@ -92,7 +147,7 @@ def default_benchmark() -> Benchmark:
     """
     for name in _folders():
         benchmark = get_benchmark(name)
-        if getattr(benchmark, "default", False):
+        if benchmark.default:
             return benchmark
     raise BenchmarkError(
         "no benchmark declares itself the default; pass --benchmark "
@@ -101,7 +156,9 @@ def default_benchmark() -> Benchmark:
 
 
 def get_benchmark(name: str) -> Benchmark:
-    """The benchmark registered as ``name``; :class:`BenchmarkError` names the choices."""
+    """The benchmark registered as ``name``; :class:`BenchmarkError` names the choices
+    (:class:`PluginError` a plug-in module that failed to load)."""
+    load_plugins()
     if name in _registered:
         return _registered[name]
     folder = _folders().get(name)

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from execlens.judge import SampleScore, Scorer, Verdict
     from execlens.store import RunDir, ShardExecutor, Step
 
-    from ._protocol import Benchmark
+    from ._base import Benchmark
 
 __all__ = [
     "SHARD_SIZE",
@@ -145,11 +145,7 @@ def scoring_engine_for(benchmark: Benchmark, workers: int | None) -> Engine:
     """A scoring engine sized and preloaded as ``benchmark`` asks (defaults otherwise)."""
     from execlens.judge import scoring_engine
 
-    default: int = getattr(benchmark, "scoring_workers", 16)
-    return scoring_engine(
-        workers or default,
-        preload=getattr(benchmark, "preload", ()),
-    )
+    return scoring_engine(workers or benchmark.scoring_workers, preload=benchmark.preload)
 
 
 def prepare_context(
@@ -157,9 +153,8 @@ def prepare_context(
 ) -> Any:
     """What the benchmark's scorers need computed once for ``items`` of ``task`` (strict
     ground truth traced or run by the engine): its ``prepare`` hook, the same for eval
-    and score; ``None`` for a benchmark without one."""
-    prepare = getattr(benchmark, "prepare", None)
-    return None if prepare is None else prepare(list(items), task, engine)
+    and score (``None`` by default)."""
+    return benchmark.prepare(list(items), task, engine)
 
 
 def unit_steps(units: Sequence[Unit]) -> list[Step]:

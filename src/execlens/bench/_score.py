@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING, Any
 from execlens.tasks import Task
 from execlens.tasks.prompts import read_response
 
-from ._protocol import Benchmark, BenchmarkError, Generations
+from ._base import Benchmark
+from ._protocol import BenchmarkError, Generations
 from ._reading import (
     AS_GIVEN,
     ReadAnswer,

@@ -37,6 +37,9 @@ def _named_failure(error: BaseException) -> str | None:
     judge = sys.modules.get("execlens.judge._workers")  # a bad EXECLENS_JUDGE_* and the like
     if judge is not None and isinstance(error, judge.EnvSettingError):
         return str(error)
+    registry = sys.modules.get("execlens.bench._registry")  # a plug-in that failed to load
+    if registry is not None and isinstance(error, registry.PluginError):
+        return str(error)
     models = sys.modules.get("execlens.models")  # only a verb that imported it can raise it
     if models is not None and isinstance(error, models.ModelConfigError):
         return str(error)

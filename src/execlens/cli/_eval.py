@@ -239,7 +239,7 @@ def _default_task(benchmark: str) -> str:
         chosen = get_benchmark(benchmark)
     except BenchmarkError as exc:
         fail(str(exc))
-    return getattr(chosen, "default_task", None) or next(iter(chosen.tasks))
+    return chosen.default_task_name
 
 
 def _default_out(config: EvalConfig) -> Path:

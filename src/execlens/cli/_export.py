@@ -27,11 +27,7 @@ def _eval_patterns() -> list[str]:
     (its ``eval_files``), so a new benchmark is decontaminated against without edits here."""
     from execlens.bench import benchmark_names, get_benchmark
 
-    return [
-        pattern
-        for name in benchmark_names()
-        for pattern in getattr(get_benchmark(name), "eval_files", ())
-    ]
+    return [pattern for name in benchmark_names() for pattern in get_benchmark(name).eval_files]
 
 
 def _question_readers() -> list[Any]:
@@ -39,11 +35,7 @@ def _question_readers() -> list[Any]:
     asks, or ``None`` when the row is not its shape (a new benchmark needs no edit here)."""
     from execlens.bench import benchmark_names, get_benchmark
 
-    return [
-        hook
-        for name in benchmark_names()
-        if (hook := getattr(get_benchmark(name), "question_task", None)) is not None
-    ]
+    return [get_benchmark(name).question_task for name in benchmark_names()]
 
 
 def _question(readers: list[Any], record: dict[str, Any]) -> Any:
@@ -171,9 +163,9 @@ def _decontaminator(eval_data: Path | None) -> Any:
 
     found = Decontaminator()
     for name in benchmark_names():
-        shipped = getattr(get_benchmark(name), "eval_programs", None)
-        if shipped is not None:
-            found.add(shipped(), f"{name} (shipped with execlens)")
+        shipped = get_benchmark(name).eval_programs()
+        if shipped:
+            found.add(shipped, f"{name} (shipped with execlens)")
     if eval_data is None:
         return found
     if not eval_data.is_dir():

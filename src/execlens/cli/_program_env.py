@@ -24,10 +24,10 @@ def benchmark_requirements(names: Iterable[str] | None = None) -> dict[str, tupl
     needs: dict[str, tuple[str, ...]] = {}
     for name in benchmark_names() if names is None else names:
         try:
-            bench: Any = get_benchmark(name)
+            bench = get_benchmark(name)
         except BenchmarkError:
             continue  # an unknown name: the verb reports it as the usage error it is
-        requirements = tuple(getattr(bench, "program_requirements", ()) or ())
+        requirements = bench.program_requirements
         if requirements:
             needs[name] = requirements
     return needs

@@ -20,13 +20,13 @@ from execlens.bench.reval import (
     build_reval_truth,
     format_reval_scores,
     load_reval,
-    reval_constant_answers,
-    reval_oracle_answers,
     reval_pairs,
     reval_questions,
     score_reval,
 )
 from execlens.engine import Engine
+
+from ._oracle import reval_constant_answers, reval_oracle_answers
 
 
 @pytest.fixture(scope="module")

@@ -33,7 +33,7 @@ class StoredPredictions:
     scorer takes each prediction as stored."""
 
 
-class CoCoNUT(SampleBenchmark):
+class CoCoNUT(SampleBenchmark[CocoItem]):
     """CoCoNUT (arXiv 2501.16456): predict the executed line sequence of a call."""
 
     name = "coconut"

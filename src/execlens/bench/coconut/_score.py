@@ -294,7 +294,14 @@ def traced_truths(items: Sequence[CocoItem], engine: Engine) -> dict[str, list[i
 
 
 class StrictScorer:
-    """Integer lists against our tracer's lines (module docstring)."""
+    """Integer lists against our tracer's lines (module docstring).
+
+    It already judges with the core's ``judge.judge_trace``; what keeps it here: a run
+    with no truth (an Advanced program, a run that fails or is cut short) scores
+    ``reference_error`` with its reason, an answer with no one-line ``[...]`` is
+    ``unparseable:no_list``, and ``execlens score`` traces the truth in the scoring job
+    itself -- ``judge.TaskScorer`` over a trace ``Task`` would need the truth first.
+    """
 
     name = "strict"
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from execlens.bench import (
+    BenchmarkBase,
     BenchmarkError,
     Generations,
     GenerationsError,
@@ -33,7 +34,7 @@ __all__ = ["BENCHMARK", "CodeMind"]
 _PARTS = {task: part for part, task in IER_TASKS.items()} | {"sr": "sr"}
 
 
-class CodeMind:
+class CodeMind(BenchmarkBase[Any]):
     """CodeMind (Intelligent-CAT-Lab/CodeMind): execution (IER) and specification (SR)
     reasoning on its Python data."""
 

@@ -128,7 +128,13 @@ def strip_fence(text: str) -> str:
 
 
 class IERStrictScorer:
-    """Literal answers compared type-strictly with the engine's truth; no code runs."""
+    """Literal answers compared type-strictly with the engine's truth; no code runs.
+
+    Kept in the folder for now: an item whose two runs (hash seeds 0 and 1) disagree or
+    fail has no truth and scores ``reference_error`` (counted, never dropped), and one
+    code fence or backtick pair is taken off the answer; an output ``tasks.Task`` has no
+    place for a missing truth, so ``judge.TaskScorer`` would change those verdicts.
+    """
 
     name = "strict"
 
@@ -228,7 +234,13 @@ def _plain(value: Any, depth: int = 0) -> bool:
 
 
 class SRStrictScorer:
-    """The tests pass, nothing exits early or writes to stderr, the returns are data."""
+    """The tests pass, nothing exits early or writes to stderr, the returns are data.
+
+    Kept in the folder (not the core's ``judge.TaskScorer``): SR asks no value, so no
+    ``tasks.Task`` kind fits it; the verdict is decided on the *process* (exit, stderr,
+    the recorded returns of the wrapped candidate), which only this module's recorder
+    observes.
+    """
 
     name = "strict"
 

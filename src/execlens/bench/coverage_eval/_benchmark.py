@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from execlens.bench import (
+    BenchmarkBase,
     BenchmarkError,
     Generations,
     GenerationsError,
@@ -77,7 +78,7 @@ REFERENCES = (
 )
 
 
-class CoverageEval:
+class CoverageEval(BenchmarkBase[Any]):
     """CoverageEval (Tufano et al. 2023): label each line of a HumanEval method as run or
     not by one test."""
 

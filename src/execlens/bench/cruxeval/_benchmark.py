@@ -62,7 +62,7 @@ _REFERENCES = (
 )
 
 
-class CruxEval(SampleBenchmark):
+class CruxEval(SampleBenchmark[Any]):
     """CRUXEval (facebookresearch/cruxeval): 800 functions, predict an output or an input."""
 
     name = "cruxeval"

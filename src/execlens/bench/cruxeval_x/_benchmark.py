@@ -27,7 +27,7 @@ from ._score import OfficialScorer, StrictScorer, call_truths
 __all__ = ["BENCHMARK", "CruxEvalX"]
 
 
-class CruxEvalX(SampleBenchmark):
+class CruxEvalX(SampleBenchmark[CruxXItem]):
     """CRUXEval-X (CRUXEVAL-X/cruxeval-x), Python split: fill the ``????`` of an assert."""
 
     name = "cruxeval-x"

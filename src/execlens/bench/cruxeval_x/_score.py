@@ -197,7 +197,14 @@ def _strip_fence(text: str) -> str:
 
 
 class StrictScorer:
-    """Literal answers, type-strict comparison with values computed by running."""
+    """Literal answers, type-strict comparison with values computed by running.
+
+    Kept in the folder: the truth is the value of the reasoning tail's call, computed
+    in the engine (with a 1 MiB output limit) when ``prepare`` did not; an input answer
+    may call ``f`` or ``candidate`` and is compared with the tail's ``assert``
+    literal, which can be missing (``reference_error``) -- the core's input judge
+    (``judge.plan_input``) knows one entry point and a reference in hand.
+    """
 
     name = "strict"
 

@@ -34,7 +34,7 @@ from ._official import LCB_PRELUDE, LCBOfficialScorer
 __all__ = ["BENCHMARK", "LCBExec"]
 
 
-class LCBExec(SampleBenchmark):
+class LCBExec(SampleBenchmark[Any]):
     """LiveCodeBench code execution (``livecodebench/execution-v2``): predict the output."""
 
     name = "lcb-exec"

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from execlens.bench import (
+    BenchmarkBase,
     BenchmarkError,
     DatasetError,
     Generations,
@@ -70,7 +71,7 @@ def re2_metrics(records: Sequence[Mapping[str, Any]], modes: Sequence[str]) -> d
     return out
 
 
-class RE2Bench:
+class RE2Bench(BenchmarkBase[RE2Item]):
     """RE2-Bench (Intelligent-CAT-Lab/RE2Bench): input, output, loop and branch prediction
     on a user's checkout (``--data``; nothing ships)."""
 

@@ -292,7 +292,12 @@ class OfficialScorer(_Base):
 
 class StrictScorer(_Base):
     """Type-strict leaves, no prefix credit, no evaluation; misses re-executed for their
-    return value."""
+    return value.
+
+    Kept in the folder: answers are JSON documents (``{"output": ...}``, ``{"self",
+    "args", "kwargs"}``) compared leaf by leaf, with the partial score every verdict
+    carries for ``partial_rs`` -- no ``tasks.Task`` kind holds such a reference.
+    """
 
     name = "strict"
 

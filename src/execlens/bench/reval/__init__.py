@@ -49,7 +49,6 @@ if TYPE_CHECKING:
     )
     from ._flat import REVAL_EVAL_TASKS, reval_metrics_for_report
     from ._judge import judge_reval, plan_reval
-    from ._oracle import reval_constant_answers, reval_oracle_answers
     from ._plan import REVAL_MODES, REVAL_TASKS, RevalPlan
     from ._programs import (
         check_reval_data,
@@ -134,8 +133,6 @@ _EXPORTS = {
     "RevalScores": "_score",
     "format_reval_scores": "_score",
     "score_reval": "_score",
-    "reval_constant_answers": "_oracle",
-    "reval_oracle_answers": "_oracle",
     "TRUTH_VERSION": "_truth",
     "RevalTruth": "_truth",
     "build_reval_truth": "_truth",

@@ -17,12 +17,12 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from execlens.bench import (
+    BenchmarkBase,
     BenchmarkError,
     DatasetError,
     ExportSpec,
@@ -75,14 +75,11 @@ _REFERENCES = (
 
 
 def truth_cache_dir() -> Path:
-    """Where traced ground truth is kept: ``$EXECLENS_TRUTH_CACHE_DIR``, else beside the
-    request cache.  Keyed by content, so any run over the same problems reuses it."""
-    configured = os.environ.get("EXECLENS_TRUTH_CACHE_DIR")
-    if configured:
-        return Path(configured)
-    from execlens.models import default_cache_dir
+    """Where traced ground truth is kept: the core's truth cache (``bench.TruthCache``:
+    ``$EXECLENS_TRUTH_CACHE_DIR``, else ``reval-truth`` beside the request cache)."""
+    from execlens.bench import truth_cache_dir as core_dir
 
-    return default_cache_dir() / "reval-truth"
+    return core_dir("reval-truth")
 
 
 class RevalScorer:
@@ -176,7 +173,7 @@ def _record_verdicts(
     ]
 
 
-class Reval:
+class Reval(BenchmarkBase[RevalItem]):
     """REval (r-eval/REval, ICSE 2025): coverage, path, state and output questions about
     154 programs' runs, and Incremental Consistency over all four."""
 

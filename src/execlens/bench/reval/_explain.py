@@ -4,7 +4,7 @@ ground-truth run executed and the true value.
 
 Everything comes from the traced truth ``prepare`` returned (no tracing here).  The
 expected answer is the *official* truth's (REval's reference tracer) rendered as the
-oracle renders it; where the strict truth calls for another answer, both are given
+tests' oracle renders it; where the strict truth calls for another answer, both are given
 (``expected_by_mode``), since the two modes judge against different traces.
 """
 
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from execlens.values import decode, literal_text
 
-from ._oracle import _output_answer, _path_answer, _state_answer
+from ._answers import output_answer, path_answer, state_answer
 
 if TYPE_CHECKING:
     from ._data import RevalItem
@@ -56,8 +56,8 @@ def _question_answer(task: str, truth: QuestionTruth, code: str, mode: str) -> s
     if task == "coverage":
         return "YES" if truth.covered else "NO"
     if task == "path":
-        return _path_answer(truth, code)[0]
-    return _state_answer(truth, mode)[0]
+        return path_answer(truth, code)[0]
+    return state_answer(truth, mode)[0]
 
 
 def _true_value(task: str, truth: QuestionTruth, code: str, line: int, var: str) -> str:
@@ -111,9 +111,9 @@ def explain_reval(
     if task == "output" or question is None:
         out["question"] = f"complete the assertion ({pair.output_pred.strip()})"
         if strict is not None and pair.sample_id in strict.outputs:
-            expected, why = _output_answer(item, strict, "strict")
+            expected, why = output_answer(item, strict, "strict")
             if why and problem.kind == "classeval":  # the test's own expressions
-                expected, why = _output_answer(item, strict, "official")
+                expected, why = output_answer(item, strict, "official")
             out["expected"] = expected
             masks = strict.outputs[pair.sample_id].masks
             values = [_value_text(e) for mask in masks for e in mask.hidden[:1]]

@@ -17,11 +17,9 @@ not run: their pairs are listed in :attr:`RevalTruth.skipped` with the reason.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
-import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -132,33 +130,26 @@ def reval_context(item: RevalItem) -> RevalContext:
     )
 
 
-def truth_key(
-    problems: Sequence[RevalProblem], mode: str, program: Mapping[str, Any] | None = None
-) -> str:
-    """A content hash of everything the truth depends on (data, mode, Python, version, and
-    ``program``: the program environment's ``ProgramFingerprint.key()``)."""
-    digest = hashlib.sha256()
-    digest.update(
-        json.dumps(
-            [TRUTH_VERSION, mode, sys.version_info[:2], dict(program or {})], sort_keys=True
-        ).encode()
-    )
-    for problem in problems:
-        digest.update(
-            json.dumps(
+def truth_content(problems: Sequence[RevalProblem], mode: str) -> list[Any]:
+    """Everything the truth of ``mode`` is computed from (the cache's content): the truth
+    version, the mode, and each problem's code, test, inputs and questions."""
+    return [
+        TRUTH_VERSION,
+        mode,
+        [
+            [
+                problem.task_id,
+                problem.code,
+                problem.test,
+                list(problem.inputs),
                 [
-                    problem.task_id,
-                    problem.code,
-                    problem.test,
-                    list(problem.inputs),
-                    [
-                        [p.input_idx, p.output_pred, [[q.lineno, q.var] for q in p.questions]]
-                        for p in problem.pairs
-                    ],
-                ]
-            ).encode()
-        )
-    return digest.hexdigest()[:24]
+                    [p.input_idx, p.output_pred, [[q.lineno, q.var] for q in p.questions]]
+                    for p in problem.pairs
+                ],
+            ]
+            for problem in problems
+        ],
+    ]
 
 
 # ------------------------------------------------------------------ tracing
@@ -337,10 +328,6 @@ def _build(
     return truth
 
 
-def _cache_file(cache_dir: Path, mode: str, key: str) -> Path:
-    return cache_dir / f"reval-truth-{mode}-{key}.json"
-
-
 def build_reval_truth(
     problems: Iterable[RevalProblem],
     engine: Engine,
@@ -356,6 +343,7 @@ def build_reval_truth(
     the same data (the hash covers the problems, questions, mode, Python version and the
     program environment ``engine`` runs them under: its interpreter and packages).
     """
+    from execlens.bench import TruthCache
     from execlens.engine import program_fingerprint
 
     problems = list(problems)
@@ -365,18 +353,13 @@ def build_reval_truth(
     for mode in modes:
         if mode not in TRACE_MODE:
             raise ValueError(f"mode must be 'official' or 'strict', got {mode!r}")
-        key = truth_key(problems, mode, program)
-        path = _cache_file(Path(cache_dir), mode, key) if cache_dir is not None else None
-        if path is not None and path.is_file():
-            try:
-                out[mode] = RevalTruth.from_dict(json.loads(path.read_text(encoding="utf-8")))
-                continue
-            except (ValueError, KeyError, json.JSONDecodeError):
-                pass  # a stale or torn cache file: rebuild it
+        cache = TruthCache(f"reval-truth-{mode}", Path(cache_dir)) if cache_dir else None
+        key = TruthCache.key(truth_content(problems, mode), program)
+        cached = None if cache is None else cache.get(key, RevalTruth.from_dict)
+        if cached is not None:
+            out[mode] = cached
+            continue
         out[mode] = _build(engine, problems, mode, key, progress)
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(out[mode].to_dict(), ensure_ascii=False), encoding="utf-8")
-            tmp.replace(path)
+        if cache is not None:
+            cache.put(key, out[mode].to_dict())
     return out

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from execlens.bench import (
+    BenchmarkBase,
     BenchmarkError,
     DatasetError,
     DatasetUnavailableError,
@@ -66,7 +67,7 @@ class _ModeScorer(TaskScorer):
         self.name = mode
 
 
-class RuntimeBenchmark:
+class RuntimeBenchmark(BenchmarkBase[RuntimeItem]):
     """Coverage, path, state, output and input questions about any programs' runs."""
 
     name = "runtime"

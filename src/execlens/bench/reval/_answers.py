@@ -1,16 +1,14 @@
-"""Scripted REval "models" for checking the scorer: one answers from the ground truth, one
-answers constants.
+"""The answer REval's truth calls for, written as a model should write it.
 
-:func:`reval_oracle_answers` writes, for every question, the answer its truth calls for,
-as raw text in the format the official extraction reads (``[ANSWER]`` blocks are not
-needed for direct prompts): ``YES``/``NO``; the next line's code text or ``-1``; ``Nil``
-or ``value; type``; the output snippet completed.  Values are rendered for the mode they
-will be judged in: REval's ``eval``/``locate`` reading for ``official`` (``numpy.ndarray``
-with a list, ``datetime.datetime`` as ISO text, the test's own expressions in ClassEval
-masks), literals for ``strict``.  Where no text can be right (a value the envelopes could
-not keep, a next line that is blank), the reason is returned beside the answers.
-
-:func:`reval_constant_answers`: NO, Nil, -1 and ``assert False`` everywhere.
+The report's expected answers (``_explain``) and the tests' oracle model read these: for
+every question, the answer its truth calls for, as raw text in the format the official
+extraction reads (``[ANSWER]`` blocks are not needed for direct prompts): ``YES``/``NO``;
+the next line's code text or ``-1``; ``Nil`` or ``value; type``; the output snippet
+completed.  Values are rendered for the mode they will be judged in: REval's
+``eval``/``locate`` reading for ``official`` (``numpy.ndarray`` with a list,
+``datetime.datetime`` as ISO text, the test's own expressions in ClassEval masks),
+literals for ``strict``.  Where no text can be right (a value the envelopes could not
+keep, a next line that is blank), the reason is returned beside the answer.
 """
 
 from __future__ import annotations
@@ -37,20 +35,7 @@ if TYPE_CHECKING:
     from ._data import RevalItem
     from ._truth import RevalTruth
 
-__all__ = ["reval_constant_answers", "reval_oracle_answers"]
-
-Answers = dict[str, dict[str, list[str]]]
-
-
-def reval_constant_answers(questions: Sequence[RevalItem], outputs: Sequence[RevalItem]) -> Answers:
-    """Coverage NO, state Nil, path -1 and an output that fails (``assert False``)."""
-    ids = [q.sample_id for q in questions]
-    return {
-        "coverage": {i: ["NO"] for i in ids},
-        "state": {i: ["Nil"] for i in ids},
-        "path": {i: ["-1"] for i in ids},
-        "output": {o.sample_id: ["assert False"] for o in outputs},
-    }
+__all__ = ["output_answer", "path_answer", "state_answer"]
 
 
 def _type_text(envelope: dict[str, Any], mode: str) -> str:
@@ -108,7 +93,8 @@ def _official_text(value: Any, top: bool) -> str:
     return repr(value)
 
 
-def _state_answer(truth: QuestionTruth, mode: str) -> tuple[str, str | None]:
+def state_answer(truth: QuestionTruth, mode: str) -> tuple[str, str | None]:
+    """``Nil`` or ``value; type`` as ``mode`` reads it; and why no text can be right."""
     if truth.nil:
         return "Nil", None
     reasons = []
@@ -132,7 +118,8 @@ def _state_answer(truth: QuestionTruth, mode: str) -> tuple[str, str | None]:
     return "Nil", f"no text names an accepted value: {', '.join(reasons)}"
 
 
-def _path_answer(truth: QuestionTruth, code: str) -> tuple[str, str | None]:
+def path_answer(truth: QuestionTruth, code: str) -> tuple[str, str | None]:
+    """The next line's code text (or ``-1``); and why no text can be right."""
     lines = code.split("\n")
     for line in truth.next_lines:
         if line == -1:
@@ -159,7 +146,8 @@ def _mask_literal(mask: MaskTruth) -> str | None:
     return None
 
 
-def _output_answer(item: RevalItem, truth: RevalTruth, mode: str) -> tuple[str, str | None]:
+def output_answer(item: RevalItem, truth: RevalTruth, mode: str) -> tuple[str, str | None]:
+    """The output snippet completed with the recorded values; and why it cannot be."""
     problem, pair = item.problem, item.pair
     if mode == "official" and problem.kind == "classeval":
         sites = mask_sites(pair.output_pred, problem.inputs[pair.input_idx])
@@ -174,42 +162,3 @@ def _output_answer(item: RevalItem, truth: RevalTruth, mode: str) -> tuple[str, 
             return "assert False", "a mask's value has no literal form"
         fillings.append(text)
     return _fill(pair.output_pred, fillings), None
-
-
-def reval_oracle_answers(
-    questions: Sequence[RevalItem],
-    outputs: Sequence[RevalItem],
-    truth: RevalTruth,
-    *,
-    output_truth: RevalTruth | None = None,
-) -> tuple[Answers, dict[str, str]]:
-    """Answers from ``truth`` (its mode decides the rendering); and the unanswerable ids.
-
-    ``output_truth`` is the strict truth, whose recorded output values the output answers
-    use (official truth has none; official ClassEval answers use the test's expressions).
-    """
-    mode = truth.mode
-    answers: Answers = {"coverage": {}, "state": {}, "path": {}, "output": {}}
-    impossible: dict[str, str] = {}
-    for item in questions:
-        item_truth = truth.questions.get(item.sample_id)
-        if item_truth is None:
-            continue
-        answers["coverage"][item.sample_id] = ["YES" if item_truth.covered else "NO"]
-        state, why = _state_answer(item_truth, mode)
-        answers["state"][item.sample_id] = [state]
-        if why:
-            impossible[f"state:{item.sample_id}"] = why
-        path, why = _path_answer(item_truth, item.problem.code)
-        answers["path"][item.sample_id] = [path]
-        if why:
-            impossible[f"path:{item.sample_id}"] = why
-    source = output_truth if output_truth is not None else truth
-    for item in outputs:
-        if item.pair.sample_id in truth.skipped:
-            continue
-        text, why = _output_answer(item, source, mode)
-        answers["output"][item.sample_id] = [text]
-        if why:
-            impossible[f"output:{item.sample_id}"] = why
-    return answers, impossible
