@@ -19,7 +19,7 @@ skipped.
 from __future__ import annotations
 
 import importlib
-import os
+import sys
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -52,23 +52,33 @@ class PluginError(BenchmarkError):
     """A module named in ``EXECLENS_PLUGINS`` that cannot be imported or registered."""
 
 
-def _plugin_modules() -> list[str]:
-    return [m.strip() for m in os.environ.get(PLUGINS_VARIABLE, "").split(",") if m.strip()]
-
-
 def _import_plugins() -> None:
-    """Import the plug-in modules not tried yet; remember why one failed."""
-    for module in _plugin_modules():
-        if _plugins.get(module, "") is None:
-            continue  # loaded already
+    """Register the ``BENCHMARK`` of each plug-in module not read yet; remember why one
+    failed.  The modules are imported by the one plug-in importer
+    (:func:`execlens.tasks.kinds.load_plugins`), which also registers their kinds."""
+    from execlens.tasks.kinds import PluginError as ImportFailure
+    from execlens.tasks.kinds import load_plugins as import_plugins
+    from execlens.tasks.kinds import plugin_modules
+
+    try:
+        import_plugins()
+    except ImportFailure as exc:
+        _plugins[""] = str(exc)
+        return
+    _plugins.pop("", None)
+    for module in plugin_modules():
+        if module in _plugins:
+            continue  # read already
+        declared = getattr(sys.modules.get(module), "BENCHMARK", None)  # a module's name
         try:
-            loaded = importlib.import_module(module)
-            declared = getattr(loaded, "BENCHMARK", None)  # a module, not a benchmark
             if declared is not None:
                 benchmark = _checked(declared, f"{module}.BENCHMARK")
                 _registered[benchmark.name] = benchmark
         except Exception as exc:  # noqa: BLE001 - a plug-in's own failure, named
-            _plugins[module] = f"{type(exc).__name__}: {exc}"
+            _plugins[module] = (
+                f"{PLUGINS_VARIABLE} names the module {module!r}, which failed to load "
+                f"({type(exc).__name__}: {exc}); fix it or remove it from {PLUGINS_VARIABLE}"
+            )
         else:
             _plugins[module] = None
 
@@ -79,16 +89,13 @@ def load_plugins() -> list[str]:
     Raises :class:`PluginError` naming the first module that fails to import (or whose
     ``BENCHMARK`` is not a benchmark) and the fix.
     """
+    from execlens.tasks.kinds import plugin_modules
+
     _import_plugins()
-    modules = _plugin_modules()
-    for module in modules:
-        reason = _plugins.get(module)
+    for reason in [_plugins.get(""), *(_plugins.get(m) for m in plugin_modules())]:
         if reason is not None:
-            raise PluginError(
-                f"{PLUGINS_VARIABLE} names the module {module!r}, which failed to load "
-                f"({reason}); fix it or remove it from {PLUGINS_VARIABLE}"
-            )
-    return modules
+            raise PluginError(reason)
+    return plugin_modules()
 
 
 def _folders() -> dict[str, str]:

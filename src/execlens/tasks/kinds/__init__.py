@@ -34,6 +34,7 @@ if TYPE_CHECKING:
         kind_names,
         kinds,
         load_plugins,
+        plugin_modules,
         register_kind,
     )
     from execlens.tasks.kinds._wording import LINE_NOTE, numbered_lines, run_phrase, task_prompt
@@ -57,6 +58,7 @@ _EXPORTS = {
     "kind_names": "_registry",
     "kinds": "_registry",
     "load_plugins": "_registry",
+    "plugin_modules": "_registry",
     "register_kind": "_registry",
     "LINE_NOTE": "_wording",
     "numbered_lines": "_wording",

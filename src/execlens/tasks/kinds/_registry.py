@@ -23,6 +23,7 @@ __all__ = [
     "kind_names",
     "kinds",
     "load_plugins",
+    "plugin_modules",
     "register_kind",
 ]
 
@@ -34,6 +35,11 @@ _BUILTIN = ("_coverage", "_path", "_state", "_output", "_input", "_trace")
 
 _KINDS: dict[str, QuestionKind] = {}
 _state = {"loaded": False, "loading": False}
+# Each plug-in module tried, with its failure (None: imported).  A failure is raised again
+# by every later call: a second import of a half-registered module would fail differently
+# (its first kinds are registered already).  A module named later (the variable changed
+# in a long-lived process) is imported then.
+_tried: dict[str, PluginError | None] = {}
 
 
 class PluginError(ImportError):
@@ -66,33 +72,54 @@ def _import_plugin(name: str, origin: str) -> object:
         ) from exc
 
 
-def load_plugins() -> None:
-    """Register the built-in kinds, then the plug-ins (once; later calls do nothing).
+def plugin_modules() -> list[str]:
+    """The module names ``$EXECLENS_PLUGINS`` lists, in order."""
+    return [m.strip() for m in os.environ.get(PLUGINS_ENV, "").split(",") if m.strip()]
 
-    Raises :class:`PluginError` for a plug-in that fails to load."""
-    if _state["loaded"] or _state["loading"]:
+
+def load_plugins() -> None:
+    """Register the built-in kinds and the entry points' (once), then import the plug-in
+    modules of ``$EXECLENS_PLUGINS`` not tried yet.
+
+    This is the one importer of ``$EXECLENS_PLUGINS``: the benchmark registry reads the
+    modules it imported for their ``BENCHMARK``.  Raises :class:`PluginError` for a
+    plug-in that fails to load, and the same error on every later call."""
+    if _state["loading"]:
         return
     _state["loading"] = True
     try:
-        for module in _BUILTIN:
-            kind = importlib.import_module(f"{__package__}.{module}").KIND
-            _KINDS.setdefault(kind.name, kind)
-        for entry in entry_points(group=ENTRY_POINT_GROUP):
-            try:
-                found = entry.load()
-            except Exception as exc:  # noqa: BLE001 - named, as a module's failure is
-                raise PluginError(
-                    f"the entry point {entry.name!r} of {ENTRY_POINT_GROUP} fails to load "
-                    f"({type(exc).__name__}: {exc})"
-                ) from exc
-            if isinstance(found, QuestionKind):
-                register_kind(found)
-        for name in os.environ.get(PLUGINS_ENV, "").split(","):
-            if name.strip():
-                _import_plugin(name.strip(), f"${PLUGINS_ENV}")
-        _state["loaded"] = True
+        if not _state["loaded"]:
+            _load_built_in_and_entry_points()
+            _state["loaded"] = True
+        for name in plugin_modules():
+            if name not in _tried:
+                try:
+                    _import_plugin(name, f"${PLUGINS_ENV}")
+                except PluginError as error:
+                    _tried[name] = error
+                else:
+                    _tried[name] = None
+            failure = _tried[name]
+            if failure is not None:
+                raise failure
     finally:
         _state["loading"] = False
+
+
+def _load_built_in_and_entry_points() -> None:
+    for module in _BUILTIN:
+        kind = importlib.import_module(f"{__package__}.{module}").KIND
+        _KINDS.setdefault(kind.name, kind)
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            found = entry.load()
+        except Exception as exc:  # noqa: BLE001 - named, as a module's failure is
+            raise PluginError(
+                f"the entry point {entry.name!r} of {ENTRY_POINT_GROUP} fails to load "
+                f"({type(exc).__name__}: {exc})"
+            ) from exc
+        if isinstance(found, QuestionKind):
+            register_kind(found)
 
 
 def get_kind(name: str) -> QuestionKind:
