@@ -40,12 +40,18 @@ def _name_of(node: ast.AST) -> str:
     return ""
 
 
-def _function_lengths(tree: ast.Module) -> list[tuple[str, int]]:
+#: How a docstring gives the reason a function is over 80 lines ("Long because ...").
+_LONG_REASON = re.compile(r"\b[Ll]ong(?: because|: | for the reason)")
+
+
+def _function_lengths(tree: ast.Module) -> list[tuple[str, int, bool]]:
+    """``(name, lines, whether its docstring says why it is long)`` per function."""
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             end = node.end_lineno or node.lineno
-            found.append((node.name, end - node.lineno + 1))
+            reason = bool(_LONG_REASON.search(ast.get_docstring(node) or ""))
+            found.append((node.name, end - node.lineno + 1, reason))
     return found
 
 
@@ -159,6 +165,7 @@ def collect(src: Path, makefile: Path) -> dict[str, object]:
     modules: dict[str, int] = {}
     long_functions: list[str] = []
     very_long: list[str] = []
+    unexplained: list[str] = []
     scorers: list[str] = []
     folder_strict: list[str] = []
     probes: Counter[str] = Counter()
@@ -175,11 +182,13 @@ def collect(src: Path, makefile: Path) -> dict[str, object]:
         if _kind_classes(tree):
             kind_packages.add(str(path.parent.relative_to(src.parent)))
         numberers.extend([rel] * _line_numberers(tree))
-        for name, length in _function_lengths(tree):
+        for name, length, reason in _function_lengths(tree):
             if length > 50:
                 long_functions.append(f"{rel}:{name} ({length})")
             if length > 80:
                 very_long.append(f"{rel}:{name} ({length})")
+                if not reason:
+                    unexplained.append(f"{rel}:{name} ({length})")
         in_folder = len(path.relative_to(src).parts) > 2 and path.relative_to(src).parts[0] == (
             "bench"
         )
@@ -206,6 +215,7 @@ def collect(src: Path, makefile: Path) -> dict[str, object]:
         "modules_over_600": sorted(m for m, n in modules.items() if n > 600),
         "functions_over_50": len(long_functions),
         "functions_over_80": sorted(very_long),
+        "functions_over_80_without_reason": sorted(unexplained),
         "scorer_classes": len(scorers),
         "strict_scorers_in_benchmark_folders": folder_strict,
         "getattr_probes_on_a_benchmark": sum(probes.values()),

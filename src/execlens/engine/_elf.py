@@ -37,7 +37,11 @@ class _Elf:
 
 
 def _read_elf(path: str) -> _Elf | None:
-    """Parse ``path``'s program headers and dynamic section; ``None`` if not ELF."""
+    """Parse ``path``'s program headers and dynamic section; ``None`` if not ELF.
+
+    Long because it is one straight pass over the file's layout (header, program
+    headers, dynamic segment, string table): split into steps, each would re-take the
+    same offsets and word sizes it reads in order."""
     try:
         with open(path, "rb") as handle:
             head = handle.read(64)

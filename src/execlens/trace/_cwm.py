@@ -138,6 +138,10 @@ def cwm_frames(trace: Any, program: str) -> list[CwmFrame]:
     """The CWM frames of an exact-mode ``trace`` of ``program`` (see the module docstring).
 
     ``ValueError`` for a frame-blind trace (it merges frames) or one without steps.
+
+    Long because it is one walk over the trace's steps keeping a stack of open frames:
+    the call, line, return and exception cases share that stack and the frame being
+    built, and as separate functions they would hand the whole walk's state around.
     """
     if trace.mode != "exact":
         raise ValueError(f"a CWM export needs an exact-mode trace, not {trace.mode!r}")

@@ -110,6 +110,10 @@ def _fingerprint(value: Any) -> Any:
     value holds something whose changes cannot be seen this way (numpy arrays, deques,
     container subclasses...).
 
+    Long because it is a hot path (every traced line of a mutable value): one
+    explicit-stack loop with its type tests inline, where helper calls per object
+    would cost more than the walk.
+
     A tuple of atoms is listed by itself alone: it cannot change, so its identity says
     all its items would (``hidden`` counts those items and its end, so the budget is
     spent exactly as if they were listed); containers of atoms and such tuples are

@@ -51,7 +51,11 @@ class _SettraceBackend(_RecorderCore):
 
     def _local_factory(self) -> Any:
         """``make(rec)``: the per-frame trace function (a closure: the hot path avoids
-        attribute lookups; what all frames share is bound once, in cells they share)."""
+        attribute lookups; what all frames share is bound once, in cells they share).
+
+        Long because it is the tracer's hot path, called on every line of the traced
+        program: its names are bound once as closure cells and its cases inline, where
+        helpers would add a call per event."""
         steps = self._steps
         add_step = steps.extend
         coverage_add = self.coverage.add

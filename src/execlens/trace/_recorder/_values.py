@@ -300,6 +300,10 @@ class _ValueTable:
         then handled as before: an atom by identity (the atom index), anything else
         through the frame's cache (same object and unchanged contents: same envelope) or
         encoded anew.  Same names and same value indices means the previous snapshot.
+
+        Long because it binds, once per recorder, the cells its per-frame closures
+        (``make``, and ``snap`` inside it) share: the tracer's hot path, called on every
+        line, where a split into helpers would add a call per variable per line.
         """
         # Bound once per recorder: the per-frame closures share these cells (a cell per
         # name per frame would be thousands of long-lived objects for the GC to walk).
@@ -321,6 +325,7 @@ class _ValueTable:
         capped[0] = capped[0] or _len(snapshots) >= max_states or self.value_bytes > max_bytes
 
         def make(rec: _Frame) -> Any:
+            """``snap`` for the frame ``rec`` (long for the reason its factory gives)."""
             cache = rec.cache
             names: list[Any] | None = None  # the variable names at the last call, in order
             seen: list[Any] = []  # their objects then (``_RECHECK`` for mutable ones)
@@ -329,6 +334,8 @@ class _ValueTable:
             last_index = -1
 
             def snap(f_locals: dict[str, Any]) -> int:
+                """The index of the snapshot of ``f_locals`` (long: the hot path, see
+                the factory)."""
                 nonlocal names, seen, indices, last, last_index
                 if capped[0]:
                     if _len(snapshots) >= max_states:
