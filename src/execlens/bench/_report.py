@@ -252,6 +252,85 @@ def _shown_answer(answer: Any, extraction: Any, final: Any) -> str:
     return text
 
 
+def _generation_count(sample: dict[str, Any], entries: Any) -> int:
+    """How many generations a record holds: the longest of its per-generation lists."""
+    lists = (sample.get("responses"), sample.get("answers"), entries, sample.get("finals"))
+    return max((len(v) for v in lists if isinstance(v, list)), default=0)
+
+
+def _generation_verdicts(
+    sample: dict[str, Any], entry: dict[str, Any], index: int, modes: Sequence[str]
+) -> list[dict[str, Any]]:
+    """One generation's verdict per mode the record scored: the stored label, or where
+    none is stored, the mode's boolean (older records)."""
+    verdicts = []
+    for mode in modes:
+        if mode not in entry and not isinstance(sample.get(mode), list):
+            continue
+        label = entry.get(mode)
+        if label is None:  # no label stored: the mode's boolean, if any
+            flag = _at(sample.get(mode), index)
+            label = None if flag is None else ("passed" if flag else "wrong")
+        verdict = _verdict(label)
+        verdict.update(mode=mode, detail=entry.get(f"{mode}_detail"))
+        verdicts.append(verdict)
+    return verdicts
+
+
+def _generation_view(
+    sample: dict[str, Any], entries: Any, index: int, modes: Sequence[str]
+) -> dict[str, Any]:
+    """What the report shows of the ``index``-th generation of one sample."""
+    entry = _at(entries, index) or {}
+    response = _at(sample.get("responses"), index)
+    final = _at(sample.get("finals"), index)
+    if final is None:  # an older record: the whole response was the answer's text
+        final = response if response is not None else entry.get("generation")
+    verdicts = _generation_verdicts(sample, entry, index, modes)
+    answer = _at(sample.get("answers"), index)
+    extraction = _at(sample.get("extraction"), index)
+    return {
+        "index": index + 1,
+        "reasoning": _at(sample.get("reasoning"), index),
+        "final": final,
+        "shown": _shown_answer(answer, extraction, final),
+        # The raw text is shown too only where it says more than the final part.
+        "raw": response if response not in (None, final) else None,
+        "answer": _at(sample.get("answers"), index),
+        "extraction": _at(sample.get("extraction"), index),
+        "finish_reason": _at(sample.get("finish_reasons"), index),
+        "status": _at(sample.get("response_status"), index),
+        "tokens": _at(sample.get("completion_tokens"), index),
+        "differs": entry.get("differs"),
+        "verdicts": verdicts,
+    }
+
+
+def _extra_fields(sample: dict[str, Any], modes: Sequence[str]) -> dict[str, Any]:
+    """The record's fields the view shows nowhere else (neither a mode nor an accuracy)."""
+    return {
+        key: value
+        for key, value in sample.items()
+        if key not in _SHOWN
+        and key not in modes
+        and not key.endswith("_accuracy")
+        and value is not None
+    }
+
+
+def _search_text(sample: dict[str, Any], question: dict[str, Any], answers: list[Any]) -> str:
+    """The lower-cased text the report's search box matches a sample against."""
+    return " ".join(
+        str(x)
+        for x in (
+            sample.get("id", ""),
+            sample.get("task") or "",
+            question.get("expected") or "",
+            *answers,
+        )
+    ).lower()
+
+
 def failure_view(sample: dict[str, Any], modes: Sequence[str]) -> dict[str, Any]:
     """What the report shows of one sample: everything a reader needs to see why it failed.
 
@@ -261,61 +340,12 @@ def failure_view(sample: dict[str, Any], modes: Sequence[str]) -> dict[str, Any]
     stored = sample.get("question")
     question: dict[str, Any] = stored if isinstance(stored, dict) else {}
     entries = sample.get("generations") if isinstance(sample.get("generations"), list) else []
-    count = max(
-        (
-            len(v)
-            for v in (sample.get("responses"), sample.get("answers"), entries, sample.get("finals"))
-            if isinstance(v, list)
-        ),
-        default=0,
-    )
-    generations = []
-    for index in range(count):
-        entry = _at(entries, index) or {}
-        response = _at(sample.get("responses"), index)
-        final = _at(sample.get("finals"), index)
-        if final is None:  # an older record: the whole response was the answer's text
-            final = response if response is not None else entry.get("generation")
-        verdicts = []
-        for mode in modes:
-            if mode not in entry and not isinstance(sample.get(mode), list):
-                continue
-            label = entry.get(mode)
-            if label is None:  # no label stored: the mode's boolean, if any
-                flag = _at(sample.get(mode), index)
-                label = None if flag is None else ("passed" if flag else "wrong")
-            verdict = _verdict(label)
-            verdict.update(mode=mode, detail=entry.get(f"{mode}_detail"))
-            verdicts.append(verdict)
-        answer = _at(sample.get("answers"), index)
-        extraction = _at(sample.get("extraction"), index)
-        generations.append(
-            {
-                "index": index + 1,
-                "reasoning": _at(sample.get("reasoning"), index),
-                "final": final,
-                "shown": _shown_answer(answer, extraction, final),
-                # The raw text is shown too only where it says more than the final part.
-                "raw": response if response not in (None, final) else None,
-                "answer": _at(sample.get("answers"), index),
-                "extraction": _at(sample.get("extraction"), index),
-                "finish_reason": _at(sample.get("finish_reasons"), index),
-                "status": _at(sample.get("response_status"), index),
-                "tokens": _at(sample.get("completion_tokens"), index),
-                "differs": entry.get("differs"),
-                "verdicts": verdicts,
-            }
-        )
+    generations = [
+        _generation_view(sample, entries, index, modes)
+        for index in range(_generation_count(sample, entries))
+    ]
     answers = [g["answer"] for g in generations if g["answer"] is not None]
     shown = [g["shown"] for g in generations if g["answer"] is not None]
-    extra = {
-        key: value
-        for key, value in sample.items()
-        if key not in _SHOWN
-        and key not in modes
-        and not key.endswith("_accuracy")
-        and value is not None
-    }
     return {
         "id": str(sample.get("id", "")),
         "task": sample.get("task"),
@@ -331,16 +361,8 @@ def failure_view(sample: dict[str, Any], modes: Sequence[str]) -> dict[str, Any]
         },
         "first_answer": answers[0] if answers else None,
         "first_shown": shown[0] if shown else None,
-        "extra": extra,
-        "search": " ".join(
-            str(x)
-            for x in (
-                sample.get("id", ""),
-                sample.get("task") or "",
-                question.get("expected") or "",
-                *answers,
-            )
-        ).lower(),
+        "extra": _extra_fields(sample, modes),
+        "search": _search_text(sample, question, answers),
     }
 
 

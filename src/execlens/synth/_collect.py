@@ -227,6 +227,210 @@ def _moves_under_extra_seeds(
                     function.moved = True
 
 
+@dataclass
+class _Stored:
+    """The functions with stored pairs and what running those pairs found.
+
+    ``at`` maps a function's index among all functions to its position here; the lists
+    are by that position, ``mutates`` by the function's index."""
+
+    at: dict[int, int]
+    pairs: list[list[dict[str, Any]]]  # each function's well-formed stored pairs
+    first_runs: list[list[Outcome]] = field(default_factory=list)
+    mutates: dict[int, list[str]] = field(default_factory=dict)
+    classes: list[list[str]] = field(default_factory=list)
+    moved: list[bool] = field(default_factory=list)
+
+
+def _stored_of(records: Sequence[dict[str, Any]]) -> _Stored:
+    """The records with stored pairs, each with its pairs that have a dict ``input``."""
+    indices = [i for i, r in enumerate(records) if r.get("stored_ios")]
+    pairs = [
+        [
+            p
+            for p in records[i]["stored_ios"]
+            if isinstance(p, dict) and isinstance(p.get("input"), dict)
+        ]
+        for i in indices
+    ]
+    return _Stored(at={i: k for k, i in enumerate(indices)}, pairs=pairs)
+
+
+def _rerun(
+    checker: Engine,
+    functions: list[_Function],
+    stored: _Stored,
+    settings: CollectSettings,
+    limits: Any,
+) -> list[list[Outcome]]:
+    """Step 3, the determinism rerun: every candidate pair, fresh child, the other hash
+    seed; the outcomes per function."""
+    rerun_items = [
+        (function, stored.pairs[stored.at[i]], list(range(len(stored.pairs[stored.at[i]]))))
+        if i in stored.at
+        else (function, function.pairs, function.positions)
+        for i, function in enumerate(functions)
+    ]
+    return _split(
+        list(
+            checker.map(
+                _probe_jobs(rerun_items, settings.check_seed, "check", limits),
+                batch_size=settings.batch_size,
+            )
+        ),
+        [len(pairs) for _, pairs, _ in rerun_items],
+    )
+
+
+def _run_pairs(
+    engine: Engine,
+    checker: Engine,
+    functions: list[_Function],
+    stored: _Stored,
+    settings: CollectSettings,
+    limits: Any,
+) -> list[list[Outcome]]:
+    """Steps 2 and 3: the stored pairs re-executed under the run's hash seed (fresh
+    namespace each; kept in ``stored``) beside the determinism rerun, whose outcomes
+    per function are returned."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    first_items = [
+        (functions[i], pairs, list(range(len(pairs)))) for i, pairs in zip(stored.at, stored.pairs)
+    ]
+    first_jobs = _probe_jobs(first_items, settings.hash_seed, "run", limits)
+    # Runs beside the generator runs and the rerun (both pools stay busy).
+    background = ThreadPoolExecutor(2)
+    first_future = background.submit(
+        lambda: list(engine.map(first_jobs, batch_size=settings.batch_size))
+    )
+    # The static mutation analysis (host work) while the engines run, not after them.
+    mutates_future = background.submit(
+        lambda: {i: mutated_parameters(functions[i].record["refcode"]) for i in stored.at}
+    )
+    second_runs = _rerun(checker, functions, stored, settings, limits)
+    stored.first_runs = _split(first_future.result(), [len(p) for p in stored.pairs])
+    stored.mutates = mutates_future.result()
+    background.shutdown()
+    return second_runs
+
+
+def _classify_stored(
+    engine: Engine,
+    functions: list[_Function],
+    stored: _Stored,
+    second_runs: list[list[Outcome]],
+    code: list[list[str]],
+    limits: Any,
+) -> None:
+    """Step 4: why stored pairs do not reproduce (more seeds and a replay for the
+    unexplained); kept in ``stored``."""
+    stored.classes, stored.moved = classify_stored_pairs(
+        engine,
+        [
+            StoredFunction(
+                functions[i].record["refcode"],
+                stored.pairs[k],
+                stored.first_runs[k],
+                second_runs[i],
+                code[i],
+                bool(stored.mutates[i]),
+                functions[i].record["id"],
+            )
+            for i, k in stored.at.items()
+        ],
+        limits,
+    )
+
+
+def _keep_stored(
+    function: _Function, stored: _Stored, i: int
+) -> tuple[list[dict[str, Any]], list[int], Counter[str]]:
+    """The stored pairs of function ``i`` that are kept (with our own run's output) and
+    their positions, and why the others were dropped; the report says what was found."""
+    at = stored.at[i]
+    keep = int(function.record["keep"])
+    kept_pairs: list[dict[str, Any]] = []
+    kept_positions: list[int] = []
+    dropped: Counter[str] = Counter()
+    classes: Counter[str] = Counter()
+    seen: set[str] = set()
+    missing: set[str] = set()
+    for position, (pair, first, kind) in enumerate(
+        zip(stored.pairs[at], stored.first_runs[at], stored.classes[at])
+    ):
+        classes[kind] += 1
+        if kind == "missing_module" and first.exception is not None:
+            missing.add(module_name(first.exception.message))
+        probe = first.decoded() if first.ok else None
+        key = canonical(pair["input"])
+        cause = _stored_drop(kind, probe, pair, key in seen)
+        # Ground truth is our own fresh, deterministic run on the recorded input.
+        # (``probe`` is set whenever ``cause`` is None: no probe is a drop.)
+        if cause is None and probe is not None and len(kept_pairs) < keep:
+            seen.add(key)
+            kept_pairs.append({"input": pair["input"], "output": probe["output"]})
+            kept_positions.append(position)
+        elif cause is not None:
+            if cause == "missing_module" and first.exception is not None:
+                cause = f"missing_module:{module_name(first.exception.message)}"
+            dropped[cause] += 1
+    function.report["stored"] = len(stored.pairs[at])
+    function.report["pair_classes"] = dict(sorted(classes.items()))
+    if stored.mutates[i]:
+        function.report["mutates_input"] = stored.mutates[i]
+    if missing:
+        function.report["missing_modules"] = sorted(missing)
+    return kept_pairs, kept_positions, dropped
+
+
+def _keep_generated(
+    function: _Function, second: list[Outcome]
+) -> tuple[list[dict[str, Any]], list[int]]:
+    """The generated pairs whose output the rerun reproduced, and their positions; a pair
+    whose output moved marks the function ``moved``."""
+    kept_pairs: list[dict[str, Any]] = []
+    kept_positions: list[int] = []
+    for pair, position, outcome in zip(function.pairs, function.positions, second):
+        probe = outcome.decoded() if outcome.ok else None
+        if probe is None or canonical(probe.get("output")) != canonical(pair["output"]):
+            function.moved = True
+        else:
+            kept_pairs.append(pair)
+            kept_positions.append(position)
+    return kept_pairs, kept_positions
+
+
+def _function_result(
+    function: _Function,
+    flags_of_code: list[str],
+    kept_pairs: list[dict[str, Any]],
+    discarded: Counter[str] | dict[str, int],
+) -> dict[str, Any]:
+    """One function's output record: its pairs and ``collect`` report, or why it is
+    rejected (``discarded``: why its inputs were, for a function left with too few)."""
+    record, report = function.record, function.report
+    if flags_of_code:
+        report["code_flags"] = flags_of_code
+    kept = kept_pairs if not function.moved else []
+    flags = ["nondeterministic"] if function.moved else []
+    result = {**record, "pairs": kept, "collect": report, "flags": flags}
+    if function.failure is not None:
+        result["reject"] = function.failure
+    elif function.moved:
+        result["reject"] = {
+            "stage": "collect",
+            "reason": "nondeterministic",
+            "flags": flags + flags_of_code,
+        }
+    elif len(kept) < 2:
+        cause = _cause(discarded)
+        result["reject"] = {"stage": "collect", "reason": cause, "pairs": len(kept)}
+        if cause.startswith("missing_module:"):
+            result["reject"]["modules"] = report.get("missing_modules") or [cause.split(":", 1)[1]]
+    return result
+
+
 def collect_functions(
     engine: Engine,
     records: Sequence[dict[str, Any]],
@@ -239,8 +443,6 @@ def collect_functions(
 
     ``check_engine`` (servers started under ``check_seed``) runs the determinism rerun
     with a full pool; without it ``engine`` runs it on its single extra-seed server."""
-    from concurrent.futures import ThreadPoolExecutor
-
     from execlens.engine import Limits
 
     limits = Limits(wall_time=settings.run_seconds, memory_mb=settings.memory_mb)
@@ -250,149 +452,38 @@ def collect_functions(
     # 1. Generator-driven functions: one collection run each.
     generated = [f for f in functions if not f.record.get("stored_ios")]
     _collect_generated(engine, generated, settings, limits)
-
-    # 2. Stored pairs: re-executed under the run's hash seed (fresh namespace each).
-    stored = [i for i, r in enumerate(records) if r.get("stored_ios")]
-    stored_pairs = [
-        [
-            p
-            for p in records[i]["stored_ios"]
-            if isinstance(p, dict) and isinstance(p.get("input"), dict)
-        ]
-        for i in stored
-    ]
-    first_items = [
-        (functions[i], pairs, list(range(len(pairs)))) for i, pairs in zip(stored, stored_pairs)
-    ]
-    first_jobs = _probe_jobs(first_items, settings.hash_seed, "run", limits)
-    # Runs beside the generator runs and the rerun (both pools stay busy).
-    background = ThreadPoolExecutor(2)
-    first_future = background.submit(
-        lambda: list(engine.map(first_jobs, batch_size=settings.batch_size))
-    )
-    # The static mutation analysis (host work) while the engines run, not after them.
-    mutates_future = background.submit(
-        lambda: {i: mutated_parameters(records[i]["refcode"]) for i in stored}
-    )
-
-    # 3. The determinism rerun: every candidate pair, fresh child, the other hash seed.
-    stored_at = {i: k for k, i in enumerate(stored)}
-    rerun_items = [
-        (function, stored_pairs[stored_at[i]], list(range(len(stored_pairs[stored_at[i]]))))
-        if i in stored_at
-        else (function, function.pairs, function.positions)
-        for i, function in enumerate(functions)
-    ]
-    checker = check_engine or engine
-    second_runs = _split(
-        list(
-            checker.map(
-                _probe_jobs(rerun_items, settings.check_seed, "check", limits),
-                batch_size=settings.batch_size,
-            )
-        ),
-        [len(pairs) for _, pairs, _ in rerun_items],
-    )
-    first_runs = _split(first_future.result(), [len(p) for p in stored_pairs])
-    mutates = mutates_future.result()
-    background.shutdown()
-
-    # 4. Why stored pairs do not reproduce (more seeds and a replay for the unexplained).
-    stored_classes, stored_moved = classify_stored_pairs(
-        engine,
-        [
-            StoredFunction(
-                records[i]["refcode"],
-                stored_pairs[k],
-                first_runs[k],
-                second_runs[i],
-                code[i],
-                bool(mutates[i]),
-                records[i]["id"],
-            )
-            for k, i in enumerate(stored)
-        ],
-        limits,
-    )
+    # 2, 3. Stored pairs re-executed beside the determinism rerun of every pair.
+    stored = _stored_of(records)
+    second_runs = _run_pairs(engine, check_engine or engine, functions, stored, settings, limits)
+    # 4. Why stored pairs do not reproduce.
+    _classify_stored(engine, functions, stored, second_runs, code, limits)
 
     # 5. Generator-driven pairs that agreed, and the agreeing pairs of functions whose
     #    code reads the clock or randomness, run under the extra hash seeds as well.
     extra: list[tuple[_Function, list[dict[str, Any]], list[int]]] = []
     dropped: list[Counter[str]] = [Counter() for _ in functions]
     kept_pairs: list[list[dict[str, Any]]] = [[] for _ in functions]
-    kept_positions: list[list[int]] = [[] for _ in functions]
     for i, function in enumerate(functions):
-        keep = int(function.record["keep"])
-        if i in stored_at:
-            at = stored_at[i]
-            function.moved = stored_moved[at]
-            classes: Counter[str] = Counter()
-            seen: set[str] = set()
-            missing: set[str] = set()
-            for position, (pair, first, kind) in enumerate(
-                zip(stored_pairs[at], first_runs[at], stored_classes[at])
-            ):
-                classes[kind] += 1
-                if kind == "missing_module" and first.exception is not None:
-                    missing.add(module_name(first.exception.message))
-                probe = first.decoded() if first.ok else None
-                key = canonical(pair["input"])
-                cause = _stored_drop(kind, probe, pair, key in seen)
-                # Ground truth is our own fresh, deterministic run on the recorded input.
-                # (``probe`` is set whenever ``cause`` is None: no probe is a drop.)
-                if cause is None and probe is not None and len(kept_pairs[i]) < keep:
-                    seen.add(key)
-                    kept_pairs[i].append({"input": pair["input"], "output": probe["output"]})
-                    kept_positions[i].append(position)
-                elif cause is not None:
-                    if cause == "missing_module" and first.exception is not None:
-                        cause = f"missing_module:{module_name(first.exception.message)}"
-                    dropped[i][cause] += 1
-            function.report["stored"] = len(stored_pairs[at])
-            function.report["pair_classes"] = dict(sorted(classes.items()))
-            if mutates[i]:
-                function.report["mutates_input"] = mutates[i]
-            if missing:
-                function.report["missing_modules"] = sorted(missing)
+        if i in stored.at:
+            function.moved = stored.moved[stored.at[i]]
+            kept_pairs[i], positions, dropped[i] = _keep_stored(function, stored, i)
             if code[i] and not function.moved and len(kept_pairs[i]) >= 2:
-                extra.append((function, kept_pairs[i], kept_positions[i]))
+                extra.append((function, kept_pairs[i], positions))
         elif function.failure is None:
-            for pair, position, second in zip(function.pairs, function.positions, second_runs[i]):
-                probe = second.decoded() if second.ok else None
-                if probe is None or canonical(probe.get("output")) != canonical(pair["output"]):
-                    function.moved = True
-                else:
-                    kept_pairs[i].append(pair)
-                    kept_positions[i].append(position)
+            kept_pairs[i], positions = _keep_generated(function, second_runs[i])
             if not function.moved and len(kept_pairs[i]) >= 2:
-                extra.append((function, kept_pairs[i], kept_positions[i]))
+                extra.append((function, kept_pairs[i], positions))
     _moves_under_extra_seeds(engine, extra, limits)
 
-    out = []
-    for i, function in enumerate(functions):
-        record, report = function.record, function.report
-        if code[i]:
-            report["code_flags"] = code[i]
-        kept = kept_pairs[i] if not function.moved else []
-        flags = ["nondeterministic"] if function.moved else []
-        result = {**record, "pairs": kept, "collect": report, "flags": flags}
-        if function.failure is not None:
-            result["reject"] = function.failure
-        elif function.moved:
-            result["reject"] = {
-                "stage": "collect",
-                "reason": "nondeterministic",
-                "flags": flags + code[i],
-            }
-        elif len(kept) < 2:
-            cause = _cause(dropped[i] if i in stored_at else report.get("discarded") or {})
-            result["reject"] = {"stage": "collect", "reason": cause, "pairs": len(kept)}
-            if cause.startswith("missing_module:"):
-                result["reject"]["modules"] = report.get("missing_modules") or [
-                    cause.split(":", 1)[1]
-                ]
-        out.append(result)
-    return out
+    return [
+        _function_result(
+            function,
+            code[i],
+            kept_pairs[i],
+            dropped[i] if i in stored.at else function.report.get("discarded") or {},
+        )
+        for i, function in enumerate(functions)
+    ]
 
 
 def _stored_drop(

@@ -36,6 +36,7 @@ from execlens.rewards import (
 from execlens.train._config import ChainsRunConfig, ConfigError
 
 if TYPE_CHECKING:
+    from execlens.models import Asked, TokenBudget
     from execlens.tasks.prompts import ModelResponse
 
 __all__ = ["ChainStats", "collect_chains", "load_tasks", "rejection_reason", "run_chains"]
@@ -81,6 +82,84 @@ def rejection_reason(response: ModelResponse, label: str) -> str:
     return label
 
 
+def _teacher_budget(client: Any, max_tokens: int, thinking_max_tokens: int | None) -> TokenBudget:
+    """The token budget (``models.TokenBudget``) of asking ``client``: the served
+    context bounds it unless the client is the embedded model."""
+    from execlens.models import TokenBudget, served_context_length
+
+    config = getattr(client, "config", None)
+    served = config is not None and config.cache_namespace is None  # not the embedded model
+    return TokenBudget(
+        max_tokens,
+        max(thinking_max_tokens or max_tokens, max_tokens),
+        served_context_length(config) if served and config is not None else None,
+        fixed=thinking_max_tokens is None,
+    )
+
+
+def _ask_teacher(client: Any, requests: list[Any], budget: TokenBudget, progress: bool) -> Asked:
+    """Every request asked within ``budget``, the asking shown as it goes when
+    ``progress``; the ``ask_within_budget`` result."""
+    from execlens._progress import StageProgress
+    from execlens.models import ask_within_budget
+
+    with StageProgress(progress) as display:
+        asking = display.stage("asking the teacher", len(requests))
+        again: list[Any] = []
+        done = 0
+
+        def heard(_: int, __: Any) -> None:
+            nonlocal done
+            done += 1
+            asking(done)
+
+        def more(count: int, total: int) -> None:
+            if not again:
+                again.append(display.stage("asking again with room to think", total))
+            again[0](count)
+
+        return ask_within_budget(client, requests, budget, on_response=heard, on_again=more)
+
+
+def _read_samples(
+    tasks: Sequence[Task], responses: Sequence[Any], stats: ChainStats
+) -> list[tuple[Task, ModelResponse]]:
+    """Each answered sample read with its task (counted as sampled; a failed request
+    counted as such and left out)."""
+    pairs: list[tuple[Task, ModelResponse]] = []
+    for task, response in zip(tasks, responses):
+        for completion in response.completions:
+            stats.sampled[task.kind] = stats.sampled.get(task.kind, 0) + 1
+            if not completion.ok:
+                stats.failed_requests += 1
+                continue
+            message = {"content": completion.text, "reasoning_content": completion.reasoning}
+            pairs.append((task, read_completion(message, finish_reason=completion.finish_reason)))
+    return pairs
+
+
+def _accepted_rows(
+    pairs: Sequence[tuple[Task, ModelResponse]], verdicts: Sequence[Any], stats: ChainStats
+) -> list[str]:
+    """The JSONL ``messages`` rows of the accepted samples; each sample counted as
+    accepted or under its rejection reason."""
+    lines = []
+    for (task, response), verdict in zip(pairs, verdicts):
+        if not verdict.passed:
+            reason = rejection_reason(response, verdict.label)
+            stats.rejected[reason] = stats.rejected.get(reason, 0) + 1
+            continue
+        stats.accepted[task.kind] = stats.accepted.get(task.kind, 0) + 1
+        target = response.as_target()
+        messages = render_messages(task) + [{"role": "assistant", "content": target}]
+        lines.append(
+            json.dumps(
+                {"messages": messages, "kind": task.kind, "task_id": task.id}, ensure_ascii=False
+            )
+        )
+    return lines
+
+
 def collect_chains(
     tasks: Sequence[Task],
     client: Any,
@@ -102,14 +181,7 @@ def collect_chains(
     more with ``thinking_max_tokens`` (``None``: never), within the server's context.
     ``progress`` shows the asking as it goes (a bar on a terminal, lines when piped).
     """
-    from execlens._progress import StageProgress
-    from execlens.models import (
-        GenerationRequest,
-        SamplingParams,
-        TokenBudget,
-        ask_within_budget,
-        served_context_length,
-    )
+    from execlens.models import GenerationRequest, SamplingParams
     from execlens.store import write_json_atomic, write_text_atomic
 
     params = SamplingParams(n=samples, temperature=temperature, max_tokens=max_tokens, seed=seed)
@@ -117,57 +189,13 @@ def collect_chains(
         GenerationRequest.chat(render_messages(t), params=params, id=str(i))
         for i, t in enumerate(tasks)
     ]
-    config = getattr(client, "config", None)
-    served = config is not None and config.cache_namespace is None  # not the embedded model
-    budget = TokenBudget(
-        max_tokens,
-        max(thinking_max_tokens or max_tokens, max_tokens),
-        served_context_length(config) if served and config is not None else None,
-        fixed=thinking_max_tokens is None,
-    )
-    with StageProgress(progress) as display:
-        asking = display.stage("asking the teacher", len(requests))
-        again: list[Any] = []
-        done = 0
-
-        def heard(_: int, __: Any) -> None:
-            nonlocal done
-            done += 1
-            asking(done)
-
-        def more(count: int, total: int) -> None:
-            if not again:
-                again.append(display.stage("asking again with room to think", total))
-            again[0](count)
-
-        asked = ask_within_budget(client, requests, budget, on_response=heard, on_again=more)
-    responses: list[Any] = asked.responses
+    budget = _teacher_budget(client, max_tokens, thinking_max_tokens)
+    asked = _ask_teacher(client, requests, budget, progress)
     stats = ChainStats(asked_again_with_room=asked.asked_again)
-    pairs: list[tuple[Task, ModelResponse]] = []
-    for task, response in zip(tasks, responses):
-        for completion in response.completions:
-            stats.sampled[task.kind] = stats.sampled.get(task.kind, 0) + 1
-            if not completion.ok:
-                stats.failed_requests += 1
-                continue
-            message = {"content": completion.text, "reasoning_content": completion.reasoning}
-            pairs.append((task, read_completion(message, finish_reason=completion.finish_reason)))
+    pairs = _read_samples(tasks, asked.responses, stats)
     # Judged on the final part only (score_batch takes the read responses as they are).
     verdicts = score_batch([t for t, _ in pairs], [r for _, r in pairs])
-    lines = []
-    for (task, response), verdict in zip(pairs, verdicts):
-        if not verdict.passed:
-            reason = rejection_reason(response, verdict.label)
-            stats.rejected[reason] = stats.rejected.get(reason, 0) + 1
-            continue
-        stats.accepted[task.kind] = stats.accepted.get(task.kind, 0) + 1
-        target = response.as_target()
-        messages = render_messages(task) + [{"role": "assistant", "content": target}]
-        lines.append(
-            json.dumps(
-                {"messages": messages, "kind": task.kind, "task_id": task.id}, ensure_ascii=False
-            )
-        )
+    lines = _accepted_rows(pairs, verdicts, stats)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(out, "".join(line + "\n" for line in lines))

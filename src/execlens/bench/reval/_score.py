@@ -321,6 +321,117 @@ def _mode_baselines(
     return out
 
 
+def _check_style_and_modes(style: str, modes: Sequence[str]) -> tuple[str, ...]:
+    """``modes`` as a tuple, once ``style`` and each mode are known ones."""
+    if style not in ("direct", "cot"):
+        raise RevalScoreError(f"style must be 'direct' or 'cot', got {style!r}")
+    modes = tuple(modes)
+    for mode in modes:
+        if mode not in REVAL_MODES:
+            raise RevalScoreError(f"unknown mode {mode!r} (expected {REVAL_MODES})")
+    return modes
+
+
+def _all_truths(
+    problems: Sequence[RevalProblem],
+    engine: Engine,
+    modes: Sequence[str],
+    truth: Mapping[str, RevalTruth] | None,
+    cache_dir: str | Path | None,
+    progress: bool,
+) -> dict[str, RevalTruth]:
+    """The given truths, with those of the modes they lack built here."""
+    truths = dict(truth or {})
+    needed = [m for m in modes if m not in truths]
+    if needed:
+        truths.update(
+            build_reval_truth(problems, engine, needed, cache_dir=cache_dir, progress=progress)
+        )
+    return truths
+
+
+def _kinds_and_skips(
+    problems: Sequence[RevalProblem],
+    items: Sequence[RevalItem],
+    truths: Mapping[str, RevalTruth],
+) -> tuple[dict[str, str], dict[str, str]]:
+    """Each item's problem kind, and for those skipped the reason: its problem cannot run
+    here, or a truth skipped its pair."""
+    kind_of: dict[str, str] = {}
+    skipped: dict[str, str] = {}
+    unrunnable = {p.task_id: p.skip_reason for p in problems}
+    for item in items:
+        kind_of[item.sample_id] = item.problem.kind
+        reason = unrunnable[item.problem.task_id] or next(
+            (
+                t.skipped.get(item.pair.sample_id)
+                for t in truths.values()
+                if item.pair.sample_id in t.skipped
+            ),
+            None,
+        )
+        if reason:
+            skipped[item.sample_id] = reason
+    return kind_of, skipped
+
+
+def _item_truth(mode_truth: RevalTruth, mode: str, task: str, item: RevalItem) -> Any:
+    """The ground truth one item's answers are judged against in ``mode``."""
+    if task == "output":
+        return mode_truth.outputs.get(item.pair.sample_id)
+    if item.sample_id in mode_truth.questions:
+        return mode_truth.questions[item.sample_id]
+    raise RevalScoreError(
+        f"the {mode} truth has no answer for {item.sample_id}: was it built from other problems?"
+    )
+
+
+_Planned = tuple[str, str, str, int, RevalPlan]
+
+
+def _plan_answers(
+    answers: Mapping[str, Mapping[str, Sequence[str]]],
+    style: str,
+    modes: Sequence[str],
+    tasks: Sequence[str],
+    scope: tuple[list[RevalItem], list[RevalItem]],
+    truths: Mapping[str, RevalTruth],
+    skipped: Mapping[str, str],
+) -> tuple[list[_Planned], dict[str, dict[str, dict[str, list[Verdict]]]]]:
+    """A judging plan per response, and the verdicts with every judged slot still
+    ``missing``: skipped and unanswered items already have their final verdict."""
+    questions, outputs = scope
+    contexts = {
+        item.sample_id: reval_context(item)
+        for item in [*questions, *outputs]
+        if item.sample_id not in skipped
+    }
+    plans: list[_Planned] = []
+    verdicts: dict[str, dict[str, dict[str, list[Verdict]]]] = {
+        mode: {task: {} for task in tasks} for mode in modes
+    }
+    for mode in modes:
+        for task in tasks:
+            for item in outputs if task == "output" else questions:
+                item_id = item.sample_id
+                if item_id in skipped:
+                    verdicts[mode][task][item_id] = [_skipped(skipped[item_id])]
+                    continue
+                responses = list(answers[task].get(item_id, ()))
+                if not responses:
+                    verdicts[mode][task][item_id] = [_missing()]
+                    continue
+                item_truth = _item_truth(truths[mode], mode, task, item)
+                verdicts[mode][task][item_id] = [_missing()] * len(responses)
+                for k, raw in enumerate(responses):
+                    # A judge's failure on one answer is that answer's scoring_error.
+                    plan = guarded(
+                        plan_reval, task, mode, raw, style, contexts[item_id], item_truth
+                    )
+                    plans.append((mode, task, item_id, k, plan))
+    return plans, verdicts
+
+
 # ------------------------------------------------------------------ entry point
 def score_reval(
     source: Any,
@@ -343,12 +454,7 @@ def score_reval(
     ``truth``: a result of :func:`build_reval_truth` to reuse; otherwise it is built
     here (and kept in ``cache_dir`` when given).
     """
-    if style not in ("direct", "cot"):
-        raise RevalScoreError(f"style must be 'direct' or 'cot', got {style!r}")
-    modes = tuple(modes)
-    for mode in modes:
-        if mode not in REVAL_MODES:
-            raise RevalScoreError(f"unknown mode {mode!r} (expected {REVAL_MODES})")
+    modes = _check_style_and_modes(style, modes)
     tasks = _check_answers(answers)
     problems, questions, outputs = _scope(source)
     if engine is None:
@@ -365,69 +471,11 @@ def score_reval(
                 cache_dir=cache_dir,
                 progress=progress,
             )
-    truths = dict(truth or {})
-    needed = [m for m in modes if m not in truths]
-    if needed:
-        truths.update(
-            build_reval_truth(problems, engine, needed, cache_dir=cache_dir, progress=progress)
-        )
-
-    kind_of: dict[str, str] = {}
-    pair_of: dict[str, str] = {}
-    skipped: dict[str, str] = {}
-    unrunnable = {p.task_id: p.skip_reason for p in problems}
-    for item in [*questions, *outputs]:
-        kind_of[item.sample_id] = item.problem.kind
-        pair_of[item.sample_id] = f"{item.pair.sample_id}/output"
-        reason = unrunnable[item.problem.task_id] or next(
-            (
-                t.skipped.get(item.pair.sample_id)
-                for t in truths.values()
-                if item.pair.sample_id in t.skipped
-            ),
-            None,
-        )
-        if reason:
-            skipped[item.sample_id] = reason
-    contexts = {
-        item.sample_id: reval_context(item)
-        for item in [*questions, *outputs]
-        if item.sample_id not in skipped
-    }
-
-    plans: list[tuple[str, str, str, int, RevalPlan]] = []
-    verdicts: dict[str, dict[str, dict[str, list[Verdict]]]] = {
-        mode: {task: {} for task in tasks} for mode in modes
-    }
-    for mode in modes:
-        mode_truth = truths[mode]
-        for task in tasks:
-            items = outputs if task == "output" else questions
-            for item in items:
-                item_id = item.sample_id
-                if item_id in skipped:
-                    verdicts[mode][task][item_id] = [_skipped(skipped[item_id])]
-                    continue
-                responses = list(answers[task].get(item_id, ()))
-                if not responses:
-                    verdicts[mode][task][item_id] = [_missing()]
-                    continue
-                if task == "output":
-                    item_truth: Any = mode_truth.outputs.get(item.pair.sample_id)
-                elif item_id in mode_truth.questions:
-                    item_truth = mode_truth.questions[item_id]
-                else:
-                    raise RevalScoreError(
-                        f"the {mode} truth has no answer for {item_id}: "
-                        "was it built from other problems?"
-                    )
-                verdicts[mode][task][item_id] = [_missing()] * len(responses)
-                for k, raw in enumerate(responses):
-                    # A judge's failure on one answer is that answer's scoring_error.
-                    plan = guarded(
-                        plan_reval, task, mode, raw, style, contexts[item_id], item_truth
-                    )
-                    plans.append((mode, task, item_id, k, plan))
+    truths = _all_truths(problems, engine, modes, truth, cache_dir, progress)
+    kind_of, skipped = _kinds_and_skips(problems, [*questions, *outputs], truths)
+    plans, verdicts = _plan_answers(
+        answers, style, modes, tasks, (questions, outputs), truths, skipped
+    )
     judged = _judge_all(engine, [plan for *_, plan in plans], progress)
     for (mode, task, item_id, k, _), verdict in zip(plans, judged):
         verdicts[mode][task][item_id][k] = verdict

@@ -101,6 +101,102 @@ def _kind_scores(
     return scores
 
 
+_Tally = tuple[
+    dict[str, dict[str, list[tuple[Any, str]]]],
+    dict[str, list[float | None]],
+    dict[str, list[RuntimeItem]],
+]
+
+
+def _record_key(record: Mapping[str, Any], task: str) -> tuple[str, str]:
+    """A record's ``(kind, sample id)``: its ``task`` field (or the run's task) and its id
+    without a ``kind:`` prefix."""
+    kind = str(record.get("task") or task)
+    ident = str(record["id"])
+    if ident.startswith(f"{kind}:"):
+        ident = ident[len(kind) + 1 :]
+    return kind, ident
+
+
+def _tally(
+    records: Sequence[Mapping[str, Any]],
+    task: str,
+    items: Mapping[tuple[str, str], RuntimeItem],
+    modes: Sequence[str],
+    answers: Mapping[tuple[str, str], Sequence[str]] | None,
+) -> _Tally:
+    """Per mode, each kind's ``(reference, verdict label)`` pairs and the step credits of
+    its generations; and per kind, the items the run asked."""
+    by_kind: dict[str, dict[str, list[tuple[Any, str]]]] = {mode: {} for mode in modes}
+    credits: dict[str, list[float | None]] = {mode: [] for mode in modes}
+    asked: dict[str, list[RuntimeItem]] = {}
+    for record in records:
+        kind, ident = _record_key(record, task)
+        item = items.get((kind, ident))
+        reference = item.task.reference if item is not None else None
+        if item is not None:
+            asked.setdefault(kind, []).append(item)
+        texts = record.get("answers") or (answers or {}).get((kind, ident)) or ()
+        for index, entry in enumerate(record.get("generations") or ()):
+            for mode in modes:
+                label = str(entry.get(mode, ""))
+                by_kind[mode].setdefault(kind, []).append((reference, label))
+                if _partial(kind):
+                    answer = texts[index] if index < len(texts) else None
+                    credits[mode].append(_credit(item, answer, label))
+    return by_kind, credits, asked
+
+
+def _credit_flags(
+    notes: Sequence[str], credits: Mapping[str, list[float | None]], modes: Sequence[str]
+) -> list[str]:
+    """The run's notes, and a flag when full-trace generations lack their answer."""
+    flags = list(notes)
+    unknown = sum(1 for credit in credits[modes[0]] if credit is None) if modes else 0
+    if unknown:
+        flags.append(
+            f"{unknown} full-trace generation(s) without their answer: left out "
+            "of the mean step credit"
+        )
+    return flags
+
+
+def _baseline_row(
+    answers_of: Mapping[str, str],
+    kinds: Sequence[str],
+    asked: Mapping[str, list[RuntimeItem]],
+    single: bool,
+) -> dict[str, float]:
+    """One constant-answer baseline's scores on exactly the questions the run asked."""
+    row: dict[str, float] = {}
+    for kind in kinds:
+        if kind not in answers_of or not asked.get(kind):
+            continue
+        constant = answers_of[kind]
+        pairs = [
+            (item.task.reference, judge_task(item.task, constant).label) for item in asked[kind]
+        ]
+        credits = [_credit(item, constant, label) for item, (_, label) in zip(asked[kind], pairs)]
+        row.update(_named(kind, _kind_scores(kind, pairs, credits), single))
+    return row
+
+
+def _baselines(
+    kinds: Sequence[str], asked: Mapping[str, list[RuntimeItem]], single: bool
+) -> dict[str, dict[str, float]]:
+    """The constant-answer baselines' rows (:data:`BASELINES`) that score anything."""
+    baselines: dict[str, dict[str, float]] = {}
+    for label, answers_of in BASELINES.items():
+        row = _baseline_row(answers_of, kinds, asked, single)
+        if row:
+            baselines[label] = row
+    if single and kinds and kinds[0] != "coverage":
+        # The two rows differ only in the coverage answer: one row says it all.
+        baselines = dict(list(baselines.items())[:1])
+        baselines = {f"always {BASELINES[k][kinds[0]]}": v for k, v in baselines.items()}
+    return baselines
+
+
 def runtime_metrics(
     records: Sequence[Mapping[str, Any]],
     task: str,
@@ -118,26 +214,7 @@ def runtime_metrics(
     ``answers`` (an eval run's) or from ``answers`` (``(kind, sample id)`` to the texts
     a generations file gave).
     """
-    by_kind: dict[str, dict[str, list[tuple[Any, str]]]] = {mode: {} for mode in modes}
-    credits: dict[str, list[float | None]] = {mode: [] for mode in modes}
-    asked: dict[str, list[RuntimeItem]] = {}
-    for record in records:
-        kind = str(record.get("task") or task)
-        ident = str(record["id"])
-        if ident.startswith(f"{kind}:"):
-            ident = ident[len(kind) + 1 :]
-        item = items.get((kind, ident))
-        reference = item.task.reference if item is not None else None
-        if item is not None:
-            asked.setdefault(kind, []).append(item)
-        texts = record.get("answers") or (answers or {}).get((kind, ident)) or ()
-        for index, entry in enumerate(record.get("generations") or ()):
-            for mode in modes:
-                label = str(entry.get(mode, ""))
-                by_kind[mode].setdefault(kind, []).append((reference, label))
-                if _partial(kind):
-                    answer = texts[index] if index < len(texts) else None
-                    credits[mode].append(_credit(item, answer, label))
+    by_kind, credits, asked = _tally(records, task, items, modes, answers)
     kinds = [kind for kind in runtime_kinds() if any(kind in found for found in by_kind.values())]
     single = len(kinds) == 1
     scores: dict[str, dict[str, float]] = {mode: {} for mode in modes}
@@ -146,47 +223,10 @@ def runtime_metrics(
             scores[mode].update(
                 _named(kind, _kind_scores(kind, by_kind[mode].get(kind, []), credits[mode]), single)
             )
-    flags = list(notes)
-    unknown = sum(1 for credit in credits[modes[0]] if credit is None) if modes else 0
-    if unknown:
-        flags.append(
-            f"{unknown} full-trace generation(s) without their answer: left out "
-            "of the mean step credit"
-        )
-    baselines: dict[str, dict[str, float]] = {}
-    for label, answers_of in BASELINES.items():
-        row: dict[str, float] = {}
-        for kind in kinds:
-            if kind not in answers_of or not asked.get(kind):
-                continue
-            constant = answers_of[kind]
-            pairs = [
-                (item.task.reference, judge_task(item.task, constant).label) for item in asked[kind]
-            ]
-            row.update(
-                _named(
-                    kind,
-                    _kind_scores(
-                        kind,
-                        pairs,
-                        [
-                            _credit(item, constant, label)
-                            for item, (_, label) in zip(asked[kind], pairs)
-                        ],
-                    ),
-                    single,
-                )
-            )
-        if row:
-            baselines[label] = row
-    if single and kinds and kinds[0] != "coverage":
-        # The two rows differ only in the coverage answer: one row says it all.
-        baselines = dict(list(baselines.items())[:1])
-        baselines = {f"always {BASELINES[k][kinds[0]]}": v for k, v in baselines.items()}
     questions = {kind: len(asked.get(kind, ())) for kind in kinds}
     return {
         **scores,
-        "baselines": baselines,
+        "baselines": _baselines(kinds, asked, single),
         "detailed": {mode: {"questions": questions} for mode in modes},
-        "flags": flags,
+        "flags": _credit_flags(notes, credits, modes),
     }
