@@ -19,6 +19,7 @@ from ._asking import (
     served_context,
     stops_for,
 )
+from ._base import Benchmark
 from ._eval import (
     EvalConfig,
     EvalError,
@@ -28,7 +29,6 @@ from ._eval import (
     check_config,
 )
 from ._pin import check_revision_used, data_fingerprint, data_revision, unpinned_warning
-from ._base import Benchmark
 from ._reading import responses_summary
 from ._references import attach_reference
 from ._run import Run

@@ -5,7 +5,6 @@ published numbers need (each benchmark declares that as ``program_requirements``
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 import typer
 
