@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from execlens.bench._eval_run import EvalRun
     from execlens.bench._generations import (
         GenerationsError,
+        answered_items,
         check_generations,
         match_generations,
         read_generations_json,
@@ -143,6 +144,7 @@ _EXPORTS = {
     "check_config": "_eval",
     "run_eval": "_eval",
     "GenerationsError": "_generations",
+    "answered_items": "_generations",
     "check_generations": "_generations",
     "match_generations": "_generations",
     "read_generations_json": "_generations",

@@ -13,7 +13,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-__all__ = ["GenerationsError", "check_generations", "match_generations", "read_generations_json"]
+__all__ = [
+    "GenerationsError",
+    "answered_items",
+    "check_generations",
+    "match_generations",
+    "read_generations_json",
+]
 
 T = TypeVar("T")
 
@@ -72,6 +78,23 @@ def match_generations(
             f"{source}: no generations for {len(missing)} of {len(problems)} samples ({shown})"
         )
     return [(p, list(generations[_id(p)])) for p in problems]
+
+
+def answered_items(path: Path, items: Sequence[T], not_theirs: str) -> list[tuple[T, list[str]]]:
+    """The items a generations file ``{sample id: [text, ...]}`` at ``path`` answers, with
+    their texts, in the items' order (items it does not answer are left out).
+
+    An id that is none of ``items``' is a :class:`GenerationsError`: "``N`` id(s) are not
+    ``not_theirs``", naming the first five.
+    """
+    answers = check_generations(read_generations_json(Path(path)), str(path))
+    known = {_id(item): item for item in items}
+    unknown = [ident for ident in answers if ident not in known]
+    if unknown:
+        raise GenerationsError(
+            f"{path}: {len(unknown)} id(s) are not {not_theirs} ({', '.join(unknown[:5])})"
+        )
+    return [(item, list(answers[ident])) for ident, item in known.items() if ident in answers]
 
 
 def _id(record: Any) -> str:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._base import BenchmarkBase
 from ._data import select
-from ._generations import GenerationsError, check_generations, read_generations_json
+from ._generations import answered_items
 from ._kit import ProblemScorer, pass_at_k_metrics
 from ._protocol import BenchmarkError, Generations
 
@@ -130,14 +130,6 @@ class TaskBenchmark(BenchmarkBase["RuntimeItem"]):
         """A JSON object ``{sample id: [response or answer, ...]}`` answering tasks of
         ``data`` of one kind (``task``, default: :attr:`default_task_name`)."""
         task = task or self.default_task_name
-        answers = check_generations(read_generations_json(Path(path)), str(path))
         [(_, items)] = self.plan(self.load(data), task, limit=None, offset=0)
-        known = {item.sample_id: item for item in items}
-        unknown = [ident for ident in answers if ident not in known]
-        if unknown:
-            raise GenerationsError(
-                f"{path}: {len(unknown)} id(s) are not {self.name} {task} tasks "
-                f"({', '.join(unknown[:5])})"
-            )
-        paired = [(item, list(answers[i])) for i, item in known.items() if i in answers]
+        paired = answered_items(Path(path), items, f"{self.name} {task} tasks")
         return Generations(task=task, items=paired, notes={"questions": len(paired)})

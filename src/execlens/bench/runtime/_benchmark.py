@@ -34,14 +34,12 @@ from execlens.bench import (
     DatasetError,
     DatasetUnavailableError,
     Generations,
-    GenerationsError,
     ProblemScorer,
     Reference,
     TaskSpec,
     TracedTarget,
-    check_generations,
+    answered_items,
     load_programs,
-    read_generations_json,
     select,
 )
 from execlens.judge import Scorer, TaskScorer
@@ -251,20 +249,9 @@ class RuntimeBenchmark(BenchmarkBase[RuntimeItem]):
                 f"scoring a runtime generations file needs --task, one of "
                 f"{', '.join(runtime_kinds())} (got {task!r})"
             )
-        answers = check_generations(read_generations_json(Path(path)), str(path))
         [(_, items)] = self.plan(self.load(data), task, limit=None, offset=0)
-        known = {item.sample_id: item for item in items}
-        unknown = [ident for ident in answers if ident not in known]
-        if unknown:
-            raise GenerationsError(
-                f"{path}: {len(unknown)} id(s) are not {task} questions "
-                f"about {data} ({', '.join(unknown[:5])})"
-            )
-        paired = [
-            (item, list(answers[ident]))  # read as eval reads a response (score runner)
-            for ident, item in known.items()
-            if ident in answers
-        ]
+        # The texts are read as eval reads a response (the score runner does it).
+        paired = answered_items(Path(path), items, f"{task} questions about {data}")
         self._given = {(task, item.sample_id): texts for item, texts in paired}
         return Generations(task=task, items=paired, notes={"questions": len(paired)})
 
