@@ -108,3 +108,10 @@ class OutputPromptText:
 def output_prompt_text() -> type[OutputPromptText]:
     """The official output-prediction instructions and system prompt."""
     return OutputPromptText
+
+
+@pytest.fixture(scope="session")
+def strict_truth_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One truth cache for a session's strict truths (``bench.build_truths``), never the
+    user's."""
+    return tmp_path_factory.mktemp("strict-truth")

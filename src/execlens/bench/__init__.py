@@ -109,6 +109,7 @@ if TYPE_CHECKING:
     from execlens.bench._script import ScriptResult, script_failure, script_job, script_result
     from execlens.bench._task_bench import TASK_STYLES, TaskBenchmark
     from execlens.bench._truth_cache import TRUTH_CACHE_VARIABLE, TruthCache, truth_cache_dir
+    from execlens.bench._truths import StrictTasks, build_truths
     from execlens.bench.metrics import mean_pass_at_k, pass_at_k, sample_accuracy
 
 _EXPORTS = {
@@ -198,6 +199,8 @@ _EXPORTS = {
     "TRUTH_CACHE_VARIABLE": "_truth_cache",
     "TruthCache": "_truth_cache",
     "truth_cache_dir": "_truth_cache",
+    "StrictTasks": "_truths",
+    "build_truths": "_truths",
     "register_benchmark": "_registry",
     "unregister_benchmark": "_registry",
     "ReportError": "_report",

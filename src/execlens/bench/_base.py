@@ -42,8 +42,8 @@ from ._data import select
 from ._protocol import ExportSpec, Generations, Item, ShippedRun, TaskSpec
 
 if TYPE_CHECKING:
-    from execlens.engine import Engine
-    from execlens.judge import Scorer
+    from execlens.engine import Engine, Limits
+    from execlens.judge import Scorer, Verdict
     from execlens.tasks import RuntimeProgram, Task
     from execlens.tasks.prompts import Extraction, RenderedPrompt
 
@@ -135,9 +135,14 @@ class BenchmarkBase(ABC, Generic[Item]):
         """
 
     def prepare(self, items: Sequence[Item], task: str, engine: Engine | None) -> Any:
-        """Whatever scoring needs computed once for all items (ground-truth traces);
-        None by default (the truth is in the data)."""
-        return None
+        r"""Whatever scoring needs computed once for all items (ground-truth traces).
+
+        By default: the truth of the items' :meth:`strict_task`\ s that the core builds
+        (``tasks.TruthRun``), run in ``engine`` and cached (``bench.StrictTasks``); None
+        when there is none to build (the truth is in the data)."""
+        from ._truths import prepare_strict
+
+        return prepare_strict(self, items, task, engine)
 
     @abstractmethod
     def scorers(self, task: str, style: str, context: Any) -> Mapping[str, Scorer[Item]]:
@@ -165,6 +170,32 @@ class BenchmarkBase(ABC, Generic[Item]):
     def exports(self) -> Sequence[ExportSpec]:
         """Extra export formats (none by default)."""
         return ()
+
+    # -- strict mode from the core ------------------------------------------------------
+    strict_limits: Limits | None = None
+    """Engine limits of the runs judging :meth:`strict_task` input predictions (None:
+    the judge's)."""
+
+    def strict_task(self, item: Item, task: str) -> Task | None:
+        """The ``tasks.Task`` ``item`` asks, for the core's strict scorer
+        (:meth:`strict_scorer`): its reference the truth, a ``tasks.TruthRun`` (the core
+        runs the task's program and call for it, in :meth:`prepare` or the scoring plan)
+        or a ``tasks.NoTruth`` with why there is none.  None by default (no strict task:
+        the benchmark scores strict itself)."""
+        return None
+
+    def strict_answer(self, answer: str, task: str) -> str | Verdict:
+        """An answer as the core's strict scorer reads it -- the text its task's kind
+        judges, or the verdict of an answer this benchmark's strict mode cannot read
+        (CoCoNUT: no one-line list).  The answer itself by default."""
+        return answer
+
+    def strict_scorer(self, task: str, context: Any) -> Scorer[Item]:
+        """The core's strict scorer of ``task`` (``judge.TaskScorer`` over
+        :meth:`strict_task`; ``context``: what :meth:`prepare` returned)."""
+        from ._truths import strict_scorer
+
+        return strict_scorer(self, task, context)
 
     # -- optional hooks ----------------------------------------------------------------
     def explain(self, item: Item, task: str, context: Any) -> dict[str, Any] | None:

@@ -68,8 +68,9 @@ if TYPE_CHECKING:
     )
     from execlens.judge._scoring import SampleScore, ScorePlan, Scorer
     from execlens.judge._strict import StrictScorer, compare_values, parse_reference
-    from execlens.judge._tasks import TASK_JUDGES, TaskScorer, judge_task, plan_task
+    from execlens.judge._tasks import TASK_JUDGES, AnswerReader, TaskScorer, judge_task, plan_task
     from execlens.judge._trace import judge_trace, parse_trace_answer, step_credit
+    from execlens.judge._truth import no_truth_verdict, truth_from_runs, truth_jobs
     from execlens.judge._verdict import Verdict, VerdictStatus
     from execlens.judge._workers import (
         CORES_PER_JUDGE,
@@ -132,6 +133,10 @@ _EXPORTS = {
     "compare_values": "_strict",
     "parse_reference": "_strict",
     "TASK_JUDGES": "_tasks",
+    "AnswerReader": "_tasks",
+    "no_truth_verdict": "_truth",
+    "truth_from_runs": "_truth",
+    "truth_jobs": "_truth",
     "TaskScorer": "_tasks",
     "judge_task": "_tasks",
     "plan_task": "_tasks",

@@ -65,6 +65,7 @@ if TYPE_CHECKING:
         source_rows,
         source_warnings,
     )
+    from execlens.tasks._truth import NoTruth, TruthRun, pending_truth
 
 _EXPORTS = {
     "is_codeio_record": "_codeio",
@@ -103,6 +104,9 @@ _EXPORTS = {
     "trace_from_record": "_runtime",
     "trace_programs": "_runtime",
     "trace_record": "_runtime",
+    "NoTruth": "_truth",
+    "TruthRun": "_truth",
+    "pending_truth": "_truth",
     "RuntimeProgram": "_sources",
     "SourceError": "_sources",
     "duplicate_ids": "_sources",

@@ -15,6 +15,8 @@ from dataclasses import asdict, dataclass, field, fields
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from execlens.tasks._truth import pending_truth
+
 if TYPE_CHECKING:
     from execlens.tasks.kinds import QuestionKind
 
@@ -114,7 +116,8 @@ class Task:
             raise TaskError("a task needs its program's source")
         if self.compare not in COMPARISONS:
             raise TaskError(f"unknown comparison {self.compare!r}; one of {COMPARISONS}")
-        _kind_of(self.kind).validate(self)
+        if not pending_truth(self.reference):  # validated once it is built (_truth)
+            _kind_of(self.kind).validate(self)
 
     def check_kind(self) -> Task:
         """The task itself, or :class:`TaskError` when its kind is not a registered

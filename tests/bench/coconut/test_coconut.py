@@ -25,10 +25,10 @@ from execlens.bench.coconut import (
     load_coconut,
     noreps,
     official_verdict,
-    traced_truths,
 )
 from execlens.engine import Engine
 from execlens.judge import VerdictStatus
+from execlens.tasks import NoTruth
 
 from ...standin_model import StandInModel, user_message
 
@@ -94,23 +94,26 @@ def test_official_scoring_reproduces_upstreams_rules() -> None:
 
 def test_strict_uses_our_tracer(engine: Engine) -> None:
     items = load_coconut(HUMANEVAL) + load_coconut(ADVANCED)
-    truths = traced_truths(items, engine)
+    prepared = BENCH.prepare(items, "trace", engine)  # the core traces the strict truth
+    truths = {ident: task.reference for ident, task in prepared.items()}
     by_id = {i.sample_id: i for i in items}
+    assert set(truths) == set(by_id)
     for ident, truth in truths.items():
         item = by_id[ident]
         if item.call is None:
-            assert isinstance(truth, str)  # not runnable: indentation stripped
+            assert isinstance(truth, NoTruth)  # not runnable: indentation stripped
         elif ident.startswith("HumanEval/901"):
             assert truth == [3]  # one step for the comprehension line (settrace: one a turn)
         else:
             assert json.loads(item.truth) == truth  # no comprehension: settrace agrees
-    strict = BENCH.scorers("trace", "direct", truths)["strict"]
+    strict = BENCH.scorers("trace", "direct", prepared)["strict"]
     plan = strict.plan(by_id["HumanEval/902#0"], ["[2,4,2,4,2,3]", "[2, 4]", "none"])
     verdicts = plan.finish([]).verdicts
     assert verdicts[0].passed and verdicts[1].data["step_credit"] == pytest.approx(2 / 6)
     assert verdicts[2].status is VerdictStatus.UNPARSEABLE
-    adv = strict.plan(by_id["workers_1.py#0"], ["[1]"]).finish([]).verdicts[0]
-    assert adv.status is VerdictStatus.REFERENCE_ERROR
+    adv = strict.plan(by_id["workers_1.py#0"], ["[1]", "none"]).finish([]).verdicts
+    assert [v.label for v in adv] == ["reference_error:no_truth"] * 2  # whatever the answer
+    assert "Advanced" in adv[0].detail
 
 
 def test_eval_end_to_end(tmp_path: Path, engine: Engine, request_cache: Path) -> None:

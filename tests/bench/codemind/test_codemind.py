@@ -17,12 +17,13 @@ from execlens.bench.codemind import (
     extract_ier,
     extract_sr,
     ier_normalise,
-    ier_truths,
     load_codemind,
     render_ier,
     strip_fence,
 )
 from execlens.engine import Engine
+from execlens.tasks import NoTruth
+from execlens.values import decode, literal_text
 
 FILES = ("ier_humaneval.jsonl", "ier_cruxeval.jsonl", "ier_classeval.jsonl", "sr_humaneval.jsonl")
 
@@ -160,15 +161,18 @@ def test_truths_come_from_the_engine_and_fail_by_name(engine: Engine) -> None:
         for i in bench.plan(records, "ier-classeval", limit=None, offset=0)[0][1]
         if i.sample_id == "ClassEval_80@SQLQueryBuilder.delete"
     ]
-    truths = ier_truths([*chosen, *classeval], engine)
-    assert truths["HumanEval_0"].text() == "True"
-    assert truths["HumanEval_71"].text() == "6.0"  # output.txt says 6.00
+    prepared = bench.prepare([*chosen, *classeval], "ier-humaneval", engine)
+    truths = {ident: task.reference for ident, task in prepared.items()}
+
+    def text(ident: str) -> str:
+        return literal_text(decode(truths[ident]))
+
+    assert text("HumanEval_0") == "True"
+    assert text("HumanEval_71") == "6.0"  # output.txt says 6.00
     missing = truths["HumanEval_32"]
-    assert missing.value is None and "NameError" in str(missing.problem)
+    assert isinstance(missing, NoTruth) and "NameError" in missing.reason
     # ClassEval's output.txt is str() of the value; the truth is the value itself.
-    assert truths["ClassEval_80@SQLQueryBuilder.delete"].text() == (
-        "\"DELETE FROM items WHERE name='bbb'\""
-    )
+    assert text("ClassEval_80@SQLQueryBuilder.delete") == "\"DELETE FROM items WHERE name='bbb'\""
     official = IEROfficialScorer().plan(chosen[2], ["6.00", "6.0"])
     assert official.finish([]).scored == [True, False]
 

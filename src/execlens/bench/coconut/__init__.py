@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from ._results import read_results_csv
     from ._score import (
         OfficialScorer,
-        StrictScorer,
         coconut_metrics,
         concurrency_distance,
         concurrency_match,
@@ -32,7 +31,6 @@ if TYPE_CHECKING:
         is_concurrency,
         noreps,
         official_verdict,
-        traced_truths,
     )
 
 _EXPORTS = {
@@ -46,7 +44,6 @@ _EXPORTS = {
     "extract_coconut": "_prompts",
     "render_coconut": "_prompts",
     "OfficialScorer": "_score",
-    "StrictScorer": "_score",
     "coconut_metrics": "_score",
     "concurrency_distance": "_score",
     "concurrency_match": "_score",
@@ -55,7 +52,6 @@ _EXPORTS = {
     "is_concurrency": "_score",
     "noreps": "_score",
     "official_verdict": "_score",
-    "traced_truths": "_score",
 }
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

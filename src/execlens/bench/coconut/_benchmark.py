@@ -16,15 +16,18 @@ from execlens.bench import (
     match_generations,
     read_generations_json,
 )
-from execlens.judge import Scorer
+from execlens.judge import Scorer, Verdict, VerdictStatus
+from execlens.tasks import NoTruth, Task, TruthRun
 from execlens.tasks.prompts import Extraction, RenderedPrompt
 
 from ._data import CocoItem, load_coconut
 from ._prompts import STYLES, extract_coconut, render_coconut
 from ._results import read_results_csv
-from ._score import OfficialScorer, StrictScorer, coconut_metrics, noreps, traced_truths
+from ._score import OfficialScorer, coconut_metrics, extract_trace, noreps
 
 __all__ = ["BENCHMARK", "CoCoNUT", "StoredPredictions"]
+
+_ADVANCED = "an Advanced program (indentation stripped upstream) cannot be run"
 
 
 @dataclass(frozen=True)
@@ -69,17 +72,34 @@ class CoCoNUT(SampleBenchmark[CocoItem]):
         """The last one-line ``[...]`` (upstream's regex)."""
         return extract_coconut(raw)
 
-    def prepare(self, items: Sequence[Any], task: str, engine: Any) -> Any:
-        """Our tracer's executed lines of every HumanEval run (the strict truth)."""
-        return traced_truths(items, engine)
+    def strict_task(self, item: CocoItem, task: str) -> Task:
+        """The trace question of the run, its truth traced by the core (our tracer's
+        executed lines); an Advanced program has none."""
+        return Task(
+            kind="trace",
+            program=item.code,
+            call=item.call,
+            reference=TruthRun() if item.call is not None else NoTruth(_ADVANCED),
+            id=item.sample_id,
+        )
+
+    def strict_answer(self, answer: str, task: str) -> str | Verdict:
+        """The last one-line ``[...]``; an answer with none is ``unparseable:no_list``."""
+        text = extract_trace(answer)
+        if not text:
+            return Verdict.failing(VerdictStatus.UNPARSEABLE, "no_list", "no [...] on one line")
+        return text
 
     def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer[CocoItem]]:
-        """Official (NoReps match) and strict (traced integers); ``context``: the traced
-        truths (``prepare``), or a results file's :class:`StoredPredictions`."""
+        """Official (NoReps match) and strict (the core's, traced integers); ``context``:
+        the traced truths (``prepare``), or a results file's :class:`StoredPredictions`
+        (the strict truth is then traced in the scoring plan)."""
         self._check(task)
         stored = isinstance(context, StoredPredictions)
-        truths = context if isinstance(context, Mapping) else None
-        return {"official": OfficialScorer(stored=stored), "strict": StrictScorer(truths)}
+        return {
+            "official": OfficialScorer(stored=stored),
+            "strict": self.strict_scorer(task, context),
+        }
 
     def metrics(self, records: Sequence[Mapping[str, Any]], task: str) -> dict[str, Any]:
         """Acc Hard / Acc Mean / Sim / False Sim (HumanEval), micro rates (Advanced)."""
@@ -87,7 +107,10 @@ class CoCoNUT(SampleBenchmark[CocoItem]):
 
     def explain(self, item: Any, task: str, context: Any) -> dict[str, Any] | None:
         """The program, the call and both truths."""
-        traced = context.get(item.sample_id) if isinstance(context, Mapping) else None
+        prepared = context.get(item.sample_id) if isinstance(context, Mapping) else None
+        traced: Any = prepared.reference if isinstance(prepared, Task) else None
+        if isinstance(traced, NoTruth):
+            traced = traced.reason
         return {
             "expected": noreps(item.truth),
             "program": item.code,

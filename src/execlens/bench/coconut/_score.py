@@ -27,12 +27,13 @@ The official verdict keeps its Distance in its reason (``wrong:distance=0.8125``
 ``passed`` alone is 1.0), so that :func:`coconut_metrics` reads it back from
 ``samples.jsonl``.
 
-**Strict**: the same extraction, parsed as a list of integers, compared exactly with
-*our* tracer's executed lines for the run (``execlens.tasks.executed_lines``; see
-``execlens.tasks._fulltrace`` for where it differs from settrace: comprehensions and
-continuation lines), not with the CSV: formatting never decides, and nothing but the
-whole sequence passes.  Advanced programs (their indentation stripped upstream) cannot
-be run: their strict verdicts are ``reference_error``.
+**Strict** is the core's (``CoCoNUT.strict_task``): the same extraction, parsed as a list
+of integers, compared exactly with *our* tracer's executed lines for the run
+(``execlens.tasks.executed_lines``; see ``execlens.tasks._fulltrace`` for where it
+differs from settrace: comprehensions and continuation lines), not with the CSV:
+formatting never decides, and nothing but the whole sequence passes.  Advanced programs
+(their indentation stripped upstream) cannot be run: their strict verdicts are
+``reference_error``.
 """
 
 from __future__ import annotations
@@ -41,18 +42,14 @@ import ast
 import difflib
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from execlens.judge import SampleScore, ScorePlan, Verdict, VerdictStatus, judge_trace
+from execlens.judge import SampleScore, ScorePlan, Verdict, VerdictStatus
 
 from ._data import CocoItem, truth_tokens
 
-if TYPE_CHECKING:
-    from execlens.engine import Engine
-
 __all__ = [
     "OfficialScorer",
-    "StrictScorer",
     "coconut_metrics",
     "concurrency_distance",
     "concurrency_match",
@@ -61,7 +58,6 @@ __all__ = [
     "is_concurrency",
     "noreps",
     "official_verdict",
-    "traced_truths",
 ]
 
 _LIST = re.compile(r"\[.*?\]")
@@ -256,85 +252,6 @@ class OfficialScorer:
                 item.sample_id, self.name, verdicts, [v.passed for v in verdicts]
             ),
         )
-
-
-def _request(item: CocoItem) -> Any:
-    from execlens.trace import TraceRequest
-
-    return TraceRequest(program=item.code, call=item.call, tag=item.sample_id)
-
-
-def _truth_of(trace: Any) -> list[int] | str:
-    """The executed lines of a traced run, or why there are none."""
-    from execlens.tasks import trace_reference
-
-    lines = trace_reference(trace) if trace.recorded else None
-    if lines is not None:
-        return lines
-    return (
-        f"the run recorded no full trace ({trace.status}{', truncated' if trace.truncated else ''})"
-    )
-
-
-_ADVANCED = "an Advanced program (indentation stripped upstream) cannot be run"
-
-
-def traced_truths(items: Sequence[CocoItem], engine: Engine) -> dict[str, list[int] | str]:
-    """Our tracer's executed lines of every HumanEval run (``{sample id: lines}``), or
-    why there are none (an Advanced program, a run that fails or is cut short)."""
-    from execlens.trace import trace_many
-
-    truths: dict[str, list[int] | str] = {
-        item.sample_id: _ADVANCED for item in items if item.call is None
-    }
-    requests = [_request(item) for item in items if item.call is not None]
-    for trace in trace_many(engine, requests):
-        truths[str(trace.tag)] = _truth_of(trace)
-    return truths
-
-
-class StrictScorer:
-    """Integer lists against our tracer's lines (module docstring).
-
-    It already judges with the core's ``judge.judge_trace``; what keeps it here: a run
-    with no truth (an Advanced program, a run that fails or is cut short) scores
-    ``reference_error`` with its reason, an answer with no one-line ``[...]`` is
-    ``unparseable:no_list``, and ``execlens score`` traces the truth in the scoring job
-    itself -- ``judge.TaskScorer`` over a trace ``Task`` would need the truth first.
-    """
-
-    name = "strict"
-
-    def __init__(self, truths: Mapping[str, list[int] | str] | None = None) -> None:
-        self.truths = truths or {}
-
-    def plan(self, item: CocoItem, generations: Sequence[str]) -> ScorePlan:
-        """Verdicts against the truth ``prepare`` traced -- or, when none was (``execlens
-        score`` prepares nothing), one tracing job first."""
-        from execlens.trace import trace_from_outcome, trace_job
-
-        known = self.truths.get(item.sample_id)
-        if known is None and item.call is None:
-            known = _ADVANCED
-        request = _request(item) if known is None else None
-
-        def judge(outcomes: Sequence[Any]) -> SampleScore:
-            truth = known
-            if request is not None:
-                truth = _truth_of(trace_from_outcome(outcomes[0], request.mode, request.tag))
-            verdicts = [self._verdict(truth, raw) for raw in generations]
-            return SampleScore(item.sample_id, self.name, verdicts, [v.passed for v in verdicts])
-
-        return ScorePlan([trace_job(request)] if request is not None else [], judge)
-
-    @staticmethod
-    def _verdict(truth: list[int] | str | None, raw: str) -> Verdict:
-        if not isinstance(truth, list):
-            return Verdict.failing(VerdictStatus.REFERENCE_ERROR, "no_truth", str(truth))
-        text = extract_trace(raw)
-        if not text:
-            return Verdict.failing(VerdictStatus.UNPARSEABLE, "no_list", "no [...] on one line")
-        return judge_trace(truth, text)
 
 
 def _distance_of(label: str) -> float:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ._extract import extract_ier, extract_sr
     from ._official import IEROfficialScorer, SROfficialScorer, ier_normalise
     from ._prompts import render_ier, render_sr
-    from ._strict import IERStrictScorer, IERTruth, SRStrictScorer, ier_truths, strip_fence
+    from ._strict import SRStrictScorer, read_ier_answer, strip_fence
 
 _EXPORTS = {
     "BENCHMARK": "_benchmark",
@@ -34,10 +34,8 @@ _EXPORTS = {
     "ier_normalise": "_official",
     "render_ier": "_prompts",
     "render_sr": "_prompts",
-    "IERStrictScorer": "_strict",
-    "IERTruth": "_strict",
     "SRStrictScorer": "_strict",
-    "ier_truths": "_strict",
+    "read_ier_answer": "_strict",
     "strip_fence": "_strict",
 }
 

@@ -18,15 +18,17 @@ from execlens.bench import (
     read_generations_json,
     select,
 )
-from execlens.judge import Scorer
+from execlens.judge import Scorer, Verdict
+from execlens.tasks import NoTruth, Task, TruthRun
 from execlens.tasks.prompts import Extraction, RenderedPrompt
+from execlens.values import decode, literal_text
 
 from ._data import load_codemind, part_records
 from ._extract import extract_ier, extract_sr
 from ._metrics import codemind_metrics
 from ._official import IEROfficialScorer, SROfficialScorer
 from ._prompts import IER_STYLES, IER_TASKS, SR_STYLES, render_ier, render_sr
-from ._strict import IERStrictScorer, SRStrictScorer, ier_truths
+from ._strict import TRUTH_LIMITS, TRUTH_SEEDS, SRStrictScorer, read_ier_answer
 
 __all__ = ["BENCHMARK", "CodeMind"]
 
@@ -90,20 +92,28 @@ class CodeMind(BenchmarkBase[Any]):
         """``parse_chatgpt`` (IER) or the first ```` ```python ```` block (SR)."""
         return extract_sr(raw) if self._part(task) == "sr" else extract_ier(raw)
 
-    def prepare(self, items: Sequence[Any], task: str, engine: Any) -> Any:
-        """IER: the true outputs, computed by the engine; SR: nothing."""
+    def strict_task(self, item: Any, task: str) -> Task | None:
+        """IER: the output question of the item's runnable program and call, its truth
+        the value two runs (hash seeds 0 and 1) agree on; SR asks none."""
         if self._part(task) == "sr":
             return None
-        return ier_truths(items, engine)
+        return Task(
+            kind="output",
+            program=item.program,
+            call=item.call,
+            reference=TruthRun(seeds=TRUTH_SEEDS, limits=TRUTH_LIMITS),
+            id=item.sample_id,
+        )
+
+    def strict_answer(self, answer: str, task: str) -> str | Verdict:
+        """IER: one Python literal, one fence or backtick pair taken off."""
+        return read_ier_answer(answer)
 
     def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer[Any]]:
-        """Official (upstream's rules) and strict, per task family."""
+        """Official (upstream's rules) and strict, per task family (IER: the core's)."""
         if self._part(task) == "sr":
             return {"official": SROfficialScorer(), "strict": SRStrictScorer()}
-        return {
-            "official": IEROfficialScorer(),
-            "strict": IERStrictScorer(context or {}),
-        }
+        return {"official": IEROfficialScorer(), "strict": self.strict_scorer(task, context)}
 
     def metrics(self, records: Sequence[Mapping[str, Any]], task: str) -> dict[str, Any]:
         """Accuracy per mode (percent of all answers), and what strict could not judge."""
@@ -119,18 +129,21 @@ class CodeMind(BenchmarkBase[Any]):
                 "question": f"write {item.entry_point} from its specification",
                 "note": "program shown: HumanEval's canonical solution",
             }
-        truth = (context or {}).get(item.sample_id)
+        prepared = (context or {}).get(item.sample_id)
+        truth = prepared.reference if isinstance(prepared, Task) else None
         out: dict[str, Any] = {
             "expected": item.output.strip(),
             "program": item.code,
             "run": item.call,
             "question": f"the return value of {item.input.strip()}",
         }
-        if truth is not None:
-            out["true_value"] = truth.text() if truth.value is not None else None
+        if isinstance(truth, Mapping):
+            out["true_value"] = _literal_of(truth)
+        elif isinstance(truth, NoTruth):
+            out["true_value"] = None
+            out["note"] = f"strict has no truth: {truth.reason}"
+        if "true_value" in out:
             out["expected_by_mode"] = {"official": item.output.strip(), "strict": out["true_value"]}
-            if truth.problem:
-                out["note"] = f"strict has no truth: {truth.problem}"
         return out
 
     def read_generations(self, path: Path, data: str | None, task: str | None) -> Generations:
@@ -167,6 +180,14 @@ class CodeMind(BenchmarkBase[Any]):
             raise BenchmarkError(
                 f"CodeMind has no task {task!r} (expected one of {', '.join(self.tasks)})"
             ) from None
+
+
+def _literal_of(envelope: Mapping[str, Any]) -> str | None:
+    """The true value as a literal, where one spells it."""
+    try:
+        return literal_text(decode(dict(envelope)))
+    except Exception:  # noqa: BLE001 - an odd envelope just has no literal text
+        return None
 
 
 BENCHMARK = CodeMind()

@@ -1,7 +1,8 @@
 """Strict scoring of CodeMind: answers parsed as data, truths computed by the engine.
 
-**IER.** The true output is what the engine computes (:func:`ier_truths`, run once per
-item by ``prepare``), not ``output.txt``'s text: upstream wrote ClassEval's outputs with
+**IER** is the core's strict mode (``CodeMind.strict_task``, ``judge.TaskScorer``).  The
+true output is what the engine computes (a ``tasks.TruthRun``, built and cached by the
+core in ``prepare``), not ``output.txt``'s text: upstream wrote ClassEval's outputs with
 ``str`` (``DELETE FROM ...`` without quotes), HumanEval_71's as ``6.00``, and a few
 from other environments (database ids, dates).  Each program runs twice, under hash
 seeds 0 and 1; an item whose runs fail or disagree has *no truth* and every answer to
@@ -28,9 +29,7 @@ object or an expression that runs code cannot be a literal, so it never passes.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from execlens.engine import Job, Limits
@@ -40,77 +39,27 @@ from execlens.values import (
     ObjectRecord,
     OpaqueRecord,
     Truncated,
-    decode,
-    literal_text,
     parse_literal,
-    strict_equal,
-    values_equal,
 )
 
 from ._official import SR_LIMITS
 
 if TYPE_CHECKING:
-    from execlens.engine import Engine, Outcome
+    from execlens.engine import Outcome
 
 __all__ = [
     "TRUTH_LIMITS",
-    "IERStrictScorer",
-    "IERTruth",
+    "TRUTH_SEEDS",
     "SRStrictScorer",
-    "ier_truths",
+    "read_ier_answer",
     "sr_strict_source",
     "strip_fence",
 ]
 
 #: Limits of a truth run: ClassEval's slowest (EightPuzzle.solve) takes seconds.
 TRUTH_LIMITS = Limits(wall_time=20.0, memory_mb=1024, output_bytes=4 * 1024 * 1024)
-_SEEDS = (0, 1)
-
-
-@dataclass(frozen=True)
-class IERTruth:
-    """An item's true output: its envelope, or why there is none (``problem``)."""
-
-    value: Mapping[str, Any] | None
-    problem: str | None = None
-
-    def text(self) -> str | None:
-        """The true value as a literal, where one spells it."""
-        if self.value is None:
-            return None
-        try:
-            return literal_text(decode(dict(self.value)))
-        except Exception:  # noqa: BLE001 - an odd envelope just has no literal text
-            return None
-
-
-def _truth_jobs(item: Any, limits: Limits) -> list[Job]:
-    return [
-        Job(program=item.program, call=item.call, hash_seed=seed, limits=limits) for seed in _SEEDS
-    ]
-
-
-def _truth(first: Outcome, second: Outcome) -> IERTruth:
-    """The truth two runs (hash seeds 0 and 1) give, or why there is none."""
-    if not first.ok:
-        return IERTruth(None, f"the program fails here: {failure_verdict(first).detail}")
-    if not second.ok or json.dumps(first.value, sort_keys=True) != json.dumps(
-        second.value, sort_keys=True
-    ):
-        return IERTruth(None, "nondeterministic: two runs (hash seeds 0 and 1) disagree")
-    return IERTruth(first.value)
-
-
-def ier_truths(
-    items: Sequence[Any], engine: Engine, *, limits: Limits = TRUTH_LIMITS
-) -> dict[str, IERTruth]:
-    """Run every item's program twice (hash seeds 0 and 1); ``{sample_id: truth}``."""
-    jobs = [job for item in items for job in _truth_jobs(item, limits)]
-    outcomes = list(engine.map(jobs))
-    return {
-        item.sample_id: _truth(outcomes[2 * index], outcomes[2 * index + 1])
-        for index, item in enumerate(items)
-    }
+#: The hash seeds of the two truth runs (an item whose runs disagree has no truth).
+TRUTH_SEEDS = (0, 1)
 
 
 def strip_fence(text: str) -> str:
@@ -127,54 +76,15 @@ def strip_fence(text: str) -> str:
     return text
 
 
-class IERStrictScorer:
-    """Literal answers compared type-strictly with the engine's truth; no code runs.
-
-    Kept in the folder for now: an item whose two runs (hash seeds 0 and 1) disagree or
-    fail has no truth and scores ``reference_error`` (counted, never dropped), and one
-    code fence or backtick pair is taken off the answer; an output ``tasks.Task`` has no
-    place for a missing truth, so ``judge.TaskScorer`` would change those verdicts.
-    """
-
-    name = "strict"
-
-    def __init__(self, truths: Mapping[str, IERTruth], *, limits: Limits = TRUTH_LIMITS) -> None:
-        self.truths = truths
-        self.limits = limits
-
-    def plan(self, item: Any, generations: Sequence[str]) -> ScorePlan:
-        """One verdict per generation, against the truth ``prepare`` computed -- or, when
-        none was (``execlens score`` prepares nothing), the two runs computing it first."""
-        known = self.truths.get(item.sample_id)
-
-        def judge(outcomes: Sequence[Outcome]) -> SampleScore:
-            truth = known if known is not None else _truth(outcomes[0], outcomes[1])
-            if truth.value is None:
-                bad = Verdict.failing(VerdictStatus.REFERENCE_ERROR, "no_truth", str(truth.problem))
-                verdicts = [bad] * len(generations)
-            else:
-                reference = decode(dict(truth.value))
-                verdicts = [self.judge(g, reference) for g in generations]
-            return SampleScore(item.sample_id, self.name, verdicts, [v.passed for v in verdicts])
-
-        return ScorePlan([] if known is not None else _truth_jobs(item, self.limits), judge)
-
-    @staticmethod
-    def judge(answer: str, reference: Any) -> Verdict:
-        """Parse one answer and compare it with the true value."""
-        try:
-            predicted = parse_literal(strip_fence(answer), allow_json=False)
-        except AnswerParseError as error:
-            return Verdict.failing(VerdictStatus.UNPARSEABLE, error.kind, error.message)
-        if strict_equal(predicted, reference):
-            return Verdict.passing()
-        if values_equal(predicted, reference, "python"):
-            return Verdict.failing(
-                VerdictStatus.WRONG,
-                "type_mismatch",
-                "equal under Python ==, but not of the same types",
-            )
-        return Verdict.failing(VerdictStatus.WRONG, "value", "a different value")
+def read_ier_answer(answer: str) -> str | Verdict:
+    """A strict IER answer: one Python literal (no JSON spellings) once one fence or
+    backtick pair is off (:func:`strip_fence`), else its ``unparseable`` verdict."""
+    text = strip_fence(answer)
+    try:
+        parse_literal(text, allow_json=False)
+    except AnswerParseError as error:
+        return Verdict.failing(VerdictStatus.UNPARSEABLE, error.kind, error.message)
+    return text
 
 
 #: Defined after the candidate and the tests, so neither can replace it; it records what

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ._benchmark import BENCHMARK, CruxEvalX
     from ._data import CruxXItem, UnsupportedLanguageError, load_cruxeval_x
     from ._prompts import extract_cruxeval_x, render_cruxeval_x
-    from ._score import OfficialScorer, StrictScorer, call_truths, official_program
+    from ._score import OfficialScorer, official_program, strict_answer, strict_task
 
 _EXPORTS = {
     "BENCHMARK": "_benchmark",
@@ -30,8 +30,8 @@ _EXPORTS = {
     "extract_cruxeval_x": "_prompts",
     "render_cruxeval_x": "_prompts",
     "OfficialScorer": "_score",
-    "StrictScorer": "_score",
-    "call_truths": "_score",
+    "strict_answer": "_score",
+    "strict_task": "_score",
     "official_program": "_score",
 }
 

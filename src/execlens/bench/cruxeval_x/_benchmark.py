@@ -17,12 +17,13 @@ from execlens.bench import (
     match_generations,
     read_generations_json,
 )
-from execlens.judge import Scorer
+from execlens.judge import Scorer, Verdict
+from execlens.tasks import Task
 from execlens.tasks.prompts import Extraction, RenderedPrompt
 
 from ._data import CruxXItem, load_cruxeval_x
 from ._prompts import STYLES, extract_cruxeval_x, render_cruxeval_x
-from ._score import OfficialScorer, StrictScorer, call_truths
+from ._score import STRICT_LIMITS, OfficialScorer, strict_answer, strict_task
 
 __all__ = ["BENCHMARK", "CruxEvalX"]
 
@@ -59,14 +60,20 @@ class CruxEvalX(SampleBenchmark[CruxXItem]):
         """The answer upstream's runner reads."""
         return extract_cruxeval_x(raw, flavor)
 
-    def prepare(self, items: Sequence[Any], task: str, engine: Any) -> Any:
-        """Output task: the true value of each tail's call, computed by the engine."""
-        return call_truths(items, engine) if task == "output" else None
+    strict_limits = STRICT_LIMITS
+
+    def strict_task(self, item: CruxXItem, task: str) -> Task:
+        """The output or input question of the tail (``_score.strict_task``)."""
+        return strict_task(item, task)
+
+    def strict_answer(self, answer: str, task: str) -> str | Verdict:
+        """One literal (output) or one call of ``f`` / ``candidate`` (input)."""
+        return strict_answer(answer, task)
 
     def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer[CruxXItem]]:
-        """The Python judge (official) and strict."""
+        """The Python judge (official) and strict (the core's)."""
         self._check(task)
-        return {"official": OfficialScorer(task), "strict": StrictScorer(task, context)}
+        return {"official": OfficialScorer(task), "strict": self.strict_scorer(task, context)}
 
     def explain(self, item: Any, task: str, context: Any) -> dict[str, Any] | None:
         """The program and the tail asked about."""

@@ -21,45 +21,49 @@ makes the assertion hold and passes; an answer that ends the process early with 
 any assertion runs, exactly as upstream's judge passes it; one that exits otherwise
 (``sys.exit("0")`` prints ``0`` and exits 1) fails.
 
-**Strict.** The answer must be a Python literal (output) or one call of ``f`` /
-``candidate`` with literal arguments (input), parsed in the host
-(:mod:`execlens.values`); the output task compares it type-strictly with the value the
-engine computes for the tail's call (``prepare``); the input task calls ``f`` in the
-engine with the parsed arguments (passed as value envelopes) and compares the return
-value type-strictly with the tail's expected literal.
+**Strict** is the core's (``judge.TaskScorer`` over :func:`strict_task`).  The answer must
+be a Python literal (output) or one call of ``f`` / ``candidate`` with literal arguments
+(input), parsed in the host (:mod:`execlens.values`, :func:`strict_answer`); the output
+task compares it type-strictly with the value the engine computes for the tail's call
+(a ``tasks.TruthRun``: built and cached by the core's ``prepare``); the input task calls
+``f`` in the engine with the parsed arguments (passed as value envelopes) and compares
+the return value type-strictly with the tail's expected literal.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from execlens.bench import script_failure, script_job, script_result
-from execlens.engine import Job, Limits
-from execlens.judge import SampleScore, ScorePlan, Verdict, VerdictStatus, failure_verdict
-from execlens.values import AnswerParseError, decode, parse_call, parse_literal, strict_equal
+from execlens.engine import Limits
+from execlens.judge import SampleScore, ScorePlan, Verdict, VerdictStatus
+from execlens.tasks import NoTruth, Task, TruthRun
+from execlens.values import AnswerParseError, parse_call, parse_literal
 
 from ._data import HARNESS_MARKER, HOLE
 
 if TYPE_CHECKING:
-    from execlens.engine import Engine, Outcome
+    from execlens.engine import Outcome
 
     from ._data import CruxXItem
 
 __all__ = [
     "JUDGE_LIMITS",
+    "STRICT_LIMITS",
     "OfficialScorer",
-    "StrictScorer",
-    "Truth",
-    "call_truths",
     "official_program",
     "official_verdict",
+    "strict_answer",
+    "strict_task",
 ]
 
 #: MultiPL-E's 15 s.
 JUDGE_LIMITS = Limits(wall_time=15.0, memory_mb=1024, output_bytes=2048)
+#: The strict runs' (the truth's and an input answer's): 15 s, a returned value up to 1 MiB.
+STRICT_LIMITS = JUDGE_LIMITS.with_(output_bytes=1024 * 1024)
+_NO_OUTPUT_ASSERT = "the tail has no `assert <call> == ????`"
 _INPUT_PATTERNS = ("candidate(" + HOLE + ")", "f(" + HOLE + ")")
 
 
@@ -143,49 +147,32 @@ def _assert_parts(tail: str) -> tuple[str, str] | None:
     return None
 
 
-@dataclass(frozen=True)
-class Truth:
-    """The output task's true value (an envelope), or why there is none."""
-
-    value: Mapping[str, Any] | None
-    problem: str | None = None
-
-
-def _truth_job(item: CruxXItem) -> Job | str:
-    """The job computing an output tail's true value, or why there is none."""
-    parts = _assert_parts(item.output_reasoning)
-    if parts is None or "__execlens_hole__" in parts[0]:
-        return "the tail has no `assert <call> == ????`"
-    return Job(
-        program=item.head + "\ncandidate = f\n",
-        call=parts[0],
-        limits=Limits(wall_time=15.0, memory_mb=1024, output_bytes=1024 * 1024),
-        hash_seed=0,
-    )
-
-
-def _truth(outcome: Outcome) -> Truth:
-    if outcome.ok:
-        return Truth(outcome.value)
-    return Truth(None, f"the call fails here: {failure_verdict(outcome).detail}")
-
-
-def call_truths(
-    items: Sequence[CruxXItem], engine: Engine, *, limits: Limits = JUDGE_LIMITS
-) -> dict[str, Truth]:
-    """Run each output tail's call (``candidate`` bound to ``f``); ``{sample_id: truth}``."""
-    truths: dict[str, Truth] = {}
-    jobs, owners = [], []
-    for item in items:
-        job = _truth_job(item)
-        if isinstance(job, str):
-            truths[item.sample_id] = Truth(None, job)
-            continue
-        jobs.append(job)
-        owners.append(item.sample_id)
-    for sample_id, outcome in zip(owners, engine.map(jobs)):
-        truths[sample_id] = _truth(outcome)
-    return truths
+def strict_task(item: CruxXItem, task: str) -> Task:
+    """The question ``item`` asks in strict mode: output -- the tail's call, run in the
+    engine for its value (``candidate`` bound to ``f``, hash seed 0); input -- a call of
+    ``f`` compared with the tail's expected literal.  A tail with no such ``assert`` (or
+    an expected value that is no literal) has no truth."""
+    parts = _assert_parts(item.output_reasoning if task == "output" else item.input_reasoning)
+    if task == "output":
+        if parts is None or "__execlens_hole__" in parts[0]:
+            return Task("output", item.head, NoTruth(_NO_OUTPUT_ASSERT), id=item.sample_id)
+        return Task(
+            "output",
+            item.head + "\ncandidate = f\n",
+            TruthRun(seeds=(0,), limits=STRICT_LIMITS, subject="the call"),
+            call=parts[0],
+            id=item.sample_id,
+        )
+    reference: Any
+    if parts is None:
+        reference = NoTruth("the tail has no `assert <call> == <expected>`")
+    else:
+        try:
+            parse_literal(parts[1], allow_json=False)
+            reference = parts[1]
+        except AnswerParseError as exc:
+            reference = NoTruth(f"the expected value is not a literal ({exc.kind})")
+    return Task("input", item.head, reference, function="f", id=item.sample_id)
 
 
 def _strip_fence(text: str) -> str:
@@ -196,120 +183,25 @@ def _strip_fence(text: str) -> str:
     return text
 
 
-class StrictScorer:
-    """Literal answers, type-strict comparison with values computed by running.
-
-    Kept in the folder: the truth is the value of the reasoning tail's call, computed
-    in the engine (with a 1 MiB output limit) when ``prepare`` did not; an input answer
-    may call ``f`` or ``candidate`` and is compared with the tail's ``assert``
-    literal, which can be missing (``reference_error``) -- the core's input judge
-    (``judge.plan_input``) knows one entry point and a reference in hand.
-    """
-
-    name = "strict"
-
-    def __init__(
-        self, task: str, truths: Mapping[str, Truth] | None = None, *, limits: Limits = JUDGE_LIMITS
-    ) -> None:
-        self.task = task
-        self.truths = truths or {}
-        self.limits = Limits(
-            wall_time=limits.wall_time, memory_mb=limits.memory_mb, output_bytes=1024 * 1024
-        )
-
-    def plan(self, item: CruxXItem, generations: Sequence[str]) -> ScorePlan:
-        """Output: host-only verdicts against the truth ``prepare`` computed -- or, when
-        none was (``execlens score`` prepares nothing), one engine job computing it
-        first; input: one engine call per parseable answer."""
-        if self.task == "output":
-            known = self.truths.get(item.sample_id)
-            job = _truth_job(item) if known is None else None
-            if isinstance(job, str):
-                known = Truth(None, job)
-
-            def judge(outcomes: Sequence[Outcome]) -> SampleScore:
-                truth = known if known is not None else _truth(outcomes[0])
-                verdicts = [self._output(g, truth) for g in generations]
-                return SampleScore(
-                    item.sample_id, self.name, verdicts, [v.passed for v in verdicts]
-                )
-
-            return ScorePlan([job] if isinstance(job, Job) else [], judge)
-        parts = _assert_parts(item.input_reasoning)
-        expected: Any = None
-        problem = None
-        if parts is None:
-            problem = "the tail has no `assert <call> == <expected>`"
-        else:
-            try:
-                expected = parse_literal(parts[1], allow_json=False)
-            except AnswerParseError as exc:
-                problem = f"the expected value is not a literal ({exc.kind})"
-        firsts: list[Verdict | None] = []
-        jobs: list[Job] = []
-        for raw in generations:
-            if problem is not None:
-                firsts.append(Verdict.failing(VerdictStatus.REFERENCE_ERROR, "no_truth", problem))
-                continue
-            try:
-                call = parse_call(_strip_fence(raw))
-            except AnswerParseError as exc:
-                firsts.append(Verdict.failing(VerdictStatus.UNPARSEABLE, exc.kind, exc.message))
-                continue
-            if call.name not in ("f", "candidate"):
-                firsts.append(
-                    Verdict.failing(
-                        VerdictStatus.UNPARSEABLE,
-                        "name",
-                        f"expected a call of f, got {call.name!r}",
-                    )
-                )
-                continue
-            firsts.append(None)
-            jobs.append(
-                Job(
-                    program=item.head,
-                    entry_point="f",
-                    args=call.args,
-                    kwargs=call.kwargs,
-                    limits=self.limits,
-                    hash_seed=0,
-                )
-            )
-
-        def finish(outcomes: Sequence[Outcome]) -> SampleScore:
-            if len(outcomes) != len(jobs):
-                raise ValueError(f"expected {len(jobs)} outcomes, got {len(outcomes)}")
-            pending = iter(outcomes)
-            verdicts = [
-                v if v is not None else self._returned(next(pending), expected) for v in firsts
-            ]
-            return SampleScore(item.sample_id, self.name, verdicts, [v.passed for v in verdicts])
-
-        return ScorePlan(jobs, finish)
-
-    @staticmethod
-    def _output(answer: str, truth: Truth) -> Verdict:
-        if truth.value is None:
-            return Verdict.failing(VerdictStatus.REFERENCE_ERROR, "no_truth", str(truth.problem))
-        try:
-            predicted = parse_literal(_strip_fence(answer), allow_json=False)
-        except AnswerParseError as exc:
-            return Verdict.failing(VerdictStatus.UNPARSEABLE, exc.kind, exc.message)
-        if strict_equal(predicted, decode(dict(truth.value))):
-            return Verdict.passing()
-        return Verdict.failing(VerdictStatus.WRONG, "value", "a different value")
-
-    @staticmethod
-    def _returned(outcome: Outcome, expected: Any) -> Verdict:
-        if not outcome.ok:
-            return failure_verdict(outcome)
-        try:
-            value = outcome.decoded()
-        except Exception as exc:  # noqa: BLE001 - a malformed envelope is the engine's fault
-            return Verdict.failing(VerdictStatus.SANDBOX_ERROR, "decode", str(exc)[:300])
-        if strict_equal(value, expected):
-            return Verdict.passing()
+def strict_answer(answer: str, task: str) -> str | Verdict:
+    """A strict answer: one fence off, then one literal (output) or one call of ``f`` or
+    ``candidate`` with literal arguments (input, read as a call of ``f``); else its
+    ``unparseable`` verdict."""
+    text = _strip_fence(answer)
+    try:
+        if task == "output":
+            parse_literal(text, allow_json=False)
+            return text
+        call = parse_call(text)
+    except AnswerParseError as exc:
+        return Verdict.failing(VerdictStatus.UNPARSEABLE, exc.kind, exc.message)
+    if call.name == "f":
+        return text
+    if call.name != "candidate":
         return Verdict.failing(
-            VerdictStatus.WRONG, "value", "f returns a different value on this input"
+            VerdictStatus.UNPARSEABLE, "name", f"expected a call of f, got {call.name!r}"
         )
+    tree = ast.parse(text, mode="eval")
+    assert isinstance(tree.body, ast.Call) and isinstance(tree.body.func, ast.Name)
+    tree.body.func.id = "f"  # the same arguments, as parse_call read them
+    return ast.unparse(tree)

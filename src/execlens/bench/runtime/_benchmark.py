@@ -62,6 +62,7 @@ class _ModeScorer(TaskScorer):
     """The generic task scorer filling one mode's column."""
 
     def __init__(self, mode: str) -> None:
+        super().__init__()
         self.name = mode
 
 

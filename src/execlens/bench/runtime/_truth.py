@@ -2,23 +2,22 @@
 
 The questions themselves depend on the runs (balanced selection keeps as many
 never-executed lines as executed ones, in each run), so the programs are traced before
-anything is asked.  The result -- every selected ``RuntimeTask`` with its reference -- is cached as
-JSON under a key of everything it depends on (the programs, the selection, the seed,
-the tracer mode, Python and execlens versions): a rerun or a resumed run traces nothing.
+anything is asked.  The result -- every selected ``RuntimeTask`` with its reference -- is kept
+in the core's truth cache (``bench.TruthCache``, namespace ``runtime-truth``) under a key
+of everything it depends on (the programs, the selection, the seed, the tracer mode,
+execlens' version; the cache adds the host's Python and the program interpreter): a
+rerun or a resumed run traces nothing.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import sys
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from execlens.store import StoreError, read_json, write_json_atomic
+from execlens.bench import TruthCache, truth_cache_dir
 from execlens.tasks import (
     BUILD_KINDS,
     RuntimeProgram,
@@ -39,7 +38,6 @@ __all__ = [
     "TracedTasks",
     "run_key",
     "traced_tasks",
-    "truth_cache_dir",
 ]
 
 TRUTH_VERSION = 5  # 2: balanced per run; 3: seed-dependent runs left out; 4: executed
@@ -49,16 +47,6 @@ TRACE_MODE = "exact"
 SELECTION = "balanced"
 #: The engine's runs use hash seed 0; a second trace under this one finds seed-dependent runs.
 _OTHER_SEED = 1
-
-
-def truth_cache_dir() -> Path:
-    """``$EXECLENS_TRUTH_CACHE_DIR``, else ``runtime-truth`` beside the request cache."""
-    configured = os.environ.get("EXECLENS_TRUTH_CACHE_DIR")
-    if configured:
-        return Path(configured)
-    from execlens.models import default_cache_dir
-
-    return default_cache_dir() / "runtime-truth"
 
 
 def _version() -> str:
@@ -77,30 +65,18 @@ def _plugin_kinds() -> list[list[str]]:
     return [] if names == BUILD_KINDS else [list(names)]
 
 
-def truth_key(
-    programs: Sequence[RuntimeProgram], seed: int, environment: dict[str, Any] | None = None
-) -> str:
-    """A content hash of everything the questions and their truth depend on, the program
-    environment (``ProgramFingerprint.key()``) included."""
-    digest = hashlib.sha256()
-    digest.update(
-        json.dumps(
-            [
-                TRUTH_VERSION,
-                TRACE_MODE,
-                SELECTION,
-                seed,
-                list(sys.version_info[:2]),
-                _version(),
-                environment or {},
-                *_plugin_kinds(),
-            ],
-            sort_keys=True,
-        ).encode()
-    )
-    for program in programs:
-        digest.update(json.dumps(asdict(program), sort_keys=True, default=repr).encode())
-    return digest.hexdigest()[:32]
+def _truth_content(programs: Sequence[RuntimeProgram], seed: int) -> list[Any]:
+    """Everything the questions and their truth depend on but the interpreters (the
+    cache's key adds the host's Python and the program environment)."""
+    return [
+        TRUTH_VERSION,
+        TRACE_MODE,
+        SELECTION,
+        seed,
+        _version(),
+        *_plugin_kinds(),
+        [asdict(program) for program in programs],
+    ]
 
 
 def run_key(problem_id: str, input_index: int) -> str:
@@ -249,16 +225,14 @@ def traced_tasks(
     """
     from execlens.engine import program_fingerprint
 
-    directory = cache_dir if cache_dir is not None else truth_cache_dir()
+    cache = TruthCache("runtime-truth", cache_dir or truth_cache_dir("runtime-truth"))
     # Keyed by the interpreter the runs go to (the engine's, else the default one a
     # tracing engine would get): NumPy 2 instead of 1.x is another truth, never served.
     environment = program_fingerprint(getattr(engine, "python", None)).key()
-    path = directory / f"runtime-truth-{truth_key(programs, seed, environment)}.json"
-    if path.is_file():
-        try:
-            return TracedTasks.from_dict(read_json(path))
-        except (StoreError, ValueError, KeyError, TypeError):
-            pass  # rebuilt below
+    key = TruthCache.key(_truth_content(programs, seed), environment)
+    cached = cache.get(key, TracedTasks.from_dict)
+    if cached is not None:
+        return cached
     if engine is not None:
         built = _build(programs, engine, seed)
     else:
@@ -267,6 +241,6 @@ def traced_tasks(
         with trace_engine() as own:
             built = _build(programs, own, seed)
     data = built.to_dict()
-    write_json_atomic(path, data)
+    cache.put(key, data)
     # Through JSON, as a cache hit reads it: a first run and a rerun see the same values.
     return TracedTasks.from_dict(json.loads(json.dumps(data)))
