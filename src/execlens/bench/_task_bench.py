@@ -10,7 +10,10 @@ scorer, a ``judge.Scorer[Task]``).  Everything else comes from the core:
   ``direct`` and ``cot`` styles);
 * **strict scoring**: the judge's scorer of the task's kind (``judge.TaskScorer``:
   answers parsed as literals in the host, input predictions re-executed in the engine),
-  so a new benchmark gets the unexploitable mode without writing it;
+  so a new benchmark gets the unexploitable mode without writing it; a task whose
+  truth must be computed says how (a ``tasks.TruthRun`` reference: the core runs or
+  traces it in ``prepare`` and caches it), one that has none says why
+  (``tasks.NoTruth``);
 * pass@k per mode, a generations file ``{sample id: [text, ...]}`` for ``execlens
   score``, and the report's expected answer.
 """
@@ -104,15 +107,22 @@ class TaskBenchmark(BenchmarkBase["RuntimeItem"]):
 
         return extract_runtime(raw, item.kind)
 
+    def strict_task(self, item: RuntimeItem, task: str) -> Task:
+        """The item's own task (a ``tasks.TruthRun`` reference: the core builds it)."""
+        return item.task
+
     def scorers(self, task: str, style: str, context: Any) -> Mapping[str, Scorer[RuntimeItem]]:
-        """``official`` (the benchmark's) and ``strict`` (the judge's, free) on each task."""
-        from execlens.judge import TaskScorer
+        """``official`` (the benchmark's, on the row's task) and ``strict`` (the core's,
+        free) on each task."""
 
         def to_task(item: RuntimeItem) -> Task:
             return item.task
 
-        made: dict[str, Scorer[Task]] = {"official": self.official(task), "strict": TaskScorer()}
-        return {mode: ProblemScorer(made[mode], to_task) for mode in self.modes}
+        made: dict[str, Scorer[RuntimeItem]] = {
+            "official": ProblemScorer(self.official(task), to_task),
+            "strict": self.strict_scorer(task, context),
+        }
+        return {mode: made[mode] for mode in self.modes}
 
     def metrics(self, records: Sequence[Mapping[str, Any]], task: str) -> dict[str, Any]:
         """pass@1 (and pass@5 with enough generations) per mode."""

@@ -107,11 +107,13 @@ def prepare_strict(
     """The strict tasks of ``items`` with their truth built (:func:`build_truths`); None
     when the benchmark declares none.  With no engine the truth stays to be built (the
     scoring plan then builds it)."""
+    from execlens.tasks import TruthRun
+
     asked = {item.sample_id: bench.strict_task(item, task) for item in items}
     tasks = {key: value for key, value in asked.items() if value is not None}
     if not tasks:
         return None
-    if engine is None:
+    if engine is None or not any(isinstance(t.reference, TruthRun) for t in tasks.values()):
         return StrictTasks(tasks)
     return StrictTasks(zip(tasks, build_truths(list(tasks.values()), engine)))
 
