@@ -1,12 +1,13 @@
 """One on-disk cache of computed ground truth, keyed by content and the program interpreter.
 
 Truth a benchmark computes by running or tracing its programs (REval's traced questions,
-the runtime benchmark's tasks, the strict truth runs of ``bench.build_truths``) depends on the programs and questions, on the code that
-computes it (the benchmark's truth version), on the host's Python and on the *program*
-interpreter with its packages (NumPy 1 or 2 changes REval's truth).  :class:`TruthCache`
-keys one JSON document by all of them, so any run over the same content under the same
-program environment reuses it, and another interpreter is another key, never served.
-A torn or stale file reads as a miss and is rebuilt, never trusted.
+the runtime benchmark's tasks, the strict truth runs of ``bench.build_truths``) depends
+on the programs and questions, on the code that computes it (the benchmark's truth
+version), on the host's Python and on the *program* interpreter with its packages (NumPy
+1 or 2 changes REval's truth).  :class:`TruthCache` keys one JSON document by all of
+them, so any run over the same content under the same program environment reuses it,
+and another interpreter is another key, never served.  A torn or stale file reads as a
+miss and is rebuilt, never trusted.
 """
 
 from __future__ import annotations
