@@ -11,6 +11,7 @@ from execlens.bench import (
     BenchmarkError,
     Generations,
     GenerationsError,
+    ProblemScorer,
     TaskSpec,
     check_generations,
     dataset_records,
@@ -18,7 +19,7 @@ from execlens.bench import (
     read_generations_json,
     select,
 )
-from execlens.judge import Scorer
+from execlens.judge import Scorer, TaskScorer
 from execlens.tasks.prompts import Extraction, RenderedPrompt
 
 from ._data import load_codemind, part_records
@@ -26,7 +27,8 @@ from ._extract import extract_ier, extract_sr
 from ._metrics import codemind_metrics
 from ._official import IEROfficialScorer, SROfficialScorer
 from ._prompts import IER_STYLES, IER_TASKS, SR_STYLES, render_ier, render_sr
-from ._strict import IERStrictScorer, SRStrictScorer, ier_truths
+from ._sr_kind import sr_task
+from ._strict import IERStrictScorer, ier_truths
 
 __all__ = ["BENCHMARK", "CodeMind"]
 
@@ -99,7 +101,9 @@ class CodeMind(BenchmarkBase[Any]):
     def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer[Any]]:
         """Official (upstream's rules) and strict, per task family."""
         if self._part(task) == "sr":
-            return {"official": SROfficialScorer(), "strict": SRStrictScorer()}
+            # strict SR: the core's task scorer over the folder's kind (codemind_sr)
+            strict: Scorer[Any] = ProblemScorer(TaskScorer(), sr_task)
+            return {"official": SROfficialScorer(), "strict": strict}
         return {
             "official": IEROfficialScorer(),
             "strict": IERStrictScorer(context or {}),
