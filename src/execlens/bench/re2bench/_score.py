@@ -92,8 +92,27 @@ def _call_text(name: str, args: dict[str, Any], kwargs: dict[str, Any]) -> str:
     return f"{name}({text})"
 
 
-class _Base:
-    name = ""
+def official_prediction(answer: JsonAnswer) -> Any:
+    """What upstream's ``parse_results.py`` records for an answer: the decoded JSON, or
+    ``{}`` when none decoded -- and when it decoded to ``null``, since it keeps only a
+    ``json`` that ``is not None``."""
+    return answer.value if answer.ok and answer.value is not None else {}
+
+
+def _official_reason(answer: JsonAnswer, base: str = "partial") -> str:
+    """The verdict reason: ``base``, after the named reason nothing decoded, if any."""
+    if answer.ok:
+        return base if answer.value is not None else f"null_read_as_empty,{base}"
+    return f"{answer.status},{base}"
+
+
+class OfficialScorer:
+    """Upstream's validators, quirks included (see the module docstrings).  It reads the
+    whole response (the first ``[OUTPUT]`` anywhere, inside a reasoning model's thought
+    too): both verbs hand it whole responses (``official_reads_thought``).
+    """
+
+    name = "official"
 
     def __init__(self, task: str, *, limits: Limits = RERUN_LIMITS) -> None:
         self.task = task
@@ -136,41 +155,6 @@ class _Base:
                 item.sample_id, self.name, verdicts, [v.passed for v in verdicts]
             ),
         )
-
-    def _io(self, raw: str, item: RE2Item) -> tuple[Verdict, Job | None]:
-        raise NotImplementedError
-
-    def _loop(self, raw: str, item: RE2Item) -> Verdict:
-        raise NotImplementedError
-
-    def _branch(self, raw: str, item: RE2Item) -> Verdict:
-        raise NotImplementedError
-
-    def _rerun_verdict(self, outcome: Outcome, item: RE2Item, first: Verdict | None) -> Verdict:
-        raise NotImplementedError
-
-
-def official_prediction(answer: JsonAnswer) -> Any:
-    """What upstream's ``parse_results.py`` records for an answer: the decoded JSON, or
-    ``{}`` when none decoded -- and when it decoded to ``null``, since it keeps only a
-    ``json`` that ``is not None``."""
-    return answer.value if answer.ok and answer.value is not None else {}
-
-
-def _official_reason(answer: JsonAnswer, base: str = "partial") -> str:
-    """The verdict reason: ``base``, after the named reason nothing decoded, if any."""
-    if answer.ok:
-        return base if answer.value is not None else f"null_read_as_empty,{base}"
-    return f"{answer.status},{base}"
-
-
-class OfficialScorer(_Base):
-    """Upstream's validators, quirks included (see the module docstrings).  It reads the
-    whole response (the first ``[OUTPUT]`` anywhere, inside a reasoning model's thought
-    too): both verbs hand it whole responses (``official_reads_thought``).
-    """
-
-    name = "official"
 
     def _io(self, raw: str, item: RE2Item) -> tuple[Verdict, Job | None]:
         answer = extract_json_answer(raw, self.task)
