@@ -4,12 +4,15 @@ Every trainer adapter calls :func:`score_batch`.  Per completion it finds the an
 the completion's *final part* (:func:`~execlens.rewards.extract_answer`: a reasoning
 model's thought is set apart first, and never scored) and judges it strictly through the
 one judge path, :func:`execlens.judge.plan_task` (the runtime benchmark's too): literals
-and one literal-argument call parsed as data, values compared type-strictly in the host;
-only input prediction runs code -- the answers of a batch that share a program travel as
-one work item.  They are literals, so all of them run only the task's program (one origin,
+and one literal-argument call parsed as data, values compared type-strictly in the host.
+An answer whose judge plan has engine jobs -- input prediction, or any kind whose judge
+runs code (a plug-in's, a benchmark folder's) -- is run in the engine, whatever its
+kind: the answers of a batch whose tasks share a program travel as one work item.  Input
+answers are literals, so all of them run only the task's program (one origin,
 ``Job.origin``): they may share a forked child, each in a fresh module, and only while
 none leaves anything behind (the engine retires the child on any change), so an
-answer's reward never depends on the answers judged before it.
+answer's reward never depends on the answers judged before it; a job without an origin
+shares its child with no other job.
 
 A completion with no answer gets an ``unparseable`` verdict naming why before any judge
 runs: ``truncated_in_reasoning``, ``reasoning_only``, ``hedged`` (different answers in the
@@ -58,12 +61,22 @@ def _scoring_error(exc: BaseException) -> Verdict:
 
 
 def judge_answer(task: Task, answer: Any) -> Verdict:
-    """Judge an extracted answer for a task whose judging runs no code (every kind but
-    ``input``); raises ``ValueError`` for ``input`` (use :func:`score_batch`)."""
-    if task.kind == "input":
-        raise ValueError("input prediction runs code: use score or score_batch")
+    """Judge an extracted answer whose judging runs no code (an ``input`` answer, or any
+    answer whose kind's judge plans engine jobs, raises ``ValueError``: use
+    :func:`score_batch`)."""
+    plan = plan_task(task, answer)
+    if plan.jobs:
+        raise ValueError(f"judging a {task.kind} answer runs code: use score or score_batch")
     try:
-        return plan_task(task, answer).verdict()
+        return plan.verdict()
+    except Exception as exc:  # noqa: BLE001 - one answer's failure must not end a batch
+        return _scoring_error(exc)
+
+
+def _finished(plan: JudgePlan) -> Verdict:
+    """The verdict of a plan that runs nothing."""
+    try:
+        return plan.verdict()
     except Exception as exc:  # noqa: BLE001 - one answer's failure must not end a batch
         return _scoring_error(exc)
 
@@ -83,18 +96,16 @@ def _no_answer(problem: str) -> Verdict:
 
 
 class _Group:
-    """The input-prediction answers of one batch that share a program: one work item
-    (the judge's plans, their jobs run together)."""
+    """The answers of one batch whose judge plans run code and whose tasks share a
+    program: one work item (the judge's plans, their jobs run together)."""
 
     def __init__(self) -> None:
         self.plans: list[tuple[int, JudgePlan]] = []
         self.jobs: list[Job] = []
 
-    def add(self, task: Task, indices: list[int], answers: list[Any]) -> None:
-        for index, answer in zip(indices, answers):
-            plan = plan_task(task, answer)
-            self.plans.append((index, plan))
-            self.jobs.extend(plan.jobs)
+    def add(self, index: int, plan: JudgePlan) -> None:
+        self.plans.append((index, plan))
+        self.jobs.extend(plan.jobs)
 
     def finish(self, outcomes: Sequence[Outcome], verdicts: list[Verdict | None]) -> None:
         start = 0
@@ -186,7 +197,7 @@ def score_local(
 ) -> list[Verdict]:
     """:func:`score_batch` judged in this process (what every judge worker runs)."""
     verdicts: list[Verdict | None] = [None] * len(tasks)
-    pending: dict[int, tuple[Task, list[int], list[Any]]] = {}
+    groups: dict[str, _Group] = {}
     for index, (raw, response) in enumerate(zip(tasks, responses)):
         try:
             task = Task.from_json(raw)
@@ -212,23 +223,19 @@ def score_local(
         except AnswerParseError as exc:
             verdicts[index] = Verdict.failing(VerdictStatus.UNPARSEABLE, exc.kind, str(exc))
             continue
-        if task.kind != "input":
-            verdicts[index] = judge_answer(task, answer)
+        try:  # (a judge's own failure is already its scoring_error plan)
+            plan = plan_task(task, answer)
+        except Exception as exc:  # noqa: BLE001 - a kind naming no judge: this answer's
+            verdicts[index] = _scoring_error(exc)
             continue
-        # Rows repeat per generation: the same task object (cached parse) gathers them.
-        entry = pending.setdefault(id(task), (task, [], []))
-        entry[1].append(index)
-        entry[2].append(answer)
-    if pending:
-        groups: dict[str, _Group] = {}
-        for task, indices, answers in pending.values():
-            groups.setdefault(task.program, _Group()).add(task, indices, answers)
-        for group in groups.values():
-            if not group.jobs:  # every answer unparseable: nothing to run
-                group.finish([], verdicts)
-        running = {key: group for key, group in groups.items() if group.jobs}
-        if running:
-            _run_groups(running, verdicts, engine, executor)
+        if not plan.jobs:
+            verdicts[index] = _finished(plan)
+            continue
+        # Answers whose judging runs code (input prediction, a plug-in kind's judge) wait
+        # for the engine; those of tasks sharing a program travel as one work item.
+        groups.setdefault(task.program, _Group()).add(index, plan)
+    if groups:
+        _run_groups(groups, verdicts, engine, executor)
     return [
         v if v is not None else _scoring_error(RuntimeError("no verdict produced"))
         for v in verdicts

@@ -13,7 +13,6 @@ from execlens.bench.codemind import (
     DATA_DIR,
     IEROfficialScorer,
     SROfficialScorer,
-    SRStrictScorer,
     extract_ier,
     extract_sr,
     ier_normalise,
@@ -180,7 +179,8 @@ def test_truths_come_from_the_engine_and_fail_by_name(engine: Engine) -> None:
 def test_sr_official_and_strict_on_the_canonical_solutions(engine: Engine) -> None:
     bench = get_benchmark("codemind")
     items = bench.plan(bench.load(None), "sr", limit=3, offset=0)[0][1]
-    for scorer in (SROfficialScorer(), SRStrictScorer()):
+    strict = bench.scorers("sr", "direct", None)["strict"]  # the core's, over codemind_sr
+    for scorer in (SROfficialScorer(), strict):
         plans = [scorer.plan(item, [item.code, "def nothing(): pass"]) for item in items]
         outcomes = list(engine.map([job for plan in plans for job in plan.jobs]))
         scores = [plan.finish(outcomes[2 * i : 2 * i + 2]) for i, plan in enumerate(plans)]

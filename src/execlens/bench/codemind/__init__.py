@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from ._extract import extract_ier, extract_sr
     from ._official import IEROfficialScorer, SROfficialScorer, ier_normalise
     from ._prompts import render_ier, render_sr
-    from ._strict import SRStrictScorer, read_ier_answer, strip_fence
+    from ._sr_kind import SRKind, sr_task
+    from ._strict import read_ier_answer, strip_fence
 
 _EXPORTS = {
     "BENCHMARK": "_benchmark",
@@ -34,9 +35,14 @@ _EXPORTS = {
     "ier_normalise": "_official",
     "render_ier": "_prompts",
     "render_sr": "_prompts",
-    "SRStrictScorer": "_strict",
+    "SRKind": "_sr_kind",
+    "sr_task": "_sr_kind",
     "read_ier_answer": "_strict",
     "strip_fence": "_strict",
 }
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+# The folder's question kind (``codemind_sr``) joins the registry when the folder is
+# imported, as a plug-in's does.
+from . import _sr_kind  # noqa: E402 - after the exports: registering is its side effect

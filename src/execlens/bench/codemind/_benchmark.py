@@ -11,6 +11,7 @@ from execlens.bench import (
     BenchmarkError,
     Generations,
     GenerationsError,
+    ProblemScorer,
     TaskSpec,
     check_generations,
     dataset_records,
@@ -18,7 +19,7 @@ from execlens.bench import (
     read_generations_json,
     select,
 )
-from execlens.judge import Scorer, Verdict
+from execlens.judge import Scorer, TaskScorer, Verdict
 from execlens.tasks import NoTruth, Task, TruthRun
 from execlens.tasks.prompts import Extraction, RenderedPrompt
 from execlens.values import decode, literal_text
@@ -28,7 +29,8 @@ from ._extract import extract_ier, extract_sr
 from ._metrics import codemind_metrics
 from ._official import IEROfficialScorer, SROfficialScorer
 from ._prompts import IER_STYLES, IER_TASKS, SR_STYLES, render_ier, render_sr
-from ._strict import TRUTH_LIMITS, TRUTH_SEEDS, SRStrictScorer, read_ier_answer
+from ._sr_kind import sr_task
+from ._strict import TRUTH_LIMITS, TRUTH_SEEDS, read_ier_answer
 
 __all__ = ["BENCHMARK", "CodeMind"]
 
@@ -112,7 +114,9 @@ class CodeMind(BenchmarkBase[Any]):
     def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer[Any]]:
         """Official (upstream's rules) and strict, per task family (IER: the core's)."""
         if self._part(task) == "sr":
-            return {"official": SROfficialScorer(), "strict": SRStrictScorer()}
+            # strict SR: the core's task scorer over the folder's kind (codemind_sr)
+            strict: Scorer[Any] = ProblemScorer(TaskScorer(), sr_task)
+            return {"official": SROfficialScorer(), "strict": strict}
         return {"official": IEROfficialScorer(), "strict": self.strict_scorer(task, context)}
 
     def metrics(self, records: Sequence[Mapping[str, Any]], task: str) -> dict[str, Any]:

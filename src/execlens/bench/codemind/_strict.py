@@ -14,45 +14,19 @@ truth in the host (``1.0`` is not ``1``, ``True`` is not ``1``; a numpy scalar c
 the Python value it holds, since no literal can spell ``np.int64``).  An always-equal
 object or an expression that runs code cannot be a literal, so it never passes.
 
-**SR.** The program passes when, run in the engine with HumanEval's ``check``:
-
-* the run ends normally -- no exception, ``SystemExit`` included (exiting early skips the
-  tests, whatever the exit code), no timeout;
-* nothing is written to stderr (the official rule, kept);
-* ``check`` really called the entry point: the candidate is wrapped so every value it
-  returns is recorded and sent back as an envelope; at least one call must have
-  returned, and every returned value must be plain data (numbers, strings, bytes, None
-  and containers of them).  An object whose ``__eq__`` always says yes -- which makes
-  ``assert candidate(x) == y`` pass -- comes back as an object record and fails here, in
-  the host, where its ``__eq__`` cannot vote.
+SR is the question kind ``codemind_sr`` (``_sr_kind``), judged by the core.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
-
-from execlens.engine import Job, Limits
-from execlens.judge import SampleScore, ScorePlan, Verdict, VerdictStatus, failure_verdict
-from execlens.values import (
-    AnswerParseError,
-    ObjectRecord,
-    OpaqueRecord,
-    Truncated,
-    parse_literal,
-)
-
-from ._official import SR_LIMITS
-
-if TYPE_CHECKING:
-    from execlens.engine import Outcome
+from execlens.engine import Limits
+from execlens.judge import Verdict, VerdictStatus
+from execlens.values import AnswerParseError, parse_literal
 
 __all__ = [
     "TRUTH_LIMITS",
     "TRUTH_SEEDS",
-    "SRStrictScorer",
     "read_ier_answer",
-    "sr_strict_source",
     "strip_fence",
 ]
 
@@ -85,125 +59,3 @@ def read_ier_answer(answer: str) -> str | Verdict:
     except AnswerParseError as error:
         return Verdict.failing(VerdictStatus.UNPARSEABLE, error.kind, error.message)
     return text
-
-
-#: Defined after the candidate and the tests, so neither can replace it; it records what
-#: the candidate returns to ``check`` and hands it back (as an envelope) to the host.
-_RECORDER = """
-
-def __execlens_sr_check__(function):
-    returned = []
-
-    def candidate(*args, **kwargs):
-        value = function(*args, **kwargs)
-        returned.append(value)
-        return value
-
-    check(candidate)
-    return returned
-"""
-
-_PLAIN = (type(None), bool, int, float, complex, str, bytes)
-_CONTAINERS = (list, tuple, set, frozenset)
-_PLAIN_NAMES = {
-    "NoneType",
-    "bool",
-    "int",
-    "float",
-    "complex",
-    "str",
-    "bytes",
-    "list",
-    "tuple",
-    "set",
-    "frozenset",
-    "dict",
-}
-
-
-def sr_strict_source(program: str, tests: str) -> str:
-    """The module a strict SR job runs (the call is ``__execlens_sr_check__(<entry>)``)."""
-    return "from typing import *" + "\n" + program + "\n" + tests + "\n" + _RECORDER
-
-
-def _plain(value: Any, depth: int = 0) -> bool:
-    """Whether a decoded value is plain data all the way down."""
-    if depth > 64:
-        return False
-    if isinstance(value, Truncated):  # a cap hit: plain if its type is
-        return value.type_name in _PLAIN_NAMES
-    if isinstance(value, (ObjectRecord, OpaqueRecord)):
-        return False
-    if type(value) in _PLAIN:
-        return True
-    if type(value) in _CONTAINERS:
-        return all(_plain(v, depth + 1) for v in value)
-    if type(value) is dict:
-        return all(_plain(k, depth + 1) and _plain(v, depth + 1) for k, v in value.items())
-    return False
-
-
-class SRStrictScorer:
-    """The tests pass, nothing exits early or writes to stderr, the returns are data.
-
-    Kept in the folder (not the core's ``judge.TaskScorer``): SR asks no value, so no
-    ``tasks.Task`` kind fits it; the verdict is decided on the *process* (exit, stderr,
-    the recorded returns of the wrapped candidate), which only this module's recorder
-    observes.
-    """
-
-    name = "strict"
-
-    def __init__(self, *, limits: Limits = SR_LIMITS) -> None:
-        self.limits = limits
-
-    def plan(self, item: Any, generations: Sequence[str]) -> ScorePlan:
-        """One job per generation; the verdict is decided in the host from its outcome."""
-        jobs = [
-            Job(
-                program=sr_strict_source(g, item.tests),
-                call=f"__execlens_sr_check__({item.entry_point})",
-                limits=self.limits,
-            )
-            for g in generations
-        ]
-
-        def finish(outcomes: Sequence[Outcome]) -> SampleScore:
-            if len(outcomes) != len(jobs):
-                raise ValueError(f"expected {len(jobs)} outcomes, got {len(outcomes)}")
-            verdicts = [self.judge(outcome) for outcome in outcomes]
-            return SampleScore(item.sample_id, self.name, verdicts, [v.passed for v in verdicts])
-
-        return ScorePlan(jobs, finish)
-
-    @staticmethod
-    def judge(outcome: Outcome) -> Verdict:
-        """The strict verdict of one run."""
-        if not outcome.ok:
-            return failure_verdict(outcome)
-        if outcome.stderr or outcome.stderr_truncated:
-            return Verdict.failing(
-                VerdictStatus.WRONG, "stderr", f"wrote to stderr: {outcome.stderr[:200]!r}"
-            )
-        try:
-            returned = outcome.decoded()
-        except Exception as exc:  # noqa: BLE001 - a malformed envelope is the engine's fault
-            return Verdict.failing(VerdictStatus.SANDBOX_ERROR, "decode", str(exc)[:300])
-        if not isinstance(returned, list):
-            return Verdict.failing(
-                VerdictStatus.WRONG, "recorder", "the tests' recorder did not come back as a list"
-            )
-        if not returned:
-            return Verdict.failing(
-                VerdictStatus.WRONG,
-                "not_called",
-                "check() never got a value back from the function",
-            )
-        if not all(_plain(value) for value in returned):
-            return Verdict.failing(
-                VerdictStatus.WRONG,
-                "non_plain_return",
-                "the function returned something other than plain data "
-                "(an object whose comparisons it controls)",
-            )
-        return Verdict.passing()

@@ -1,6 +1,8 @@
 """RE2-Bench (Intelligent-CAT-Lab/RE2Bench, arXiv 2512.14917): input, output, loop and
 branch prediction, scored by upstream's validators (``official``, the correct-prefix hole
-included) and strictly (``strict``).
+included) and strictly (``strict``: the core's task scorer over the question kinds this
+folder adds, ``re2bench_output`` / ``_input`` / ``_loop`` / ``_branch``, registered with
+``execlens.tasks.kinds`` when the folder is imported).
 
 Bring your own data: the upstream repository has no licence, so nothing ships; pass a
 checkout with ``--data`` (see ``_data``).  Names load on first use.
@@ -24,8 +26,9 @@ if TYPE_CHECKING:
         strict_score,
     )
     from ._data import RE2Item, case_file_name, load_re2bench
+    from ._kinds import KINDS, RE2Kind, re2_task
     from ._parse import extract_json_answer, parse_branch_answer, parse_loop_answer
-    from ._score import OfficialScorer, StrictScorer
+    from ._score import OfficialScorer
 
 _EXPORTS = {
     "BENCHMARK": "_benchmark",
@@ -42,8 +45,14 @@ _EXPORTS = {
     "extract_json_answer": "_parse",
     "parse_branch_answer": "_parse",
     "parse_loop_answer": "_parse",
+    "KINDS": "_kinds",
+    "RE2Kind": "_kinds",
+    "re2_task": "_kinds",
     "OfficialScorer": "_score",
-    "StrictScorer": "_score",
 }
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+# The folder's question kinds join the registry when the folder is imported, as a
+# plug-in's do (a task of kind ``re2bench_output`` is read wherever the folder is).
+from . import _kinds  # noqa: E402 - after the exports: registering is its side effect

@@ -12,6 +12,7 @@ from execlens.bench import (
     DatasetError,
     Generations,
     GenerationsError,
+    ProblemScorer,
     TaskSpec,
     check_generations,
     dataset_records,
@@ -19,11 +20,12 @@ from execlens.bench import (
     read_generations_json,
     select,
 )
-from execlens.judge import Scorer
+from execlens.judge import Scorer, TaskScorer
 from execlens.tasks.prompts import Extraction, RenderedPrompt, SamplingDefaults
 
 from ._data import DIFFICULTIES, TASKS, RE2Item, load_re2bench
-from ._score import OfficialScorer, StrictScorer, answer_text, partial_of
+from ._kinds import re2_task
+from ._score import OfficialScorer, answer_text, partial_of
 
 __all__ = ["BENCHMARK", "RE2Bench", "re2_metrics"]
 
@@ -144,9 +146,11 @@ class RE2Bench(BenchmarkBase[RE2Item]):
         return None
 
     def scorers(self, task: str, style: str, context: Any) -> dict[str, Scorer[RE2Item]]:
-        """Upstream's validators and the strict ones."""
+        """Upstream's validators, and the core's strict scorer over the folder's kinds
+        (``re2bench_<task>``: :func:`~._kinds.re2_task`)."""
         self._check(task)
-        return {"official": OfficialScorer(task), "strict": StrictScorer(task)}
+        strict: Scorer[RE2Item] = ProblemScorer(TaskScorer(), re2_task)
+        return {"official": OfficialScorer(task), "strict": strict}
 
     def metrics(self, records: Sequence[Mapping[str, Any]], task: str) -> dict[str, Any]:
         """rs and partial_rs means: total, easy, difficult (percent)."""

@@ -1,4 +1,5 @@
-"""RE2-Bench scorers: ``official`` (upstream's validators) and ``strict``.
+"""RE2-Bench's ``official`` scorer (upstream's validators); ``strict`` is the core's
+``judge.TaskScorer`` over the folder's question kinds (``_kinds``).
 
 Every verdict's reason carries the problem's partial score (``partial=0.6667``) so the
 metrics can average ``partial_rs`` from the sample records; a passing verdict's partial
@@ -11,8 +12,7 @@ the prediction is what ``parse_results.py`` records: the decoded JSON, or ``{}``
 nothing decoded (no tag, an unrepairable document, a repair that indexes past the end or
 runs away) *or* it decoded to ``null``; ``{}`` is then compared like any prediction (it
 scores against a ``None`` truth as a type mismatch).  The reason names why nothing
-decoded (``no_marker,partial=0.0000``).  **Strict** reads the final part only (the
-thought set apart) and fails an answer that does not decode, by name.
+decoded (``no_marker,partial=0.0000``).
 
 **Official input prediction**, when ``rs == 0`` (``detect_false_negative_cases.py``):
 the code is re-executed on the predicted input -- here in the engine, never in the host
@@ -26,12 +26,6 @@ Deviations, all named in the verdict: a method's object is built with
 ``object.__new__`` and its recorded attributes (upstream's ``constructor.py`` is not
 reproduced); SWE-bench and Real problems are not re-executed (upstream runs them in its
 own SWE-bench harness), nor are problems whose code file the checkout lacks.
-
-**Strict input prediction**: the leaf compare of :func:`~._compare.strict_score`; a miss
-whose answer has the ``{"self", "args", "kwargs"}`` shape is re-executed in the engine
-(arguments passed as value envelopes, never as code) and accepted iff the function's
-*return value* equals the recorded return type-strictly (tuples read as lists: the
-records are JSON).  A stdin program's printed text must equal the recorded output.
 """
 
 from __future__ import annotations
@@ -41,11 +35,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from execlens.engine import Job, Limits
-from execlens.judge import SampleScore, ScorePlan, Verdict, VerdictStatus, failure_verdict
-from execlens.tasks.prompts import final_of_whole
-from execlens.values import strict_equal
+from execlens.judge import SampleScore, ScorePlan, Verdict, VerdictStatus
 
-from ._compare import compare_branch, compare_loop, deserialize, official_score, strict_score
+from ._compare import compare_branch, compare_loop, deserialize, official_score
 from ._parse import JsonAnswer, extract_json_answer, parse_branch_answer, parse_loop_answer
 
 if TYPE_CHECKING:
@@ -53,17 +45,10 @@ if TYPE_CHECKING:
 
     from ._data import RE2Item
 
-__all__ = [
-    "RERUN_LIMITS",
-    "OfficialScorer",
-    "StrictScorer",
-    "official_prediction",
-    "partial_of",
-]
+__all__ = ["RERUN_LIMITS", "OfficialScorer", "official_prediction", "partial_of"]
 
 #: detect_false_negative_cases.py's 15 s timeout.
 RERUN_LIMITS = Limits(wall_time=15.0, memory_mb=1024, output_bytes=1024 * 1024)
-_CALLER = "__execlens_re2_call__"
 
 
 def _verdict(rs: int, partial: float, reason: str = "partial") -> Verdict:
@@ -107,45 +92,27 @@ def _call_text(name: str, args: dict[str, Any], kwargs: dict[str, Any]) -> str:
     return f"{name}({text})"
 
 
-def _caller(item: RE2Item) -> str:
-    """A function defined after the code that calls the problem's function (or method)."""
-    if item.class_name:
-        target = (
-            f"    obj = object.__new__({item.class_name})\n"
-            f"    obj.__dict__.update(self_values)\n"
-            f"    target = getattr(obj, {item.name!r})\n"
-        )
-    else:
-        target = f"    target = {item.name}\n"
-    return (
-        f"\n\ndef {_CALLER}(self_values, args, kwargs):\n{target}"
-        "    return target(**args, **kwargs)\n"
-    )
+def official_prediction(answer: JsonAnswer) -> Any:
+    """What upstream's ``parse_results.py`` records for an answer: the decoded JSON, or
+    ``{}`` when none decoded -- and when it decoded to ``null``, since it keeps only a
+    ``json`` that ``is not None``."""
+    return answer.value if answer.ok and answer.value is not None else {}
 
 
-def _stdin_form(value: Any) -> bool:
-    return isinstance(value, dict) and "input" in value
+def _official_reason(answer: JsonAnswer, base: str = "partial") -> str:
+    """The verdict reason: ``base``, after the named reason nothing decoded, if any."""
+    if answer.ok:
+        return base if answer.value is not None else f"null_read_as_empty,{base}"
+    return f"{answer.status},{base}"
 
 
-def _call_form(value: Any) -> bool:
-    return (
-        isinstance(value, dict)
-        and isinstance(value.get("args", {}), dict)
-        and isinstance(value.get("kwargs", {}), dict)
-        and isinstance(value.get("self", {}), dict)
-    )
+class OfficialScorer:
+    """Upstream's validators, quirks included (see the module docstrings).  It reads the
+    whole response (the first ``[OUTPUT]`` anywhere, inside a reasoning model's thought
+    too): both verbs hand it whole responses (``official_reads_thought``).
+    """
 
-
-def _lists(value: Any) -> Any:
-    if isinstance(value, (tuple, list)):
-        return [_lists(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _lists(v) for k, v in value.items()}
-    return value
-
-
-class _Base:
-    name = ""
+    name = "official"
 
     def __init__(self, task: str, *, limits: Limits = RERUN_LIMITS) -> None:
         self.task = task
@@ -188,41 +155,6 @@ class _Base:
                 item.sample_id, self.name, verdicts, [v.passed for v in verdicts]
             ),
         )
-
-    def _io(self, raw: str, item: RE2Item) -> tuple[Verdict, Job | None]:
-        raise NotImplementedError
-
-    def _loop(self, raw: str, item: RE2Item) -> Verdict:
-        raise NotImplementedError
-
-    def _branch(self, raw: str, item: RE2Item) -> Verdict:
-        raise NotImplementedError
-
-    def _rerun_verdict(self, outcome: Outcome, item: RE2Item, first: Verdict | None) -> Verdict:
-        raise NotImplementedError
-
-
-def official_prediction(answer: JsonAnswer) -> Any:
-    """What upstream's ``parse_results.py`` records for an answer: the decoded JSON, or
-    ``{}`` when none decoded -- and when it decoded to ``null``, since it keeps only a
-    ``json`` that ``is not None``."""
-    return answer.value if answer.ok and answer.value is not None else {}
-
-
-def _official_reason(answer: JsonAnswer, base: str = "partial") -> str:
-    """The verdict reason: ``base``, after the named reason nothing decoded, if any."""
-    if answer.ok:
-        return base if answer.value is not None else f"null_read_as_empty,{base}"
-    return f"{answer.status},{base}"
-
-
-class OfficialScorer(_Base):
-    """Upstream's validators, quirks included (see the module docstrings).  It reads the
-    whole response (the first ``[OUTPUT]`` anywhere, inside a reasoning model's thought
-    too): both verbs hand it whole responses (``official_reads_thought``).
-    """
-
-    name = "official"
 
     def _io(self, raw: str, item: RE2Item) -> tuple[Verdict, Job | None]:
         answer = extract_json_answer(raw, self.task)
@@ -288,93 +220,6 @@ class OfficialScorer(_Base):
 
     def _branch(self, raw: str, item: RE2Item) -> Verdict:
         return _verdict(*compare_branch(parse_branch_answer(raw).taken, item.truth))
-
-
-class StrictScorer(_Base):
-    """Type-strict leaves, no prefix credit, no evaluation; misses re-executed for their
-    return value.
-
-    Kept in the folder: answers are JSON documents (``{"output": ...}``, ``{"self",
-    "args", "kwargs"}``) compared leaf by leaf, with the partial score every verdict
-    carries for ``partial_rs`` -- no ``tasks.Task`` kind holds such a reference.
-    """
-
-    name = "strict"
-
-    def plan(self, item: RE2Item, generations: Sequence[str]) -> ScorePlan:
-        """As the official plan, on each response's final part only (a thought's drafts
-        are never the answer)."""
-        return super().plan(item, [final_of_whole(text) for text in generations])
-
-    def _io(self, raw: str, item: RE2Item) -> tuple[Verdict, Job | None]:
-        answer = extract_json_answer(raw, self.task)
-        if not answer.ok:
-            return Verdict.failing(
-                VerdictStatus.UNPARSEABLE, answer.status, answer.error[:300]
-            ), None
-        predicted = answer.value
-        if self.task == "output":
-            if isinstance(predicted, dict) and list(predicted) == ["output"]:
-                predicted = predicted["output"]
-            return _verdict(*strict_score(predicted, item.output)), None
-        rs, partial = strict_score(predicted, item.inputs)
-        verdict = _verdict(rs, partial)
-        if rs or item.code is None:
-            return verdict, None
-        if _stdin_form(item.inputs):
-            given = predicted.get("input") if isinstance(predicted, dict) else None
-            if not isinstance(given, str) or not isinstance(item.output, str):
-                return verdict, None
-            return verdict, Job(program=item.code, stdin=given, limits=self.limits)
-        if not item.name or not _call_form(predicted):
-            return verdict, None
-        return verdict, Job(
-            program=item.code + _caller(item),
-            entry_point=_CALLER,
-            args=(
-                predicted.get("self", {}),
-                predicted.get("args", {}),
-                predicted.get("kwargs", {}),
-            ),
-            limits=self.limits,
-            hash_seed=0,
-        )
-
-    def _rerun_verdict(self, outcome: Outcome, item: RE2Item, first: Verdict | None) -> Verdict:
-        first = first or Verdict.failing(VerdictStatus.WRONG)
-        if not outcome.ok:
-            failed = failure_verdict(outcome)
-            return Verdict.failing(failed.status, first.reason, failed.detail)
-        if _stdin_form(item.inputs):
-            if outcome.stdout.strip() == str(item.output).strip():
-                return Verdict.passing(detail="re-executed: prints the recorded output")
-            return first
-        try:
-            value = outcome.decoded()
-        except Exception:  # noqa: BLE001 - an undecodable envelope is not a match
-            return first
-        if strict_equal(_lists(value), item.output):
-            return Verdict.passing(detail="re-executed: returns the recorded output")
-        return first
-
-    def _loop(self, raw: str, item: RE2Item) -> Verdict:
-        answer = parse_loop_answer(raw)
-        if not answer.found:
-            return Verdict.failing(
-                VerdictStatus.UNPARSEABLE, "no_answer_block", "no [ANSWER] block"
-            )
-        return _verdict(*compare_loop(answer.states, item.truth, strict=True))
-
-    def _branch(self, raw: str, item: RE2Item) -> Verdict:
-        answer = parse_branch_answer(raw)
-        if not answer.found:
-            return Verdict.failing(
-                VerdictStatus.UNPARSEABLE, "no_answer_block", "no [ANSWER] block"
-            )
-        bad = {entry.split(":", 1)[0] for entry in answer.dropped}
-        # a line with a token other than Y/N is wrong here (upstream drops the token)
-        taken = {line: values for line, values in answer.taken.items() if line not in bad}
-        return _verdict(*compare_branch(taken, item.truth))
 
 
 def answer_text(raw: str, task: str) -> str:

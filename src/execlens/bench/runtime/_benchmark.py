@@ -79,8 +79,11 @@ class RuntimeBenchmark(BenchmarkBase[RuntimeItem]):
     @property
     def tasks(self) -> Mapping[str, TaskSpec]:
         """One task per registered question kind (``execlens.tasks.kinds``, plug-ins
-        included) and ``all``, their ``default`` kinds about the same runs."""
-        specs = {k.name: TaskSpec(k.name, STYLES, k.description) for k in kinds()}
+        included; a benchmark's ``given`` kinds left out) and ``all``, their ``default``
+        kinds about the same runs."""
+        specs = {
+            k.name: TaskSpec(k.name, STYLES, k.description) for k in kinds() if k.scope != "given"
+        }
         specs["all"] = TaskSpec(
             "all", STYLES, "every kind but trace about the same runs", composite=composite_kinds()
         )

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from execlens.tasks import RuntimeTask
-from execlens.tasks.kinds import get_kind, kind_names, kinds
+from execlens.tasks.kinds import get_kind, kinds
 from execlens.values import AnswerParseError, decode, literal_text, parse_call
 
 __all__ = [
@@ -30,8 +30,10 @@ __all__ = [
 
 def runtime_kinds() -> tuple[str, ...]:
     """Every question kind, in the order a run lists them: the registered kinds
-    (``execlens.tasks.kinds``: the built-in six, then plug-ins')."""
-    return kind_names()
+    (``execlens.tasks.kinds``: the built-in six, then plug-ins'), less the ``given``
+    ones (a benchmark folder's own kinds: their truth comes with its rows, never from a
+    trace)."""
+    return tuple(k.name for k in kinds() if k.scope != "given")
 
 
 def composite_kinds() -> tuple[str, ...]:

@@ -25,9 +25,11 @@ if TYPE_CHECKING:
 __all__ = ["Example", "JudgeRule", "NoAnswerForm", "Numbering", "QuestionKind", "Scope"]
 
 #: How a kind's truth is built: once per question site of a run (``site``: a line and,
-#: for ``per_variable`` kinds, a variable), once per run (``run``), or from another
-#: kind's task (``derived``: input prediction from an output task).
-Scope = Literal["site", "run", "derived"]
+#: for ``per_variable`` kinds, a variable), once per run (``run``), from another
+#: kind's task (``derived``: input prediction from an output task), or not at all
+#: (``given``: a benchmark's own kind, whose truth comes with its rows; never built
+#: from a trace, never asked by the runtime benchmark).
+Scope = Literal["site", "run", "derived", "given"]
 #: How a kind shows the program: numbered in front (``prefix``, ``  3 x = 1``), numbered
 #: by a trailing comment (``suffix``, CoCoNUT's ``x = 1  # 3``) or as it is (``plain``).
 Numbering = Literal["prefix", "suffix", "plain"]

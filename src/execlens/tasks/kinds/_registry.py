@@ -34,7 +34,7 @@ ENTRY_POINT_GROUP = "execlens.question_kinds"
 _BUILTIN = ("_coverage", "_path", "_state", "_output", "_input", "_trace")
 
 _KINDS: dict[str, QuestionKind] = {}
-_state = {"loaded": False, "loading": False}
+_state = {"loaded": False, "loading": False, "built_in": False}
 # Each plug-in module tried, with its failure (None: imported).  A failure is raised again
 # by every later call: a second import of a half-registered module would fail differently
 # (its first kinds are registered already).  A module named later (the variable changed
@@ -49,12 +49,13 @@ class PluginError(ImportError):
 def register_kind(kind: QuestionKind, *, replace: bool = False) -> QuestionKind:
     """Add ``kind`` under ``kind.name`` (a second kind of the same name is refused unless
     ``replace``); returns it, so a module may write ``KIND = register_kind(MyKind())``."""
+    _load_built_in()  # the built-in kinds come first, whoever registers first
     if not isinstance(kind, QuestionKind):
         raise TypeError(f"{kind!r} is not a QuestionKind (see execlens.tasks.kinds)")
     if not kind.name or not kind.name.isidentifier():
         raise ValueError(f"a question kind needs a name that is an identifier, not {kind.name!r}")
-    if kind.scope not in ("site", "run", "derived"):
-        raise ValueError(f"kind {kind.name!r}: scope must be site, run or derived")
+    if kind.scope not in ("site", "run", "derived", "given"):
+        raise ValueError(f"kind {kind.name!r}: scope must be site, run, derived or given")
     old = _KINDS.get(kind.name)
     if old is not None and old is not kind and not replace:
         raise ValueError(f"a question kind named {kind.name!r} is registered already")
@@ -106,10 +107,17 @@ def load_plugins() -> None:
         _state["loading"] = False
 
 
-def _load_built_in_and_entry_points() -> None:
+def _load_built_in() -> None:
+    if _state["built_in"]:
+        return
+    _state["built_in"] = True
     for module in _BUILTIN:
         kind = importlib.import_module(f"{__package__}.{module}").KIND
         _KINDS.setdefault(kind.name, kind)
+
+
+def _load_built_in_and_entry_points() -> None:
+    _load_built_in()
     for entry in entry_points(group=ENTRY_POINT_GROUP):
         try:
             found = entry.load()
