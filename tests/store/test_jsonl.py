@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import pickle
 from pathlib import Path
 
 import pytest
@@ -138,3 +139,16 @@ def test_the_error_is_a_value_error_and_a_store_error(tmp_path: Path) -> None:
 def test_a_missing_file_raises_as_open_does(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         read_jsonl(tmp_path / "absent.jsonl")
+
+
+def test_the_error_crosses_a_process_whole(tmp_path: Path) -> None:
+    error = _error(_file(tmp_path, b'{"a": 1}\n{"a": "\xff'))
+    again = pickle.loads(pickle.dumps(error))
+    assert str(again) == str(error)
+    assert (again.line, again.problem, again.offset, again.byte, again.torn) == (
+        2,
+        "undecodable",
+        16,
+        0xFF,
+        True,
+    )

@@ -20,6 +20,7 @@ import gzip
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import IO, Any, Literal
 
@@ -75,6 +76,17 @@ class JsonlError(StoreError, ValueError):
         self.value = value
         self.torn = torn
         super().__init__(f"{path} line {line}: {self.reason}")
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # Rebuilt whole when it crosses a process (a worker's read raised it).
+        options = {
+            "column": self.column,
+            "offset": self.offset,
+            "byte": self.byte,
+            "value": self.value,
+            "torn": self.torn,
+        }
+        return partial(JsonlError, **options), (self.path, self.line, self.problem, self.detail)
 
     @property
     def reason(self) -> str:
