@@ -3,9 +3,11 @@
 Read from the code with ``ast`` (nothing is imported or run): modules over 600 lines,
 functions over 50 and over 80 lines, classes named ``*Scorer`` (and the strict ones that
 live inside benchmark folders), ``getattr`` probes on a benchmark object and the hook
-names they probe, functions that read JSON Lines, the share of the source that mypy
-checks (the Makefile's ``TYPED`` list), the places that word execlens' own questions
-and the line numberers.  ``--json`` prints one JSON object.
+names they probe, functions that read JSON Lines (a loop over lines that parses each
+line itself, or hands each line of a file to a function of its module that parses
+its argument; parsing a field of a record already read is no reading), the share of
+the source that mypy checks (the Makefile's ``TYPED`` list), the places that word
+execlens' own questions and the line numberers.  ``--json`` prints one JSON object.
 
 A *question wording* is a place that words the questions of execlens' own kinds
 (coverage, path, state, output, input, trace) for a model: a template folder with a
@@ -55,19 +57,91 @@ def _function_lengths(tree: ast.Module) -> list[tuple[str, int, bool]]:
     return found
 
 
-def _reads_jsonl(node: ast.AST) -> bool:
-    """A function that loops over lines and ``json.loads`` each one (the loop's own
-    variable, perhaps stripped, is what is parsed)."""
+#: Methods that leave a line the same line (``line.strip()``, ``raw.decode()``).
+_LINE_METHODS = frozenset({"strip", "rstrip", "lstrip", "decode"})
+
+
+def _parsed_name(node: ast.AST) -> str:
+    """The variable an expression parses: ``line``, ``line.strip()``, ``raw.decode()``
+    all parse ``line`` / ``raw``; a field of it (``row["ground_truth"]``) or a file named
+    by it (``path.read_text()``) is none."""
+    while (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in _LINE_METHODS
+    ):
+        node = node.func.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _over_lines(loop: ast.For | ast.comprehension, handles: set[str]) -> bool:
+    """Whether a loop walks a file's lines: an open file (a ``with ... as`` name or an
+    argument typed ``IO``), or a text's ``splitlines()`` / ``readlines()``, perhaps
+    under ``enumerate``."""
+    source = loop.iter
+    if isinstance(source, ast.Call) and _name_of(source.func) == "enumerate" and source.args:
+        source = source.args[0]
+    if isinstance(source, ast.Name):
+        return source.id in handles
+    return isinstance(source, ast.Call) and _name_of(source.func) in ("splitlines", "readlines")
+
+
+def _line_parsers(tree: ast.Module) -> set[str]:
+    """The module's functions that ``loads`` one of their own arguments (perhaps
+    stripped, decoded, or first assigned so): a loop handing each line to one of them
+    reads JSON Lines as surely as a loop calling ``loads`` itself."""
+    found = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        given = {arg.arg for arg in node.args.args + node.args.kwonlyargs}
+        for statement in ast.walk(node):
+            if isinstance(statement, ast.Assign) and _parsed_name(statement.value) in given:
+                given |= {
+                    n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name)
+                }
+        if any(
+            isinstance(call, ast.Call)
+            and _name_of(call.func) == "loads"
+            and call.args
+            and _parsed_name(call.args[0]) in given
+            for call in ast.walk(node)
+        ):
+            found.add(node.name)
+    return found
+
+
+def _reads_jsonl(node: ast.AST, parsers: set[str]) -> bool:
+    """A function that loops over lines and parses each one: ``json.loads`` of the
+    loop's own variable (perhaps stripped or decoded), or a loop over a file's lines
+    handing its variable to one of the module's ``parsers`` (see :func:`_line_parsers`)."""
+    handles = {
+        n.id
+        for item in ast.walk(node)
+        if isinstance(item, ast.withitem) and item.optional_vars is not None
+        for n in ast.walk(item.optional_vars)
+        if isinstance(n, ast.Name)
+    }
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):  # handles handed in
+        handles |= {
+            arg.arg
+            for arg in node.args.args + node.args.kwonlyargs
+            if arg.annotation is not None and "IO" in ast.unparse(arg.annotation)
+        }
     for loop in ast.walk(node):
         if isinstance(loop, ast.For | ast.comprehension):
             targets = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
             scope = loop if isinstance(loop, ast.For) else node
             for call in ast.walk(scope):
+                if not isinstance(call, ast.Call) or not call.args:
+                    continue
+                name = _name_of(call.func)
+                if name == "loads" and _parsed_name(call.args[0]) in targets:
+                    return True
                 if (
-                    isinstance(call, ast.Call)
-                    and _name_of(call.func) == "loads"
-                    and call.args
-                    and targets & {_name_of(n) for n in ast.walk(call.args[0])}
+                    name in parsers
+                    and _over_lines(loop, handles)
+                    and any(isinstance(a, ast.Name) and a.id in targets for a in call.args)
                 ):
                     return True
     return False
@@ -178,6 +252,7 @@ def collect(src: Path, makefile: Path) -> dict[str, object]:
         rel = str(path.relative_to(src.parent))
         modules[rel] = text.count("\n")
         tree = ast.parse(text)
+        parsers = _line_parsers(tree)
         wordings.extend(_question_places(tree, rel))
         if _kind_classes(tree):
             kind_packages.add(str(path.parent.relative_to(src.parent)))
@@ -205,7 +280,7 @@ def collect(src: Path, makefile: Path) -> dict[str, object]:
                 and isinstance(node.args[1], ast.Constant)
             ):
                 probes[str(node.args[1].value)] += 1
-            if isinstance(node, ast.FunctionDef) and _reads_jsonl(node):
+            if isinstance(node, ast.FunctionDef) and _reads_jsonl(node, parsers):
                 jsonl_readers.append(f"{rel}:{node.name}")
     total = sum(modules.values())
     typed_roots = [str(Path(d).relative_to("src")) for d in _typed_dirs(makefile)]

@@ -497,6 +497,17 @@ def test_report_not_a_run_directory(tmp_path: Path) -> None:
     _refused(_run("report", str(tmp_path)), "not a run directory")
 
 
+def test_report_samples_with_a_corrupt_middle_line(tmp_path: Path) -> None:
+    # A torn last line is what a killed run leaves (read_jsonl drops it); a bad line
+    # in the middle is damage, named with its line rather than silently dropped.
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "results.json").write_text('{"benchmark": "cruxeval"}')
+    (run / "samples.jsonl").write_text('{"id": "a"}\n{"id": \n{"id": "c"}\n')
+    _refused(_run("report", str(run)), "samples.jsonl line 2: not JSON", "rerun the command")
+    assert not (run / "report.html").exists()
+
+
 # -------------------------------------------------------------------------- item 11
 def test_version() -> None:
     from importlib.metadata import version

@@ -64,6 +64,7 @@ def test_export_eval_data_that_holds_no_evaluation_files(tmp_path: Path) -> None
         ("not json\n", "is not JSON"),
         ('{"a": 1}\n', "neither a benchmark problem"),
         ("[1, 2]\n", "not a JSON object"),
+        ('{"a": 1}\n' + "[" * 100_000 + "\n", ":2 is not JSON (nested too deeply)"),
         ("", "holds no records"),
     ],
 )
@@ -167,6 +168,10 @@ def test_train_chains_bad_data_and_teacher(tmp_path: Path) -> None:
     _assert_usage_error(_run("train", "chains", str(config)), "row 1's ground_truth")
     rows.write_text('{"prompt": "p"}\n')
     _assert_usage_error(_run("train", "chains", str(config)), "ground_truth")
+    rows.write_text('{"ground_truth": "{}"}\n{"ground_tru')
+    _assert_usage_error(_run("train", "chains", str(config)), "line 2 is not JSON")
+    rows.write_bytes(b'{"ground_truth": "\xff"}\n')
+    _assert_usage_error(_run("train", "chains", str(config)), "line 1 is not UTF-8 text")
     # A served teacher needs its URL (checked before any request is sent).
     good = (
         '{"ground_truth": "{\\"kind\\": \\"output\\", \\"program\\": \\"def f(x):\\\\n '
@@ -217,6 +222,26 @@ def test_decontamination_reads_the_files_each_benchmark_folder_names(tmp_path: P
     text = " ".join(result.output.split())
     assert result.exit_code == 2 and "nothing was written" in text, text
     assert "holds none of" not in text  # the folder's file was found and read
+
+
+def test_export_eval_data_file_with_a_bad_line(tmp_path: Path) -> None:
+    source = tmp_path / "p.jsonl"
+    source.write_text(
+        '{"id": "a", "code": "def f(x):\\n    return x", "input": "1", "output": "1"}\n'
+    )
+    (tmp_path / "eval" / "cruxeval").mkdir(parents=True)
+    (tmp_path / "eval" / "cruxeval" / "cruxeval.jsonl").write_text('{"code": "x = 1"}\nnope\n')
+    _assert_usage_error(
+        _run(
+            "export",
+            str(source),
+            "--out",
+            str(tmp_path / "o"),
+            "--eval-data",
+            str(tmp_path / "eval"),
+        ),
+        "cruxeval.jsonl line 2: not JSON",
+    )
 
 
 def test_export_synthesized_row_whose_ground_truth_is_not_a_task(tmp_path: Path) -> None:

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from execlens.store import JsonlError, jsonl_lines
+
 from ._pin import active_revision, note_hub_load
 
 __all__ = [
@@ -104,6 +106,39 @@ def read_records(path: Path) -> tuple[list[Row], list[RecordError]]:
     are not JSON objects. Blank lines are skipped.
     """
     source = str(path)
+    if path.suffix == ".json":
+        return _json_records(path)
+    rows: list[Row] = []
+    errors: list[RecordError] = []
+    try:
+        for line in jsonl_lines(path):
+            error = line.error
+            if error is None:
+                rows.append((line.number, line.value))
+            elif error.problem == "undecodable":
+                raise DatasetUnavailableError(
+                    f"{source} is not UTF-8 text: 'utf-8' codec can't decode byte "
+                    f"{error.byte:#04x} in position {error.offset}: {error.detail}"
+                )
+            else:
+                errors.append(RecordError(source, line.number, None, _line_problem(error)))
+    except OSError as exc:
+        raise DatasetUnavailableError(f"cannot read {source}: {exc}") from exc
+    return rows, errors
+
+
+def _line_problem(error: JsonlError) -> str:
+    """A bad JSONL line's :class:`RecordError` message."""
+    if error.problem == "not-json":
+        return f"invalid JSON ({error.detail} at column {error.column})"
+    if error.problem == "too-deep":
+        return "JSON nested too deeply to read"
+    return f"expected a JSON object, got {type(error.value).__name__}"
+
+
+def _json_records(path: Path) -> tuple[list[Row], list[RecordError]]:
+    """:func:`read_records` for one JSON list of objects (or ``{"test": [...]}``)."""
+    source = str(path)
     rows: list[Row] = []
     errors: list[RecordError] = []
     try:
@@ -112,51 +147,25 @@ def read_records(path: Path) -> tuple[list[Row], list[RecordError]]:
         raise DatasetUnavailableError(f"cannot read {source}: {exc}") from exc
     except UnicodeDecodeError as exc:
         raise DatasetUnavailableError(f"{source} is not UTF-8 text: {exc}") from exc
-    if path.suffix == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise DatasetUnavailableError(f"{source} is not valid JSON: {exc}") from exc
-        except RecursionError:
-            raise DatasetUnavailableError(
-                f"{source}: JSON nested too deeply to read; is this the right file?"
-            ) from None
-        if isinstance(data, dict) and isinstance(data.get("test"), list):
-            data = data["test"]  # {"test": [...]}, a split-keyed export
-        if not isinstance(data, list):
-            raise DatasetUnavailableError(f"{source}: expected a JSON list of records")
-        items: Iterable[tuple[int, Any]] = enumerate(data, 1)
-        for pos, obj in items:
-            if isinstance(obj, dict):
-                rows.append((pos, obj))
-            else:
-                errors.append(
-                    RecordError(
-                        source, pos, None, f"expected a JSON object, got {type(obj).__name__}"
-                    )
-                )
-        return rows, errors
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DatasetUnavailableError(f"{source} is not valid JSON: {exc}") from exc
+    except RecursionError:
+        raise DatasetUnavailableError(
+            f"{source}: JSON nested too deeply to read; is this the right file?"
+        ) from None
+    if isinstance(data, dict) and isinstance(data.get("test"), list):
+        data = data["test"]  # {"test": [...]}, a split-keyed export
+    if not isinstance(data, list):
+        raise DatasetUnavailableError(f"{source}: expected a JSON list of records")
+    for pos, obj in enumerate(data, 1):
+        if isinstance(obj, dict):
+            rows.append((pos, obj))
+        else:
             errors.append(
-                RecordError(source, lineno, None, f"invalid JSON ({exc.msg} at column {exc.colno})")
+                RecordError(source, pos, None, f"expected a JSON object, got {type(obj).__name__}")
             )
-            continue
-        except RecursionError:
-            errors.append(RecordError(source, lineno, None, "JSON nested too deeply to read"))
-            continue
-        if not isinstance(obj, dict):
-            errors.append(
-                RecordError(
-                    source, lineno, None, f"expected a JSON object, got {type(obj).__name__}"
-                )
-            )
-            continue
-        rows.append((lineno, obj))
     return rows, errors
 
 

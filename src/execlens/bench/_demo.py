@@ -17,6 +17,7 @@ from typing import Any
 
 from execlens.bench.examples.programs import EXAMPLES
 from execlens.engine import Engine
+from execlens.store import iter_jsonl
 
 from ._eval import EvalConfig, EvalResult, run_eval
 from ._protocol import ShippedRun
@@ -62,8 +63,7 @@ def build_demo_reval(cruxeval_file: Path, directory: Path) -> Path:
     from execlens.tasks import candidate_lines
 
     runs: dict[str, list[dict[str, Any]]] = {}
-    for line in cruxeval_file.read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
+    for row in iter_jsonl(cruxeval_file):
         runs.setdefault(row["id"].rsplit("_", 1)[0], []).append(row)
     problems, tasks = [], []
     for number, example in enumerate(EXAMPLES):

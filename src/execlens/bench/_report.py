@@ -28,6 +28,8 @@ from typing import Any
 
 import jinja2
 
+from execlens.store import JsonlError, read_jsonl
+
 from ._charts import BarChart, Series, render_bar_chart
 
 __all__ = ["WARN_RATE", "ReportError", "RunView", "failure_view", "load_run", "write_report"]
@@ -390,17 +392,16 @@ def load_run(path: Path) -> RunView:
             f"{results_file} holds a {type(results).__name__}, not a run's "
             "results object; rerun the command that wrote it"
         )
-    samples: list[dict[str, Any]] = []
     samples_file = path / "samples.jsonl"
+    samples: list[dict[str, Any]] = []
     if samples_file.is_file():
-        with samples_file.open(encoding="utf-8") as handle:
-            for line in handle:
-                line = line.strip()
-                if line:
-                    try:
-                        samples.append(json.loads(line))
-                    except json.JSONDecodeError:
-                        continue  # a torn last line from a killed run
+        try:
+            # A torn last line is what a killed run leaves: the run's other samples stand.
+            samples = read_jsonl(samples_file, skip_torn_tail=True)
+        except JsonlError as exc:
+            raise ReportError(
+                f"{exc}; rerun the command that wrote it to rebuild {samples_file.name}"
+            ) from None
     return RunView(path, results, samples)
 
 

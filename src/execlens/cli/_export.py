@@ -56,28 +56,28 @@ def _records(path: Path) -> list[dict[str, Any]]:
         usage_error(
             f"{path} does not exist; give a JSONL file of tasks, problems or CodeI/O records"
         )
-    try:
-        return _read_records(path)
-    except UnicodeDecodeError as exc:
-        usage_error(
-            f"{path} is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset "
-            f"{exc.start}); save it as UTF-8 -- export reads UTF-8 JSONL"
-        )
+    return _read_records(path)
 
 
 def _read_records(path: Path) -> list[dict[str, Any]]:
+    """Every record of ``path``; a bad line is the user's mistake, named with its fix."""
+    from execlens.store import jsonl_lines
+
     records = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                usage_error(f"{path}:{number} is not JSON ({exc.msg}); export reads JSONL")
-            if not isinstance(record, dict):
-                usage_error(f"{path}:{number} is not a JSON object; export reads JSONL records")
-            records.append(record)
+    for line in jsonl_lines(path):
+        error, number = line.error, line.number
+        if error is None:
+            records.append(line.value)
+        elif error.problem == "undecodable":
+            usage_error(
+                f"{path} is not UTF-8 text (byte {error.byte:#04x} at offset "
+                f"{error.offset}); save it as UTF-8 -- export reads UTF-8 JSONL"
+            )
+        elif error.problem == "not-object":
+            usage_error(f"{path}:{number} is not a JSON object; export reads JSONL records")
+        else:
+            detail = error.detail if error.problem == "not-json" else "nested too deeply"
+            usage_error(f"{path}:{number} is not JSON ({detail}); export reads JSONL")
     if not records:
         usage_error(f"{path} holds no records")
     return records
@@ -175,10 +175,17 @@ def _decontaminator(eval_data: Path | None) -> Any:
         )
     patterns = _eval_patterns()
     before = len(found.sources)
+    from execlens.store import JsonlError
+
     for pattern in patterns:
         for path in sorted(eval_data.glob(pattern)):
             if path.is_file():
-                found.add_jsonl(path)
+                try:
+                    found.add_jsonl(path)
+                except JsonlError as exc:
+                    usage_error(
+                        f"--eval-data {exc}; fix or remove that file, or leave --eval-data out"
+                    )
     if len(found.sources) == before:
         usage_error(
             f"--eval-data {eval_data} holds none of {patterns}; leave it out to "

@@ -10,10 +10,11 @@ parse is compared with its whitespace collapsed.
 from __future__ import annotations
 
 import ast
-import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
+
+from execlens.store import iter_jsonl
 
 __all__ = ["Decontaminator", "normalize_program"]
 
@@ -84,15 +85,11 @@ class Decontaminator:
         return len(self._forms) - before
 
     def add_jsonl(self, path: str | Path, *, field: str = "code") -> int:
-        """Add the ``field`` of every record of a JSONL file (CRUXEval, REval data)."""
-        path = Path(path)
-        programs = []
-        with path.open(encoding="utf-8") as handle:
-            for line in handle:
-                if line.strip():
-                    record = json.loads(line)
-                    if isinstance(record.get(field), str):
-                        programs.append(record[field])
+        """Add the ``field`` of every record of a JSONL file (CRUXEval, REval data); a
+        bad line raises :class:`execlens.store.JsonlError` naming file and line."""
+        programs = [
+            record[field] for record in iter_jsonl(path) if isinstance(record.get(field), str)
+        ]
         return self.add(programs, str(path))
 
     def contaminated(self, program: str) -> bool:

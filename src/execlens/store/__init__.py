@@ -14,7 +14,9 @@ with RunDir.open(out, identity={"task": "trace", "data": digest}) as run:
 ```
 
 A run killed at any point (SIGKILL included) and rerun redoes only unfinished shards
-and produces byte-identical final files.  ``iter_records(path, offset=, limit=)`` reads
+and produces byte-identical final files.  Every JSON Lines file is read by one reader
+(:func:`jsonl_lines`, :func:`iter_jsonl`, :func:`read_jsonl`), whose bad lines are
+:class:`JsonlError` naming file, line and problem.  ``iter_records(path, offset=, limit=)`` reads
 input data (JSONL, JSON arrays, gzipped, Parquet) one record at a time.
 
 Every long verb runs its shards through :class:`ShardExecutor`, the one resume loop:
@@ -60,6 +62,14 @@ if TYPE_CHECKING:
         Step,
         StepResult,
     )
+    from execlens.store._jsonl import (
+        JsonlError,
+        JsonlLine,
+        JsonlProblem,
+        iter_jsonl,
+        jsonl_lines,
+        read_jsonl,
+    )
     from execlens.store._log import JsonlLog
     from execlens.store._manifest import Manifest, current_versions
     from execlens.store._read import (
@@ -71,7 +81,6 @@ if TYPE_CHECKING:
     from execlens.store._run import RunDir
     from execlens.store._shards import ShardFormat, ShardSet
     from execlens.store._stream import (
-        iter_jsonl,
         write_jsonl_stream,
         write_parquet_from_jsonl,
     )
@@ -84,7 +93,12 @@ _EXPORTS = {
     "Step": "_executor",
     "StepResult": "_executor",
     "atomic_writer": "_atomic",
-    "iter_jsonl": "_stream",
+    "iter_jsonl": "_jsonl",
+    "JsonlError": "_jsonl",
+    "JsonlLine": "_jsonl",
+    "JsonlProblem": "_jsonl",
+    "jsonl_lines": "_jsonl",
+    "read_jsonl": "_jsonl",
     "write_jsonl_stream": "_stream",
     "write_parquet_from_jsonl": "_stream",
     "RECORD_SUFFIXES": "_read",

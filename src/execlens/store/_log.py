@@ -10,7 +10,7 @@ moved aside to ``<file>.corrupt``.
 
 from __future__ import annotations
 
-import json
+import io
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -19,6 +19,7 @@ from typing import Any
 from ._atomic import write_bytes_atomic
 from ._encode import encode_lines
 from ._errors import output_error
+from ._jsonl import read_lines
 
 __all__ = ["JsonlLog"]
 
@@ -73,22 +74,23 @@ class JsonlLog:
                 f"{self.path} line {where}: torn last line (the run was killed mid-write); cut off"
             )
         records: list[dict[str, Any]] = []
-        bad: list[bytes] = []
-        kept: list[bytes] = []
-        for number, line in enumerate(complete.splitlines(keepends=True), 1):
-            record = _parse(line)
-            if record is None:
-                if line.strip():
-                    bad.append(line)
-                    self.problems.append(
-                        f"{self.path} line {number}: not a JSON object; moved aside to "
-                        f"{self.corrupt_path.name}"
-                    )
+        bad_numbers: set[int] = set()
+        kept_numbers: set[int] = set()
+        for line in read_lines(self.path, io.BytesIO(complete)):
+            if line.error is None:
+                records.append(line.value)
+                kept_numbers.add(line.number)
                 continue
-            records.append(record)
-            kept.append(line)
-        if bad:
-            self._move_aside(bad, b"".join(kept) + (tail if tail else b""))
+            bad_numbers.add(line.number)
+            self.problems.append(
+                f"{self.path} line {line.number}: not a JSON object; moved aside to "
+                f"{self.corrupt_path.name}"
+            )
+        if bad_numbers:
+            lines = dict(enumerate(io.BytesIO(complete), 1))
+            bad = [lines[n] for n in sorted(bad_numbers)]
+            kept = [lines[n] for n in sorted(kept_numbers)]
+            self._move_aside(bad, b"".join(kept) + tail)
         return records
 
     def keys(self, field: str = "id") -> set[str]:
@@ -131,11 +133,3 @@ class JsonlLog:
             handle.flush()
             os.fsync(handle.fileno())
         write_bytes_atomic(self.path, remaining)
-
-
-def _parse(line: bytes) -> dict[str, Any] | None:
-    try:
-        record = json.loads(line)
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    return record if isinstance(record, dict) else None

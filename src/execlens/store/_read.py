@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ._errors import StoreError
+from ._jsonl import jsonl_lines
 
 __all__ = ["RECORD_SUFFIXES", "SourceRow", "UnreadableSourceError", "iter_records"]
 
@@ -102,11 +103,10 @@ def _json_rows(path: Path, suffix: str) -> Iterator[SourceRow]:
     try:
         # The content decides, not the name: files named .jsonl(.gz) that hold one JSON
         # array exist in the wild (reasoning-gym's codeio-hq.jsonl.gz).
-        lines = _first_char(path, gzipped) != "["
-        with _open_text(path, gzipped) as handle:
-            if lines:
-                yield from _line_rows(path, handle)
-            else:
+        if _first_char(path, gzipped) != "[":
+            yield from _line_rows(path)
+        else:
+            with _open_text(path, gzipped) as handle:
                 yield from _array_rows(path, handle)
     except UnicodeDecodeError as exc:
         raise UnreadableSourceError(
@@ -119,20 +119,17 @@ def _json_rows(path: Path, suffix: str) -> Iterator[SourceRow]:
         ) from None
 
 
-def _line_rows(path: Path, handle: IO[str]) -> Iterator[SourceRow]:
-    index = 0
-    for number, line in enumerate(handle, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except (json.JSONDecodeError, RecursionError):  # too deep is unreadable too
-            record = None
-        if isinstance(record, dict):
-            yield SourceRow(index, record)
+def _line_rows(path: Path) -> Iterator[SourceRow]:
+    for index, line in enumerate(jsonl_lines(path)):
+        error = line.error
+        if error is None:
+            yield SourceRow(index, line.value)
+        elif error.problem == "undecodable":
+            raise UnreadableSourceError(
+                f"{path}: not UTF-8 text (byte {error.offset}); convert it to UTF-8"
+            )
         else:
-            yield SourceRow(index, None, f"{path.name}:{number}: not a JSON object")
-        index += 1
+            yield SourceRow(index, None, f"{path.name}:{line.number}: not a JSON object")
 
 
 def _array_rows(path: Path, handle: IO[str]) -> Iterator[SourceRow]:

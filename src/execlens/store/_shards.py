@@ -9,7 +9,6 @@ the shard is redone on rerun; a marker whose shard is missing or altered is not 
 from __future__ import annotations
 
 import hashlib
-import json
 import shutil
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -24,6 +23,7 @@ from ._atomic import (
 )
 from ._encode import encode_lines
 from ._errors import CorruptRecordError, StoreError
+from ._jsonl import jsonl_lines
 from ._stream import atomic_writer
 
 if TYPE_CHECKING:
@@ -174,14 +174,14 @@ def _check_index(index: int) -> int:
 
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    # A shard is written whole by us: any bad line (a blank one included) is damage.
     records = []
-    with path.open("rb") as handle:
-        for number, line in enumerate(handle, 1):
-            try:
-                record = json.loads(line)
-            except (UnicodeDecodeError, json.JSONDecodeError) as error:
-                raise CorruptRecordError(path, number, f"not valid JSON ({error})") from None
-            if not isinstance(record, dict):
-                raise CorruptRecordError(path, number, "not a JSON object")
-            records.append(record)
+    for line in jsonl_lines(path, skip_blank=False):
+        error = line.error
+        if error is None:
+            records.append(line.value)
+        elif error.problem == "not-object":
+            raise CorruptRecordError(path, line.number, "not a JSON object")
+        else:
+            raise CorruptRecordError(path, line.number, f"not valid JSON ({error.reason})")
     return records

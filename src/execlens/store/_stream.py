@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from ._atomic import atomic_writer
 from ._errors import StoreError
+from ._jsonl import iter_jsonl
 
 if TYPE_CHECKING:
     import pyarrow
 
-__all__ = ["iter_jsonl", "write_jsonl_stream", "write_parquet_from_jsonl"]
+__all__ = ["write_jsonl_stream", "write_parquet_from_jsonl"]
 
 # Rows per Parquet row group: a fixed count, so the file's bytes depend on the rows only
 # (never on how the records arrived in shards).
@@ -41,14 +42,6 @@ def write_jsonl_stream(
             handle.write(line.encode("utf-8") + b"\n")
             count += 1
     return count
-
-
-def iter_jsonl(path: Path | str) -> Iterator[dict[str, Any]]:
-    """The JSON objects of a JSONL file, read one line at a time."""
-    with Path(path).open("rb") as handle:
-        for line in handle:
-            if line.strip():
-                yield json.loads(line)
 
 
 def _batches(path: Path, rows: int) -> Iterator[list[dict[str, Any]]]:

@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from execlens.store import iter_jsonl
 from execlens.tasks._model import RuntimeTask
 
 __all__ = ["read_tasks", "write_tasks"]
@@ -50,7 +51,8 @@ def write_tasks(tasks: Iterable[RuntimeTask], path: str | Path, parquet: bool = 
 
 
 def read_tasks(path: str | Path) -> list[RuntimeTask]:
-    """Read tasks written by :func:`write_tasks` (JSONL or Parquet, by content)."""
+    """Read tasks written by :func:`write_tasks` (JSONL or Parquet, by content); a bad
+    JSONL line is a :class:`execlens.store.JsonlError`, a malformed task a ``TaskError``."""
     path = Path(path)
     with path.open("rb") as handle:
         magic = handle.read(4)
@@ -62,5 +64,5 @@ def read_tasks(path: str | Path) -> list[RuntimeTask]:
             for column in _JSON_COLUMNS:
                 row[column] = json.loads(row[column])
         return [RuntimeTask.from_dict(row) for row in rows]
-    with path.open(encoding="utf-8") as handle:
-        return [RuntimeTask.from_dict(json.loads(line)) for line in handle if line.strip()]
+    # A line that is no object is the task's own error (TaskError), as from Parquet.
+    return [RuntimeTask.from_dict(value) for value in iter_jsonl(path, objects=False)]

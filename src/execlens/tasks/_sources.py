@@ -8,12 +8,13 @@ benchmark, are read by ``_codeio``.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from execlens.store import jsonl_lines
 
 __all__ = [
     "RuntimeProgram",
@@ -52,31 +53,29 @@ def source_rows(path: str | Path) -> list[dict[str, Any]]:
     path = Path(path)
     rows = []
     try:
-        with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise SourceError(
-                        f"{path} record {number}: not JSON ({exc.msg}); fix or remove that line"
-                    ) from None
-                except RecursionError:
-                    raise SourceError(
-                        f"{path} record {number}: JSON nested too deeply to "
-                        f"read; fix or remove that line"
-                    ) from None
-                if not isinstance(row, dict):
-                    raise SourceError(
-                        f"{path} record {number}: expected a JSON object, got "
-                        f"{_kind(row)}; each line must be one record {{...}}"
-                    )
-                rows.append(row)
-    except UnicodeDecodeError as exc:
-        raise SourceError(
-            f"{path}: not UTF-8 text (byte {exc.start}); convert it to UTF-8"
-        ) from None
+        for line in jsonl_lines(path):
+            error = line.error
+            if error is None:
+                rows.append(line.value)
+            elif error.problem == "undecodable":
+                raise SourceError(
+                    f"{path}: not UTF-8 text (byte {error.offset}); convert it to UTF-8"
+                )
+            elif error.problem == "not-json":
+                raise SourceError(
+                    f"{path} record {line.number}: not JSON ({error.detail}); "
+                    f"fix or remove that line"
+                )
+            elif error.problem == "too-deep":
+                raise SourceError(
+                    f"{path} record {line.number}: JSON nested too deeply to "
+                    f"read; fix or remove that line"
+                )
+            else:
+                raise SourceError(
+                    f"{path} record {line.number}: expected a JSON object, got "
+                    f"{_kind(error.value)}; each line must be one record {{...}}"
+                )
     except IsADirectoryError:
         raise SourceError(f"{path}: is a directory; name a JSONL file") from None
     except FileNotFoundError:

@@ -33,6 +33,7 @@ from execlens.rewards import (
     render_messages,
     score_batch,
 )
+from execlens.store import jsonl_lines
 from execlens.train._config import ChainsRunConfig, ConfigError
 
 if TYPE_CHECKING:
@@ -219,19 +220,21 @@ def _ground_truths(path: Path) -> list[Any]:
     if path.suffix not in (".jsonl", ".json"):
         raise ConfigError(f"training data {path}: use .parquet or .jsonl")
     values = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            raise ConfigError(f"training data {path}: line {number} is not JSON") from None
-        if not isinstance(row, dict) or "ground_truth" not in row:
+    for line in jsonl_lines(path, objects=False):
+        error = line.error
+        if error is not None and error.problem == "undecodable":
             raise ConfigError(
-                f"training data {path}: line {number} lacks column(s) "
+                f"training data {path}: line {line.number} is not UTF-8 text "
+                f"(byte {error.offset}); write the tasks with `execlens export`"
+            )
+        if error is not None:
+            raise ConfigError(f"training data {path}: line {line.number} is not JSON")
+        if not isinstance(line.value, dict) or "ground_truth" not in line.value:
+            raise ConfigError(
+                f"training data {path}: line {line.number} lacks column(s) "
                 f"['ground_truth']; write the tasks with `execlens export`"
             )
-        values.append(row["ground_truth"])
+        values.append(line.value["ground_truth"])
     return values
 
 

@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from execlens.bench import (
     select,
 )
 from execlens.judge import Scorer
+from execlens.store import JsonlError, jsonl_lines
 from execlens.tasks.prompts import Extraction, RenderedPrompt, read_response
 
 from ._data import CoverageEvalTest, evaluated, load_coverage_eval
@@ -283,39 +283,46 @@ def _final(answer: str) -> str:
 
 def _read_jsonl(file: Path) -> dict[str, list[str]]:
     """``{test id: [prediction]}`` from upstream's output rows."""
-    try:
-        lines = file.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise GenerationsError(f"{file}: cannot read ({exc})") from exc
     out: dict[str, list[str]] = {}
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise GenerationsError(f"{file} line {number}: not JSON ({exc.msg})") from exc
-        if not isinstance(row, dict):
-            raise GenerationsError(f"{file} line {number}: expected an object")
-        ident = row.get("test_id")
-        if ident is None and isinstance(row.get("test_target"), dict):
-            ident = row["test_target"].get("test_id")
-        if not isinstance(ident, (str, int)) or isinstance(ident, bool):
-            raise GenerationsError(f"{file} line {number}: no test_id")
-        if "prediction" not in row:
-            raise GenerationsError(f"{file} line {number}: no prediction")
-        prediction = row["prediction"]
-        if prediction is not None and not isinstance(prediction, str):
-            raise GenerationsError(
-                f"{file} line {number}: prediction is "
-                f"{type(prediction).__name__}, expected a string or null"
-            )
-        if str(ident) in out:
-            raise GenerationsError(f"{file} line {number}: test {ident} answered twice")
-        out[str(ident)] = [prediction or ""]
+    try:
+        for line in jsonl_lines(file):
+            number, row, error = line.number, line.value, line.error
+            if error is not None:
+                raise _generations_error(file, error)
+            ident = row.get("test_id")
+            if ident is None and isinstance(row.get("test_target"), dict):
+                ident = row["test_target"].get("test_id")
+            if not isinstance(ident, (str, int)) or isinstance(ident, bool):
+                raise GenerationsError(f"{file} line {number}: no test_id")
+            if "prediction" not in row:
+                raise GenerationsError(f"{file} line {number}: no prediction")
+            prediction = row["prediction"]
+            if prediction is not None and not isinstance(prediction, str):
+                raise GenerationsError(
+                    f"{file} line {number}: prediction is "
+                    f"{type(prediction).__name__}, expected a string or null"
+                )
+            if str(ident) in out:
+                raise GenerationsError(f"{file} line {number}: test {ident} answered twice")
+            out[str(ident)] = [prediction or ""]
+    except OSError as exc:
+        raise GenerationsError(f"{file}: cannot read ({exc})") from exc
     if not out:
         raise GenerationsError(f"{file}: no rows")
     return out
+
+
+def _generations_error(file: Path, error: JsonlError) -> GenerationsError:
+    """A bad line of upstream's output file, worded as before the one JSONL reader."""
+    if error.problem == "undecodable":
+        return GenerationsError(
+            f"{file}: cannot read ('utf-8' codec can't decode byte {error.byte:#04x} in "
+            f"position {error.offset}: {error.detail})"
+        )
+    if error.problem == "not-object":
+        return GenerationsError(f"{file} line {error.line}: expected an object")
+    detail = error.detail if error.problem == "not-json" else "nested too deeply"
+    return GenerationsError(f"{file} line {error.line}: not JSON ({detail})")
 
 
 BENCHMARK = CoverageEval()
