@@ -103,7 +103,7 @@ if TYPE_CHECKING:
         unregister_benchmark,
     )
     from execlens.bench._report import ReportError, RunView, load_run, write_report
-    from execlens.bench._run import Run, RunError, TracingRun, records_digest
+    from execlens.bench._run import Run, RunError, TraceSettings, TracingRun, records_digest
     from execlens.bench._runs import difference_reason, sample_record
     from execlens.bench._score import ScoreRun, ScoreRunError, ScoreRunResult, run_score
     from execlens.bench._script import ScriptResult, script_failure, script_job, script_result
@@ -209,6 +209,7 @@ _EXPORTS = {
     "write_report": "_report",
     "Run": "_run",
     "RunError": "_run",
+    "TraceSettings": "_run",
     "TracingRun": "_run",
     "records_digest": "_run",
     "difference_reason": "_runs",

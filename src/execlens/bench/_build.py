@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._run import TracingRun, records_digest
+from ._run import TraceSettings, TracingRun, records_digest
 
 if TYPE_CHECKING:
     from execlens.store import RunDir, ShardExecutor
@@ -52,28 +52,14 @@ class TasksRun(TracingRun[TasksBuilt]):
         programs: Sequence[RuntimeProgram],
         dest: Path,
         run_path: Path,
+        settings: TraceSettings,
         *,
         parquet: bool,
-        mode: str,
         selection: str,
         kinds: tuple[str, ...],
         seed: int,
-        max_steps: int,
-        wall_limit: float,
-        workers: int | None = None,
-        overwrite: bool = False,
-        show_progress: bool = True,
     ) -> None:
-        super().__init__(
-            run_path,
-            programs,
-            mode=mode,
-            max_steps=max_steps,
-            wall_limit=wall_limit,
-            workers=workers,
-            overwrite=overwrite,
-            show_progress=show_progress,
-        )
+        super().__init__(run_path, programs, settings)
         self.dest, self.parquet = dest, parquet
         self.selection, self.kinds, self.seed = selection, kinds, seed
 

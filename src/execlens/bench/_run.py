@@ -28,6 +28,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
@@ -40,6 +41,7 @@ __all__ = [
     "SHARD_RUNS",
     "Run",
     "RunError",
+    "TraceSettings",
     "TracingRun",
     "program_identity",
     "records_digest",
@@ -242,31 +244,34 @@ class Run(ABC, Generic[R]):
         return (self.work(step, chunk) if chunk else []), {}
 
 
+@dataclass(frozen=True)
+class TraceSettings:
+    """The options every tracing run takes: the tracer ``mode``, its step cap, the
+    wall-clock limit per traced run and the fork servers; whether a different earlier
+    run may be replaced, and whether progress is shown."""
+
+    mode: str
+    max_steps: int
+    wall_limit: float
+    workers: int | None = None
+    overwrite: bool = False
+    show_progress: bool = True
+
+
 class TracingRun(Run[R]):
     """Program runs traced in shards of :data:`SHARD_RUNS` (one step, ``traces``) on a
     tracing engine: the part ``trace`` and ``tasks build`` share."""
 
-    def __init__(
-        self,
-        out: str | Path,
-        units: Sequence[Any],
-        *,
-        mode: str,
-        max_steps: int,
-        wall_limit: float,
-        workers: int | None = None,
-        overwrite: bool = False,
-        show_progress: bool = True,
-    ) -> None:
-        super().__init__(out, overwrite=overwrite, show_progress=show_progress)
+    def __init__(self, out: str | Path, units: Sequence[Any], settings: TraceSettings) -> None:
+        super().__init__(out, overwrite=settings.overwrite, show_progress=settings.show_progress)
         from execlens.trace import TraceLimits
 
         self.units = list(units)
-        self.mode = mode
-        self.max_steps = max_steps
-        self.wall_limit = wall_limit
-        self.workers = workers
-        self.limits = TraceLimits(max_steps=max_steps)
+        self.mode = settings.mode
+        self.max_steps = settings.max_steps
+        self.wall_limit = settings.wall_limit
+        self.workers = settings.workers
+        self.limits = TraceLimits(max_steps=settings.max_steps)
         self._tracing: Any = None
         self._shards_done = 0
 

@@ -16,8 +16,13 @@ from execlens.cli._program_env import (
     program_source,
     warn_program_environment,
 )
-from execlens.cli._run import ISOLATION_HELP, check_isolation, check_program_python, usage_error
-from execlens.engine import Engine, EngineError, IsolationUnavailable, Job, Status
+from execlens.cli._run import (
+    ISOLATION_HELP,
+    check_isolation,
+    check_program_python,
+    engine_start_failures,
+)
+from execlens.engine import Engine, Job, Status
 
 KEY_PACKAGES = ("numpy", "pandas")
 
@@ -50,21 +55,14 @@ def doctor(
     """Start one execution server and report each isolation layer on this machine."""
     check_isolation(isolation)
     python = check_program_python(program_python)
-    try:
-        with Engine(workers=1, isolation=isolation, python=python) as engine:
-            report = engine.isolation_report()
-            probe = engine.run(Job("def f(x):\n    return x + 1\n", call="f(41)"))
-            preload_errors = engine.preload_errors
-            program = engine.program_environment(KEY_PACKAGES)
-    except IsolationUnavailable as exc:  # names what is missing and the opt-in
-        usage_error(str(exc))
-    except EngineError as exc:
-        fix = (
-            "use --isolation auto"
-            if isolation == "full"
-            else "check --program-python / $EXECLENS_PROGRAM_PYTHON"
-        )
-        usage_error(f"{exc}; {fix}")
+    with (
+        engine_start_failures(isolation),
+        Engine(workers=1, isolation=isolation, python=python) as engine,
+    ):
+        report = engine.isolation_report()
+        probe = engine.run(Job("def f(x):\n    return x + 1\n", call="f(41)"))
+        preload_errors = engine.preload_errors
+        program = engine.program_environment(KEY_PACKAGES)
     healthy = probe.status is Status.OK and probe.decoded() == 42
     program["source"] = program_source(python)
     warn_program_environment(benchmark_requirements(), python)

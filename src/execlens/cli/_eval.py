@@ -107,7 +107,8 @@ _Data = Annotated[
         "DIR@FINGERPRINT); default: the benchmark's shipped copy or the hub."
     ),
 ]
-_DataRevision = Annotated[
+# Shared with ``score``: a hub revision pins the data of both verbs the same way.
+DataRevisionOption = Annotated[
     str | None,
     typer.Option(
         help="Load the hub dataset at this revision (a commit hash or tag), recorded in "
@@ -180,7 +181,7 @@ def eval_command(
     limit: _Limit = None,
     offset: _Offset = 0,
     data: _Data = None,
-    data_revision: _DataRevision = None,
+    data_revision: DataRevisionOption = None,
     out: _Out = None,
     workers: _Workers = None,
     concurrency: _Concurrency = None,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -130,6 +132,24 @@ def check_isolation(isolation: str | None) -> None:
         usage_error(f"--isolation must be one of {', '.join(_ISOLATION_MODES)}, not {isolation!r}")
 
 
+@contextmanager
+def engine_start_failures(isolation: str | None) -> Iterator[None]:
+    """Within the block, an engine that cannot start (or whose server failed) ends the
+    command with a usage error naming the fix: the missing isolation layer and its
+    opt-in, or the interpreter programs run under."""
+    try:
+        yield
+    except IsolationUnavailable as exc:  # names what is missing and the opt-in
+        usage_error(str(exc))
+    except EngineError as exc:
+        fix = (
+            "use --isolation auto"
+            if isolation == "full"
+            else "check --program-python / $EXECLENS_PROGRAM_PYTHON"
+        )
+        usage_error(f"{exc}; {fix}")
+
+
 def check_mount_ro(paths: list[str] | list[Path] | None) -> list[str]:
     """The ``--mount-ro`` paths if each exists, else a usage error (the engine refuses the
     paths its own view is built on, e.g. ``/proc``, with a ValueError :func:`run` reports).
@@ -209,26 +229,20 @@ def run(
     stdin_text = read_source_file(stdin, "--stdin file") if stdin is not None else None
     job = Job(program=source, call=call, limits=limits, stdin=stdin_text)
     try:
-        with Engine(
-            workers=1,
-            limits=limits,
-            isolation=isolation,
-            hash_seed=hash_seed,
-            python=python,
-            mount_ro=visible,
-        ) as engine:
+        with (
+            engine_start_failures(isolation),
+            Engine(
+                workers=1,
+                limits=limits,
+                isolation=isolation,
+                hash_seed=hash_seed,
+                python=python,
+                mount_ro=visible,
+            ) as engine,
+        ):
             outcome = engine.run(job)
     except ValueError as exc:  # only the engine's checks of --mount-ro reach here
         usage_error(f"--mount-ro: {exc}")
-    except IsolationUnavailable as exc:  # names what is missing and the opt-in
-        usage_error(str(exc))
-    except EngineError as exc:
-        fix = (
-            "use --isolation auto"
-            if isolation == "full"
-            else "check --program-python / $EXECLENS_PROGRAM_PYTHON"
-        )
-        usage_error(f"{exc}; {fix}")
     if as_json:
         typer.echo(json.dumps(outcome.to_dict(), ensure_ascii=False))
     else:

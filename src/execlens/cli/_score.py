@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from execlens.bench import ScoreRunResult, benchmark_names
+from execlens.cli._eval import DataRevisionOption
 from execlens.cli._failures import fail, run_failures, warn
 from execlens.cli._program_env import benchmark_requirements, warn_program_environment
 
@@ -125,13 +126,6 @@ _Data = Annotated[
         "directory (DIR@FINGERPRINT pins it); default: the shipped copy or the hub."
     ),
 ]
-_DataRevision = Annotated[
-    str | None,
-    typer.Option(
-        help="Load the hub dataset at this revision (a commit hash or tag), recorded in "
-        "the run's identity; without it a hub load is unpinned (a warning says so)."
-    ),
-]
 _Workers = Annotated[
     int | None,
     typer.Option(help="Execution servers (>= 1), so timeouts overlap (default: the benchmark's)."),
@@ -171,7 +165,7 @@ def score(
     benchmark: _Benchmark = None,
     task: _Task = None,
     data: _Data = None,
-    data_revision: _DataRevision = None,
+    data_revision: DataRevisionOption = None,
     workers: _Workers = None,
     model: _Model = None,
     temperature: _Temperature = None,

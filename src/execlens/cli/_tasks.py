@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -18,13 +18,16 @@ from execlens.cli._failures import run_failures
 from execlens.cli._program_env import benchmark_requirements, warn_program_environment
 from execlens.cli._run import usage_error
 
+if TYPE_CHECKING:
+    from execlens.bench import TraceSettings
+
 tasks_app = typer.Typer(
     help="Runtime-behaviour tasks (coverage, path, state, output).", no_args_is_help=True
 )
 
 DEFAULT_WALL_LIMIT = 30.0
 
-# The tracing options ``trace`` and ``tasks build`` share (checked by check_run_options).
+# The tracing options ``trace`` and ``tasks build`` share (checked by trace_settings).
 WorkersOption = Annotated[int | None, typer.Option(help="Fork servers, >= 1 (default: cores).")]
 MaxStepsOption = Annotated[int, typer.Option(help="Cap on recorded steps per run (>= 1).")]
 WallLimitOption = Annotated[
@@ -34,8 +37,17 @@ WallLimitOption = Annotated[
 ProgressOption = Annotated[bool, typer.Option(help="Show a progress bar.")]
 
 
-def check_run_options(*, workers: int | None, max_steps: int, wall_limit: float) -> None:
-    """Usage errors for the tracing options shared by ``trace`` and ``tasks build``."""
+def trace_settings(
+    mode: str,
+    *,
+    workers: int | None,
+    max_steps: int,
+    wall_limit: float,
+    overwrite: bool,
+    progress: bool,
+) -> TraceSettings:
+    """The tracing options shared by ``trace`` and ``tasks build`` (``mode`` already
+    checked), as one :class:`~execlens.bench.TraceSettings`; usage errors for bad ones."""
     if workers is not None and workers < 1:
         usage_error(f"--workers must be at least 1, not {workers} (omit it for one per core)")
     if max_steps < 1:
@@ -48,6 +60,9 @@ def check_run_options(*, workers: int | None, max_steps: int, wall_limit: float)
         Limits(wall_time=wall_limit)
     except ValueError as exc:
         usage_error(f"--wall-limit: {exc}")
+    from execlens.bench import TraceSettings
+
+    return TraceSettings(mode, max_steps, wall_limit, workers, overwrite, progress)
 
 
 def checked_mode(mode: str) -> str:
@@ -164,7 +179,14 @@ def build(
     wanted = _checked_kinds(kinds, selection)
     if limit is not None and limit < 1:
         usage_error(f"--limit must be at least 1, not {limit} (omit it for every run)")
-    check_run_options(workers=workers, max_steps=max_steps, wall_limit=wall_limit)
+    settings = trace_settings(
+        mode,
+        workers=workers,
+        max_steps=max_steps,
+        wall_limit=wall_limit,
+        overwrite=overwrite,
+        progress=progress,
+    )
     dest, run_path, parquet = _output_paths(out, parquet)
     programs = _programs(source, limit)
     warn_program_environment(benchmark_requirements(["runtime"]))
@@ -172,16 +194,11 @@ def build(
         programs,
         dest,
         run_path,
+        settings,
         parquet=parquet,
-        mode=mode,
         selection=selection,
         kinds=wanted,
         seed=seed,
-        max_steps=max_steps,
-        wall_limit=wall_limit,
-        workers=workers,
-        overwrite=overwrite,
-        show_progress=progress,
     )
     with run_failures():
         built = run.execute()

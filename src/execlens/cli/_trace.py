@@ -25,12 +25,13 @@ from execlens.cli._tasks import (
     ProgressOption,
     WallLimitOption,
     WorkersOption,
-    check_run_options,
     checked_mode,
     named_runs,
+    trace_settings,
 )
 
 if TYPE_CHECKING:
+    from execlens.bench import TraceSettings
     from execlens.store import RunDir, ShardExecutor
 
 # Statuses that are ground truth (a program may raise); anything else is named.
@@ -59,15 +60,10 @@ class TraceRun(TracingRun[list[dict[str, Any]]]):
         self,
         out: Path,
         problems: list[Any],
+        settings: TraceSettings,
         *,
         rows: str,
         fmt: str,
-        mode: str,
-        max_steps: int,
-        wall_limit: float,
-        workers: int | None = None,
-        overwrite: bool = False,
-        show_progress: bool = True,
     ) -> None:
         selected = [
             run
@@ -75,16 +71,7 @@ class TraceRun(TracingRun[list[dict[str, Any]]]):
             for run in problem.runs
             if rows == "all" or run.index in {p.input_idx for p in problem.pairs}
         ]
-        super().__init__(
-            out,
-            selected,
-            mode=mode,
-            max_steps=max_steps,
-            wall_limit=wall_limit,
-            workers=workers,
-            overwrite=overwrite,
-            show_progress=show_progress,
-        )
+        super().__init__(out, selected, settings)
         self.problems, self.rows, self.fmt = problems, rows, fmt
 
     def identity(self) -> dict[str, Any]:
@@ -205,24 +192,20 @@ def trace(
         usage_error(f"--rows must be one of {', '.join(EXPORT_ROWS)}, not {rows!r}")
     if fmt not in ("jetbrains", "cwm") or (fmt == "cwm" and mode != "exact"):
         usage_error(f"--format must be jetbrains or cwm (cwm needs --mode exact), not {fmt!r}")
-    check_run_options(workers=workers, max_steps=max_steps, wall_limit=wall_limit)
+    settings = trace_settings(
+        mode,
+        workers=workers,
+        max_steps=max_steps,
+        wall_limit=wall_limit,
+        overwrite=overwrite,
+        progress=progress,
+    )
     problems = _load(dataset)
     for problem in problems:
         if problem.skip_reason:
             typer.echo(f"skipped {problem.task_id}: {problem.skip_reason}", err=True)
     warn_program_environment(benchmark_requirements([BENCHMARK.name]))
-    run = TraceRun(
-        out,
-        problems,
-        rows=rows,
-        fmt=fmt,
-        mode=mode,
-        max_steps=max_steps,
-        wall_limit=wall_limit,
-        workers=workers,
-        overwrite=overwrite,
-        show_progress=progress,
-    )
+    run = TraceRun(out, problems, settings, rows=rows, fmt=fmt)
     with run_failures():
         records = run.execute()
     _print_traced(records, out, mode)

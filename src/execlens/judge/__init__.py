@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from execlens.judge._limits import JUDGE_LIMITS, OFFICIAL_TIMEOUT
     from execlens.judge._official import AssertCheckScorer, official_check_verdict
     from execlens.judge._outcomes import failure_verdict
-    from execlens.judge._plan import JudgePlan, guarded, scoring_error
+    from execlens.judge._plan import JudgePlan, guarded, plan_verdicts, scoring_error
     from execlens.judge._pool import (
         EngineGetter,
         JudgePool,
@@ -107,6 +107,7 @@ _EXPORTS = {
     "failure_verdict": "_outcomes",
     "JudgePlan": "_plan",
     "guarded": "_plan",
+    "plan_verdicts": "_plan",
     "scoring_error": "_plan",
     "EngineGetter": "_pool",
     "JudgePool": "_pool",

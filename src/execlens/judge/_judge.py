@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+import functools
+from collections.abc import Callable, Coroutine, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, ParamSpec
 
 from execlens.judge._execute import DEFAULT_PROBE, score_samples
 from execlens.judge._scoring import SampleScore, Scorer
@@ -14,6 +15,8 @@ from execlens.judge._verdict import Verdict
 if TYPE_CHECKING:
     from execlens.engine import Engine
     from execlens.tasks import Task
+
+P = ParamSpec("P")
 
 __all__ = [
     "ajudge_input_prediction",
@@ -102,32 +105,20 @@ def judge_input_prediction(
     return _judge_one(task, answer, "input", mode, engine, official)
 
 
-async def ajudge_output_prediction(
-    task: Task,
-    answer: str,
-    *,
-    mode: str = "strict",
-    engine: Engine | None = None,
-    official: Scorer[Task] | None = None,
-) -> Verdict:
-    """:func:`judge_output_prediction` for asyncio code (runs in a worker thread)."""
-    return await asyncio.to_thread(
-        judge_output_prediction, task, answer, mode=mode, engine=engine, official=official
-    )
+def _in_a_thread(judge: Callable[P, Verdict]) -> Callable[P, Coroutine[Any, Any, Verdict]]:
+    """``judge`` for asyncio code: the same call, run in a worker thread."""
+
+    @functools.wraps(judge)
+    async def awaited(*args: P.args, **kwargs: P.kwargs) -> Verdict:
+        return await asyncio.to_thread(judge, *args, **kwargs)
+
+    awaited.__name__ = awaited.__qualname__ = f"a{judge.__name__}"
+    awaited.__doc__ = f":func:`{judge.__name__}` for asyncio code (runs in a worker thread)."
+    return awaited
 
 
-async def ajudge_input_prediction(
-    task: Task,
-    answer: str,
-    *,
-    mode: str = "strict",
-    engine: Engine | None = None,
-    official: Scorer[Task] | None = None,
-) -> Verdict:
-    """:func:`judge_input_prediction` for asyncio code (runs in a worker thread)."""
-    return await asyncio.to_thread(
-        judge_input_prediction, task, answer, mode=mode, engine=engine, official=official
-    )
+ajudge_output_prediction = _in_a_thread(judge_output_prediction)
+ajudge_input_prediction = _in_a_thread(judge_input_prediction)
 
 
 async def ascore_samples(

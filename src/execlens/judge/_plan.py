@@ -17,7 +17,7 @@ from execlens.judge._verdict import Verdict, VerdictStatus
 if TYPE_CHECKING:
     from execlens.engine import Job, Outcome
 
-__all__ = ["JudgePlan", "guarded", "scoring_error"]
+__all__ = ["JudgePlan", "guarded", "plan_verdicts", "scoring_error"]
 
 
 def scoring_error(exc: BaseException, **data: Any) -> Verdict:
@@ -64,3 +64,19 @@ def guarded(plan: Callable[..., JudgePlan | Verdict], *args: Any, **kwargs: Any)
     except Exception as exc:  # noqa: BLE001 - one answer's failure must not end a run
         return JudgePlan.done(scoring_error(exc))
     return result if isinstance(result, JudgePlan) else JudgePlan.done(result)
+
+
+def plan_verdicts(plans: Sequence[JudgePlan], outcomes: Sequence[Outcome]) -> list[Verdict]:
+    """Each plan's verdict, given the outcomes of all the plans' jobs run as one batch (in
+    plan order, as ``[job for plan in plans for job in plan.jobs]`` lists them).  A
+    wrong number of outcomes is the caller's bug and raises ``ValueError``."""
+    total = sum(len(plan.jobs) for plan in plans)
+    if len(outcomes) != total:
+        raise ValueError(f"expected {total} outcomes, got {len(outcomes)}")
+    verdicts: list[Verdict] = []
+    start = 0
+    for plan in plans:
+        stop = start + len(plan.jobs)
+        verdicts.append(plan.verdict(outcomes[start:stop]))
+        start = stop
+    return verdicts

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from execlens.engine import Limits
 from execlens.judge._limits import JUDGE_LIMITS
-from execlens.judge._plan import JudgePlan
+from execlens.judge._plan import JudgePlan, plan_verdicts
 from execlens.judge._runtime import (
     compare_values,
     judge_output_literal,
@@ -101,14 +101,7 @@ class StrictScorer:
         jobs = [job for plan in plans for job in plan.jobs]
 
         def finish(outcomes: Sequence[Outcome]) -> SampleScore:
-            if len(outcomes) != len(jobs):
-                raise ValueError(f"expected {len(jobs)} outcomes, got {len(outcomes)}")
-            verdicts: list[Verdict] = []
-            start = 0
-            for plan in plans:
-                verdicts.append(plan.verdict(outcomes[start : start + len(plan.jobs)]))
-                start += len(plan.jobs)
-            return self._score(task, verdicts)
+            return self._score(task, plan_verdicts(plans, outcomes))
 
         return ScorePlan(jobs, finish)
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from execlens.rewards._core import score_batch
@@ -79,7 +80,30 @@ def _finish_reasons(
     ]
 
 
-class ExeclensReward:
+@dataclass(kw_only=True, eq=False)
+class _AnswerReward:
+    """What the correctness and format rewards share: the ground-truth ``column``, the
+    ``name`` TRL logs, where the answer is (``answer_format``), how a thought is read
+    (``reasoning``) and the generation limit that marks a completion cut off."""
+
+    column: str = GROUND_TRUTH_COLUMN
+    name: str
+    answer_format: str = "tagged"
+    reasoning: ReasoningMode = "auto"
+    max_completion_tokens: int | None = None
+
+    def __post_init__(self) -> None:
+        select_answer_text("", self.answer_format)  # an unknown format fails here, not mid-run
+        self.__name__ = self.name
+
+    def _finish_reasons(self, completion_ids: Sequence[Any] | None, count: int) -> list[str | None]:
+        """Each completion's finish reason as far as TRL's arguments tell it."""
+        finish = _finish_reasons(completion_ids, count, self.max_completion_tokens)
+        return [None] * count if finish is None else finish
+
+
+@dataclass(kw_only=True, eq=False)
+class ExeclensReward(_AnswerReward):
     """The execution-verified correctness reward, as TRL calls it (synchronous).
 
     ``shaping`` maps verdicts to rewards; ``column`` names the ground-truth column;
@@ -91,31 +115,17 @@ class ExeclensReward:
     Rows whose ground truth is ``None`` get ``None``.
     """
 
-    def __init__(
-        self,
-        *,
-        shaping: Shaping | None = None,
-        column: str = GROUND_TRUTH_COLUMN,
-        name: str = "execlens_reward",
-        engine: Engine | None = None,
-        log: bool = True,
-        answer_format: str = "tagged",
-        reasoning: ReasoningMode = "auto",
-        max_completion_tokens: int | None = None,
-    ) -> None:
-        select_answer_text("", answer_format)  # an unknown format fails here, not mid-run
-        if engine is None:  # a bad EXECLENS_* worker setting fails here too, named
+    name: str = "execlens_reward"
+    shaping: Shaping = field(default_factory=Shaping)
+    engine: Engine | None = None
+    log: bool = True
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.engine is None:  # a bad EXECLENS_* worker setting fails here too, named
             from execlens.rewards._engine import check_reward_settings
 
             check_reward_settings()
-        self.answer_format = answer_format
-        self.reasoning = reasoning
-        self.max_completion_tokens = max_completion_tokens
-        self.shaping = shaping or Shaping()
-        self.column = column
-        self.__name__ = name
-        self.engine = engine
-        self.log = log
 
     def verdicts(
         self,
@@ -139,32 +149,34 @@ class ExeclensReward:
             out[index] = verdict
         return out
 
-    def _log(
+    def _logged_rewards(
         self,
         verdicts: Sequence[Verdict | None],
         ground_truths: Sequence[Any],
         log_extra: Callable[[str, list[Any]], None] | None,
         log_metric: Callable[[str, float], None] | None,
-    ) -> None:
-        if not self.log:
-            return
-        labels = [v.label if v is not None else "none" for v in verdicts]
-        if log_extra is not None:
-            log_extra(f"{self.__name__}_verdict", labels)
-        if log_metric is not None:
-            for label, count in Counter(labels).items():
-                log_metric(f"{self.__name__}/{label}", float(count))
-            passed: dict[str, list[bool]] = {}
-            for verdict, truth in zip(verdicts, ground_truths):
-                if verdict is None:
-                    continue
-                try:
-                    kind = Task.from_json(truth).kind
-                except TaskError:
-                    kind = "invalid"
-                passed.setdefault(kind, []).append(verdict.passed)
-            for kind, flags in passed.items():
-                log_metric(f"{self.__name__}/pass_rate/{kind}", sum(flags) / len(flags))
+    ) -> list[float | None]:
+        """Log the verdicts (when ``log``: per-label counts, pass rates per kind) and shape
+        them into rewards."""
+        if self.log:
+            labels = [v.label if v is not None else "none" for v in verdicts]
+            if log_extra is not None:
+                log_extra(f"{self.__name__}_verdict", labels)
+            if log_metric is not None:
+                for label, count in Counter(labels).items():
+                    log_metric(f"{self.__name__}/{label}", float(count))
+                passed: dict[str, list[bool]] = {}
+                for verdict, truth in zip(verdicts, ground_truths):
+                    if verdict is None:
+                        continue
+                    try:
+                        kind = Task.from_json(truth).kind
+                    except TaskError:
+                        kind = "invalid"
+                    passed.setdefault(kind, []).append(verdict.passed)
+                for kind, flags in passed.items():
+                    log_metric(f"{self.__name__}/pass_rate/{kind}", sum(flags) / len(flags))
+        return [self.shaping.reward(v) if v is not None else None for v in verdicts]
 
     def rewards(
         self,
@@ -177,58 +189,49 @@ class ExeclensReward:
     ) -> list[float | None]:
         """Score, log, shape: one reward (or ``None``) per completion."""
         verdicts = self.verdicts(completions, ground_truths, completion_ids)
-        self._log(verdicts, ground_truths, log_extra, log_metric)
-        return [self.shaping.reward(v) if v is not None else None for v in verdicts]
+        return self._logged_rewards(verdicts, ground_truths, log_extra, log_metric)
 
     def __call__(
         self,
         prompts: Sequence[Any],
         completions: Sequence[Any],
         completion_ids: Sequence[Any] | None = None,
-        *,
-        log_extra: Callable[[str, list[Any]], None] | None = None,
-        log_metric: Callable[[str, float], None] | None = None,
-        trainer_state: Any = None,
         **kwargs: Any,
     ) -> list[float | None]:
-        """TRL's reward-function signature (see the module docstring)."""
+        """TRL's reward-function signature (see the module docstring): ``kwargs`` holds
+        the dataset's columns, ``trainer_state``, ``log_extra`` and ``log_metric``."""
         truths = _ground_truths(kwargs, self.column, len(completions))
-        return self.rewards(
-            completions,
-            truths,
-            completion_ids=completion_ids,
-            log_extra=log_extra,
-            log_metric=log_metric,
+        verdicts = self.verdicts(completions, truths, completion_ids)
+        return self._logged_rewards(
+            verdicts, truths, kwargs.get("log_extra"), kwargs.get("log_metric")
         )
 
 
+@dataclass(kw_only=True, eq=False)
 class AsyncExeclensReward(ExeclensReward):
     """:class:`ExeclensReward` as a coroutine: TRL gathers async rewards concurrently, and
     the judging (which waits on the engine) runs in a worker thread."""
 
-    def __init__(self, *, name: str = "execlens_reward_async", **options: Any) -> None:
-        super().__init__(name=name, **options)
+    name: str = "execlens_reward_async"
 
     async def __call__(  # type: ignore[override]  # TRL awaits a coroutine reward
         self,
         prompts: Sequence[Any],
         completions: Sequence[Any],
         completion_ids: Sequence[Any] | None = None,
-        *,
-        log_extra: Callable[[str, list[Any]], None] | None = None,
-        log_metric: Callable[[str, float], None] | None = None,
-        trainer_state: Any = None,
         **kwargs: Any,
     ) -> list[float | None]:
         """TRL's reward-function signature, awaited."""
         truths = _ground_truths(kwargs, self.column, len(completions))
         verdicts = await asyncio.to_thread(self.verdicts, completions, truths, completion_ids)
         # Logging touches the trainer's buffers: do it back on the caller's thread.
-        self._log(verdicts, truths, log_extra, log_metric)
-        return [self.shaping.reward(v) if v is not None else None for v in verdicts]
+        return self._logged_rewards(
+            verdicts, truths, kwargs.get("log_extra"), kwargs.get("log_metric")
+        )
 
 
-class ExeclensFormatReward:
+@dataclass(kw_only=True, eq=False)
+class ExeclensFormatReward(_AnswerReward):
     """The optional format reward: ``value`` when the final part holds one tagged answer
     that parses, else 0.0 (``None`` for rows without ground truth); with
     ``answer_format="first_line"`` the final part's first line must parse instead.  A
@@ -236,23 +239,8 @@ class ExeclensFormatReward:
     ``reasoning`` and ``max_completion_tokens`` are :class:`ExeclensReward`'s.  Weigh it
     with TRL's ``reward_weights``."""
 
-    def __init__(
-        self,
-        *,
-        value: float = 1.0,
-        column: str = GROUND_TRUTH_COLUMN,
-        name: str = "execlens_format_reward",
-        answer_format: str = "tagged",
-        reasoning: ReasoningMode = "auto",
-        max_completion_tokens: int | None = None,
-    ) -> None:
-        select_answer_text("", answer_format)
-        self.answer_format = answer_format
-        self.reasoning = reasoning
-        self.max_completion_tokens = max_completion_tokens
-        self.value = value
-        self.column = column
-        self.__name__ = name
+    name: str = "execlens_format_reward"
+    value: float = 1.0
 
     def __call__(
         self,
@@ -263,9 +251,7 @@ class ExeclensFormatReward:
     ) -> list[float | None]:
         """TRL's reward-function signature."""
         truths = _ground_truths(kwargs, self.column, len(completions))
-        finish = _finish_reasons(completion_ids, len(completions), self.max_completion_tokens) or [
-            None
-        ] * len(completions)
+        finish = self._finish_reasons(completion_ids, len(completions))
         out: list[float | None] = []
         for completion, truth, reason in zip(completions, truths, finish):
             if truth is None:

@@ -12,6 +12,7 @@ quotes are understood without rewriting any text).  Nothing is evaluated.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,11 +59,16 @@ def _top_level_objects(text: str) -> list[str]:
     return found
 
 
+def _after_last(text: str, marker: str) -> int | None:
+    """Where the text after the last ``marker`` begins, or ``None`` without one."""
+    start = text.rfind(marker)
+    return None if start < 0 else start + len(marker)
+
+
 def _json_fence(text: str) -> str | None:
-    start = text.rfind("```json")
-    if start < 0:
+    body_start = _after_last(text, "```json")
+    if body_start is None:
         return None
-    body_start = start + len("```json")
     end = text.find("```", body_start)
     return text[body_start : end if end >= 0 else len(text)].strip()
 
@@ -90,10 +96,9 @@ def _jsonable(value: Any) -> Any:
 
 
 def _boxed(text: str) -> str | None:
-    start = text.rfind("\\boxed{")
-    if start < 0:
+    begin = _after_last(text, "\\boxed{")
+    if begin is None:
         return None
-    begin = start + len("\\boxed{")
     depth = 1
     for index in range(begin, len(text)):
         if text[index] == "{":
@@ -110,27 +115,26 @@ def _boxed(text: str) -> str | None:
     )
 
 
+def _candidates(text: str) -> Iterator[str]:
+    """The answer candidates in the reference's order: the json fence, the top-level
+    ``{...}`` from the last, then the last ``\\boxed{}``'s content and its objects."""
+    fence = _json_fence(text)
+    if fence is not None:
+        yield fence
+    yield from reversed(_top_level_objects(text))
+    boxed = _boxed(text)
+    if boxed is not None:
+        yield boxed.strip()
+        yield from reversed(_top_level_objects(boxed))
+
+
 def last_json_object(text: str) -> tuple[bool, Any]:
     """The last parseable answer object: json fence, else the last top-level ``{...}``
     that parses, else the content of the last ``\\boxed{}``."""
-    fence = _json_fence(text)
-    if fence is not None:
-        ok, value = _parse(fence)
-        if ok:
-            return True, value
-    for candidate in reversed(_top_level_objects(text)):
+    for candidate in _candidates(text):
         ok, value = _parse(candidate)
         if ok:
             return True, value
-    boxed = _boxed(text)
-    if boxed is not None:
-        ok, value = _parse(boxed.strip())
-        if ok:
-            return True, value
-        for candidate in reversed(_top_level_objects(boxed)):
-            ok, value = _parse(candidate)
-            if ok:
-                return True, value
     return False, None
 
 

@@ -153,6 +153,24 @@ def _finish(trainer: Any, config: SFTRunConfig | GRPORunConfig) -> TrainResult:
     )
 
 
+def _train(
+    trainer_class: Any, config: SFTRunConfig | GRPORunConfig, args: Any, dataset: Any, **extra: Any
+) -> TrainResult:
+    """Hold the output folder, load the model, build ``trainer_class`` over ``dataset``
+    (with the configured LoRA adapter and TRL's ``extra`` keywords) and train it."""
+    with _output_dir(config):
+        model, tokenizer = _load(config.model)
+        trainer = trainer_class(
+            model=model,
+            args=args,
+            train_dataset=dataset,
+            processing_class=tokenizer,
+            peft_config=_peft(config.lora),
+            **extra,
+        )
+        return _finish(trainer, config)
+
+
 def run_sft(config: SFTRunConfig) -> TrainResult:
     """Supervised fine-tuning on ``messages`` (or ``prompt``/``completion``) rows."""
     require("torch", "transformers", "trl")
@@ -170,16 +188,7 @@ def run_sft(config: SFTRunConfig) -> TrainResult:
     keep = [c for c in ("messages", "prompt", "completion") if c in dataset.column_names]
     dataset = dataset.select_columns(keep)
     args = _trl_config(SFTConfig, config, max_length=config.max_length)
-    with _output_dir(config):
-        model, tokenizer = _load(config.model)
-        trainer = SFTTrainer(
-            model=model,
-            args=args,
-            train_dataset=dataset,
-            processing_class=tokenizer,
-            peft_config=_peft(config.lora),
-        )
-        return _finish(trainer, config)
+    return _train(SFTTrainer, config, args, dataset)
 
 
 def _use_vllm(setting: bool | str) -> bool:
@@ -232,18 +241,7 @@ def run_grpo(config: GRPORunConfig, *, callbacks: list[Any] | None = None) -> Tr
         use_vllm=_use_vllm(config.use_vllm),
         **({"vllm_mode": config.vllm_mode} if _use_vllm(config.use_vllm) else {}),
     )
-    with _output_dir(config):
-        model, tokenizer = _load(config.model)
-        trainer = GRPOTrainer(
-            model=model,
-            reward_funcs=funcs,
-            args=args,
-            train_dataset=dataset,
-            processing_class=tokenizer,
-            peft_config=_peft(config.lora),
-            callbacks=callbacks,
-        )
-        return _finish(trainer, config)
+    return _train(GRPOTrainer, config, args, dataset, reward_funcs=funcs, callbacks=callbacks)
 
 
 def output_path(result: TrainResult) -> Path:

@@ -35,7 +35,14 @@ from execlens.bench import (
     read_generations_json,
     select,
 )
-from execlens.judge import SampleScore, ScorePlan, Verdict, VerdictStatus, guarded
+from execlens.judge import (
+    SampleScore,
+    ScorePlan,
+    Verdict,
+    VerdictStatus,
+    guarded,
+    plan_verdicts,
+)
 from execlens.tasks import RuntimeProgram
 from execlens.tasks.prompts import Extraction, RenderedPrompt
 
@@ -114,10 +121,7 @@ class RevalScorer:
         jobs = [job for plan in plans for job in plan.jobs]
 
         def finish(outcomes: Sequence[Any]) -> SampleScore:
-            verdicts, start = [], 0
-            for plan in plans:
-                verdicts.append(plan.verdict(outcomes[start : start + len(plan.jobs)]))
-                start += len(plan.jobs)
+            verdicts = plan_verdicts(plans, outcomes)
             return SampleScore(
                 item.sample_id,
                 self.name,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from execlens.judge import Verdict
+from execlens.judge import Verdict, run_plan
 
 from ._official import (
     official_coverage,
@@ -74,14 +74,7 @@ def judge_reval(
 ) -> Verdict:
     """Judge one raw response; official state/output answers run in ``engine``.
 
-    Without an ``engine``, one is started for the call when the plan needs execution.
+    Without an ``engine``, one is started for the call when the plan needs execution
+    (:func:`execlens.judge.run_plan`; REval's jobs carry their own limits).
     """
-    plan = plan_reval(task, mode, raw, style, context, truth)
-    if not plan.jobs:
-        return plan.verdict()
-    if engine is None:
-        from execlens.engine import Engine as _Engine
-
-        with _Engine(workers=1) as own:
-            return plan.verdict([own.run(job) for job in plan.jobs])
-    return plan.verdict([engine.run(job) for job in plan.jobs])
+    return run_plan(plan_reval(task, mode, raw, style, context, truth), engine)

@@ -169,17 +169,14 @@ def _chunks(plans: Sequence[RevalPlan]) -> Iterator[tuple[tuple[int, ...], list[
 def _judge_all(engine: Engine, plans: Sequence[RevalPlan], progress: bool) -> list[Verdict]:
     """Each plan's verdict, its jobs run by the judge's executor (identical jobs once,
     answers sharing a program in one child, timeouts probed then rerun alone)."""
-    from execlens.judge import Executor
+    from execlens.judge import Executor, plan_verdicts
 
     verdicts: list[Verdict | None] = [plan.verdict() if not plan.jobs else None for plan in plans]
     chunks = list(_chunks(plans))
     with Executor(engine) as executor:
         for members, outcomes in _progress(executor.run(iter(chunks)), len(chunks), progress):
-            start = 0
-            for i in members:
-                count = len(plans[i].jobs)
-                verdicts[i] = plans[i].verdict(outcomes[start : start + count])
-                start += count
+            for i, verdict in zip(members, plan_verdicts([plans[i] for i in members], outcomes)):
+                verdicts[i] = verdict
     judged = [v for v in verdicts if v is not None]
     if len(judged) != len(plans):  # the executor hands back every chunk it is given
         raise RuntimeError("the judge's executor lost plans' outcomes")

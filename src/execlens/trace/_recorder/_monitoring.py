@@ -146,13 +146,21 @@ class _MonitoringBackend(_RecorderCore):
         if final:
             self._forget(frame)
 
-    def _mon_raise(self, code: Any, offset: int, exc: BaseException) -> Any:
+    def _mon_live_frame(self, code: Any) -> tuple[Any, Any] | None:
+        """The traced program frame an exception event fired in, with its record
+        (``None`` for another file's frame, one not traced, or after the stop).  Called
+        from the event's callback: the program frame is two calls up."""
         if code.co_filename != self.filename or self._stopped:
             return None
-        frame = sys._getframe(1)
+        frame = sys._getframe(2)
         rec = self._live.get(frame)
-        if rec is None:
+        return None if rec is None else (frame, rec)
+
+    def _mon_raise(self, code: Any, offset: int, exc: BaseException) -> Any:
+        live = self._mon_live_frame(code)
+        if live is None:
             return None
+        frame, rec = live
         if self.mode == "frame-blind":
             self._reval_mark(frame, rec, frame.f_lineno - 1, "exception", _type(exc), False)
         elif not rec.inline:
@@ -160,12 +168,10 @@ class _MonitoringBackend(_RecorderCore):
         return None
 
     def _mon_unwind(self, code: Any, offset: int, exc: BaseException) -> Any:
-        if code.co_filename != self.filename or self._stopped:
+        live = self._mon_live_frame(code)
+        if live is None:
             return None
-        frame = sys._getframe(1)
-        rec = self._live.get(frame)
-        if rec is None:
-            return None
+        frame, rec = live
         # RAISE has already reported the exception in this frame (it fires in every
         # frame the exception passes through); settrace then reports a return of None.
         if self.mode == "frame-blind":
