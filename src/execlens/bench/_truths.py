@@ -109,8 +109,12 @@ def prepare_strict(
     scoring plan then builds it)."""
     from execlens.tasks import TruthRun
 
-    asked = {item.sample_id: bench.strict_task(item, task) for item in items}
-    tasks = {key: value for key, value in asked.items() if value is not None}
+    tasks: dict[str, Task] = {}
+    for item in items:
+        # Asked first: items of a benchmark with no strict task need no sample id.
+        asked = bench.strict_task(item, task)
+        if asked is not None:
+            tasks[item.sample_id] = asked
     if not tasks:
         return None
     if engine is None or not any(isinstance(t.reference, TruthRun) for t in tasks.values()):
