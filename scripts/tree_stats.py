@@ -9,12 +9,18 @@ its argument; parsing a field of a record already read is no reading), the share
 the source that mypy checks (the Makefile's ``TYPED`` list), the places that word
 execlens' own questions and the line numberers.  ``--json`` prints one JSON object.
 
-A *question wording* is a place that words the questions of execlens' own kinds
-(coverage, path, state, output, input, trace) for a model: a template folder with a
-template per kind, a dict from three or more kinds to question texts with
-placeholders, a ``*question*`` function branching on three or more kinds, or a package
-of kind classes that each define ``question`` (one place for all of them); a report's
-``explain`` text is no question asked of a model and is not counted.  A *line
+A *question wording* is a place that words the question of a kind for a model: a
+template folder with a template per kind (three or more of execlens' own kinds:
+coverage, path, state, output, input, trace), a dict from three or more of those kinds
+to question texts with placeholders, a ``*question*`` function branching on three or
+more of them, or a package of kind classes (one place for all of its classes): a class
+that defines ``question`` and gives its kind a ``name`` (a string, or an f-string such
+as ``re2bench_{task}``: one class, several kinds; a class with no name, a base or a
+protocol, words none).  ``question_wordings`` is the most places any *one* kind is
+worded in (1: every kind asked one way everywhere) -- a benchmark folder wording the
+kinds it adds is a place for those kinds only -- and ``question_wordings_by_kind``
+lists each kind's places.  A report's ``explain`` text is no question asked of a model
+and is not counted.  A *line
 numberer* is a comprehension over ``enumerate(...)`` whose f-string writes both the
 number and the line.
 
@@ -159,9 +165,10 @@ def _kind_names(nodes: list[ast.AST]) -> set[str]:
     }
 
 
-def _question_places(tree: ast.Module, rel: str) -> list[str]:
-    """The question wordings of one module (see the module docstring)."""
-    found = []
+def _question_places(tree: ast.Module, rel: str) -> list[tuple[str, set[str]]]:
+    """The question wordings of one module and the kinds each words (see the module
+    docstring)."""
+    found: list[tuple[str, set[str]]] = []
     report = {  # a report's explain text words no question asked of a model
         line
         for f in ast.walk(tree)
@@ -175,31 +182,74 @@ def _question_places(tree: ast.Module, rel: str) -> list[str]:
             keys = _kind_names([k for k in node.keys if k is not None])
             texts = [ast.unparse(v) for v in node.values]
             if len(keys) >= 3 and any("{" in t and "?" in t for t in texts):
-                found.append(f"{rel}:dict@{node.lineno}")
+                found.append((f"{rel}:dict@{node.lineno}", keys))
         elif isinstance(node, ast.FunctionDef) and "question" in node.name:
             tests = [n for n in ast.walk(node) if isinstance(n, ast.Compare)]
-            if len(_kind_names(list(tests))) >= 3:
-                found.append(f"{rel}:{node.name}")
+            kinds = _kind_names(list(tests))
+            if len(kinds) >= 3:
+                found.append((f"{rel}:{node.name}", kinds))
     return found
 
 
-def _kind_classes(tree: ast.Module) -> bool:
-    """Whether the module defines a class with a ``question`` method (a kind)."""
-    return any(
-        isinstance(node, ast.ClassDef)
-        and any(isinstance(f, ast.FunctionDef) and f.name == "question" for f in node.body)
+def _kind_label(value: ast.expr) -> str | None:
+    """The kind a ``name = ...`` value names: a string, an f-string's pattern
+    (``re2bench_{task}``), else None (no name: a base class)."""
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return value.value or None
+    if isinstance(value, ast.JoinedStr):
+        return "".join(
+            str(part.value)
+            if isinstance(part, ast.Constant)
+            else "{" + ast.unparse(part.value) + "}"
+            for part in value.values
+            if isinstance(part, ast.Constant | ast.FormattedValue)
+        )
+    return None
+
+
+def _class_kind(node: ast.ClassDef) -> str | None:
+    """The kind a class names (``name = ...`` in its body, or ``self.name = ...`` in a
+    method), None when it names none."""
+    for statement in node.body:
+        if isinstance(statement, ast.Assign | ast.AnnAssign) and statement.value is not None:
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            if any(isinstance(t, ast.Name) and t.id == "name" for t in targets):
+                return _kind_label(statement.value)
+    for method in node.body:
+        if not isinstance(method, ast.FunctionDef):
+            continue
+        for inner in ast.walk(method):
+            if isinstance(inner, ast.Assign) and any(
+                isinstance(t, ast.Attribute) and t.attr == "name" and _name_of(t.value) == "self"
+                for t in inner.targets
+            ):
+                return _kind_label(inner.value)
+    return None
+
+
+def _class_kinds(tree: ast.Module) -> set[str]:
+    """The kinds worded by the module's kind classes: each class defining ``question``
+    and naming its kind."""
+    return {
+        kind
         for node in ast.walk(tree)
-    )
+        if isinstance(node, ast.ClassDef)
+        and any(isinstance(f, ast.FunctionDef) and f.name == "question" for f in node.body)
+        for kind in [_class_kind(node)]
+        if kind is not None
+    }
 
 
-def _template_places(src: Path) -> list[str]:
-    """Template folders holding a template per question kind (three or more)."""
+def _template_places(src: Path) -> list[tuple[str, set[str]]]:
+    """Template folders holding a template per question kind (three or more), each with
+    the kinds it words."""
     folders = {p.parent for p in src.rglob("*.j2")}
-    return sorted(
-        str(folder.relative_to(src.parent))
-        for folder in folders
-        if len({p.stem for p in folder.glob("*.j2")} & _QUESTION_KINDS) >= 3
-    )
+    found = []
+    for folder in sorted(folders):
+        kinds = {p.stem for p in folder.glob("*.j2")} & _QUESTION_KINDS
+        if len(kinds) >= 3:
+            found.append((str(folder.relative_to(src.parent)), kinds))
+    return found
 
 
 def _line_numberers(tree: ast.Module) -> int:
@@ -244,8 +294,7 @@ def collect(src: Path, makefile: Path) -> dict[str, object]:
     folder_strict: list[str] = []
     probes: Counter[str] = Counter()
     jsonl_readers: list[str] = []
-    wordings: list[str] = _template_places(src)
-    kind_packages: set[str] = set()
+    wordings: list[tuple[str, set[str]]] = _template_places(src)
     numberers: list[str] = []
     for path in sorted(src.rglob("*.py")):
         text = path.read_text(encoding="utf-8")
@@ -254,8 +303,9 @@ def collect(src: Path, makefile: Path) -> dict[str, object]:
         tree = ast.parse(text)
         parsers = _line_parsers(tree)
         wordings.extend(_question_places(tree, rel))
-        if _kind_classes(tree):
-            kind_packages.add(str(path.parent.relative_to(src.parent)))
+        classes = _class_kinds(tree)
+        if classes:
+            wordings.append((f"{path.parent.relative_to(src.parent)} (kind classes)", classes))
         numberers.extend([rel] * _line_numberers(tree))
         for name, length, reason in _function_lengths(tree):
             if length > 50:
@@ -282,6 +332,10 @@ def collect(src: Path, makefile: Path) -> dict[str, object]:
                 probes[str(node.args[1].value)] += 1
             if isinstance(node, ast.FunctionDef) and _reads_jsonl(node, parsers):
                 jsonl_readers.append(f"{rel}:{node.name}")
+    by_kind: dict[str, set[str]] = {}
+    for place, kinds in wordings:
+        for kind in kinds:
+            by_kind.setdefault(kind, set()).add(place)
     total = sum(modules.values())
     typed_roots = [str(Path(d).relative_to("src")) for d in _typed_dirs(makefile)]
     typed = sum(n for m, n in modules.items() if any(m.startswith(r) for r in typed_roots))
@@ -296,7 +350,8 @@ def collect(src: Path, makefile: Path) -> dict[str, object]:
         "getattr_probes_on_a_benchmark": sum(probes.values()),
         "probed_hooks": dict(sorted(probes.items())),
         "jsonl_readers": jsonl_readers,
-        "question_wordings": sorted(wordings + [f"{p} (kind classes)" for p in kind_packages]),
+        "question_wordings": max((len(places) for places in by_kind.values()), default=0),
+        "question_wordings_by_kind": {kind: sorted(by_kind[kind]) for kind in sorted(by_kind)},
         "line_numberers": numberers,
         "mypy_checked_share": round(100 * typed / total, 1) if total else 0.0,
         "mypy_checked": typed_roots,
@@ -320,6 +375,9 @@ def main() -> None:
         if isinstance(value, list) and key not in ("jsonl_readers", "mypy_checked"):
             for entry in value:
                 print(f"    {entry}")
+        if key == "question_wordings_by_kind" and isinstance(value, dict):
+            for kind, places in value.items():
+                print(f"    {kind}: {', '.join(places)}")
 
 
 if __name__ == "__main__":

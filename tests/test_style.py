@@ -60,3 +60,63 @@ def test_the_jsonl_reader_count_sees_loops_that_parse_lines(tmp_path: Path) -> N
     )
     stats = _tree_stats().collect(src, tmp_path / "Makefile")
     assert stats["jsonl_readers"] == ["pkg/direct.py:direct", "pkg/helper.py:delegated"]
+
+
+def test_each_kind_is_worded_in_one_place() -> None:
+    stats = _tree_stats().collect(ROOT / "src" / "execlens", ROOT / "Makefile")
+    assert stats["question_wordings"] == 1, stats["question_wordings_by_kind"]
+
+
+def test_the_wording_count_is_per_kind(tmp_path: Path) -> None:
+    src = tmp_path / "pkg"
+    (src / "kinds").mkdir(parents=True)
+    (src / "bench" / "extra").mkdir(parents=True)
+    (src / "bench" / "runtime" / "templates").mkdir(parents=True)
+    (tmp_path / "Makefile").write_text("TYPED := src/pkg\n")
+    # One package of kind classes: a base (no name: no kind), two named kinds.
+    (src / "kinds" / "_base.py").write_text(
+        "class KindBase:\n    name: str = ''\n    def question(self, task):\n        return ''\n"
+    )
+    (src / "kinds" / "_coverage.py").write_text(
+        "class CoverageKind:\n    name = 'coverage'\n"
+        "    def question(self, task):\n        return 'Is line N run?'\n"
+    )
+    (src / "kinds" / "_output.py").write_text(
+        "class OutputKind:\n    name: str = 'output'\n"
+        "    def question(self, task):\n        return 'What is returned?'\n"
+    )
+    # A benchmark folder wording the kinds it adds: its own kinds only.
+    (src / "bench" / "extra" / "_kinds.py").write_text(
+        "class ExtraKind:\n    def __init__(self, task):\n        self.name = f'extra_{task}'\n"
+        "    def question(self, task):\n        return 'asked upstream'\n"
+        "class Explained:\n    def question(self, task):\n        return 'no name: no kind'\n"
+    )
+    # A second wording of coverage, path and state (a dict), and of coverage, path and
+    # output (a question function), and a template per kind for three kinds.
+    (src / "legacy.py").write_text(
+        "QUESTIONS = {'coverage': 'Is line {n} run?', 'path': 'After {n}?', "
+        "'state': 'What is {v}?'}\n"
+        "def _question(kind):\n"
+        "    if kind == 'coverage' or kind == 'path' or kind == 'output':\n"
+        "        return 'x'\n"
+        "def explain_question(kind):\n"
+        "    return {'coverage': 'ran {n}?', 'path': 'next {n}?', 'state': '{v}?'}[kind]\n"
+    )
+    for kind in ("coverage", "path", "trace"):
+        (src / "bench" / "runtime" / "templates" / f"{kind}.j2").write_text("{{ q }}")
+    stats = _tree_stats().collect(src, tmp_path / "Makefile")
+    kinds = "pkg/kinds (kind classes)"
+    assert stats["question_wordings_by_kind"] == {
+        "coverage": [
+            "pkg/bench/runtime/templates",
+            kinds,
+            "pkg/legacy.py:_question",
+            "pkg/legacy.py:dict@1",
+        ],
+        "extra_{task}": ["pkg/bench/extra (kind classes)"],
+        "output": [kinds, "pkg/legacy.py:_question"],
+        "path": ["pkg/bench/runtime/templates", "pkg/legacy.py:_question", "pkg/legacy.py:dict@1"],
+        "state": ["pkg/legacy.py:dict@1"],
+        "trace": ["pkg/bench/runtime/templates"],
+    }
+    assert stats["question_wordings"] == 4  # coverage's places

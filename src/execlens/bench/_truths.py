@@ -61,13 +61,20 @@ def _truth_document(document: Any) -> Any:
 
 
 def build_truths(
-    tasks: Sequence[Task], engine: Engine, *, cache: TruthCache | None = None
+    tasks: Sequence[Task],
+    engine: Engine | None = None,
+    *,
+    cache: TruthCache | None = None,
+    workers: int = 2,
 ) -> list[Task]:
     """``tasks`` with every ``TruthRun`` reference replaced by the truth its runs give
     (or the ``NoTruth`` saying why there is none), cached in ``cache`` (default: the
-    ``truth`` cache, ``$EXECLENS_TRUTH_CACHE_DIR``)."""
+    ``truth`` cache, ``$EXECLENS_TRUTH_CACHE_DIR``).
+
+    With no ``engine``, a tracing engine of ``workers`` servers under the default program
+    interpreter is started only when some truth is not cached (a rerun starts none).
+    """
     from execlens.engine import program_fingerprint
-    from execlens.judge import truth_from_runs, truth_jobs
     from execlens.tasks import TruthRun
 
     cache = cache or TruthCache("run", truth_cache_dir())
@@ -83,6 +90,25 @@ def build_truths(
             pending.append((index, key))
         else:
             out[index] = replace(task, reference=known)
+    if not pending:
+        return out
+    if engine is None:
+        from execlens.trace import trace_engine
+
+        with trace_engine(workers=workers) as own:
+            _run_pending(out, pending, own, cache)
+    else:
+        _run_pending(out, pending, engine, cache)
+    return out
+
+
+def _run_pending(
+    out: list[Task], pending: Sequence[tuple[int, str]], engine: Engine, cache: TruthCache
+) -> None:
+    """Run the truth jobs of ``out[index]`` for each pending (index, key); keep the truths."""
+    from execlens.judge import truth_from_runs, truth_jobs
+    from execlens.tasks import TruthRun
+
     jobs = [truth_jobs(out[index]) for index, _ in pending]
     outcomes = iter(engine.map([job for group in jobs for job in group]))
     for (index, key), group in zip(pending, jobs):
@@ -92,7 +118,6 @@ def build_truths(
             truth = json.loads(json.dumps(truth))
             cache.put(key, {"version": TRUTH_RUN_VERSION, "truth": truth})
         out[index] = replace(out[index], reference=truth)
-    return out
 
 
 def _no_truth(truth: Any) -> bool:

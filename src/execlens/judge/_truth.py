@@ -4,7 +4,9 @@ A task whose reference is a :class:`~execlens.tasks.TruthRun` is run as the run 
 
 * ``trace`` kind: one tracing job of the program's call (the exact tracer); the truth is
   the executed lines (``tasks.trace_reference``), none when the run recorded no full
-  trace (it failed, or was cut short);
+  trace (it failed, or was cut short); with ``TruthRun(coverage=True)`` a coverage
+  capture instead, the truth the sorted lines that ran (none only when the run recorded
+  nothing: a timeout, a crash -- a call that raised keeps the lines run before it);
 * any other kind: one plain run of the call per hash seed; the truth is the returned
   value's envelope, none when the first run fails or another disagrees with it.
 
@@ -42,6 +44,8 @@ def _run_of(task: Any) -> TruthRun:
         raise TypeError(f"task {task.id!r} has no truth to build")
     if not task.call:
         raise ValueError(f"task {task.id!r} has no call to run for its truth")
+    if run.coverage and task.kind != "trace":
+        raise ValueError(f"task {task.id!r}: a coverage truth run is for trace tasks only")
     return run
 
 
@@ -52,6 +56,8 @@ def truth_jobs(task: Any) -> list[Job]:
         from execlens.trace import TraceRequest, trace_job
 
         options: dict[str, Any] = {"engine_limits": run.limits} if run.limits else {}
+        if run.coverage:
+            options["capture"] = "coverage"
         return [
             trace_job(TraceRequest(program=task.program, call=task.call, hash_seed=seed, **options))
             for seed in run.seeds
@@ -72,6 +78,11 @@ def _traced(task: Any, run: TruthRun, outcomes: Sequence[Outcome]) -> Any:
     lines = []
     for outcome in outcomes:
         trace = trace_from_outcome(outcome, mode)
+        if run.coverage:
+            if not trace.recorded:
+                return NoTruth(f"the run recorded no coverage ({trace.message or trace.status})")
+            lines.append([line + 1 for line in trace.coverage])
+            continue
         found = trace_reference(trace) if trace.recorded else None
         if found is None:
             cut = ", truncated" if trace.truncated else ""

@@ -37,13 +37,20 @@ class TruthRun:
     limits: Limits | None = None
     subject: str = "the program"
     """What runs, as a missing truth's reason names it (``the program fails here: ...``)."""
+    coverage: bool = False
+    """``trace`` only: the truth is the sorted *set* of lines that ran (a coverage capture:
+    no step cap, and a run that raised keeps the lines that ran before it), not the
+    ordered steps -- what a benchmark grading line coverage (CoverageEval) reads."""
 
     def content(self) -> dict[str, Any]:
         """What a cache keys the run's truth by, beside the program and call."""
-        return {
+        content: dict[str, Any] = {
             "seeds": list(self.seeds),
             "limits": asdict(self.limits) if self.limits is not None else None,
         }
+        if self.coverage:  # only when set: the keys of step truths stay as they were
+            content["coverage"] = True
+        return content
 
 
 def pending_truth(reference: Any) -> bool:

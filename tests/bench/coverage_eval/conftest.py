@@ -40,6 +40,17 @@ def coverage_dir(data_dir: Path) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def private_truth_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """One truth cache for the session's CoverageEval runs (never the user's): the
+    strict truth is built by ``bench.build_truths`` and kept there."""
+    path = tmp_path_factory.getbasetemp() / "coverage-eval-truth"
+    monkeypatch.setenv("EXECLENS_TRUTH_CACHE_DIR", str(path))
+    return path
+
+
 @pytest.fixture(scope="module")
 def tracer() -> Iterator[Engine]:
     """One tracing engine (2 servers) per test module."""

@@ -1,7 +1,8 @@
 """Our tracer's coverage equals the published labels on every one of the 1,160 tests.
 
-Each test runs the method with its test under the real tracer in the real engine; the
-executed lines become labels by ``coverage annotate``'s rules (``coverage_labels``) and
+Each test runs the method with its test under the real tracer in the real engine (the
+core's truth run, ``bench.build_truths``, kept in the truth cache); the executed lines
+become labels by ``coverage annotate``'s rules (``coverage_labels``) and
 must equal ``coverage_sequence``; the branch-labelled lines (``branch_mask``) must equal
 ``branch_sequence``'s non-``?`` lines.  The expected differences are listed, with why.
 """
@@ -9,15 +10,21 @@ must equal ``coverage_sequence``; the branch-labelled lines (``branch_mask``) mu
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
+from execlens.bench import TruthCache, build_truths
 from execlens.bench.coverage_eval import (
     SHOWN_TWIN,
     branch_mask,
     coverage_labels,
     load_coverage_eval,
+    program_of,
     trace_coverage,
+    traced_coverage,
+    truth_task,
 )
-from execlens.engine import Engine
+from execlens.engine import Engine, Job, Limits
+from execlens.tasks import NoTruth, TruthRun
 
 #: Tests where our traced labels may differ from the published ones, and why.  Every
 #: test runs (the 6 that use HumanEval's free variables raise NameError in ``test()``
@@ -45,10 +52,11 @@ def test_traced_labels_equal_the_published_labels_on_all_1160(tracer: Engine) ->
         if traced[item.test_id].labels != item.coverage_sequence
     }
     assert set(differences) == set(EXPECTED_DIFFERENCES), differences
-    raised = {item.test_id for item in tests if traced[item.test_id].status != "ok"}
-    # The 6 free-variable tests raise, and so do tests whose assertion fails on the
-    # canonical solution; every one of them still has the published labels.
-    assert {"204", "161", "1085", "250", "139", "231"} <= raised
+    # The 6 free-variable tests raise (a plain run of the same call fails), and still
+    # have the published labels: the lines that ran before the test raised.
+    free = [item for item in own if item.test_id in {"204", "161", "1085", "250", "139", "231"}]
+    runs = tracer.map([Job(program=program_of(item), call="test()") for item in free])
+    assert [run.ok for run in runs] == [False] * 6
     for item in tests:
         assert tuple(branch_mask(item.method)) == tuple(b != "?" for b in item.branch_sequence)
 
@@ -78,3 +86,29 @@ def test_coverage_annotate_rules() -> None:
     # y = (1 +, 2), else, y = 0, try, return y, except (missed), return -1
     assert labels == [">", ">", ">", ">", "!", "!", ">", ">", ">", ">", "!", "!"]
     assert branch_mask(source) == [False] * 3 + [True] * 7 + [False] * 2
+
+
+def test_the_truth_is_cached_and_a_rerun_runs_nothing(tracer: Engine, tmp_path: Path) -> None:
+    items = load_coverage_eval(None)[:3]
+    cache = TruthCache("run", tmp_path)
+    first = build_truths([truth_task(item) for item in items], tracer, cache=cache)
+    assert len(list(tmp_path.glob("run-*.json"))) == 3
+    # No engine and everything cached: nothing starts, the same truth comes back.
+    again = build_truths([truth_task(item) for item in items], None, cache=cache)
+    assert [task.reference for task in again] == [task.reference for task in first]
+    labels = [traced_coverage(item, task.reference).labels for item, task in zip(items, again)]
+    assert labels == [item.coverage_sequence for item in items]
+
+
+def test_a_run_that_records_nothing_has_no_labels(tracer: Engine, tmp_path: Path) -> None:
+    [item] = load_coverage_eval(None)[:1]
+    hangs = replace(item, test="def test():\n    while True:\n        pass")
+    task = replace(
+        truth_task(hangs), reference=TruthRun(coverage=True, limits=Limits(wall_time=1.0))
+    )
+    [built] = build_truths([task], tracer, cache=TruthCache("run", tmp_path))
+    assert isinstance(built.reference, NoTruth)
+    assert "recorded no coverage" in built.reference.reason
+    assert list(tmp_path.glob("run-*.json")) == []  # a missing truth is not kept
+    truth = traced_coverage(hangs, built.reference)
+    assert truth.labels is None and truth.status == built.reference.reason

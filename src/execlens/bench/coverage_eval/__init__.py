@@ -27,7 +27,7 @@ if TYPE_CHECKING:
         strict_labels,
         strict_stats,
     )
-    from ._truth import TracedCoverage, program_of, trace_coverage
+    from ._truth import TracedCoverage, program_of, trace_coverage, traced_coverage, truth_task
 
 _EXPORTS = {
     "BENCHMARK": "_benchmark",
@@ -54,6 +54,8 @@ _EXPORTS = {
     "TracedCoverage": "_truth",
     "program_of": "_truth",
     "trace_coverage": "_truth",
+    "traced_coverage": "_truth",
+    "truth_task": "_truth",
 }
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -6,6 +6,11 @@ calls :func:`register_kind`, or a kind object), then the modules named, comma-se
 in ``$EXECLENS_PLUGINS`` (imported for their side effects: they may register kinds,
 benchmarks, synthesis stages).  A plug-in that fails to import is a :class:`PluginError`
 naming it, never a silent gap.
+
+execlens's own benchmark folders that add kinds (``re2bench_*``, ``codemind_sr``) are
+declared in that group too (``pyproject.toml``): a process that builds or judges such a
+task -- a judge or reward worker, ``execlens`` reading exported tasks -- finds the kind
+without having imported the folder (an unknown name loads the entry points).
 """
 
 from __future__ import annotations
