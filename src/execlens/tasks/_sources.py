@@ -12,9 +12,12 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from execlens.store import json_kind, jsonl_lines
+
+if TYPE_CHECKING:
+    from execlens.trace import TraceRequest
 
 __all__ = [
     "RuntimeProgram",
@@ -45,6 +48,20 @@ class RuntimeProgram:
     questions: tuple[tuple[int, str], ...] | None = None
     skip_reason: str | None = None
     meta: tuple[tuple[str, Any], ...] = ()
+
+    def trace_request(self, **options: Any) -> TraceRequest:
+        """The request that traces this run (its program with its call, or its test
+        method); ``options`` are the request's other fields (``mode``, ``tag``...)."""
+        from execlens.trace import TraceRequest
+
+        return TraceRequest(
+            program=self.program,
+            call=self.call,
+            test=self.test,
+            test_class=self.test_class,
+            test_method=self.test_method,
+            **options,
+        )
 
 
 def source_rows(path: str | Path) -> list[dict[str, Any]]:
