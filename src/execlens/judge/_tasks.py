@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from execlens.judge._plan import JudgePlan, guarded
+from execlens.judge._plan import JudgePlan, guarded, plan_verdicts
 from execlens.judge._runtime import (
     judge_coverage,
     judge_output,
@@ -155,12 +155,7 @@ class TaskScorer:
         jobs = [job for plan in plans for job in plan.jobs]
 
         def finish(outcomes: Sequence[Outcome]) -> SampleScore:
-            verdicts: list[Verdict] = []
-            start = 0
-            for plan in plans:
-                verdicts.append(plan.verdict(outcomes[start : start + len(plan.jobs)]))
-                start += len(plan.jobs)
-            return self._score(task, verdicts)
+            return self._score(task, plan_verdicts(plans, outcomes))
 
         return ScorePlan(jobs, finish)
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from execlens.judge import Verdict, VerdictStatus, plan_task
+from execlens.judge import Verdict, VerdictStatus, plan_task, plan_verdicts, scoring_error
 from execlens.rewards._extract import MAX_ANSWER_CHARS, extract_answer
 from execlens.tasks import QUESTION_KINDS, Task, TaskError
 from execlens.tasks.kinds import get_kind
@@ -54,12 +54,6 @@ def _reference_error(detail: str, reason: str = "ground_truth") -> Verdict:
     return Verdict.failing(VerdictStatus.REFERENCE_ERROR, reason, detail[:500])
 
 
-def _scoring_error(exc: BaseException) -> Verdict:
-    return Verdict.failing(
-        VerdictStatus.SCORING_ERROR, type(exc).__name__, f"{type(exc).__name__}: {exc}"[:500]
-    )
-
-
 def judge_answer(task: Task, answer: Any) -> Verdict:
     """Judge an extracted answer whose judging runs no code (an ``input`` answer, or any
     answer whose kind's judge plans engine jobs, raises ``ValueError``: use
@@ -67,18 +61,7 @@ def judge_answer(task: Task, answer: Any) -> Verdict:
     plan = plan_task(task, answer)
     if plan.jobs:
         raise ValueError(f"judging a {task.kind} answer runs code: use score or score_batch")
-    try:
-        return plan.verdict()
-    except Exception as exc:  # noqa: BLE001 - one answer's failure must not end a batch
-        return _scoring_error(exc)
-
-
-def _finished(plan: JudgePlan) -> Verdict:
-    """The verdict of a plan that runs nothing."""
-    try:
-        return plan.verdict()
-    except Exception as exc:  # noqa: BLE001 - one answer's failure must not end a batch
-        return _scoring_error(exc)
+    return plan.verdict()  # (a judge's own failure is its scoring_error verdict)
 
 
 _PROBLEMS = {
@@ -108,14 +91,13 @@ class _Group:
         self.jobs.extend(plan.jobs)
 
     def finish(self, outcomes: Sequence[Outcome], verdicts: list[Verdict | None]) -> None:
-        start = 0
-        for index, plan in self.plans:
-            stop = start + len(plan.jobs)
-            try:
-                verdicts[index] = plan.verdict(outcomes[start:stop])
-            except Exception as exc:  # noqa: BLE001 - never lose a batch
-                verdicts[index] = _scoring_error(exc)
-            start = stop
+        indices = [index for index, _ in self.plans]
+        try:
+            done = plan_verdicts([plan for _, plan in self.plans], outcomes)
+        except ValueError as exc:  # the executor's bug (outcomes miscounted): never lose a batch
+            done = [scoring_error(exc)] * len(indices)
+        for index, verdict in zip(indices, done):
+            verdicts[index] = verdict
 
 
 def _run_groups(
@@ -226,10 +208,10 @@ def score_local(
         try:  # (a judge's own failure is already its scoring_error plan)
             plan = plan_task(task, answer)
         except Exception as exc:  # noqa: BLE001 - a kind naming no judge: this answer's
-            verdicts[index] = _scoring_error(exc)
+            verdicts[index] = scoring_error(exc)
             continue
         if not plan.jobs:
-            verdicts[index] = _finished(plan)
+            verdicts[index] = plan.verdict()
             continue
         # Answers whose judging runs code (input prediction, a plug-in kind's judge) wait
         # for the engine; those of tasks sharing a program travel as one work item.
@@ -237,8 +219,7 @@ def score_local(
     if groups:
         _run_groups(groups, verdicts, engine, executor)
     return [
-        v if v is not None else _scoring_error(RuntimeError("no verdict produced"))
-        for v in verdicts
+        v if v is not None else scoring_error(RuntimeError("no verdict produced")) for v in verdicts
     ]
 
 

@@ -67,6 +67,7 @@ if TYPE_CHECKING:
         JsonlLine,
         JsonlProblem,
         iter_jsonl,
+        json_kind,
         jsonl_lines,
         read_jsonl,
     )
@@ -97,6 +98,7 @@ _EXPORTS = {
     "JsonlError": "_jsonl",
     "JsonlLine": "_jsonl",
     "JsonlProblem": "_jsonl",
+    "json_kind": "_jsonl",
     "jsonl_lines": "_jsonl",
     "read_jsonl": "_jsonl",
     "write_jsonl_stream": "_stream",

@@ -26,7 +26,15 @@ from typing import IO, Any, Literal
 
 from ._errors import StoreError
 
-__all__ = ["JsonlError", "JsonlLine", "JsonlProblem", "iter_jsonl", "jsonl_lines", "read_jsonl"]
+__all__ = [
+    "JsonlError",
+    "JsonlLine",
+    "JsonlProblem",
+    "iter_jsonl",
+    "json_kind",
+    "jsonl_lines",
+    "read_jsonl",
+]
 
 #: What is wrong with a line: bytes that are not UTF-8, text that is not JSON, JSON nested
 #: deeper than the parser's recursion allows, a value that is not an object (only when
@@ -34,6 +42,7 @@ __all__ = ["JsonlError", "JsonlLine", "JsonlProblem", "iter_jsonl", "jsonl_lines
 JsonlProblem = Literal["undecodable", "not-json", "too-deep", "not-object"]
 
 _TYPE_NAMES = {
+    dict: "an object",
     list: "a list",
     str: "a string",
     bool: "a boolean",
@@ -41,6 +50,12 @@ _TYPE_NAMES = {
     float: "a number",
     type(None): "null",
 }
+
+
+def json_kind(value: Any) -> str:
+    """A parsed JSON value's kind in words (``"an object"``, ``"a list"``, ``"null"``),
+    for messages; another type by its name."""
+    return _TYPE_NAMES.get(type(value), type(value).__name__)
 
 
 class JsonlError(StoreError, ValueError):
@@ -106,7 +121,7 @@ class JsonlError(StoreError, ValueError):
     @property
     def value_kind(self) -> str:
         """The parsed value's kind in words (``"a list"``, ``"null"``), for messages."""
-        return _TYPE_NAMES.get(type(self.value), type(self.value).__name__)
+        return json_kind(self.value)
 
 
 @dataclass(frozen=True, slots=True)

@@ -208,22 +208,13 @@ def trace_programs(
     """
     from dataclasses import replace
 
-    from execlens.trace import TraceLimits, TraceRequest, trace_job, trace_many
+    from execlens.trace import TraceLimits, trace_job, trace_many
 
     requests = []
     for program in programs:
         if program.skip_reason is not None:
             continue
-        request = TraceRequest(
-            program=program.program,
-            call=program.call,
-            test=program.test,
-            test_class=program.test_class,
-            test_method=program.test_method,
-            mode=mode,
-            limits=limits or TraceLimits(),
-            tag=program,
-        )
+        request = program.trace_request(mode=mode, limits=limits or TraceLimits(), tag=program)
         if wall_time is not None:
             base = trace_job(request).limits
             assert base is not None  # a tracing job always carries the tracer's limits

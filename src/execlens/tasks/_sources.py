@@ -12,9 +12,12 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from execlens.store import jsonl_lines
+from execlens.store import json_kind, jsonl_lines
+
+if TYPE_CHECKING:
+    from execlens.trace import TraceRequest
 
 __all__ = [
     "RuntimeProgram",
@@ -46,6 +49,20 @@ class RuntimeProgram:
     skip_reason: str | None = None
     meta: tuple[tuple[str, Any], ...] = ()
 
+    def trace_request(self, **options: Any) -> TraceRequest:
+        """The request that traces this run (its program with its call, or its test
+        method); ``options`` are the request's other fields (``mode``, ``tag``...)."""
+        from execlens.trace import TraceRequest
+
+        return TraceRequest(
+            program=self.program,
+            call=self.call,
+            test=self.test,
+            test_class=self.test_class,
+            test_method=self.test_method,
+            **options,
+        )
+
 
 def source_rows(path: str | Path) -> list[dict[str, Any]]:
     """Every record of a JSONL file; a record that is not a JSON object is a
@@ -74,26 +91,13 @@ def source_rows(path: str | Path) -> list[dict[str, Any]]:
             else:
                 raise SourceError(
                     f"{path} record {line.number}: expected a JSON object, got "
-                    f"{_kind(error.value)}; each line must be one record {{...}}"
+                    f"{error.value_kind}; each line must be one record {{...}}"
                 )
     except IsADirectoryError:
         raise SourceError(f"{path}: is a directory; name a JSONL file") from None
     except FileNotFoundError:
         raise SourceError(f"{path}: no such file") from None
     return rows
-
-
-def _kind(value: Any) -> str:
-    names = {
-        dict: "an object",
-        list: "a list",
-        str: "a string",
-        bool: "a boolean",
-        int: "an integer",
-        float: "a number",
-        type(None): "null",
-    }
-    return names.get(type(value), type(value).__name__)
 
 
 def require_field(
@@ -113,7 +117,8 @@ def require_field(
         raise SourceError(f"{path} record {number}: missing field {field!r} ({expected})")
     if not ok(row[field]):
         raise SourceError(
-            f"{path} record {number}: field {field!r} must be {expected}, got {_kind(row[field])}"
+            f"{path} record {number}: field {field!r} must be {expected}, "
+            f"got {json_kind(row[field])}"
         )
 
 

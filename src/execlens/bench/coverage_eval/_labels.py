@@ -32,14 +32,8 @@ def _docstrings(tree: ast.AST) -> set[int]:
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-            body = node.body
-            if (
-                body
-                and isinstance(body[0], ast.Expr)
-                and isinstance(body[0].value, ast.Constant)
-                and isinstance(body[0].value.value, str)
-            ):
-                found.add(id(body[0]))
+            if ast.get_docstring(node, clean=False) is not None:
+                found.add(id(node.body[0]))
     return found
 
 

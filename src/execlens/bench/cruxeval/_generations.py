@@ -10,7 +10,7 @@ official *scored* file (``raw_generations`` inside) is accepted too.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,6 @@ from execlens.tasks import (
     ProblemError,
     Task,
     input_is_call,
-    prediction_task,
     prediction_task_from_record,
 )
 
@@ -53,14 +52,7 @@ def cruxeval_task(sample: Any, kind: str = "output") -> Task:
     """
     if isinstance(sample, Task):
         return sample if sample.kind == kind else replace(sample, kind=kind)
-    return prediction_task(
-        id=sample.id,
-        code=sample.code,
-        input=sample.input,
-        output=sample.output,
-        kind=kind,
-        source=_SOURCE,
-    )
+    return prediction_task_from_record(asdict(sample), kind=kind, source=_SOURCE)
 
 
 def cruxeval_question(record: Mapping[str, Any]) -> Task | None:

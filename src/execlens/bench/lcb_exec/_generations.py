@@ -12,6 +12,7 @@ extracted answers in ``pred_list``), or ``{"<id>": ["<answer>", ...]}``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,6 @@ from execlens.tasks import (
     ProblemError,
     Task,
     input_is_call,
-    prediction_task,
     prediction_task_from_record,
 )
 
@@ -54,19 +54,11 @@ def lcb_row_task(record: Mapping[str, Any], *, id_key: str = "id") -> Task:
 
 def lcb_task(sample: Any) -> Task:
     """A loaded ``bench.LCBExecSample`` as an output-prediction task, with LiveCodeBench's
-    import block as its prelude (a task already is returned as it is)."""
+    import block as its prelude (a task already is returned as it is): the loaded row's
+    task, by :func:`lcb_row_task`'s rule."""
     if isinstance(sample, Task):
         return sample
-    return prediction_task(
-        id=sample.id,
-        code=sample.code,
-        input=sample.input,
-        output=sample.output,
-        function=sample.function_name,
-        call=sample.input,
-        prelude=LCB_PRELUDE,
-        source=_SOURCE,
-    )
+    return lcb_row_task(asdict(sample))
 
 
 def lcb_question(record: Mapping[str, Any]) -> Task | None:

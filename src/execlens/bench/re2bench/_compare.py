@@ -44,6 +44,7 @@ from typing import Any
 from execlens.values import AnswerParseError, parse_literal, strict_equal
 
 __all__ = [
+    "as_lists",
     "branch_truth",
     "compare_branch",
     "compare_loop",
@@ -339,11 +340,12 @@ def branch_truth(record: Mapping[str, Any]) -> dict[str, list[bool]]:
     return out
 
 
-def _lists(value: Any) -> Any:
+def as_lists(value: Any) -> Any:
+    """``value`` with every tuple made a list, nested ones too (JSON's view of it)."""
     if isinstance(value, (tuple, list)):
-        return [_lists(v) for v in value]
+        return [as_lists(v) for v in value]
     if isinstance(value, dict):
-        return {k: _lists(v) for k, v in value.items()}
+        return {k: as_lists(v) for k, v in value.items()}
     return value
 
 
@@ -366,7 +368,7 @@ def compare_loop(
             if name not in guessed:
                 ok = False
                 break
-            mine, theirs = _lists(guessed[name]), _lists(values)
+            mine, theirs = as_lists(guessed[name]), as_lists(values)
             if not (strict_equal(mine, theirs) if strict else mine == theirs):
                 ok = False
                 break

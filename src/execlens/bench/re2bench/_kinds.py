@@ -35,7 +35,7 @@ from execlens.tasks.kinds import KindBase, Scope, register_kind
 from execlens.tasks.prompts import Extraction, final_of_whole
 from execlens.values import strict_equal
 
-from ._compare import compare_branch, compare_loop, strict_score
+from ._compare import as_lists, compare_branch, compare_loop, strict_score
 from ._data import TASKS
 from ._parse import extract_json_answer, parse_branch_answer, parse_loop_answer
 from ._score import RERUN_LIMITS
@@ -95,14 +95,6 @@ def _call_form(value: Any) -> bool:
         and isinstance(value.get("kwargs", {}), dict)
         and isinstance(value.get("self", {}), dict)
     )
-
-
-def _lists(value: Any) -> Any:
-    if isinstance(value, (tuple, list)):
-        return [_lists(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _lists(v) for k, v in value.items()}
-    return value
 
 
 def re2_task(item: RE2Item) -> Task:
@@ -258,7 +250,7 @@ def _rerun_verdict(outcome: Outcome, inputs: Any, output: Any, first: Verdict) -
         value = outcome.decoded()
     except Exception:  # noqa: BLE001 - an undecodable envelope is not a match
         return first
-    if strict_equal(_lists(value), output):
+    if strict_equal(as_lists(value), output):
         return Verdict.passing("re-executed: returns the recorded output", step_credit=1.0)
     return first
 

@@ -31,8 +31,7 @@ from execlens.bench import (
     Reference,
     TaskSpec,
     TracedTarget,
-    check_generations,
-    read_generations_json,
+    answered_items,
     select,
 )
 from execlens.judge import (
@@ -431,18 +430,8 @@ class Reval(BenchmarkBase[RevalItem]):
                 "consistency (IC) needs all four asked together: run `execlens eval "
                 "--benchmark reval --task consistency`"
             )
-        answers = check_generations(read_generations_json(path), str(path))
         [(_, items)] = self.plan(self.load(data), task, limit=None, offset=0)
-        known = {item.sample_id for item in items}
-        unknown = [ident for ident in answers if ident not in known]
-        if unknown:
-            raise GenerationsError(
-                f"{path}: {len(unknown)} id(s) are not REval {task} questions "
-                f"({', '.join(unknown[:5])})"
-            )
-        paired = [
-            (item, list(answers[item.sample_id])) for item in items if item.sample_id in answers
-        ]
+        paired = answered_items(Path(path), items, f"REval {task} questions")
         if not paired:
             raise GenerationsError(f"{path}: answers none of REval's {task} questions")
         self._items = {task: [item for item, _ in paired]}

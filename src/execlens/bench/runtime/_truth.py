@@ -141,19 +141,10 @@ def _seed_dependent(
 ) -> set[int]:
     """Indexes of the runs whose ground truth changes under another hash seed (a set of
     strings iterated, ``hash()`` printed): their truth is an accident, not asked."""
-    from execlens.trace import TraceRequest, ground_truth_key, trace_many
+    from execlens.trace import ground_truth_key, trace_many
 
     requests = [
-        TraceRequest(
-            program=p.program,
-            call=p.call,
-            test=p.test,
-            test_class=p.test_class,
-            test_method=p.test_method,
-            mode=TRACE_MODE,
-            hash_seed=_OTHER_SEED,
-            tag=index,
-        )
+        p.trace_request(mode=TRACE_MODE, hash_seed=_OTHER_SEED, tag=index)
         for index, (p, trace) in enumerate(zip(runnable, paired))
         if trace is not None and trace.recorded
     ]
