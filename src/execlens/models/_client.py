@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from ._cache import RequestCache, cache_disabled_by_env, sample_key
+from ._interrupt import run_interruptibly
 from ._retry import RetryPolicy, classify
 from ._stats import ClientStats
 from ._types import (
@@ -194,7 +195,9 @@ class ModelClient:
             finally:
                 await self._close_loop_client()
 
-        return asyncio.run(run())
+        # Not asyncio.run: a Ctrl-C whose cancellation is absorbed below us must still
+        # stop the run (see _interrupt).
+        return run_interruptibly(run)
 
     async def aclose(self) -> None:
         """Close this loop's HTTP client and, if this client opened it, the cache."""
