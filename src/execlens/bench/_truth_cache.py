@@ -49,6 +49,15 @@ class TruthCache:
     directory: Path
 
     @staticmethod
+    def program_of(engine: Any) -> dict[str, Any]:
+        """The program environment a truth run in ``engine`` depends on (its interpreter
+        with its packages; the default interpreter's when ``engine`` is None, as a tracing
+        engine started later would get): NumPy 1 or 2 is another truth, never served."""
+        from execlens.engine import program_fingerprint
+
+        return program_fingerprint(getattr(engine, "python", None)).key()
+
+    @staticmethod
     def key(content: Any, program: Mapping[str, Any]) -> str:
         """A content hash of ``content`` (canonical JSON: what the truth is computed
         from), the host's Python version and ``program`` (the program environment's

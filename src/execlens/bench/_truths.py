@@ -74,11 +74,10 @@ def build_truths(
     With no ``engine``, a tracing engine of ``workers`` servers under the default program
     interpreter is started only when some truth is not cached (a rerun starts none).
     """
-    from execlens.engine import program_fingerprint
     from execlens.tasks import TruthRun
 
     cache = cache or TruthCache("run", truth_cache_dir())
-    program = program_fingerprint(getattr(engine, "python", None)).key()
+    program = TruthCache.program_of(engine)
     out = list(tasks)
     pending: list[tuple[int, str]] = []
     for index, task in enumerate(out):
@@ -107,23 +106,17 @@ def _run_pending(
 ) -> None:
     """Run the truth jobs of ``out[index]`` for each pending (index, key); keep the truths."""
     from execlens.judge import truth_from_runs, truth_jobs
-    from execlens.tasks import TruthRun
+    from execlens.tasks import NoTruth
 
     jobs = [truth_jobs(out[index]) for index, _ in pending]
     outcomes = iter(engine.map([job for group in jobs for job in group]))
     for (index, key), group in zip(pending, jobs):
         truth = truth_from_runs(out[index], [next(outcomes) for _ in group])
-        if not isinstance(truth, TruthRun) and not _no_truth(truth):
+        if not isinstance(truth, NoTruth):  # a missing truth is retried, never kept
             # Through JSON, as a cache hit reads it: a first run and a rerun agree.
             truth = json.loads(json.dumps(truth))
             cache.put(key, {"version": TRUTH_RUN_VERSION, "truth": truth})
         out[index] = replace(out[index], reference=truth)
-
-
-def _no_truth(truth: Any) -> bool:
-    from execlens.tasks import NoTruth
-
-    return isinstance(truth, NoTruth)
 
 
 def prepare_strict(

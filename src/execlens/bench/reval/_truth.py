@@ -344,12 +344,11 @@ def build_reval_truth(
     program environment ``engine`` runs them under: its interpreter and packages).
     """
     from execlens.bench import TruthCache
-    from execlens.engine import program_fingerprint
 
     problems = list(problems)
     out: dict[str, RevalTruth] = {}
     # NumPy 1 or 2 changes REval's truth (np.mat): another interpreter is another key.
-    program = program_fingerprint(getattr(engine, "python", None)).key()
+    program = TruthCache.program_of(engine)
     for mode in modes:
         if mode not in TRACE_MODE:
             raise ValueError(f"mode must be 'official' or 'strict', got {mode!r}")

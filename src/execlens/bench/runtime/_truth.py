@@ -214,12 +214,8 @@ def traced_tasks(
     ``engine`` traces when given; otherwise a tracing engine is started only on a cache
     miss.  A torn or stale cache file is rebuilt, never trusted.
     """
-    from execlens.engine import program_fingerprint
-
     cache = TruthCache("runtime-truth", cache_dir or truth_cache_dir("runtime-truth"))
-    # Keyed by the interpreter the runs go to (the engine's, else the default one a
-    # tracing engine would get): NumPy 2 instead of 1.x is another truth, never served.
-    environment = program_fingerprint(getattr(engine, "python", None)).key()
+    environment = TruthCache.program_of(engine)
     key = TruthCache.key(_truth_content(programs, seed), environment)
     cached = cache.get(key, TracedTasks.from_dict)
     if cached is not None:
